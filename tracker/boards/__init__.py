@@ -1,0 +1,1 @@
+"""Board topology data files (one JSON per board), generated once and committed."""

@@ -1,0 +1,93 @@
+"""Victory points claimed at the start of one's own turn (§5).
+
+Interpretations (the rulebook is silent; see :class:`~tracker.spqrisiko.options.SpqrOptions`):
+neutral armies are not rivals for the empire or province points unless
+``neutrals_are_rivals``; a player must control at least one sea area to win the sea point
+(holding "the most" of zero areas is a tie with everyone).
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Sequence
+
+from tracker.spqrisiko.options import SpqrOptions
+from tracker.spqrisiko.reinforcements import entitlement
+from tracker.state import ObservedState
+
+
+@dataclass(frozen=True)
+class Score:
+    """What a player would claim if their turn started on this board."""
+
+    empire: int
+    provinces: int
+    seas: int
+    centres: int
+    largest_empire: int
+    province_count: int
+    controlled_seas: int
+    reinforcements: int
+
+    @property
+    def total(self) -> int:
+        return self.empire + self.provinces + self.seas + self.centres
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        return {"empire": d["empire"], "provinces": d["provinces"], "seas": d["seas"], "centres": d["centres"],
+                "total": self.total, "largest_empire": d["largest_empire"], "province_count": d["province_count"],
+                "controlled_seas": d["controlled_seas"], "reinforcements": d["reinforcements"]}
+
+
+def largest_empire(state: ObservedState, colour: str) -> int:
+    """Size of the colour's largest block of provinces joined by land (§5.6.1).
+
+    Islands have no land border, so they never join a block, and they never count.
+    """
+    board = state.board
+    owned = {p for p in state.provinces_of(colour) if not board.is_island(p)}
+    best = 0
+    seen: set[str] = set()
+    for start in owned:
+        if start in seen:
+            continue
+        stack, size = [start], 0
+        seen.add(start)
+        while stack:
+            p = stack.pop()
+            size += 1
+            for q in board.land_neighbours[p]:
+                if q in owned and q not in seen:
+                    seen.add(q)
+                    stack.append(q)
+        best = max(best, size)
+    return best
+
+
+def controlled_seas(state: ObservedState, colour: str) -> int:
+    """Sea areas where the colour has strictly more triremes than anyone else (§5.6.3)."""
+    return sum(1 for sea in state.triremes if state.controller(sea) == colour)
+
+
+def _strictly_most(mine: int, others: Sequence[int]) -> bool:
+    return all(mine > o for o in others)
+
+
+def score(state: ObservedState, colour: str, players: Sequence[str], options: SpqrOptions = SpqrOptions()) -> Score:
+    """The points ``colour`` claims at the start of its turn (§5.6.1–5.6.4)."""
+    rivals = [c for c in players if c != colour]
+    if options.neutrals_are_rivals:
+        rivals += [c for c in state.provinces_by_colour if c not in players]
+    empire = largest_empire(state, colour)
+    count = len(state.provinces_of(colour))
+    seas = controlled_seas(state, colour)
+    empire_pt = int(empire >= options.empire_min_provinces
+                    and _strictly_most(empire, [largest_empire(state, r) for r in rivals]))
+    provinces_pt = int(count > 0 and _strictly_most(count, [len(state.provinces_of(r)) for r in rivals]))
+    seas_pt = int(seas > 0 and _strictly_most(seas, [controlled_seas(state, r) for r in rivals]))
+    centres = sum(1 for p in state.provinces_of(colour) if p in state.centres)
+    return Score(empire_pt, provinces_pt, seas_pt, centres, empire, count, seas, entitlement(state, colour).total)
+
+
+def score_all(state: ObservedState, players: Sequence[str], options: SpqrOptions = SpqrOptions()) -> dict[str, Score]:
+    return {c: score(state, c, players, options) for c in players}

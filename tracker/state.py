@@ -1,0 +1,217 @@
+"""The observed board state: which pieces of which colour stand in each region.
+
+This is the one record that flows from the camera to the tracker, the store and the
+dashboard. Its JSON form::
+
+    {"board": "spqrisiko",
+     "regions": {"baetica": {"red": {"legionary": 3, "vexillum": 1}, "neutral": {"centre": 1}},
+                 "ibericum": {"blue": {"trireme": 2}}},
+     "confidence": {"baetica": 0.97},          # optional, from vision, 0..1 per region
+     "unseen": ["creta"]}                      # optional, regions the camera could not see
+
+Regions left out are empty. Parsing checks everything a physical board makes impossible
+(an unknown region, colour or kind, a negative count, two armies in one province, a
+trireme on land, ...) and raises :class:`~tracker.errors.StateError` naming the problem.
+Rule questions (a second centre in a province, say) are the rules' business, not the parser's.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Mapping
+
+from tracker.board import Board, load_board
+from tracker.errors import BoardError, StateError
+from tracker.pieces import (ALL_COLOURS, ARMY_COLOURS, CENTRE, LAND_KINDS, LEGIONARY, NEUTRAL, PIECE_KINDS,
+                            TRIREME, VEXILLUM, VEXILLUM_VALUE)
+
+Counts = Mapping[str, Mapping[str, Mapping[str, int]]]
+
+
+@dataclass(frozen=True)
+class ObservedState:
+    """Pieces per region, colour and kind, plus optional per-region confidence from vision.
+
+    Build one with :meth:`from_json`, :meth:`from_dict` or :meth:`from_summary`; those
+    validate. The derived views (owners, legions, triremes, centres) are computed once.
+    """
+
+    board: Board
+    regions: Counts
+    confidence: Mapping[str, float] = field(default_factory=dict)
+    unseen: frozenset[str] = frozenset()
+
+    # -- construction ------------------------------------------------------------------
+    @classmethod
+    def from_json(cls, text: str, board: Board | None = None) -> "ObservedState":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise StateError(f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+        return cls.from_dict(data, board)
+
+    @classmethod
+    def from_dict(cls, data: Any, board: Board | None = None) -> "ObservedState":
+        if not isinstance(data, dict):
+            raise StateError("a board state must be a JSON object with 'board' and 'regions'")
+        board_id = data.get("board", board.id if board else "spqrisiko")
+        if board is None:
+            try:
+                board = load_board(board_id)
+            except BoardError as exc:
+                raise StateError(str(exc)) from None
+        elif board_id != board.id:
+            raise StateError(f"state is for board '{board_id}', expected '{board.id}'")
+        regions = data.get("regions", {})
+        if not isinstance(regions, dict):
+            raise StateError("'regions' must be an object keyed by region id")
+        clean = {rid: _validate_region(board, rid, content) for rid, content in regions.items()}
+        clean = {rid: c for rid, c in clean.items() if c}
+        conf = data.get("confidence", {}) or {}
+        if not isinstance(conf, dict) or any(
+                r not in board.regions or isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1
+                for r, v in conf.items()):
+            raise StateError("'confidence' must map region ids to numbers between 0 and 1")
+        unseen = data.get("unseen", []) or []
+        if not isinstance(unseen, list) or any(r not in board.regions for r in unseen):
+            raise StateError("'unseen' must be a list of region ids of the board")
+        return cls(board, clean, {r: float(v) for r, v in conf.items()}, frozenset(unseen))
+
+    @classmethod
+    def from_summary(cls, board: Board, garrisons: Mapping[str, tuple[str, int]],
+                     triremes: Mapping[str, Mapping[str, int]] | None = None,
+                     centres: Any = (), vexilla: bool = True) -> "ObservedState":
+        """Build a state from ``province -> (colour, legions)``, ``sea -> colour -> n`` and
+        the provinces holding a centre. With ``vexilla`` each full ten legions is shown as
+        one vexillum, the way players tidy their stacks."""
+        regions: dict[str, dict[str, dict[str, int]]] = {}
+        for prov, (colour, legions) in garrisons.items():
+            if legions <= 0:
+                continue
+            vex, leg = (divmod(legions, VEXILLUM_VALUE) if vexilla else (0, legions))
+            pieces = {k: n for k, n in ((LEGIONARY, leg), (VEXILLUM, vex)) if n}
+            regions.setdefault(prov, {})[colour] = pieces
+        for sea, per_colour in (triremes or {}).items():
+            for colour, n in per_colour.items():
+                if n > 0:
+                    regions.setdefault(sea, {})[colour] = {TRIREME: n}
+        for prov in centres:
+            regions.setdefault(prov, {})[NEUTRAL] = {CENTRE: 1}
+        return cls.from_dict({"board": board.id, "regions": regions}, board)
+
+    def to_dict(self) -> dict:
+        out: dict[str, Any] = {"board": self.board.id, "regions": {
+            rid: {c: dict(sorted(k.items())) for c, k in sorted(cols.items())}
+            for rid, cols in sorted(self.regions.items())}}
+        if self.confidence:
+            out["confidence"] = dict(sorted(self.confidence.items()))
+        if self.unseen:
+            out["unseen"] = sorted(self.unseen)
+        return out
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), separators=(",", ":"))
+
+    # -- derived views -----------------------------------------------------------------
+    @cached_property
+    def owners(self) -> dict[str, str]:
+        """province -> colour of the army standing there (empty provinces are absent)."""
+        out = {}
+        for rid, cols in self.regions.items():
+            if self.board.is_province(rid):
+                for colour, kinds in cols.items():
+                    if colour != NEUTRAL and any(kinds.get(k, 0) for k in LAND_KINDS):
+                        out[rid] = colour
+        return out
+
+    @cached_property
+    def legions(self) -> dict[str, int]:
+        """province -> strength in legionaries (a vexillum counts ten)."""
+        return {p: self.regions[p][c].get(LEGIONARY, 0) + VEXILLUM_VALUE * self.regions[p][c].get(VEXILLUM, 0)
+                for p, c in self.owners.items()}
+
+    @cached_property
+    def triremes(self) -> dict[str, dict[str, int]]:
+        """sea -> colour -> triremes (seas with none are absent)."""
+        out: dict[str, dict[str, int]] = {}
+        for rid, cols in self.regions.items():
+            if self.board.is_sea(rid):
+                per = {c: k.get(TRIREME, 0) for c, k in cols.items() if k.get(TRIREME, 0)}
+                if per:
+                    out[rid] = per
+        return out
+
+    @cached_property
+    def centres(self) -> dict[str, int]:
+        """province -> number of centres standing there (normally 1; §16.4 forbids 2)."""
+        return {rid: cols[NEUTRAL][CENTRE] for rid, cols in self.regions.items()
+                if NEUTRAL in cols and cols[NEUTRAL].get(CENTRE, 0)}
+
+    @cached_property
+    def provinces_by_colour(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for p, c in self.owners.items():
+            out.setdefault(c, []).append(p)
+        return out
+
+    def provinces_of(self, colour: str) -> list[str]:
+        return self.provinces_by_colour.get(colour, [])
+
+    def triremes_of(self, colour: str, sea: str) -> int:
+        return self.triremes.get(sea, {}).get(colour, 0)
+
+    def controller(self, sea: str) -> str | None:
+        """The colour with strictly more triremes in the sea than anyone else (§5.6.3)."""
+        per = self.triremes.get(sea)
+        if not per:
+            return None
+        ranked = sorted(per.values(), reverse=True)
+        if len(ranked) > 1 and ranked[0] == ranked[1]:
+            return None
+        return max(per, key=per.get)
+
+    def total_legions(self, colour: str) -> int:
+        return sum(self.legions[p] for p in self.provinces_of(colour))
+
+    def confidence_of(self, region: str) -> float:
+        return 0.0 if region in self.unseen else self.confidence.get(region, 1.0)
+
+
+def _validate_region(board: Board, rid: Any, content: Any) -> dict[str, dict[str, int]]:
+    if rid not in board.regions:
+        raise StateError(f"unknown region '{rid}' (not on board {board.id})")
+    if not isinstance(content, dict):
+        raise StateError(f"region '{rid}' must map colours to piece counts")
+    is_sea = board.is_sea(rid)
+    out: dict[str, dict[str, int]] = {}
+    for colour, kinds in content.items():
+        if colour not in ALL_COLOURS:
+            raise StateError(f"unknown colour '{colour}' in region '{rid}' (expected one of {', '.join(ALL_COLOURS)})")
+        if not isinstance(kinds, dict):
+            raise StateError(f"'{colour}' in region '{rid}' must map piece kinds to counts")
+        pieces: dict[str, int] = {}
+        for kind, n in kinds.items():
+            if kind not in PIECE_KINDS:
+                raise StateError(f"unknown piece kind '{kind}' in region '{rid}' (expected one of {', '.join(PIECE_KINDS)})")
+            if isinstance(n, bool) or not isinstance(n, int):
+                raise StateError(f"count of {colour} {kind} in '{rid}' must be a whole number, got {n!r}")
+            if n < 0:
+                raise StateError(f"negative count {n} of {colour} {kind} in '{rid}'")
+            if n == 0:
+                continue
+            if kind == TRIREME and not is_sea:
+                raise StateError(f"trireme on land: {n} {colour} trireme in province '{rid}'")
+            if kind in LAND_KINDS and is_sea:
+                raise StateError(f"{kind} at sea: {n} {colour} {kind} in sea area '{rid}'")
+            if kind == CENTRE and (is_sea or colour != NEUTRAL):
+                raise StateError(f"a centre must be neutral and stand in a province, got {colour} centre in '{rid}'")
+            if colour == NEUTRAL and kind != CENTRE:
+                raise StateError(f"'neutral' is the colour of centres only, got neutral {kind} in '{rid}'")
+            pieces[kind] = n
+        if pieces:
+            out[colour] = pieces
+    armies = sorted(c for c, k in out.items() if c in ARMY_COLOURS and any(x in k for x in LAND_KINDS))
+    if len(armies) > 1:
+        raise StateError(f"province '{rid}' holds legionaries of two colours ({', '.join(armies)})")
+    return out
