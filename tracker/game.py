@@ -1,0 +1,262 @@
+"""A game of S.P.Q.RisiKo! followed from the table: players, turns, phases, score track, hands, history.
+
+Like a chess ``Board`` with its move stack: :meth:`Game.observe` pushes the next committed
+board state, infers what happened (:mod:`tracker.spqrisiko.explain`), records the verdicts,
+and keeps the turn, the phase and the victory-point track up to date. The camera does not
+see cards, so card sets and draws are entered with :meth:`play_cards` and :meth:`draw_card`.
+
+Turns are inferred: each change is read both as the player in turn going on and as the
+next player having started their turn; the cheaper reading wins (a hint from the tablet,
+"it is blue's turn", settles it outright).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from tracker import events as ev
+from tracker.errors import GameError
+from tracker.events import Event, Phase
+from tracker.pieces import VP_TRACK_MAX
+from tracker.spqrisiko.cards import CARD_SYMBOLS, set_value
+from tracker.spqrisiko.explain import Reading, TurnContext, explain
+from tracker.spqrisiko.options import SpqrOptions
+from tracker.spqrisiko.reinforcements import entitlement
+from tracker.spqrisiko.scoring import Score, score
+from tracker.spqrisiko.setup import SetupPlan, check_players, setup_plan, validate_setup
+from tracker.state import ObservedState
+from tracker.verdicts import VIOLATION, Verdict
+
+#: A reading in which the next player has started their turn costs a little more than an
+#: equally good reading in which the current player goes on.
+TURN_CHANGE_COST = 0.5
+
+
+@dataclass
+class Hand:
+    """A player's cards as entered at the tablet: how many, and their symbols where known."""
+
+    count: int = 0
+    symbols: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ScoreEntry:
+    """One claim on the victory-point track (§5), at the start of a player's turn."""
+
+    turn_no: int
+    round_no: int
+    colour: str
+    score: Score
+    total_after: int
+
+
+@dataclass
+class TransitionReport:
+    """Everything the tracker concluded from one committed state."""
+
+    index: int
+    actor: str
+    round_no: int
+    turn_no: int
+    readings: list[Reading]
+    verdicts: list[Verdict]
+    scores: list[ScoreEntry] = field(default_factory=list)
+    turn_changed: bool = False
+
+    @property
+    def best(self) -> Reading | None:
+        return self.readings[0] if self.readings else None
+
+    @property
+    def events(self) -> tuple[Event, ...]:
+        return self.best.events if self.best else ()
+
+    @property
+    def ambiguous(self) -> bool:
+        """True when another reading is as good as the chosen one."""
+        return len(self.readings) > 1 and self.readings[1].cost == self.readings[0].cost
+
+    @property
+    def level(self) -> str:
+        levels = {v.level for v in self.verdicts}
+        return VIOLATION if VIOLATION in levels else ("warning" if levels else "ok")
+
+
+class Game:
+    """The tracker's model of one game at the table."""
+
+    def __init__(self, players: Sequence[str], options: SpqrOptions = SpqrOptions(),
+                 target_vp: int | None = None, board_id: str = "spqrisiko"):
+        from tracker.board import load_board
+        self.players = check_players(players)
+        self.options = options
+        if target_vp is not None and not 1 <= target_vp <= VP_TRACK_MAX:
+            raise GameError(f"the victory-point target must be between 1 and {VP_TRACK_MAX}, got {target_vp}")
+        self.target_vp = target_vp
+        self.board = load_board(board_id)
+        self.plan: SetupPlan = setup_plan(self.board, self.players, options)
+        self.vp = {c: 0 for c in self.players}
+        self.score_track: list[ScoreEntry] = []
+        self.hands = {c: Hand() for c in self.players}
+        self.eliminated: set[str] = set()
+        self.state: ObservedState | None = None
+        self.ctx: TurnContext | None = None
+        self.turn_no = 0
+        self.round_no = 0
+        self.history: list[TransitionReport] = []
+        self.winner: str | None = None
+
+    # -- queries -------------------------------------------------------------------------
+    @property
+    def current(self) -> str | None:
+        return self.ctx.actor if self.ctx else None
+
+    def score(self, colour: str, state: ObservedState | None = None) -> Score:
+        return score(state or self.state, colour, self.players, self.options)
+
+    def entitlement(self, colour: str) -> int:
+        return entitlement(self.state, colour).total
+
+    def explain(self, prev: ObservedState, nxt: ObservedState) -> list[Reading]:
+        """Readings of a change with the current turn context, without recording anything."""
+        return explain(prev, nxt, self.ctx, self.players, self.options)
+
+    def active_players(self) -> list[str]:
+        return [c for c in self.players if c not in self.eliminated]
+
+    def next_player(self, colour: str | None = None) -> str:
+        colour = colour or self.current
+        order = list(self.players)
+        i = order.index(colour)
+        for k in range(1, len(order) + 1):
+            c = order[(i + k) % len(order)]
+            if c not in self.eliminated:
+                return c
+        return colour
+
+    # -- starting ------------------------------------------------------------------------
+    def start(self, state: ObservedState, first_player: str | None = None, round_no: int = 1) -> list[Verdict]:
+        """Begin following the game on a board whose set-up is done; returns the set-up verdicts (§3)."""
+        if state.board.id != self.board.id:
+            raise GameError(f"state is for board '{state.board.id}', the game is on '{self.board.id}'")
+        first = first_player or self.players[0]
+        if first not in self.players:
+            raise GameError(f"first player '{first}' is not among the players")
+        verdicts = validate_setup(state, self.plan) if round_no == 1 else []
+        self.state = state
+        self.round_no = round_no
+        self._begin_turn(first, state)
+        return verdicts
+
+    def _begin_turn(self, colour: str, state: ObservedState) -> ScoreEntry:
+        """Start ``colour``'s turn on ``state``: claim the victory points first (§5.4), set the entitlement."""
+        if self.ctx is not None and self.players.index(colour) <= self.players.index(self.ctx.actor):
+            self.round_no += 1
+        self.turn_no += 1
+        claim = score(state, colour, self.players, self.options)
+        self.vp[colour] = min(VP_TRACK_MAX, self.vp[colour] + claim.total)
+        entry = ScoreEntry(self.turn_no, self.round_no, colour, claim, self.vp[colour])
+        self.score_track.append(entry)
+        if self.target_vp is not None and self.winner is None and self.vp[colour] >= self.target_vp:
+            self.winner = colour  # §4.3.1: the game ends at once
+        self.ctx = TurnContext(actor=colour, round_no=self.round_no, turn_no=self.turn_no,
+                               phase=Phase.SCORING, entitlement=entitlement(state, colour).total,
+                               hand_count=self.hands[colour].count)
+        return entry
+
+    def start_turn(self, colour: str) -> ScoreEntry:
+        """The tablet says ``colour``'s turn has begun (the current turn is over)."""
+        if self.state is None:
+            raise GameError("the game has not started")
+        if colour not in self.active_players():
+            raise GameError(f"'{colour}' is not an active player")
+        return self._begin_turn(colour, self.state)
+
+    # -- what the camera cannot see ------------------------------------------------------
+    def play_cards(self, colour: str, cards: Sequence[str]) -> list[Verdict]:
+        """Enter a card set played by ``colour`` (§8); returns verdicts on it.
+
+        Entering a set for the next player tells the tracker that their turn has begun.
+        """
+        value = set_value(cards)
+        verdicts = []
+        if colour != self.current and colour == self.next_player() and self.ctx.phase > Phase.SCORING:
+            self.start_turn(colour)
+        if colour != self.current:
+            verdicts.append(Verdict.violation("§8.2", f"{colour} played cards outside their own turn"))
+        elif self.ctx.phase > Phase.REINFORCEMENT:
+            verdicts.append(Verdict.violation("§8.2", "card sets are played only in the reinforcement phase"))
+        hand = self.hands[colour]
+        if hand.count < 3:
+            verdicts.append(Verdict.warning("§8.1", f"{colour} played a set but the tablet knew of {hand.count} card(s)"))
+        hand.count = max(0, hand.count - 3)
+        for c in cards:
+            if c in hand.symbols:
+                hand.symbols.remove(c)
+        if colour == self.current:
+            self.ctx.card_legionaries += value.legionaries
+            self.ctx.card_triremes += value.triremes
+            self.ctx.card_centres += value.centres
+            self.ctx.hand_count = hand.count
+        return verdicts
+
+    def draw_card(self, colour: str, symbol: str | None = None) -> list[Verdict]:
+        """Record a card drawn at the end of ``colour``'s turn (§17); it ends the turn (§4.10.1)."""
+        if symbol is not None and symbol not in CARD_SYMBOLS:
+            raise GameError(f"unknown card symbol '{symbol}'")
+        verdicts = []
+        if colour != self.current:
+            verdicts.append(Verdict.violation("§17.1", f"{colour} drew a card outside their own turn"))
+        else:
+            if not self.ctx.conquered:
+                verdicts.append(Verdict.violation("§17.1", f"{colour} drew a card without conquering a province"))
+            if self.ctx.card_drawn:
+                verdicts.append(Verdict.violation("§17.3", f"{colour} drew a second card this turn"))
+            self.ctx.card_drawn = True
+            self.ctx.phase = Phase.CARD_DRAW
+        self.hands[colour].count += 1
+        if symbol:
+            self.hands[colour].symbols.append(symbol)
+        return verdicts
+
+    # -- following the table ---------------------------------------------------------------
+    def observe(self, state: ObservedState, turn_hint: str | None = None) -> TransitionReport:
+        """Take the next committed board state and record what happened (see module doc)."""
+        if self.state is None or self.ctx is None:
+            raise GameError("the game has not started: call start() with the board after set-up")
+        if state.board.id != self.board.id:
+            raise GameError(f"state is for board '{state.board.id}', the game is on '{self.board.id}'")
+        if turn_hint is not None and turn_hint not in self.active_players():
+            raise GameError(f"'{turn_hint}' is not an active player")
+        prev = self.state
+        hypotheses: list[tuple[float, str, TurnContext | None, list[Reading]]] = []
+        if turn_hint in (None, self.current):
+            readings = explain(prev, state, self.ctx, self.players, self.options)
+            hypotheses.append((readings[0].cost, self.current, None, readings))
+        nxt = turn_hint if turn_hint not in (None, self.current) else self.next_player()
+        if turn_hint != self.current and nxt != self.current:
+            ctx = TurnContext(actor=nxt, round_no=self.round_no + (self.players.index(nxt) <= self.players.index(self.current)),
+                              turn_no=self.turn_no + 1, phase=Phase.SCORING,
+                              entitlement=entitlement(prev, nxt).total, hand_count=self.hands[nxt].count)
+            readings = explain(prev, state, ctx, self.players, self.options)
+            hypotheses.append((readings[0].cost + TURN_CHANGE_COST, nxt, ctx, readings))
+        cost, actor, new_ctx, readings = min(hypotheses, key=lambda h: h[0])
+        report = TransitionReport(len(self.history) + 1, actor, self.round_no, self.turn_no, readings, [])
+        if new_ctx is not None:
+            report.scores.append(self._begin_turn(actor, prev))
+            report.turn_changed = True
+            report.round_no, report.turn_no = self.round_no, self.turn_no
+        best = readings[0]
+        report.verdicts = list(best.verdicts)
+        self.ctx.absorb(list(best.events))
+        for e in best.events:
+            if e.kind == ev.ELIMINATION and e.defender in self.players:
+                self.eliminated.add(e.defender)
+                # §18.2: the eliminator takes all the cards
+                self.hands[actor].count += self.hands[e.defender].count
+                self.hands[actor].symbols += self.hands[e.defender].symbols
+                self.hands[e.defender] = Hand()
+        self.state = state
+        self.history.append(report)
+        return report

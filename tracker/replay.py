@@ -1,0 +1,131 @@
+"""Replay a recorded game: a JSON-lines file of observed states, through a :class:`~tracker.game.Game`.
+
+Each line is one JSON object:
+
+- optionally first, a header ``{"game": {"players": [...], "ruleset": "2005", "target_vp": 20}}``;
+- then observed states, either bare (``{"board": ..., "regions": ...}``) or wrapped with what
+  the tablet recorded beside them::
+
+      {"state": {...}, "turn": "blue",
+       "cards_played": {"player": "blue", "cards": ["legionary", "vexillum", "trireme"]},
+       "card_drawn": true}
+
+  ``cards_played`` is entered before the state is read (sets are played at the start of the
+  reinforcements), ``card_drawn`` after it (drawing ends the turn). Other keys (a simulator's
+  ``truth``) are ignored.
+
+The first state is the board after set-up.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Iterator, Sequence
+
+from tracker.errors import GameError, StateError
+from tracker.game import Game, TransitionReport
+from tracker.spqrisiko.options import ruleset_options
+from tracker.state import ObservedState
+from tracker.verdicts import Verdict
+
+
+@dataclass
+class ReplayLine:
+    """One parsed line of a game file."""
+
+    number: int
+    state: ObservedState
+    turn: str | None = None
+    cards_played: tuple[str, ...] = ()
+    cards_player: str | None = None
+    card_drawn: bool = False
+    raw: dict = field(default_factory=dict)
+
+
+def parse_lines(lines: Iterable[str]) -> tuple[dict, list[ReplayLine]]:
+    """Split a game file into its header (possibly empty) and its state lines."""
+    header: dict = {}
+    out: list[ReplayLine] = []
+    for number, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise StateError(f"line {number}: malformed JSON: {exc.msg} at column {exc.colno}") from None
+        if not isinstance(obj, dict):
+            raise StateError(f"line {number}: expected a JSON object")
+        if "game" in obj and not out:
+            if not isinstance(obj["game"], dict):
+                raise StateError(f"line {number}: 'game' header must be an object")
+            header = obj["game"]
+            continue
+        body = obj.get("state", obj) if "regions" not in obj else obj
+        try:
+            state = ObservedState.from_dict(body)
+        except StateError as exc:
+            raise StateError(f"line {number}: {exc}") from None
+        played = obj.get("cards_played") or {}
+        if not isinstance(played, dict) or not isinstance(played.get("cards", []), list) \
+                or not isinstance(played.get("player", ""), str):
+            raise StateError(f"line {number}: 'cards_played' must be {{\"player\": colour, \"cards\": [symbols]}}")
+        out.append(ReplayLine(number, state, obj.get("turn"), tuple(played.get("cards", ())), played.get("player"),
+                              bool(obj.get("card_drawn")), obj))
+    if not out:
+        raise StateError("the game file holds no board state")
+    return header, out
+
+
+@dataclass
+class ReplayStep:
+    """What the tracker said about one line."""
+
+    line: int
+    report: TransitionReport | None
+    extra_verdicts: list[Verdict]
+
+    @property
+    def verdicts(self) -> list[Verdict]:
+        return (self.report.verdicts if self.report else []) + self.extra_verdicts
+
+
+def replay(lines: Sequence[ReplayLine], players: Sequence[str], ruleset: str = "2005",
+           target_vp: int | None = None) -> tuple[Game, list[ReplayStep]]:
+    """Follow the whole file; return the game and one step per line (the first is the set-up)."""
+    game = Game(players, ruleset_options(ruleset), target_vp=target_vp)
+    steps: list[ReplayStep] = []
+    for ln in iterate(game, lines):
+        steps.append(ln)
+    return game, steps
+
+
+def iterate(game: Game, lines: Sequence[ReplayLine]) -> Iterator[ReplayStep]:
+    first, rest = lines[0], lines[1:]
+    yield ReplayStep(first.number, None, game.start(first.state, first.turn))
+    for ln in rest:
+        extra: list[Verdict] = []
+        if ln.cards_played:
+            extra += game.play_cards(ln.cards_player or ln.turn or game.current, ln.cards_played)
+        report = game.observe(ln.state, ln.turn)
+        if ln.card_drawn:
+            extra += game.draw_card(game.current)
+        yield ReplayStep(ln.number, report, extra)
+
+
+def load_game_file(path: str | Path, players: Sequence[str] | None = None, ruleset: str | None = None,
+                   target_vp: int | None = None) -> tuple[Game, list[ReplayStep]]:
+    """Read and replay a game file; players and ruleset come from the header unless given."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise StateError(f"cannot read {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise StateError(f"{path} is not a text file") from None
+    header, lines = parse_lines(text.splitlines())
+    players = players or header.get("players")
+    if not players:
+        raise GameError("the players are unknown: give --players or a 'game' header line")
+    return replay(lines, players, ruleset or header.get("ruleset", "2005"),
+                  target_vp if target_vp is not None else header.get("target_vp"))

@@ -1,0 +1,603 @@
+"""Event inference and legality for one transition between two observed S.P.Q.RisiKo! states.
+
+Given the board before and after and the turn context (whose turn, which phase, what has
+already happened this turn), :func:`explain` returns the plausible readings of the change,
+best first. Each reading is a list of events (reinforcements, conversions, naval move and
+combat, sea and land attacks with conquests, the strategic move, centres, eliminations)
+plus the verdicts the rules give on it.
+
+How a reading is built (the accounting every Risiko player does by eye):
+
+1. Ownership changes: a province that passes to the player in turn was conquered; one that
+   passes to anybody else, or grows outside its owner's turn, is a violation (or a miscount).
+2. Triremes: a loss in one sea and a gain in an adjacent one is the naval move (§9); losses
+   shared with another colour are a naval combat (§11); a new trireme costs three
+   legionaries of one coastal province (§7) unless a card set paid for it (§8.7.2); a vanished
+   one became two legionaries (§6.6) or sank.
+3. Legionaries: each conquered province was filled from a neighbour (or across a sea area with
+   trireme superiority, §12); what is left of the player's gains and losses per province is
+   reinforcement, attacker losses and at most one strategic move (§15).
+
+Where a choice is open (which neighbour attacked, whether a gain was a strategic move or a
+reinforcement), each option is built and the readings are ranked by cost: a violation
+costs 100, a warning 10, an event 1. Using the rules to rank readings is what lets a doubtful
+camera count be filtered, as the best chess-from-camera systems filter moves by legality.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+from tracker import events as ev
+from tracker.board import Board
+from tracker.dice import attack_dice_available, defence_dice
+from tracker.events import Event, Phase
+from tracker.spqrisiko.cards import MAX_SET_LEGIONARIES
+from tracker.spqrisiko.options import ROUNDS, SINGLE_MOVE, SpqrOptions
+from tracker.spqrisiko.reinforcements import LEGIONARIES_FROM_TRIREME, LEGIONARIES_PER_TRIREME
+from tracker.state import ObservedState
+from tracker.verdicts import VIOLATION, WARNING, Verdict
+
+VIOLATION_COST = 100
+WARNING_COST = 10
+EVENT_COST = 1
+#: Below this per-region confidence, a violation about the region is reported as a warning.
+LOW_CONFIDENCE = 0.8
+MAX_READINGS = 8
+
+
+@dataclass
+class TurnContext:
+    """What has happened so far in the current player's turn; owned by :class:`~tracker.game.Game`."""
+
+    actor: str
+    round_no: int = 1
+    turn_no: int = 1
+    phase: Phase = Phase.SCORING
+    entitlement: int = 0
+    placed: int = 0
+    card_legionaries: int = 0
+    card_triremes: int = 0
+    card_centres: int = 0
+    card_triremes_used: int = 0
+    centres_placed: int = 0
+    hand_count: int = 0
+    naval_moves: int = 0
+    naval_combat_seas: set[str] = field(default_factory=set)
+    sea_attacked: set[str] = field(default_factory=set)
+    taken_by_sea: set[str] = field(default_factory=set)
+    conquered: bool = False
+    card_drawn: bool = False
+
+    def absorb(self, events: list[Event]) -> None:
+        """Advance the context by the events of an accepted reading."""
+        for e in events:
+            if e.actor != self.actor:
+                continue
+            if e.phase is not None and e.kind not in ev.PHASELESS:
+                self.phase = max(self.phase, Phase.SEA_ATTACK if e.maybe_by_sea else e.phase)
+            if e.kind == ev.REINFORCEMENT:
+                self.placed += e.amount
+            elif e.kind == ev.NAVAL_MOVE:
+                self.naval_moves += 1
+            elif e.kind == ev.NAVAL_COMBAT:
+                self.naval_combat_seas.add(e.target)
+            elif e.kind == ev.CARD_TRIREME:
+                self.card_triremes_used += e.amount
+            elif e.kind == ev.CENTRE_PLACED:
+                self.centres_placed += 1
+            elif e.kind in (ev.SEA_ATTACK, ev.LAND_ATTACK) and e.conquered:
+                self.conquered = True
+            if e.kind == ev.SEA_ATTACK:
+                self.sea_attacked.add(e.target)
+                if e.conquered:
+                    self.taken_by_sea.add(e.target)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One explanation of a transition: its events, the verdicts on them, and its cost."""
+
+    events: tuple[Event, ...]
+    verdicts: tuple[Verdict, ...]
+    cost: float
+
+    @property
+    def violations(self) -> list[Verdict]:
+        return [v for v in self.verdicts if v.level == VIOLATION]
+
+    @property
+    def warnings(self) -> list[Verdict]:
+        return [v for v in self.verdicts if v.level == WARNING]
+
+
+def explain(prev: ObservedState, nxt: ObservedState, ctx: TurnContext, players: tuple[str, ...],
+            options: SpqrOptions = SpqrOptions()) -> list[Reading]:
+    """All readings of ``prev -> nxt`` with ``ctx.actor`` in turn, best first (see module doc)."""
+    diff = _Diff(prev, nxt, ctx.actor)
+    choices = [diff.source_candidates(t)[:2] or [None] for t in diff.targets]
+    strategic = [False, True] if diff.may_hold_strategic_move() else [False]
+    readings = []
+    for combo in itertools.islice(itertools.product(*choices), MAX_READINGS):
+        for with_move in strategic:
+            builder = _ReadingBuilder(diff, ctx, players, options, dict(zip(diff.targets, combo)), with_move)
+            readings.append(builder.build())
+    readings.sort(key=lambda r: r.cost)
+    unique, seen = [], set()
+    for r in readings:
+        key = tuple(sorted(map(repr, r.events)))
+        if key not in seen:
+            seen.add(key)
+            unique.append(r)
+    return unique
+
+
+class _Diff:
+    """The raw differences between two states, from the point of view of the player in turn."""
+
+    def __init__(self, prev: ObservedState, nxt: ObservedState, actor: str):
+        self.prev, self.next, self.actor = prev, nxt, actor
+        self.board: Board = prev.board
+        b = self.board
+        P, N = prev, nxt
+        self.conquests: dict[str, str] = {}     # province -> previous owner
+        self.damaged: dict[str, int] = {}       # province -> defender losses (no conquest)
+        self.residual: dict[str, int] = {}      # actor province -> legions gained (-lost)
+        self.foreign_growth: dict[str, int] = {}  # non-actor province -> legions gained
+        self.handovers: dict[str, tuple[str, str]] = {}  # province -> (old, new) not to the actor
+        self.emptied: list[str] = []
+        self.refilled: list[str] = []
+        self.exchanges: list[str] = []
+        for p in b.provinces:
+            o_p, o_n = P.owners.get(p), N.owners.get(p)
+            if o_p is None and o_n is None:
+                continue
+            if o_n is None:
+                self.emptied.append(p)
+            elif o_p is None:
+                self.refilled.append(p)
+            elif o_p != o_n:
+                if o_n == actor:
+                    self.conquests[p] = o_p
+                    self.residual[p] = N.legions[p]
+                else:
+                    self.handovers[p] = (o_p, o_n)
+            else:
+                d = N.legions[p] - P.legions[p]
+                if o_p == actor:
+                    self.residual[p] = d
+                elif d < 0:
+                    self.damaged[p] = -d
+                elif d > 0:
+                    self.foreign_growth[p] = d
+                if d == 0 and P.regions[p][o_p] != N.regions[p][o_n]:
+                    self.exchanges.append(p)
+        self.targets = sorted(self.conquests) + sorted(self.damaged)
+        self.tri_delta: dict[tuple[str, str], int] = {}
+        for sea in set(P.triremes) | set(N.triremes):
+            for c in set(P.triremes.get(sea, {})) | set(N.triremes.get(sea, {})):
+                d = N.triremes_of(c, sea) - P.triremes_of(c, sea)
+                if d:
+                    self.tri_delta[(sea, c)] = d
+        self.centre_delta = {p: N.centres.get(p, 0) - P.centres.get(p, 0)
+                             for p in set(P.centres) | set(N.centres)
+                             if N.centres.get(p, 0) != P.centres.get(p, 0)}
+        self.eliminated = sorted(c for c in P.provinces_by_colour if c != actor and not N.provinces_of(c))
+
+    def actor_held(self, p: str) -> bool:
+        """Province held by the actor before, or taken in this transition (a possible attack source)."""
+        return self.prev.owners.get(p) == self.actor or p in self.conquests
+
+    def superior_at(self, sea: str, defender: str) -> bool:
+        """§12.2: more triremes in the bridge sea than the defender (not necessarily than everyone)."""
+        return self.next.triremes_of(self.actor, sea) > self.next.triremes_of(defender, sea)
+
+    def source_candidates(self, target: str) -> list[tuple[str, str | None]]:
+        """Possible (source, bridge sea) pairs of the attack on ``target``; land first, most plausible first."""
+        b = self.board
+        land = [s for s in b.land_neighbours[target] if s != target and self.actor_held(s)]
+        # A province conquered in this transition can be a source, but a province held all along is likelier.
+        defender = self.conquests.get(target) or self.prev.owners.get(target)
+        sea = []
+        for s_area in sorted(b.coast_of[target]):
+            if not self.superior_at(s_area, defender):
+                continue
+            for s in sorted(b.shores_of[s_area]):
+                if s != target and self.actor_held(s) and s not in land:
+                    sea.append((s, s_area))
+        both = [(s, None) for s in land] + sea
+        both.sort(key=lambda x: (x[0] in self.conquests, self.residual.get(x[0], 0), x[1] is not None,
+                                 -self.prev.legions.get(x[0], 0)))
+        return both
+
+    def may_hold_strategic_move(self) -> bool:
+        neg = [p for p, r in self.residual.items() if r < 0 and p not in self.conquests]
+        pos = [p for p, r in self.residual.items() if r > 0]
+        return bool(neg and pos)
+
+
+class _ReadingBuilder:
+    """Builds one :class:`Reading` for a fixed choice of attack sources and strategic move."""
+
+    def __init__(self, diff: _Diff, ctx: TurnContext, players: tuple[str, ...], options: SpqrOptions,
+                 sources: dict[str, tuple[str, str | None] | None], with_strategic_move: bool):
+        self.d, self.ctx, self.players, self.options = diff, ctx, players, options
+        self.sources, self.with_move = sources, with_strategic_move
+        self.board = diff.board
+        self.actor = ctx.actor
+        self.events: list[Event] = []
+        self.verdicts: list[Verdict] = []
+        self.res = dict(diff.residual)
+        self.voluntary: set[str] = set()   # provinces the actor emptied by choice (§14.2)
+
+    # -- helpers -------------------------------------------------------------------------
+    def violation(self, rule: str, message: str, *regions: str) -> None:
+        self.verdicts.append(Verdict.violation(rule, message, tuple(regions)))
+
+    def warning(self, rule: str, message: str, *regions: str) -> None:
+        self.verdicts.append(Verdict.warning(rule, message, tuple(regions)))
+
+    def name(self, region: str) -> str:
+        return self.board.name(region)
+
+    def is_enemy_of_actor(self, colour: str | None) -> bool:
+        if colour is None or colour == self.actor:
+            return False
+        return colour in self.players or self.options.neutrals_are_enemies_for_garrison
+
+    def borders_enemy(self, province: str) -> bool:
+        owners = self.d.next.owners
+        return any(self.is_enemy_of_actor(owners.get(q)) for q in self.board.land_neighbours[province])
+
+    # -- the steps -----------------------------------------------------------------------
+    def build(self) -> Reading:
+        self.ownership_anomalies()
+        self.centres()
+        self.triremes()
+        self.attacks()
+        self.leftovers()
+        self.garrisons()
+        self.phase_order()
+        self.events.extend(Event(ev.VEXILLUM_EXCHANGE, self.d.next.owners[p], target=p) for p in self.d.exchanges)
+        verdicts = self.apply_confidence()
+        cost = (sum(VIOLATION_COST if v.level == VIOLATION else WARNING_COST for v in verdicts)
+                + EVENT_COST * sum(1 for e in self.events if e.kind != ev.VEXILLUM_EXCHANGE))
+        order = sorted(self.events, key=lambda e: (e.phase if e.phase is not None else 99))
+        return Reading(tuple(order), tuple(verdicts), cost)
+
+    def ownership_anomalies(self) -> None:
+        d = self.d
+        for p in d.emptied:
+            self.warning("§14.1", f"{self.name(p)} looks empty, but a province always keeps a legionary "
+                                  "(a hand or a miscount?)", p)
+        for p in d.refilled:
+            self.warning("§14.1", f"{self.name(p)} is occupied again after looking empty", p)
+        for p, (old, new) in d.handovers.items():
+            if new not in self.players:
+                self.violation("§2.6", f"neutral {new} took {self.name(p)} from {old}: neutral armies never attack", p)
+            else:
+                self.violation("§4.2", f"{self.name(p)} passed from {old} to {new} during {self.actor}'s turn", p)
+        for p, n in d.foreign_growth.items():
+            owner = d.prev.owners[p]
+            self.violation("§4.2", f"{n} {owner} legionar{'y' if n == 1 else 'ies'} appeared in {self.name(p)} "
+                                   f"outside {owner}'s reinforcement phase", p)
+
+    def centres(self) -> None:
+        d, N = self.d, self.d.next
+        placed_here = 0
+        for p, delta in sorted(d.centre_delta.items()):
+            if delta < 0:
+                self.warning("§16.2", f"a power centre vanished from {self.name(p)}; centres are never removed", p)
+                continue
+            for _ in range(delta):
+                placed_here += 1
+                self.events.append(Event(ev.CENTRE_PLACED, self.actor, target=p, amount=1))
+            if N.owners.get(p) != self.actor:
+                self.violation("§16.4", f"a power centre was placed in {self.name(p)}, which {self.actor} does not control", p)
+            if N.centres[p] > 1:
+                self.violation("§16.4", f"{self.name(p)} holds {N.centres[p]} power centres; at most one per province", p)
+            near = sorted(q for q in self.board.land_neighbours[p] if q in N.centres)
+            if near:
+                self.violation("§16.4", f"power centre in {self.name(p)} borders the centre in {self.name(near[0])} by land",
+                               p, *near)
+        if sum(N.centres.values()) > 12:
+            self.violation("§16.1", f"{sum(N.centres.values())} power centres on the board; the game has 12")
+        if placed_here:
+            allowed = self.ctx.card_centres - self.ctx.centres_placed
+            if placed_here > allowed:
+                regions = tuple(p for p, x in d.centre_delta.items() if x > 0)
+                if self.ctx.card_centres == 0 and self.ctx.hand_count >= 3:
+                    self.warning("§16.3", "a power centre was built: enter the card set with the arena that paid for it",
+                                 *regions)
+                else:
+                    self.violation("§16.3", "a power centre was built without a card set showing an arena", *regions)
+
+    def triremes(self) -> None:
+        d, P, N, a = self.d, self.d.prev, self.d.next, self.actor
+        inc = {s: n for (s, c), n in d.tri_delta.items() if c == a and n > 0}
+        dec = {s: -n for (s, c), n in d.tri_delta.items() if c == a and n < 0}
+        # Naval movement (§9): a loss in one sea matched by a gain in an adjacent one.
+        moves = 0
+        while True:
+            pairs = [(min(dec[s], inc[t]), s, t) for s in dec for t in inc if t in self.board.sea_neighbours[s]]
+            if not pairs:
+                break
+            n, s, t = max(pairs)
+            moves += 1
+            self.events.append(Event(ev.NAVAL_MOVE, a, source=s, target=t, amount=n))
+            for book, key in ((dec, s), (inc, t)):
+                book[key] -= n
+                if not book[key]:
+                    del book[key]
+            if self.options.naval_movement == SINGLE_MOVE and self.ctx.naval_moves + moves > 1:
+                self.violation("§9.4", "more than one naval movement in a turn", s, t)
+        # Naval combat (§11): other colours' losses need the actor's fleet in the same sea.
+        sunk: dict[str, list[tuple[str, int]]] = {}
+        for (s, c), n in sorted(d.tri_delta.items()):
+            if c == a:
+                continue
+            if n > 0:
+                self.violation("§4.2", f"{n} {c} trireme(s) appeared in {self.name(s)} outside {c}'s turn", s)
+            elif c in d.eliminated:
+                continue  # §18.3: an eliminated player's triremes leave the board
+            else:
+                sunk.setdefault(s, []).append((c, -n))
+        for s, losers in sorted(sunk.items()):
+            present = P.triremes_of(a, s) + N.triremes_of(a, s) + dec.get(s, 0)
+            att_losses = dec.pop(s, 0)
+            for i, (c, n) in enumerate(losers):
+                self.events.append(Event(ev.NAVAL_COMBAT, a, target=s, defender=c,
+                                         attacker_losses=att_losses if i == 0 else 0, defender_losses=n))
+            if not present:
+                self.violation("§11.4", f"{', '.join(c for c, _ in losers)} triremes sank in {self.name(s)}, "
+                                        f"where {a} has no trireme to fight with", s)
+            if len(losers) > 1 or s in self.ctx.naval_combat_seas:
+                self.violation("§11.4", f"more than one naval combat in {self.name(s)} this turn", s)
+        # Remaining losses: a trireme turned into two legionaries (§6.6), or sunk in a lost combat.
+        for s, n in sorted(dec.items()):
+            shore = [p for p in self.board.shores_of[s] if P.owners.get(p) == a and N.owners.get(p) == a]
+            gain = max(shore, key=lambda p: self.res.get(p, 0), default=None)
+            enemies = [c for c in P.triremes.get(s, {}) if c != a]
+            if gain is not None and self.res.get(gain, 0) >= LEGIONARIES_FROM_TRIREME * n:
+                self.res[gain] -= LEGIONARIES_FROM_TRIREME * n
+                self.events.append(Event(ev.TRIREME_TO_LEGIONARIES, a, source=s, target=gain, amount=n))
+            elif enemies:
+                foe = max(enemies, key=lambda c: P.triremes_of(c, s))
+                self.events.append(Event(ev.NAVAL_COMBAT, a, target=s, defender=foe, attacker_losses=n))
+                if s in self.ctx.naval_combat_seas:
+                    self.violation("§11.4", f"more than one naval combat in {self.name(s)} this turn", s)
+            else:
+                self.violation("§6.6", f"{n} {a} trireme(s) left {self.name(s)} with no combat and no legionaries "
+                                       "landed in an adjacent province", s)
+        # Remaining gains: a card set's triremes (§8.7.2) first, then three legionaries each (§7.2).
+        card_left = self.ctx.card_triremes - self.ctx.card_triremes_used
+        for t, n in sorted(inc.items()):
+            if card_left > 0:
+                use = min(card_left, n)
+                card_left -= use
+                n -= use
+                self.events.append(Event(ev.CARD_TRIREME, a, target=t, amount=use))
+                if not any(P.owners.get(p) == a for p in self.board.shores_of[t]):
+                    self.violation("§8.7.2", f"a card trireme must go in a sea area next to a province of {a}", t)
+            if not n:
+                continue
+            shore = [p for p in self.board.shores_of[t] if N.owners.get(p) == a and P.owners.get(p) == a]
+            if not shore:
+                self.violation("§7.2", f"{n} {a} trireme(s) appeared in {self.name(t)}, which borders no province of {a}", t)
+                continue
+            src = min(shore, key=lambda p: self.res.get(p, 0))
+            self.res[src] += LEGIONARIES_PER_TRIREME * n
+            self.voluntary.add(src)
+            self.events.append(Event(ev.LEGIONARIES_TO_TRIREME, a, source=src, target=t, amount=n))
+
+    def attacks(self) -> None:
+        d, P, a = self.d, self.d.prev, self.actor
+        chosen: dict[str, tuple[str, str | None] | None] = {t: self.sources.get(t) for t in d.targets}
+        # Move-ins: process later links of a chain first, so a conquered source passes its
+        # own fill-up on to the province it was taken from.
+        order = sorted(d.conquests, key=lambda t: self._chain_depth(t, chosen), reverse=True)
+        moved_in: dict[str, int] = {}
+        for t in order:
+            pick = chosen[t]
+            m = self.res[t]
+            moved_in[t] = m
+            self.res[t] = 0
+            if pick is not None:
+                self.res[pick[0]] += m
+                if m > 3:
+                    self.voluntary.add(pick[0])
+        losses_left = {s: -r for s, r in self.res.items() if r < 0}
+        sea_targets_now: set[str] = set()
+        for t in d.targets:
+            defender = d.conquests.get(t) or P.owners.get(t)
+            conquered = t in d.conquests
+            def_losses = P.legions[t] if conquered else d.damaged[t]
+            pick = chosen[t]
+            if pick is None:
+                self._unreachable(t, defender)
+                self.events.append(Event(ev.LAND_ATTACK, a, target=t, defender=defender, defender_losses=def_losses,
+                                         conquered=conquered, amount=moved_in.get(t, 0)))
+                continue
+            src, sea = pick
+            att_losses = losses_left.pop(src, 0)
+            kind = ev.SEA_ATTACK if sea else ev.LAND_ATTACK
+            maybe_sea = not sea and any(d.superior_at(s, defender) for s in self.board.shared_seas(src, t))
+            self.events.append(Event(kind, a, source=src, target=t, sea=sea, defender=defender,
+                                     attacker_losses=att_losses, defender_losses=def_losses,
+                                     conquered=conquered, amount=moved_in.get(t, 0), maybe_by_sea=maybe_sea))
+            start = self._start_strength(src, moved_in)
+            garrison = 2 if (sea and self.borders_enemy(src)) else 1
+            att_dice = attack_dice_available(start, garrison)
+            if att_dice < defence_dice(P.legions[t]):
+                rule_note = " (a sea attack leaves 2 at home next to an enemy, §14.3)" if garrison == 2 else ""
+                self.violation("§10.13", f"{self.name(src)} could roll {att_dice} dice against {defence_dice(P.legions[t])} "
+                                         f"defending {self.name(t)}{rule_note}", src, t)
+            if sea:
+                if t in self.ctx.sea_attacked or t in sea_targets_now:
+                    self.violation("§12.6", f"{self.name(t)} was attacked by sea twice this turn", t)
+                if src in self.ctx.taken_by_sea or (src in d.conquests and chosen[src] and chosen[src][1]):
+                    self.violation("§12.7", f"{self.name(src)} was taken by sea this turn and cannot launch another "
+                                            "sea attack", src)
+                if self.ctx.phase > Phase.SEA_ATTACK:
+                    self.violation("§4.2", "a sea attack after the land attacks: sea attacks come first", t)
+                sea_targets_now.add(t)
+        for c in d.eliminated:
+            self.events.append(Event(ev.ELIMINATION, a, defender=c))
+            if c not in self.players:
+                continue
+            limit = self.options.elimination_protection
+            current = self.ctx.round_no if self.options.elimination_unit == ROUNDS else self.ctx.turn_no
+            if current <= limit:
+                unit = "round" if self.options.elimination_unit == ROUNDS else "turn"
+                self.violation("§18.4", f"{c} was eliminated in {unit} {current}; nobody may be eliminated before "
+                                        f"the end of {unit} {limit}", *sorted(d.prev.provinces_of(c)))
+            left = [s for s, per in d.next.triremes.items() if per.get(c)]
+            if left:
+                self.warning("§18.3", f"the eliminated {c} player's triremes must leave the board", *left)
+
+    def _chain_depth(self, t: str, chosen: dict) -> int:
+        depth, seen = 0, {t}
+        pick = chosen.get(t)
+        while pick is not None and pick[0] in self.d.conquests and pick[0] not in seen:
+            seen.add(pick[0])
+            depth += 1
+            pick = chosen.get(pick[0])
+        return depth
+
+    def _start_strength(self, src: str, moved_in: dict[str, int]) -> int:
+        """Legionaries in the source when its attack began: before, plus what was placed or moved in."""
+        if src in self.d.conquests:
+            return moved_in.get(src, 0) + sum(m for t, m in moved_in.items() if (self.sources.get(t) or ("",))[0] == src)
+        return self.d.prev.legions[src] + max(0, self.res.get(src, 0))
+
+    def _unreachable(self, t: str, defender: str) -> None:
+        b, d = self.board, self.d
+        bridges = [s for s in b.coast_of[t]
+                   if any(d.actor_held(p) and p != t for p in b.shores_of[s])]
+        if bridges:
+            self.violation("§12.2", f"{self.name(t)} was attacked by sea without more triremes than {defender} in "
+                                    f"{', '.join(self.name(s) for s in bridges)}", t, *bridges)
+        else:
+            self.violation("§13.1", f"{self.name(t)} lost legionaries but no province of {self.actor} borders it "
+                                    "(land attacks need a shared land border, §13.6)", t)
+
+    def leftovers(self) -> None:
+        """Split what is left of the actor's gains and losses into reinforcement, losses and one move."""
+        d, P, N, a = self.d, self.d.prev, self.d.next, self.actor
+        sources = {pick[0] for pick in self.sources.values() if pick}
+        if self.with_move:
+            self._strategic_move(sources)
+        for p, r in sorted(self.res.items()):
+            if r >= 0 or p in sources or p in d.conquests:
+                continue
+            foe = self._repelled_target(p)
+            if foe is not None:
+                q, sea = foe
+                kind = ev.SEA_ATTACK if sea else ev.LAND_ATTACK
+                self.events.append(Event(kind, a, source=p, target=q, sea=sea, defender=P.owners[q],
+                                         attacker_losses=-r))
+                if attack_dice_available(P.legions[p]) < defence_dice(P.legions[q]):
+                    self.violation("§10.13", f"{self.name(p)} could roll {attack_dice_available(P.legions[p])} dice "
+                                             f"against {defence_dice(P.legions[q])} defending {self.name(q)}", p, q)
+            else:
+                self.violation("§10.9", f"{-r} {a} legionar{'y' if r == -1 else 'ies'} vanished from {self.name(p)} "
+                                        "with no combat", p)
+        gains = {p: r for p, r in self.res.items() if r > 0}
+        if not gains:
+            return
+        total = sum(gains.values())
+        for p, r in sorted(gains.items()):
+            self.events.append(Event(ev.REINFORCEMENT, a, target=p, amount=r))
+        budget = self.ctx.entitlement + self.ctx.card_legionaries - self.ctx.placed
+        if total > budget:
+            tolerance = 0 if self.ctx.card_legionaries else (self.ctx.hand_count // 3) * MAX_SET_LEGIONARIES
+            regions = tuple(sorted(gains))
+            if total <= budget + tolerance:
+                self.warning("§8", f"{a} placed {total} legionaries, {budget} without cards: enter the card set played",
+                             *regions)
+            else:
+                self.violation("§6", f"{a} placed {total} legionaries but is entitled to {max(0, budget)} this turn",
+                               *regions)
+
+    def _repelled_target(self, p: str) -> tuple[str, str | None] | None:
+        """An attack from ``p`` that killed nobody: the weakest enemy it could have attacked."""
+        d, P, N, a, b = self.d, self.d.prev, self.d.next, self.actor, self.board
+        held = [q for q in b.provinces if P.owners.get(q) not in (None, a) and N.owners.get(q) == P.owners.get(q)]
+        land = sorted((q for q in b.land_neighbours[p] if q in held), key=lambda q: P.legions[q])
+        if land:
+            return land[0], None
+        by_sea = sorted(((P.legions[q], q, s) for s in b.coast_of[p] for q in b.shores_of[s]
+                         if q in held and q != p and d.superior_at(s, P.owners[q])))
+        return (by_sea[0][1], by_sea[0][2]) if by_sea else None
+
+    def _strategic_move(self, sources: set[str]) -> None:
+        d, N, a, b = self.d, self.d.next, self.actor, self.board
+        negs = sorted((p for p, r in self.res.items() if r < 0 and p not in sources and p not in d.conquests),
+                      key=lambda p: self.res[p])
+        if not negs:
+            return
+        src = negs[0]
+        want = -self.res[src]
+        options = []
+        for g, r in self.res.items():
+            if r <= 0 or g == src:
+                continue
+            if b.land_adjacent(src, g):
+                options.append((abs(r - want), 0, g, None))
+                continue
+            for s in sorted(b.shared_seas(src, g)):
+                mine = N.triremes_of(a, s)
+                others = max((n for c, n in N.triremes.get(s, {}).items() if c != a), default=0)
+                ok = mine > others if self.options.strategic_sea_needs_superiority else mine > 0
+                if ok:
+                    options.append((abs(r - want), 1, g, s))
+                    break
+        if not options:
+            return
+        _, _, dst, sea = min(options)
+        amount = min(want, self.res[dst])
+        self.res[src] += amount
+        self.res[dst] -= amount
+        self.voluntary.add(src)
+        self.events.append(Event(ev.STRATEGIC_MOVE, a, source=src, target=dst, sea=sea, amount=amount))
+        if self.ctx.phase >= Phase.STRATEGIC_MOVE:
+            self.violation("§15.5", "a second strategic move in the same turn", src, dst)
+
+    def garrisons(self) -> None:
+        """§14.2: never leave fewer than 2 by choice next to an enemy (combat move-ins excepted)."""
+        N = self.d.next
+        for p in sorted(self.voluntary):
+            if N.owners.get(p) == self.actor and N.legions[p] < 2 and self.borders_enemy(p):
+                self.violation("§14.2", f"{self.name(p)} was left with {N.legions[p]} legionary next to an enemy "
+                                        "province", p)
+
+    def phase_order(self) -> None:
+        """§4.2: phases in the exact order; §15.6: the strategic move ends the turn."""
+        mine = [e for e in self.events if e.actor == self.actor and e.phase is not None and e.kind not in ev.PHASELESS]
+        if not mine:
+            return
+        if self.ctx.phase >= Phase.STRATEGIC_MOVE:
+            self.violation("§15.6", f"{self.actor} acted after the end-of-turn strategic move, which ends the turn",
+                           *sorted({r for e in mine for r in (e.source, e.target) if r}))
+            return
+        late = [e for e in mine if (Phase.SEA_ATTACK if e.maybe_by_sea else e.phase) < self.ctx.phase
+                and not (e.maybe_by_sea and self.ctx.phase <= Phase.LAND_ATTACK)]
+        for e in late:
+            what = ("pieces appear outside the reinforcement phase" if e.phase == Phase.REINFORCEMENT
+                    else f"{e.kind.replace('_', ' ')} after the {Phase(self.ctx.phase).name.lower().replace('_', ' ')} phase")
+            self.violation("§4.2", f"{what}: {e.describe(self.board)}", *[r for r in (e.source, e.target) if r])
+        if any(e.kind == ev.STRATEGIC_MOVE for e in mine):
+            after = max(e.phase for e in mine)
+            if after > Phase.STRATEGIC_MOVE:
+                self.violation("§15.6", "the strategic move ends the turn")
+
+    def apply_confidence(self) -> list[Verdict]:
+        """A violation that rests only on regions the camera is unsure of becomes a warning."""
+        out = []
+        P, N = self.d.prev, self.d.next
+        for v in self.verdicts:
+            if v.level == VIOLATION and v.regions and all(
+                    min(P.confidence_of(r), N.confidence_of(r)) < LOW_CONFIDENCE for r in v.regions):
+                v = Verdict.warning(v.rule, v.message + " (low camera confidence: check the count)", v.regions)
+            out.append(v)
+        return out
