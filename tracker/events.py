@@ -80,6 +80,9 @@ class Event:
     #: A land attack between provinces that also share a sea where the attacker had superiority:
     #: the camera cannot tell it from a sea attack (§12.1), so it must not close the sea-attack phase.
     maybe_by_sea: bool = False
+    #: An attack that killed nobody could have aimed at several enemies; the target is a guess
+    #: and must not count for once-per-turn limits (§12.6).
+    target_guessed: bool = False
 
     @property
     def phase(self) -> Phase | None:
@@ -119,6 +122,8 @@ class Event:
             how = f"by sea across {n(self.sea)}" if k == SEA_ATTACK else "by land"
             out = (f"{a} attacks {n(self.target)} ({self.defender}) from {n(self.source)} {how}: "
                    f"loses {self.attacker_losses}, kills {self.defender_losses}")
+            if self.target_guessed:
+                out = out.replace(f"attacks {n(self.target)}", f"attacks (probably) {n(self.target)}")
             if self.maybe_by_sea:
                 out = out.replace(" by land:", " by land (or by sea):")
             return out + (f"; conquers it and moves in {self.amount}" if self.conquered else "")

@@ -32,6 +32,7 @@ from tracker import events as ev
 from tracker.board import Board
 from tracker.dice import attack_dice_available, defence_dice
 from tracker.events import Event, Phase
+from tracker.pieces import CENTRE_SUPPLY
 from tracker.spqrisiko.cards import MAX_SET_LEGIONARIES
 from tracker.spqrisiko.options import ROUNDS, SINGLE_MOVE, SpqrOptions
 from tracker.spqrisiko.reinforcements import LEGIONARIES_FROM_TRIREME, LEGIONARIES_PER_TRIREME
@@ -88,7 +89,7 @@ class TurnContext:
                 self.centres_placed += 1
             elif e.kind in (ev.SEA_ATTACK, ev.LAND_ATTACK) and e.conquered:
                 self.conquered = True
-            if e.kind == ev.SEA_ATTACK:
+            if e.kind == ev.SEA_ATTACK and not e.target_guessed:
                 self.sea_attacked.add(e.target)
                 if e.conquered:
                     self.taken_by_sea.add(e.target)
@@ -300,9 +301,10 @@ class _ReadingBuilder:
             if near:
                 self.violation("§16.4", f"power centre in {self.name(p)} borders the centre in {self.name(near[0])} by land",
                                p, *near)
-        if sum(N.centres.values()) > 12:
-            self.violation("§16.1", f"{sum(N.centres.values())} power centres on the board; the game has 12")
         if placed_here:
+            if sum(N.centres.values()) > CENTRE_SUPPLY:
+                self.violation("§16.1", f"{sum(N.centres.values())} power centres on the board; the game has "
+                                        f"{CENTRE_SUPPLY}", *sorted(p for p, x in d.centre_delta.items() if x > 0))
             allowed = self.ctx.card_centres - self.ctx.centres_placed
             if placed_here > allowed:
                 regions = tuple(p for p, x in d.centre_delta.items() if x > 0)
@@ -438,8 +440,6 @@ class _ReadingBuilder:
                 if src in self.ctx.taken_by_sea or (src in d.conquests and chosen[src] and chosen[src][1]):
                     self.violation("§12.7", f"{self.name(src)} was taken by sea this turn and cannot launch another "
                                             "sea attack", src)
-                if self.ctx.phase > Phase.SEA_ATTACK:
-                    self.violation("§4.2", "a sea attack after the land attacks: sea attacks come first", t)
                 sea_targets_now.add(t)
         for c in d.eliminated:
             self.events.append(Event(ev.ELIMINATION, a, defender=c))
@@ -492,10 +492,10 @@ class _ReadingBuilder:
                 continue
             foe = self._repelled_target(p)
             if foe is not None:
-                q, sea = foe
+                q, sea, maybe_sea, guessed = foe
                 kind = ev.SEA_ATTACK if sea else ev.LAND_ATTACK
                 self.events.append(Event(kind, a, source=p, target=q, sea=sea, defender=P.owners[q],
-                                         attacker_losses=-r))
+                                         attacker_losses=-r, maybe_by_sea=maybe_sea, target_guessed=guessed))
                 if attack_dice_available(P.legions[p]) < defence_dice(P.legions[q]):
                     self.violation("§10.13", f"{self.name(p)} could roll {attack_dice_available(P.legions[p])} dice "
                                              f"against {defence_dice(P.legions[q])} defending {self.name(q)}", p, q)
@@ -519,16 +519,19 @@ class _ReadingBuilder:
                 self.violation("§6", f"{a} placed {total} legionaries but is entitled to {max(0, budget)} this turn",
                                *regions)
 
-    def _repelled_target(self, p: str) -> tuple[str, str | None] | None:
-        """An attack from ``p`` that killed nobody: the weakest enemy it could have attacked."""
+    def _repelled_target(self, p: str) -> tuple[str, str | None, bool, bool] | None:
+        """An attack from ``p`` that killed nobody: the weakest enemy it could have attacked,
+        whether a sea attack from ``p`` was possible too (the camera cannot tell which), and
+        whether the target is a guess among several."""
         d, P, N, a, b = self.d, self.d.prev, self.d.next, self.actor, self.board
         held = [q for q in b.provinces if P.owners.get(q) not in (None, a) and N.owners.get(q) == P.owners.get(q)]
         land = sorted((q for q in b.land_neighbours[p] if q in held), key=lambda q: P.legions[q])
-        if land:
-            return land[0], None
         by_sea = sorted(((P.legions[q], q, s) for s in b.coast_of[p] for q in b.shores_of[s]
                          if q in held and q != p and d.superior_at(s, P.owners[q])))
-        return (by_sea[0][1], by_sea[0][2]) if by_sea else None
+        guessed = len(land) + len(by_sea) > 1
+        if land:
+            return land[0], None, bool(by_sea), guessed
+        return (by_sea[0][1], by_sea[0][2], False, guessed) if by_sea else None
 
     def _strategic_move(self, sources: set[str]) -> None:
         d, N, a, b = self.d, self.d.next, self.actor, self.board

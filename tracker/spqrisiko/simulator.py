@@ -20,6 +20,7 @@ from tracker import events as ev
 from tracker.board import Board, load_board
 from tracker.dice import MAX_DICE, attack_dice_available, compare, defence_dice
 from tracker.events import Event
+from tracker.pieces import CENTRE_SUPPLY
 from tracker.spqrisiko.cards import DECK, best_set, set_value
 from tracker.spqrisiko.options import ROUNDS, SpqrOptions
 from tracker.spqrisiko.reinforcements import LEGIONARIES_FROM_TRIREME, LEGIONARIES_PER_TRIREME, land_reinforcements
@@ -157,7 +158,7 @@ class Simulator:
         for _ in range(card_centres):
             spots = [p for p in owned if p not in t.centres
                      and not any(q in t.centres for q in b.land_neighbours[p])]
-            if spots:
+            if spots and len(t.centres) < CENTRE_SUPPLY:
                 p = rng.choice(spots)
                 t.centres.add(p)
                 events.append(Event(ev.CENTRE_PLACED, a, target=p, amount=1))

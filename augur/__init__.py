@@ -1,0 +1,1 @@
+"""Augur: the ``augur`` command line that fronts the tracker (and, later, vision and the dashboard)."""

@@ -1,0 +1,3 @@
+from augur.cli import main
+
+raise SystemExit(main())

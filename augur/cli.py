@@ -1,0 +1,203 @@
+"""The ``augur`` command: one front door for scoring, replaying, simulating, benchmarking and the demo.
+
+Bad input never ends in a traceback: every :class:`~tracker.errors.AugurError` (and an
+unreadable file) becomes one line on stderr and exit status 2.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from tracker.errors import AugurError, GameError, StateError
+
+EXIT_BAD_INPUT = 2
+
+
+def _players(text: str | None) -> list[str] | None:
+    if text is None:
+        return None
+    players = [p.strip() for p in text.split(",") if p.strip()]
+    if not players:
+        raise GameError("--players needs a comma-separated list of colours, e.g. red,blue,yellow")
+    return players
+
+
+def _read_text(path: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise StateError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise StateError(f"{path}: is a directory") from None
+    except UnicodeDecodeError:
+        raise StateError(f"{path}: not a text (JSON) file") from None
+    except OSError as exc:
+        raise StateError(f"{path}: {exc.strerror}") from None
+
+
+# -- score ------------------------------------------------------------------------------
+def cmd_score(args: argparse.Namespace) -> int:
+    from tracker.spqrisiko.options import ruleset_options
+    from tracker.spqrisiko.scoring import score_all
+    from tracker.spqrisiko.setup import check_players
+    from tracker.state import ObservedState
+
+    players = check_players(_players(args.players))
+    options = ruleset_options(args.ruleset)
+    for path in args.states:
+        try:
+            state = ObservedState.from_json(_read_text(path))
+        except StateError as exc:
+            raise StateError(f"{path}: {exc}") from None
+        scores = score_all(state, players, options)
+        print(json.dumps({c: s.to_dict() for c, s in scores.items()}))
+    return 0
+
+
+# -- replay -----------------------------------------------------------------------------
+def _print_step(step, board, as_json: bool) -> None:
+    report = step.report
+    if as_json:
+        out = {"line": step.line, "verdicts": [v.to_dict() for v in step.verdicts]}
+        if report:
+            out.update({"actor": report.actor, "round": report.round_no, "turn": report.turn_no,
+                        "events": [e.to_dict() for e in report.events],
+                        "alternatives": len(report.readings) - 1, "ambiguous": report.ambiguous,
+                        "scores": [{"colour": s.colour, "claimed": s.score.to_dict(), "total": s.total_after}
+                                   for s in report.scores]})
+        print(json.dumps(out))
+        return
+    if report is None:
+        print(f"[line {step.line}] set-up board" + ("" if step.verdicts else ": ok"))
+    else:
+        for s in report.scores:
+            c = s.score
+            print(f"== round {s.round_no}, turn {s.turn_no}: {s.colour} claims {c.total} VP "
+                  f"(empire {c.empire}, provinces {c.provinces}, seas {c.seas}, centres {c.centres}) "
+                  f"-> {s.total_after}")
+        for e in report.events:
+            print(f"[line {step.line}] {e.describe(board)}")
+        if report.ambiguous:
+            print(f"[line {step.line}]   (another reading fits as well; {len(report.readings) - 1} alternative(s))")
+    for v in step.verdicts:
+        print(f"[line {step.line}]   {v.level.upper()} {v.rule}: {v.message}")
+
+
+def _print_summary(game) -> None:
+    track = ", ".join(f"{c} {vp}" for c, vp in game.vp.items())
+    print(f"-- after round {game.round_no}, turn {game.turn_no}: VP {track}"
+          + (f"; winner {game.winner}" if game.winner else ""))
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from tracker.replay import load_game_file
+
+    game, steps = load_game_file(args.game, _players(args.players), args.ruleset, args.target)
+    for step in steps:
+        _print_step(step, game.board, args.json)
+    if not args.json:
+        _print_summary(game)
+        counts = {lvl: sum(1 for s in steps for v in s.verdicts if v.level == lvl) for lvl in ("warning", "violation")}
+        print(f"-- {len(steps)} states, {counts['warning']} warning(s), {counts['violation']} violation(s)")
+    return 0
+
+
+# -- simulate ---------------------------------------------------------------------------
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from tracker.spqrisiko.options import ruleset_options
+    from tracker.spqrisiko.setup import check_players
+    from tracker.spqrisiko.simulator import write_game
+
+    players = check_players(_players(args.players))
+    n = write_game(args.output, players, args.seed, args.turns, ruleset_options(args.ruleset), args.target)
+    print(f"wrote {n} steps to {args.output}")
+    return 0
+
+
+# -- bench ------------------------------------------------------------------------------
+def cmd_bench(args: argparse.Namespace) -> int:
+    if args.what == "tracker":
+        from tracker.bench import run_tracker_bench
+        run_tracker_bench(games=args.games, turns=args.turns, seed=args.seed)
+        return 0
+    raise GameError(f"unknown benchmark '{args.what}'")
+
+
+# -- demo -------------------------------------------------------------------------------
+def cmd_demo(args: argparse.Namespace) -> int:
+    """Play a seeded simulated game through the tracker and narrate it turn by turn."""
+    from tracker.replay import ReplayLine, replay
+    from tracker.spqrisiko.simulator import Simulator
+
+    players = ("red", "blue", "yellow", "green")
+    sim = Simulator(players, seed=args.seed, max_turns=args.turns, target_vp=args.target)
+    steps = list(sim.steps())
+    lines = [ReplayLine(0, sim.initial_state)] + [
+        ReplayLine(i + 1, s.state, None, s.cards_played, s.actor, s.card_drawn) for i, s in enumerate(steps)]
+    print(f"Augur demo: a seeded S.P.Q.RisiKo! game ({', '.join(players)}; seed {args.seed}), "
+          "followed by the rules tracker from the board states alone.")
+    game, out = replay(lines, players, target_vp=args.target)
+    for step in out:
+        _print_step(step, game.board, False)
+    _print_summary(game)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="augur", description="Augur: a camera companion for S.P.Q.RisiKo!")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("score", help="victory points each player would claim on a board state (§5)")
+    p.add_argument("states", nargs="+", metavar="STATE.json")
+    p.add_argument("--players", required=True, help="colours in turn order, e.g. red,blue,yellow")
+    p.add_argument("--ruleset", default="2005", help="variant: 2005 (default), english-sheet, short-sheet")
+    p.set_defaults(func=cmd_score)
+
+    p = sub.add_parser("replay", help="replay a game file (JSON lines of observed states)")
+    p.add_argument("game", metavar="GAME.jsonl")
+    p.add_argument("--players", help="colours in turn order (else from the file's header)")
+    p.add_argument("--ruleset", default=None)
+    p.add_argument("--target", type=int, default=None, help="victory-point target")
+    p.add_argument("--json", action="store_true", help="one JSON object per state instead of text")
+    p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("simulate", help="write a seeded random legal game as a game file")
+    p.add_argument("--players", default="red,blue,yellow")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--turns", type=int, default=300)
+    p.add_argument("--target", type=int, default=None)
+    p.add_argument("--ruleset", default="2005")
+    p.add_argument("-o", "--output", required=True)
+    p.set_defaults(func=cmd_simulate)
+
+    p = sub.add_parser("bench", help="print speed figures")
+    p.add_argument("what", choices=["tracker"])
+    p.add_argument("--games", type=int, default=5)
+    p.add_argument("--turns", type=int, default=300)
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser("demo", help="narrate a seeded game followed by the tracker (no camera needed)")
+    p.add_argument("--seed", type=int, default=3)
+    p.add_argument("--turns", type=int, default=24)
+    p.add_argument("--target", type=int, default=None)
+    p.set_defaults(func=cmd_demo)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except AugurError as exc:
+        print(f"augur: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
