@@ -29,7 +29,10 @@ from tracker.verdicts import VIOLATION, Verdict
 
 #: A reading in which the next player has started their turn costs a little more than an
 #: equally good reading in which the current player goes on.
-TURN_CHANGE_COST = 0.5
+TURN_CHANGE_COST = 5
+#: Every turn opens with reinforcements (a player always receives at least one legionary, §6),
+#: so a turn change whose first change shows none is as doubtful as a rule violation.
+TURN_WITHOUT_REINFORCEMENT_COST = 100
 
 
 @dataclass
@@ -230,6 +233,7 @@ class Game:
         if turn_hint is not None and turn_hint not in self.active_players():
             raise GameError(f"'{turn_hint}' is not an active player")
         prev = self.state
+        self.ctx.hand_count = self.hands[self.ctx.actor].count
         hypotheses: list[tuple[float, str, TurnContext | None, list[Reading]]] = []
         if turn_hint in (None, self.current):
             readings = explain(prev, state, self.ctx, self.players, self.options)
@@ -240,7 +244,10 @@ class Game:
                               turn_no=self.turn_no + 1, phase=Phase.SCORING,
                               entitlement=entitlement(prev, nxt).total, hand_count=self.hands[nxt].count)
             readings = explain(prev, state, ctx, self.players, self.options)
-            hypotheses.append((readings[0].cost + TURN_CHANGE_COST, nxt, ctx, readings))
+            cost = readings[0].cost + TURN_CHANGE_COST
+            if turn_hint is None and not any(e.kind == ev.REINFORCEMENT for e in readings[0].events):
+                cost += TURN_WITHOUT_REINFORCEMENT_COST
+            hypotheses.append((cost, nxt, ctx, readings))
         cost, actor, new_ctx, readings = min(hypotheses, key=lambda h: h[0])
         report = TransitionReport(len(self.history) + 1, actor, self.round_no, self.turn_no, readings, [])
         if new_ctx is not None:

@@ -45,6 +45,10 @@ EVENT_COST = 1
 #: Below this per-region confidence, a violation about the region is reported as a warning.
 LOW_CONFIDENCE = 0.8
 MAX_READINGS = 8
+#: Extra cost of a change that no event explains (pieces of a player not in turn appearing,
+#: a province changing hands without an attack): a reading that explains the change, even as
+#: an illegal act, is preferred, so that a turn change is not missed for one over-placement.
+UNEXPLAINED_COST = 20
 
 
 @dataclass
@@ -230,6 +234,7 @@ class _ReadingBuilder:
         self.verdicts: list[Verdict] = []
         self.res = dict(diff.residual)
         self.voluntary: set[str] = set()   # provinces the actor emptied by choice (§14.2)
+        self.unexplained = 0
 
     # -- helpers -------------------------------------------------------------------------
     def violation(self, rule: str, message: str, *regions: str) -> None:
@@ -262,6 +267,7 @@ class _ReadingBuilder:
         self.events.extend(Event(ev.VEXILLUM_EXCHANGE, self.d.next.owners[p], target=p) for p in self.d.exchanges)
         verdicts = self.apply_confidence()
         cost = (sum(VIOLATION_COST if v.level == VIOLATION else WARNING_COST for v in verdicts)
+                + UNEXPLAINED_COST * self.unexplained
                 + EVENT_COST * sum(1 for e in self.events if e.kind != ev.VEXILLUM_EXCHANGE))
         order = sorted(self.events, key=lambda e: (e.phase if e.phase is not None else 99))
         return Reading(tuple(order), tuple(verdicts), cost)
@@ -273,6 +279,7 @@ class _ReadingBuilder:
                                   "(a hand or a miscount?)", p)
         for p in d.refilled:
             self.warning("§14.1", f"{self.name(p)} is occupied again after looking empty", p)
+        self.unexplained += len(d.handovers) + len(d.foreign_growth)
         for p, (old, new) in d.handovers.items():
             if new not in self.players:
                 self.violation("§2.6", f"neutral {new} took {self.name(p)} from {old}: neutral armies never attack", p)

@@ -1,0 +1,36 @@
+"""Shared fixtures: the board, and a compact way to write board states in tests."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tracker.board import load_board
+from tracker.state import ObservedState
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+
+
+@pytest.fixture(scope="session")
+def board():
+    return load_board("spqrisiko")
+
+
+def make_state(garrisons: dict[str, tuple[str, int]], triremes: dict | None = None, centres=(),
+               fill: str | None = None, fill_legions: int = 3) -> ObservedState:
+    """A state from ``province -> (colour, legions)``; ``fill`` gives every other province to that colour."""
+    board = load_board("spqrisiko")
+    full = dict(garrisons)
+    if fill:
+        for p in board.provinces:
+            full.setdefault(p, (fill, fill_legions))
+    return ObservedState.from_summary(board, full, triremes or {}, centres)
+
+
+def shared_file(*parts: str) -> Path:
+    """A file under ../shared, or skip the test with the reason when it is absent."""
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"shared reference not available: {path}")
+    return path

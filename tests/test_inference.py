@@ -1,0 +1,349 @@
+"""Event inference and legality verdicts, one class per rule concept.
+
+The scenario follows the rulebook's sea-attack figure (§12): red holds Bithynia on the Pontus
+Euxinus with 2 triremes, blue holds Thracia with 1 trireme there, yellow holds Moesia with 2.
+Green and black are neutral armies (3 players). Red is in turn, in round 5 unless a test says.
+"""
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from tests.conftest import make_state
+from tracker import events as ev
+from tracker.game import Game
+from tracker.spqrisiko.options import ruleset_options
+
+PLAYERS = ("red", "blue", "yellow")
+BASE = {
+    "bithynia": ("red", 8), "galatia": ("red", 4), "ponto": ("red", 3), "cappadocia": ("red", 3),
+    "thracia": ("blue", 3), "macedonia": ("blue", 3), "asia": ("blue", 2),
+    "moesia": ("yellow", 3), "dacia": ("yellow", 2),
+}
+SEAS = {"pontus_euxinus": {"red": 2, "blue": 1, "yellow": 2}, "aegeum": {"blue": 1}}
+
+
+class Table:
+    """A game in progress plus the board as the test edits it."""
+
+    def __init__(self, round_no=5, garrisons=None, seas=None, centres=(), options=None):
+        self.g = dict(garrisons or BASE)
+        self.seas = copy.deepcopy(seas if seas is not None else SEAS)
+        self.centres = set(centres)
+        self.game = Game(PLAYERS, options or ruleset_options())
+        self.game.start(self.state(), first_player="red", round_no=round_no)
+
+    def state(self, confidence=None):
+        s = make_state(self.g, self.seas, self.centres, fill="green")
+        if confidence:
+            d = s.to_dict()
+            d["confidence"] = confidence
+            from tracker.state import ObservedState
+            s = ObservedState.from_dict(d)
+        return s
+
+    def set(self, **changes):
+        for p, v in changes.items():
+            if isinstance(v, int):
+                self.g[p] = (self.g.get(p, ("green", 3))[0], v)
+            else:
+                self.g[p] = v
+        return self
+
+    def ships(self, sea, colour, n):
+        self.seas.setdefault(sea, {})[colour] = n
+        return self
+
+    def push(self, turn=None, confidence=None):
+        return self.game.observe(self.state(confidence), turn)
+
+
+def kinds(report):
+    return [e.kind for e in report.events if e.kind != ev.VEXILLUM_EXCHANGE]
+
+
+def rules(report, level="violation"):
+    return {v.rule for v in report.verdicts if v.level == level}
+
+
+class TestReinforcements:
+    def test_within_entitlement_is_ok_6(self):
+        t = Table()
+        r = t.set(bithynia=10, galatia=5).push()   # 4 provinces -> 3 legionaries
+        assert kinds(r) == [ev.REINFORCEMENT, ev.REINFORCEMENT]
+        assert r.verdicts == []
+
+    def test_beyond_entitlement_is_a_violation_6(self):
+        r = Table().set(bithynia=13).push()
+        assert rules(r) == {"§6"}
+
+    def test_card_set_raises_the_entitlement_8(self):
+        t = Table()
+        t.game.hands["red"].count = 3
+        assert t.game.play_cards("red", ["vexillum"] * 3) == []
+        r = t.set(bithynia=8 + 3 + 14).push()
+        assert r.verdicts == []
+
+    def test_unentered_cards_give_a_warning_not_a_violation_8(self):
+        t = Table()
+        t.game.hands["red"].count = 4
+        r = t.set(bithynia=8 + 3 + 10).push()
+        assert rules(r) == set() and rules(r, "warning") == {"§8"}
+
+    def test_pieces_from_nowhere_after_the_attacks_4_2(self):
+        t = Table()
+        t.set(bithynia=11).push()
+        t.set(asia=("red", 3), bithynia=8).push()          # conquest: phase moves to attacks
+        r = t.set(galatia=6).push()
+        assert "§4.2" in rules(r)
+
+    def test_growth_of_a_player_out_of_turn_4_2(self):
+        r = Table().set(moesia=6).push()   # yellow is neither in turn nor next
+        assert "§4.2" in rules(r)
+
+    def test_low_camera_confidence_turns_a_violation_into_a_warning(self):
+        t = Table().set(moesia=6)
+        r = t.push(confidence={"moesia": 0.4})
+        assert "§4.2" not in rules(r) and "§4.2" in rules(r, "warning")
+
+
+class TestConversions:
+    def test_three_legionaries_make_a_trireme_7_2(self):
+        r = Table().set(bithynia=5).ships("pontus_euxinus", "red", 3).push()
+        assert kinds(r) == [ev.LEGIONARIES_TO_TRIREME]
+        assert r.events[0].source == "bithynia" and r.verdicts == []
+
+    def test_trireme_becomes_two_legionaries_6_6(self):
+        r = Table().set(ponto=5).ships("pontus_euxinus", "red", 1).push()
+        assert kinds(r) == [ev.TRIREME_TO_LEGIONARIES] and r.verdicts == []
+
+    def test_trireme_far_from_own_provinces_7_2(self):
+        r = Table().set(bithynia=5).ships("ibericum", "red", 1).push()
+        assert "§7.2" in rules(r)
+
+
+class TestNavalMovement:
+    def test_one_move_is_ok_9_3(self):
+        r = Table().ships("pontus_euxinus", "red", 0).ships("aegeum", "red", 2).push()
+        assert kinds(r) == [ev.NAVAL_MOVE] and r.events[0].amount == 2 and r.verdicts == []
+
+    def test_second_move_is_a_violation_9_4(self):
+        t = Table()
+        t.ships("pontus_euxinus", "red", 1).ships("aegeum", "red", 1).push()
+        r = t.ships("aegeum", "red", 0).ships("creticum", "red", 1).push()
+        assert "§9.4" in rules(r)
+
+    def test_short_sheet_allows_several_moves(self):
+        t = Table(options=ruleset_options("short-sheet"))
+        t.ships("aegeum", "red", 1).ships("pontus_euxinus", "red", 1).push()
+        r = t.ships("aegeum", "red", 0).ships("creticum", "red", 1).push()
+        assert "§9.4" not in rules(r)
+
+
+class TestNavalCombat:
+    def test_combat_in_one_sea_11(self):
+        r = Table().ships("pontus_euxinus", "red", 1).ships("pontus_euxinus", "yellow", 1).push()
+        assert kinds(r) == [ev.NAVAL_COMBAT]
+        e = r.events[0]
+        assert (e.defender, e.attacker_losses, e.defender_losses) == ("yellow", 1, 1)
+        assert r.verdicts == []
+
+    def test_one_combat_per_sea_per_turn_11_4(self):
+        t = Table()
+        t.ships("pontus_euxinus", "yellow", 1).push()
+        r = t.ships("pontus_euxinus", "blue", 0).push()
+        assert "§11.4" in rules(r)
+
+    def test_sinking_where_the_player_has_no_fleet_11_4(self):
+        r = Table().ships("aegeum", "blue", 0).push()
+        assert "§11.4" in rules(r)
+
+
+class TestSeaAttack:
+    def test_rulebook_figure_bithynia_takes_thracia_12(self):
+        r = Table().set(thracia=("red", 4), bithynia=3).push()
+        assert kinds(r) == [ev.SEA_ATTACK]
+        e = r.events[0]
+        assert (e.source, e.target, e.sea, e.conquered, e.amount) == ("bithynia", "thracia", "pontus_euxinus", True, 4)
+        assert r.verdicts == []
+
+    def test_rulebook_figure_no_superiority_over_yellow_12_2(self):
+        r = Table().set(moesia=1, bithynia=6).push()
+        assert "§12.2" in rules(r)
+
+    def test_same_province_twice_by_sea_12_6(self):
+        t = Table()
+        t.set(thracia=2, bithynia=5).push()
+        r = t.set(thracia=1, bithynia=3).push()
+        assert "§12.6" in rules(r)
+
+    def test_no_second_sea_attack_from_a_province_taken_by_sea_12_7(self):
+        t = Table().ships("aegeum", "red", 2)
+        t.game.state = t.state()
+        t.set(thracia=("red", 5), bithynia=3).push()
+        r = t.set(achaia=("red", 2), thracia=2).push()
+        assert "§12.7" in rules(r)
+
+    def test_sea_attacks_come_before_land_attacks_4_2(self):
+        t = Table()
+        t.set(asia=1, galatia=3).push()                       # land attack on Asia
+        r = t.set(thracia=2, bithynia=6).push()               # then a sea attack
+        assert "§4.2" in rules(r)
+
+
+class TestLandAttack:
+    def test_conquest_with_move_in_13(self):
+        r = Table().set(asia=("red", 3), galatia=1).push()
+        e = r.events[0]
+        assert (e.kind, e.source, e.target, e.conquered, e.amount) == (ev.LAND_ATTACK, "galatia", "asia", True, 3)
+        assert r.verdicts == []
+
+    def test_non_adjacent_attack_13_1(self):
+        r = Table().set(raetia=2).push()
+        assert "§13.1" in rules(r)
+
+    def test_fewer_dice_than_the_defender_10_13(self):
+        t = Table(garrisons={**BASE, "cappadocia": ("red", 2)})
+        r = t.set(armenia=2).push()
+        assert "§10.13" in rules(r)
+
+    def test_chain_of_conquests_in_one_transition_13_5(self):
+        t = Table(garrisons={**BASE, "galatia": ("red", 8)})
+        r = t.set(asia=("red", 2), cilicia=("red", 2), galatia=2).push()
+        assert sorted((e.target, e.conquered) for e in r.events) == [("asia", True), ("cilicia", True)]
+        assert r.verdicts == []
+
+    def test_neutral_armies_never_attack_2_6(self):
+        r = Table().set(galatia=("green", 3)).push()
+        assert "§2.6" in rules(r)
+
+    def test_attack_repelled_shows_only_attacker_losses(self):
+        r = Table().set(cappadocia=1).push()
+        assert kinds(r) == [ev.LAND_ATTACK] and r.events[0].attacker_losses == 2
+
+
+class TestGarrisons:
+    def test_strategic_move_leaving_one_next_to_an_enemy_14_2(self):
+        r = Table().set(bithynia=1, galatia=11).push()
+        assert kinds(r) == [ev.STRATEGIC_MOVE]
+        assert "§14.2" in rules(r)
+
+    def test_move_in_of_the_last_attack_dice_is_the_exception_14_2(self):
+        t = Table(garrisons={**BASE, "galatia": ("red", 4)})
+        r = t.set(asia=("red", 3), galatia=1).push()
+        assert "§14.2" not in rules(r)
+
+    def test_moving_more_than_the_dice_and_leaving_one_14_2(self):
+        # Galatia still borders neutral Cilicia after taking Asia.
+        t = Table(garrisons={**BASE, "galatia": ("red", 12)})
+        r = t.set(asia=("red", 10), galatia=1).push()
+        assert "§14.2" in rules(r)
+
+
+class TestStrategicMove:
+    def test_move_between_neighbours_15_1(self):
+        r = Table().set(bithynia=5, galatia=7).push()
+        assert kinds(r) == [ev.STRATEGIC_MOVE] and r.verdicts == []
+
+    def test_nothing_after_the_strategic_move_15_6(self):
+        t = Table()
+        t.set(bithynia=5, galatia=7).push()
+        r = t.set(asia=1, galatia=6).push()
+        assert "§15.6" in rules(r)
+
+
+class TestPowerCentres:
+    def test_centre_needs_an_arena_card_16_3(self):
+        t = Table()
+        t.centres.add("ponto")
+        assert "§16.3" in rules(t.push())
+
+    def test_centre_with_an_arena_set_is_ok_16_3(self):
+        t = Table()
+        t.game.hands["red"].count = 3
+        t.game.play_cards("red", ["arena", "legionary", "trireme"])
+        t.centres.add("ponto")
+        assert rules(t.push()) == set()
+
+    def test_not_next_to_another_centre_16_4(self):
+        t = Table(centres=["galatia"])
+        t.game.hands["red"].count = 3
+        t.game.play_cards("red", ["arena"] * 3)
+        t.centres.add("bithynia")
+        assert rules(t.push()) == {"§16.4"}
+
+    def test_centre_in_someone_elses_province_16_4(self):
+        t = Table()
+        t.game.hands["red"].count = 3
+        t.game.play_cards("red", ["arena"] * 3)
+        t.centres.add("dacia")
+        assert "§16.4" in rules(t.push())
+
+
+class TestElimination:
+    GARRISONS = {**BASE, "dacia": ("green", 3), "moesia": ("green", 3), "ponto": ("yellow", 1)}
+
+    def test_not_before_the_end_of_round_4_18_4(self):
+        t = Table(round_no=3, garrisons=self.GARRISONS)
+        r = t.set(ponto=("red", 3), bithynia=5).push()
+        assert ev.ELIMINATION in kinds(r)
+        assert "§18.4" in rules(r)
+        assert "§18.3" in rules(r, "warning")   # yellow's triremes are still on the Pontus
+
+    def test_allowed_from_round_5_and_cards_change_hands_18_2(self):
+        t = Table(round_no=5, garrisons=self.GARRISONS)
+        t.game.hands["yellow"].count = 2
+        t.ships("pontus_euxinus", "yellow", 0)
+        r = t.set(ponto=("red", 3), bithynia=5).push()
+        assert rules(r) == set()
+        assert "yellow" in t.game.eliminated and t.game.hands["red"].count == 2
+        assert t.game.next_player("red") == "blue" and t.game.next_player("blue") == "red"
+
+
+class TestCards:
+    def test_card_without_conquest_17_1(self):
+        t = Table()
+        t.set(bithynia=11).push()
+        assert {v.rule for v in t.game.draw_card("red")} == {"§17.1"}
+
+    def test_card_after_conquest_and_only_one_17_3(self):
+        t = Table()
+        t.set(asia=("red", 3), galatia=1).push()
+        assert t.game.draw_card("red") == []
+        assert {v.rule for v in t.game.draw_card("red")} == {"§17.3"}
+
+
+class TestTurnsAndScore:
+    def test_next_players_reinforcements_start_their_turn_5(self):
+        t = Table()
+        t.set(bithynia=11).push()
+        r = t.set(thracia=6).push()
+        assert r.actor == "blue" and r.turn_changed
+        assert [s.colour for s in r.scores] == ["blue"]
+        assert kinds(r) == [ev.REINFORCEMENT] and r.verdicts == []
+
+    def test_round_advances_after_the_last_player(self):
+        t = Table(round_no=5)
+        t.set(bithynia=11).push()
+        t.set(thracia=6).push()
+        t.set(moesia=6).push()
+        r = t.set(galatia=7).push()
+        assert (r.actor, r.round_no) == ("red", 6)
+
+    def test_score_track_and_target_4_3_1(self):
+        garrisons = {**BASE, **{p: ("red", 2) for p in ("armenia", "mesopotamia", "syria", "judea", "arabia")}}
+        game = Game(PLAYERS, target_vp=1)
+        game.start(make_state(garrisons, SEAS, fill="green"), first_player="red", round_no=5)
+        assert game.vp["red"] >= 1 and game.winner == "red"
+
+    def test_turn_hint_from_the_tablet_wins(self):
+        t = Table()
+        r = t.set(moesia=4).push(turn="yellow")   # 2 provinces: 1 legionary
+        assert r.actor == "yellow" and rules(r) == set()
+
+    def test_ambiguous_source_is_ranked_and_said(self):
+        t = Table(garrisons={**BASE, "galatia": ("red", 6), "bithynia": ("red", 6)})
+        r = t.set(asia=1).push()
+        assert len(r.readings) >= 2
+        assert r.readings[0].cost <= r.readings[1].cost

@@ -1,0 +1,186 @@
+"""Rule arithmetic: reinforcements (§6), card sets (§8), dice (§10, §11), scoring (§5), set-up (§3)."""
+import random
+
+import pytest
+
+from tests.conftest import make_state
+from tracker.dice import attack_dice_available, compare, defence_dice, may_attack
+from tracker.errors import GameError
+from tracker.spqrisiko.cards import best_set, set_value
+from tracker.spqrisiko.options import ruleset_options
+from tracker.spqrisiko.reinforcements import entitlement, land_reinforcements
+from tracker.spqrisiko.scoring import largest_empire, score
+from tracker.spqrisiko.setup import random_setup, setup_plan, validate_setup
+
+P3 = ("red", "blue", "yellow")
+
+
+class TestLandReinforcements:
+    @pytest.mark.parametrize("provinces, legionaries", [
+        (1, 1), (2, 1),                 # §6.3: fewer than 3 provinces give one
+        (3, 3), (8, 3), (11, 3),        # §6.1: 3 to 11 give three
+        (12, 4), (13, 4), (14, 4), (15, 5), (30, 10), (45, 15),   # §6.2 and its examples
+    ])
+    def test_table_6(self, provinces, legionaries):
+        assert land_reinforcements(provinces) == legionaries
+
+    def test_centres_add_one_each_6_5(self):
+        s = make_state({"italia": ("red", 3), "cisalpina": ("red", 3), "corsica": ("red", 2)},
+                       centres=["italia", "corsica"])
+        ent = entitlement(s, "red")
+        assert (ent.by_provinces, ent.by_centres, ent.total) == (3, 2, 5)
+
+
+class TestCardSets:
+    # The official examples printed beside §8 (rulebook p.7).
+    @pytest.mark.parametrize("cards, legionaries, triremes, centres", [
+        (["legionary"] * 3, 8, 0, 0),
+        (["legionary", "vexillum", "trireme"], 12, 1, 0),
+        (["trireme"] * 3, 8, 3, 0),
+        (["vexillum"] * 3, 14, 0, 0),
+        (["arena"] * 3, 8, 0, 3),
+    ])
+    def test_official_examples_8(self, cards, legionaries, triremes, centres):
+        v = set_value(cards)
+        assert (v.legionaries, v.triremes, v.centres) == (legionaries, triremes, centres)
+
+    def test_three_different_give_ten_8_6(self):
+        assert set_value(["legionary", "arena", "trireme"]).legionaries == 10
+
+    @pytest.mark.parametrize("cards", [["legionary", "legionary", "vexillum"], ["legionary"] * 2,
+                                       ["legionary"] * 4, ["joker"] * 3])
+    def test_not_a_set_8_4(self, cards):
+        with pytest.raises(GameError):
+            set_value(cards)
+
+    def test_best_set_prefers_most_legionaries(self):
+        assert sorted(best_set(["vexillum"] * 3 + ["legionary", "trireme"])) == ["vexillum"] * 3
+        assert best_set(["legionary", "legionary", "trireme"]) is None
+
+
+class TestDice:
+    def test_pairs_compared_high_to_high_10_7(self):
+        assert compare([6, 1, 3], [5, 4]) == (1, 1)   # 6>5, 3<4: one each
+
+    def test_tie_goes_to_defender_10_11(self):
+        assert compare([4, 4, 4], [4, 4, 4]) == (3, 0)
+
+    def test_naval_tie_loses_nothing_11_5(self):
+        assert compare([4, 4], [4, 4], naval=True) == (0, 0)
+        assert compare([5, 4], [4, 4], naval=True) == (0, 1)
+
+    def test_fewer_dice_compare_fewer_pairs_10_8(self):
+        assert compare([6, 6, 6], [1]) == (0, 1)
+
+    def test_defender_rolls_the_most_10_5(self):
+        assert [defence_dice(n) for n in (1, 2, 3, 7)] == [1, 2, 3, 3]
+
+    def test_garrison_does_not_attack_14_1(self):
+        assert attack_dice_available(3) == 2
+        assert attack_dice_available(4, garrison=2) == 2   # §14.3 sea attack from a province next to an enemy
+
+    def test_never_fewer_dice_than_defender_10_13(self):
+        assert not may_attack(2, 3)
+        assert may_attack(3, 3)
+        assert may_attack(1, 1)
+        assert not may_attack(0, 1)
+
+
+class TestScoring:
+    def _chain(self, colour, provinces, legions=2):
+        return {p: (colour, legions) for p in provinces}
+
+    def test_largest_empire_needs_4_and_is_land_connected_5_6_1(self):
+        s = make_state(self._chain("red", ["lusitania", "galicia", "terraconensis", "baetica"]), fill="green")
+        assert largest_empire(s, "red") == 4
+        assert score(s, "red", P3).empire == 1
+        s3 = make_state(self._chain("red", ["lusitania", "galicia", "terraconensis"]), fill="green")
+        assert score(s3, "red", P3).empire == 0
+
+    def test_more_than_4_variant_of_the_english_sheet(self):
+        s = make_state(self._chain("red", ["lusitania", "galicia", "terraconensis", "baetica"]), fill="green")
+        assert score(s, "red", P3, ruleset_options("english-sheet")).empire == 0
+
+    def test_islands_never_count_5_6_1(self):
+        s = make_state(self._chain("red", ["sicilia", "sardinia", "corsica", "baleares", "creta"]), fill="green")
+        assert largest_empire(s, "red") == 0
+
+    def test_tie_gives_no_point_5_6_1(self):
+        g = self._chain("red", ["lusitania", "galicia", "terraconensis", "baetica"])
+        g.update(self._chain("blue", ["armenia", "mesopotamia", "syria", "judea"]))
+        s = make_state(g, fill="green")
+        assert score(s, "red", P3).empire == 0 and score(s, "blue", P3).empire == 0
+
+    def test_neutral_armies_are_not_rivals(self):
+        # green is neutral with 3 players and holds every other province: it does not block red.
+        s = make_state(self._chain("red", ["lusitania", "galicia", "terraconensis", "baetica"]), fill="green")
+        assert score(s, "red", P3).provinces == 1
+        rivals = ruleset_options(neutrals_are_rivals=True)
+        assert score(s, "red", P3, rivals).provinces == 0 and score(s, "red", P3, rivals).empire == 0
+
+    def test_most_provinces_tie_5_6_2(self):
+        s = make_state({"italia": ("red", 2), "corsica": ("blue", 2)}, fill="green")
+        assert score(s, "red", P3).provinces == 0
+
+    def test_seas_control_and_most_seas_5_6_3(self):
+        tri = {"ibericum": {"red": 2, "blue": 1}, "aegeum": {"red": 1}, "ionium": {"blue": 1, "yellow": 1}}
+        s = make_state({}, triremes=tri, fill="green")
+        r = score(s, "red", P3)
+        assert (r.controlled_seas, r.seas) == (2, 1)
+        assert score(s, "blue", P3).seas == 0
+        tie = make_state({}, triremes={"ibericum": {"red": 1}, "aegeum": {"blue": 1}}, fill="green")
+        assert score(tie, "red", P3).seas == 0
+
+    def test_centres_one_point_each_5_6_4(self):
+        s = make_state({"italia": ("red", 2), "corsica": ("red", 2)}, centres=["italia", "corsica", "creta"],
+                       fill="green")
+        assert score(s, "red", P3).centres == 2
+
+    def test_json_keys_of_the_score_command(self):
+        s = make_state({"italia": ("red", 2)}, fill="green")
+        assert list(score(s, "red", P3).to_dict()) == ["empire", "provinces", "seas", "centres", "total",
+                                                       "largest_empire", "province_count", "controlled_seas",
+                                                       "reinforcements"]
+
+
+class TestSetup:
+    @pytest.mark.parametrize("players, per_player, neutral_groups", [
+        (("red", "blue", "yellow"), 9, {"green": 9, "black": 9}),     # §3.3
+        (("red", "blue", "yellow", "green"), 9, {"black": 9}),        # §3.4 (Italia + 8 groups)
+        (("red", "blue", "yellow", "green", "black"), 9, {}),
+    ])
+    def test_plans_3_9(self, board, players, per_player, neutral_groups):
+        plan = setup_plan(board, players)
+        assert plan.player_provinces == per_player
+        assert plan.neutral_groups == neutral_groups
+        assert plan.fixed_neutral == ("italia" if len(players) == 4 else None)
+
+    @pytest.mark.parametrize("n", [3, 4, 5])
+    def test_random_setup_is_legal(self, board, n):
+        players = ("red", "blue", "yellow", "green", "black")[:n]
+        s = random_setup(board, players, random.Random(n))
+        assert validate_setup(s, setup_plan(board, players)) == []
+
+    def test_four_players_must_leave_italia_neutral_3_4(self, board):
+        players = ("red", "blue", "yellow", "green")
+        s = random_setup(board, players, random.Random(1))
+        garrisons = {p: (s.owners[p], s.legions[p]) for p in s.owners}
+        swap = next(p for p, (c, _) in garrisons.items() if c == "red")
+        garrisons["italia"], garrisons[swap] = ("red", 2), ("black", 3)
+        from tracker.state import ObservedState
+        rules = {v.rule for v in validate_setup(ObservedState.from_summary(board, garrisons), setup_plan(board, players))}
+        assert "§3.4" in rules
+
+    def test_wrong_garrisons_3_7(self, board):
+        s = random_setup(board, P3, random.Random(2))
+        garrisons = {p: (s.owners[p], s.legions[p]) for p in s.owners}
+        red = next(p for p, (c, _) in garrisons.items() if c == "red")
+        garrisons[red] = ("red", 5)
+        from tracker.state import ObservedState
+        rules = {v.rule for v in validate_setup(ObservedState.from_summary(board, garrisons), setup_plan(board, P3))}
+        assert rules == {"§3.7"}
+
+    @pytest.mark.parametrize("players", [("red", "blue"), ("red", "red", "blue"), ("red", "blue", "pink")])
+    def test_bad_player_lists(self, board, players):
+        with pytest.raises(GameError):
+            setup_plan(board, players)

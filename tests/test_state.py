@@ -1,0 +1,65 @@
+"""The observed-state JSON contract and its validation."""
+import json
+
+import pytest
+
+from tracker.errors import StateError
+from tracker.state import ObservedState
+
+EXAMPLE = {"board": "spqrisiko", "regions": {
+    "baetica": {"red": {"legionary": 3, "vexillum": 1}, "neutral": {"centre": 1}},
+    "ibericum": {"blue": {"trireme": 2}}}}
+
+
+class TestObservedState:
+    def test_example_from_the_issue(self):
+        s = ObservedState.from_dict(EXAMPLE)
+        assert s.owners == {"baetica": "red"}
+        assert s.legions == {"baetica": 13}          # a vexillum is worth ten (§3.10)
+        assert s.triremes == {"ibericum": {"blue": 2}}
+        assert s.centres == {"baetica": 1}
+        assert s.controller("ibericum") == "blue"
+
+    def test_round_trip(self):
+        s = ObservedState.from_dict(EXAMPLE)
+        assert ObservedState.from_json(s.to_json()).to_dict() == s.to_dict()
+
+    def test_zero_counts_are_dropped(self):
+        s = ObservedState.from_dict({"regions": {"baetica": {"red": {"legionary": 0}}}})
+        assert s.regions == {} and s.owners == {}
+
+    def test_sea_control_tie_gives_nobody(self):
+        s = ObservedState.from_dict({"regions": {"ibericum": {"blue": {"trireme": 2}, "red": {"trireme": 2}}}})
+        assert s.controller("ibericum") is None
+
+    @pytest.mark.parametrize("data, fragment", [
+        ({"regions": {"atlantis": {}}}, "unknown region 'atlantis'"),
+        ({"regions": {"baetica": {"pink": {"legionary": 1}}}}, "unknown colour 'pink'"),
+        ({"regions": {"baetica": {"red": {"tank": 1}}}}, "unknown piece kind 'tank'"),
+        ({"regions": {"baetica": {"red": {"legionary": -1}}}}, "negative count -1"),
+        ({"regions": {"baetica": {"red": {"legionary": 1.5}}}}, "whole number"),
+        ({"regions": {"baetica": {"red": {"legionary": 1}, "blue": {"legionary": 2}}}}, "two colours (blue, red)"),
+        ({"regions": {"baetica": {"red": {"trireme": 1}}}}, "trireme on land"),
+        ({"regions": {"ibericum": {"red": {"legionary": 1}}}}, "legionary at sea"),
+        ({"regions": {"baetica": {"red": {"centre": 1}}}}, "centre must be neutral"),
+        ({"regions": {"baetica": {"neutral": {"legionary": 1}}}}, "colour of centres only"),
+        ({"board": "narnia", "regions": {}}, "unknown board 'narnia'"),
+        ([], "JSON object"),
+        ({"regions": []}, "'regions' must be an object"),
+        ({"regions": {}, "confidence": {"baetica": 2}}, "between 0 and 1"),
+    ])
+    def test_bad_states_are_rejected_with_the_problem_named(self, data, fragment):
+        with pytest.raises(StateError) as err:
+            ObservedState.from_dict(data)
+        assert fragment in str(err.value)
+
+    def test_malformed_json(self):
+        with pytest.raises(StateError, match="malformed JSON"):
+            ObservedState.from_json('{"regions": ')
+
+    def test_confidence_and_unseen(self):
+        s = ObservedState.from_dict({"regions": {}, "confidence": {"baetica": 0.5}, "unseen": ["creta"]})
+        assert s.confidence_of("baetica") == 0.5
+        assert s.confidence_of("creta") == 0.0
+        assert s.confidence_of("italia") == 1.0
+        assert json.loads(s.to_json())["unseen"] == ["creta"]
