@@ -61,23 +61,23 @@ def cmd_score(args: argparse.Namespace) -> int:
 def _print_step(step, board, as_json: bool) -> None:
     report = step.report
     if as_json:
-        out = {"line": step.line, "verdicts": [v.to_dict() for v in step.verdicts]}
+        out = {"line": step.line, "verdicts": [v.to_dict() for v in step.verdicts],
+               "scores": [{"colour": s.colour, "round": s.round_no, "turn": s.turn_no, "claimed": s.score.to_dict(),
+                           "total": s.total_after} for s in step.scores]}
         if report:
             out.update({"actor": report.actor, "round": report.round_no, "turn": report.turn_no,
                         "events": [e.to_dict() for e in report.events],
-                        "alternatives": len(report.readings) - 1, "ambiguous": report.ambiguous,
-                        "scores": [{"colour": s.colour, "claimed": s.score.to_dict(), "total": s.total_after}
-                                   for s in report.scores]})
+                        "alternatives": len(report.readings) - 1, "ambiguous": report.ambiguous})
         print(json.dumps(out))
         return
     if report is None:
         print(f"[line {step.line}] set-up board" + ("" if step.verdicts else ": ok"))
-    else:
-        for s in report.scores:
-            c = s.score
-            print(f"== round {s.round_no}, turn {s.turn_no}: {s.colour} claims {c.total} VP "
-                  f"(empire {c.empire}, provinces {c.provinces}, seas {c.seas}, centres {c.centres}) "
-                  f"-> {s.total_after}")
+    for s in step.scores:
+        c = s.score
+        print(f"== round {s.round_no}, turn {s.turn_no}: {s.colour} claims {c.total} VP "
+              f"(empire {c.empire}, provinces {c.provinces}, seas {c.seas}, centres {c.centres}) "
+              f"-> {s.total_after}")
+    if report is not None:
         for e in report.events:
             print(f"[line {step.line}] {e.describe(board)}")
         if report.ambiguous:

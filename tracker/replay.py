@@ -84,6 +84,12 @@ class ReplayStep:
     line: int
     report: TransitionReport | None
     extra_verdicts: list[Verdict]
+    #: score claims made at this line (the first player's claim is made on the set-up board)
+    start_scores: list = field(default_factory=list)
+
+    @property
+    def scores(self) -> list:
+        return self.start_scores + (self.report.scores if self.report else [])
 
     @property
     def verdicts(self) -> list[Verdict]:
@@ -102,7 +108,8 @@ def replay(lines: Sequence[ReplayLine], players: Sequence[str], ruleset: str = "
 
 def iterate(game: Game, lines: Sequence[ReplayLine]) -> Iterator[ReplayStep]:
     first, rest = lines[0], lines[1:]
-    yield ReplayStep(first.number, None, game.start(first.state, first.turn))
+    verdicts = game.start(first.state, first.turn)
+    yield ReplayStep(first.number, None, verdicts, list(game.score_track))
     for ln in rest:
         extra: list[Verdict] = []
         if ln.cards_played:

@@ -1,0 +1,122 @@
+"""The ``augur`` command line: output contracts and one-line errors with exit status 2."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from augur.cli import main
+from tests.conftest import make_state
+
+PLAYERS = "red,blue,yellow"
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "augur", *args], capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture
+def state_file(tmp_path):
+    garrisons = {p: ("red", 2) for p in ("lusitania", "galicia", "terraconensis", "baetica", "italia")}
+    garrisons.update({"armenia": ("blue", 3), "corsica": ("yellow", 2)})
+    s = make_state(garrisons, {"ibericum": {"red": 2}}, centres=["italia", "galicia"], fill="green")
+    path = tmp_path / "state.json"
+    path.write_text(s.to_json())
+    return path
+
+
+class TestScoreCommand:
+    def test_prints_one_object_keyed_by_colour(self, state_file, capsys):
+        assert main(["score", str(state_file), "--players", PLAYERS]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert list(out) == ["red", "blue", "yellow"]
+        assert out["red"] == {"empire": 1, "provinces": 1, "seas": 1, "centres": 2, "total": 5, "largest_empire": 4,
+                              "province_count": 5, "controlled_seas": 1, "reinforcements": 5}
+        assert out["blue"]["total"] == 0 and out["blue"]["reinforcements"] == 1
+
+    def test_several_files_one_line_each(self, state_file, capsys):
+        assert main(["score", str(state_file), str(state_file), "--players", PLAYERS]) == 0
+        lines = capsys.readouterr().out.strip().splitlines()
+        assert len(lines) == 2 and json.loads(lines[0]) == json.loads(lines[1])
+
+    def test_variant_option(self, state_file, capsys):
+        assert main(["score", str(state_file), "--players", PLAYERS, "--ruleset", "english-sheet"]) == 0
+        assert json.loads(capsys.readouterr().out)["red"]["empire"] == 0
+
+
+class TestBadInput:
+    @pytest.mark.parametrize("content, fragment", [
+        ('{"regions": {"atlantis": {}}}', "unknown region"),
+        ('{"regions": {"baetica": {"pink": {"legionary": 1}}}}', "unknown colour"),
+        ('{"regions": {"baetica": {"red": {"tank": 1}}}}', "unknown piece kind"),
+        ('{"regions": {"baetica": {"red": {"legionary": -2}}}}', "negative count"),
+        ('{"regions": {"baetica": {"red": {"legionary": 1}, "blue": {"legionary": 1}}}}', "two colours"),
+        ('{"regions": {"baetica": {"red": {"trireme": 1}}}}', "trireme on land"),
+        ('{"regions": {', "malformed JSON"),
+    ])
+    def test_bad_state_one_line_exit_2(self, tmp_path, content, fragment):
+        path = tmp_path / "bad.json"
+        path.write_text(content)
+        proc = run("score", str(path), "--players", PLAYERS)
+        assert proc.returncode == 2
+        assert proc.stdout == ""
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1 and fragment in lines[0] and "Traceback" not in proc.stderr
+
+    def test_missing_file(self, tmp_path, capsys):
+        assert main(["score", str(tmp_path / "nope.json"), "--players", PLAYERS]) == 2
+        assert "no such file" in capsys.readouterr().err
+
+    def test_bad_players(self, state_file, capsys):
+        assert main(["score", str(state_file), "--players", "red,purple,blue"]) == 2
+        assert "unknown player colour 'purple'" in capsys.readouterr().err
+
+    def test_unknown_variant(self, state_file, capsys):
+        assert main(["score", str(state_file), "--players", PLAYERS, "--ruleset", "2020"]) == 2
+        assert "unknown S.P.Q.RisiKo! variant" in capsys.readouterr().err
+
+    def test_malformed_game_file(self, tmp_path, capsys):
+        path = tmp_path / "game.jsonl"
+        path.write_text('{"game": {"players": ["red", "blue", "yellow"]}}\n{"regions": {}}\n{"regions": \n')
+        assert main(["replay", str(path)]) == 2
+        assert "line 3: malformed JSON" in capsys.readouterr().err
+
+
+class TestReplayAndSimulate:
+    def test_simulate_then_replay(self, tmp_path, capsys):
+        path = tmp_path / "game.jsonl"
+        assert main(["simulate", "--players", "red,blue,yellow,green", "--seed", "4", "--turns", "20",
+                     "-o", str(path)]) == 0
+        capsys.readouterr()
+        assert main(["replay", str(path)]) == 0
+        out = capsys.readouterr().out
+        assert "== round 1, turn 1: red claims" in out
+        assert "places" in out and "0 violation(s)" in out
+
+    def test_replay_json_lines(self, tmp_path, capsys):
+        path = tmp_path / "game.jsonl"
+        main(["simulate", "--seed", "2", "--turns", "9", "-o", str(path)])
+        capsys.readouterr()
+        assert main(["replay", str(path), "--json"]) == 0
+        rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+        assert len(rows) == len(path.read_text().splitlines()) - 1   # minus the header
+        assert rows[0]["scores"][0]["colour"] == "red" and rows[1]["actor"] == "red"
+        assert any(r["scores"] and r["scores"][0]["colour"] == "blue" for r in rows)
+
+    def test_simulated_files_are_reproducible(self, tmp_path, capsys):
+        a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+        main(["simulate", "--seed", "11", "--turns", "15", "-o", str(a)])
+        main(["simulate", "--seed", "11", "--turns", "15", "-o", str(b)])
+        assert a.read_bytes() == b.read_bytes()
+
+    def test_demo_runs_without_camera(self):
+        proc = run("demo", "--turns", "8")
+        assert proc.returncode == 0, proc.stderr
+        assert "Augur demo" in proc.stdout and "claims" in proc.stdout
+
+    def test_bench_tracker_prints_figures(self):
+        proc = run("bench", "tracker", "--games", "1", "--turns", "30")
+        assert proc.returncode == 0, proc.stderr
+        assert "ms per transition" in proc.stdout
