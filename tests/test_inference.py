@@ -347,3 +347,57 @@ class TestTurnsAndScore:
         r = t.set(asia=1).push()
         assert len(r.readings) >= 2
         assert r.readings[0].cost <= r.readings[1].cost
+
+
+class TestStrategicMoveBySea:
+    # Ponto and Bithynia both border the Pontus Euxinus but are also land neighbours; Asia and
+    # Cilicia share the Aegeum only (Cilicia is green here, so use Asia <-> Thracia for red).
+    GARRISONS = {**BASE, "asia": ("red", 6), "thracia": ("red", 3), "macedonia": ("blue", 3)}
+
+    def test_across_a_sea_with_superiority_15_2(self):
+        t = Table(garrisons=self.GARRISONS, seas={"aegeum": {"red": 2, "blue": 1}})
+        r = t.set(asia=2, thracia=7).push()
+        assert kinds(r) == [ev.STRATEGIC_MOVE] and r.events[0].sea == "aegeum" and rules(r) == set()
+
+    def test_across_a_sea_without_superiority_15_2(self):
+        t = Table(garrisons=self.GARRISONS, seas={"aegeum": {"red": 1, "blue": 1}})
+        r = t.set(asia=2, thracia=7).push()
+        assert "§15.2" in rules(r)
+
+
+class TestSetupObservation:
+    def _empty(self, extra=None):
+        from tracker.state import ObservedState
+        from tracker.board import load_board
+        return ObservedState.from_summary(load_board(), extra or {})
+
+    def test_whole_setup_then_first_turn_3_7_3_9(self):
+        import random
+        from tracker.spqrisiko.setup import random_setup
+        players = ("red", "blue", "yellow", "green")
+        final = random_setup(self._empty().board, players, random.Random(5))
+        game = Game(players)
+        assert game.begin_setup(self._empty({"italia": (final.owners["italia"], 3)})) == []
+        placed = {"italia": (final.owners["italia"], 3)}
+        for p in sorted(final.owners):
+            if p == "italia":
+                continue
+            placed[p] = (final.owners[p], final.legions[p])
+            events, verdicts = game.observe_setup(self._empty(placed))
+            assert verdicts == [] and [e.target for e in events] == [p]
+        assert game.current == "red" and game.turn_no == 1
+
+    def test_bad_placements_3_7_and_3_4(self):
+        game = Game(("red", "blue", "yellow", "green"))
+        assert {v.rule for v in game.begin_setup(self._empty())} == {"§3.4"}
+        _, verdicts = game.observe_setup(self._empty({"italia": ("black", 3), "baetica": ("red", 3)}))
+        assert {v.rule for v in verdicts} == {"§3.7"}
+
+
+class TestTimeLimit:
+    def test_leader_wins_when_time_is_up_2_5(self):
+        t = Table()
+        t.game.vp.update({"red": 5, "blue": 7, "yellow": 7})
+        assert t.game.time_up() == ["blue", "yellow"] and t.game.winner is None
+        t.game.vp["yellow"] = 8
+        assert t.game.time_up() == ["yellow"] and t.game.winner == "yellow"

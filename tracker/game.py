@@ -90,13 +90,16 @@ class Game:
     """The tracker's model of one game at the table."""
 
     def __init__(self, players: Sequence[str], options: SpqrOptions = SpqrOptions(),
-                 target_vp: int | None = None, board_id: str = "spqrisiko"):
+                 target_vp: int | None = None, board_id: str = "spqrisiko", time_limit_min: float | None = None):
         from tracker.board import load_board
         self.players = check_players(players)
         self.options = options
         if target_vp is not None and not 1 <= target_vp <= VP_TRACK_MAX:
             raise GameError(f"the victory-point target must be between 1 and {VP_TRACK_MAX}, got {target_vp}")
         self.target_vp = target_vp
+        #: §2.5: play to a time limit instead of (or as well as) a score; see :meth:`time_up`.
+        self.time_limit_min = time_limit_min
+        self.setup_state: ObservedState | None = None
         self.board = load_board(board_id)
         self.plan: SetupPlan = setup_plan(self.board, self.players, options)
         self.vp = {c: 0 for c in self.players}
@@ -151,6 +154,61 @@ class Game:
         self.round_no = round_no
         self._begin_turn(first, state)
         return verdicts
+
+    def begin_setup(self, state: ObservedState) -> list[Verdict]:
+        """Follow the opening occupation (§3.7–3.8) from the empty board, placement by placement.
+
+        With 4 players the empty board already shows the neutral group on Italia (§3.4).
+        """
+        if state.board.id != self.board.id:
+            raise GameError(f"state is for board '{state.board.id}', the game is on '{self.board.id}'")
+        self.setup_state = state
+        self.state = state
+        return self._setup_verdicts(None, state)
+
+    def _setup_verdicts(self, prev: ObservedState | None, state: ObservedState) -> list[Verdict]:
+        verdicts = []
+        for p, colour in sorted(state.owners.items()):
+            if prev is not None and prev.owners.get(p) == colour and prev.legions[p] == state.legions[p]:
+                continue
+            if prev is not None and p in prev.owners:
+                verdicts.append(Verdict.violation("§3.7", f"{self.board.name(p)} was already occupied", (p,)))
+            elif colour in self.plan.players and state.legions[p] != 2:
+                verdicts.append(Verdict.violation("§3.7", f"a player occupies a free province with exactly 2 "
+                                                          f"legionaries, {self.board.name(p)} has {state.legions[p]}", (p,)))
+            elif colour in self.plan.neutrals and state.legions[p] != 3:
+                verdicts.append(Verdict.violation("§3.7", f"neutral groups are of 3 legionaries, "
+                                                          f"{self.board.name(p)} has {state.legions[p]}", (p,)))
+        if self.plan.fixed_neutral and self.plan.fixed_neutral not in state.owners:
+            verdicts.append(Verdict.violation("§3.4", f"with 4 players a neutral group stands on "
+                                                      f"{self.board.name(self.plan.fixed_neutral)} from the start",
+                                              (self.plan.fixed_neutral,)))
+        if state.triremes or state.centres:
+            verdicts.append(Verdict.violation("§3.10", "no triremes or centres are placed during the set-up"))
+        return verdicts
+
+    def observe_setup(self, state: ObservedState) -> tuple[list[Event], list[Verdict]]:
+        """One step of the opening occupation; when every province is taken the first turn starts."""
+        if self.setup_state is None or self.ctx is not None:
+            raise GameError("the set-up is not being followed: call begin_setup() with the empty board")
+        prev = self.state
+        events = [Event(ev.SETUP_PLACEMENT, c, target=p, amount=state.legions[p])
+                  for p, c in sorted(state.owners.items()) if p not in prev.owners]
+        verdicts = self._setup_verdicts(prev, state)
+        self.state = state
+        if len(state.owners) == len(self.board.provinces):
+            verdicts += validate_setup(state, self.plan)
+            self.start(state)
+        return events, verdicts
+
+    def time_up(self) -> list[str]:
+        """§2.5 time-limit game: the leaders on the score track when time runs out (several on a tie,
+        which the rulebook does not break)."""
+        best = max(self.vp.values())
+        leaders = [c for c in self.players if self.vp[c] == best]
+        if len(leaders) == 1:
+            self.winner = leaders[0]
+        return leaders
 
     def _begin_turn(self, colour: str, state: ObservedState) -> ScoreEntry:
         """Start ``colour``'s turn on ``state``: claim the victory points first (§5.4), set the entitlement."""

@@ -553,18 +553,20 @@ class _ReadingBuilder:
             if r <= 0 or g == src:
                 continue
             if b.land_adjacent(src, g):
-                options.append((abs(r - want), 0, g, None))
+                options.append((0, abs(r - want), 0, g, None))
                 continue
             for s in sorted(b.shared_seas(src, g)):
                 mine = N.triremes_of(a, s)
                 others = max((n for c, n in N.triremes.get(s, {}).items() if c != a), default=0)
                 ok = mine > others if self.options.strategic_sea_needs_superiority else mine > 0
-                if ok:
-                    options.append((abs(r - want), 1, g, s))
-                    break
+                # a crossing without superiority is kept as an illegal option (§15.2)
+                options.append((0 if ok else 1, abs(r - want), 1, g, s))
         if not options:
             return
-        _, _, dst, sea = min(options)
+        illegal, _, _, dst, sea = min(options)
+        if illegal:
+            self.violation("§15.2", f"strategic move from {self.name(src)} to {self.name(dst)} across {self.name(sea)} "
+                                    f"without more triremes there than every other player", src, dst, sea)
         amount = min(want, self.res[dst])
         self.res[src] += amount
         self.res[dst] -= amount
