@@ -126,6 +126,22 @@ def cmd_bench(args: argparse.Namespace) -> int:
     raise GameError(f"unknown benchmark '{args.what}'")
 
 
+# -- regionmap --------------------------------------------------------------------------
+def cmd_regionmap(args: argparse.Namespace) -> int:
+    from calibration.region_map import build_geometry, load_north_up_photo, write_geometry, RegionMapError
+    import cv2
+    from tracker.board import load_board
+
+    drawing = cv2.imread(args.drawing, cv2.IMREAD_COLOR)
+    if drawing is None:
+        raise RegionMapError(f"cannot read the region drawing {args.drawing}")
+    photo = load_north_up_photo(Path(args.photo), args.rotate)
+    labels, meta = build_geometry(drawing, photo, load_board(args.board))
+    png, js = write_geometry(labels, meta, Path(args.output))
+    print(f"wrote {png} and {js} ({meta['size'][0]} x {meta['size'][1]} board units)")
+    return 0
+
+
 # -- demo -------------------------------------------------------------------------------
 def cmd_demo(args: argparse.Namespace) -> int:
     """Play a seeded simulated game through the tracker and narrate it turn by turn."""
@@ -179,6 +195,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--turns", type=int, default=300)
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=cmd_bench)
+
+    ref = Path(__file__).resolve().parents[1].parent / "shared" / "reference" / "spqrisiko"
+    p = sub.add_parser("regionmap", help="derive the board geometry from a region drawing and a board photo")
+    p.add_argument("action", choices=["build"])
+    p.add_argument("--drawing", default=str(ref / "region-colour-map.png"), help="flat-colour drawing of the regions")
+    p.add_argument("--photo", default=str(ref / "board-photo-topdown.jpeg"), help="top-down photo of the board")
+    p.add_argument("--rotate", default="ccw", choices=["none", "cw", "ccw", "180"],
+                   help="turn the photo north up (the reference photo needs ccw)")
+    p.add_argument("--board", default="spqrisiko")
+    p.add_argument("-o", "--output", default=str(Path(__file__).resolve().parents[1] / "vision" / "data"))
+    p.set_defaults(func=cmd_regionmap)
 
     p = sub.add_parser("demo", help="narrate a seeded game followed by the tracker (no camera needed)")
     p.add_argument("--seed", type=int, default=3)

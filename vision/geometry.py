@@ -1,0 +1,84 @@
+"""Board geometry: where each region lies on the physical board, in board units.
+
+Loaded from the committed ``vision/data/<board>_regions.png`` (label image: pixel value
+``i + 1`` is region ``i`` of the board topology, 0 is outside the map) and
+``<board>_geometry.json`` (board size, label points, score-track boxes, region outlines).
+Those files are made by :mod:`calibration.region_map` from the shared reference drawing and
+photo; the renderer, the vision pipeline and the dashboard all read them from here.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from tracker.board import Board, load_board
+from tracker.errors import BoardError
+
+DATA_DIR = Path(__file__).resolve().parent / "data"
+
+
+@dataclass(frozen=True)
+class BoardGeometry:
+    """Region lookup and drawing data for one board, in board units (the board is 1000 tall)."""
+
+    board: Board
+    size: tuple[int, int]                      # width, height in board units
+    labels: np.ndarray                         # uint8 label image, size[1] x size[0]
+    region_ids: tuple[str, ...]                # index i -> region id (label value i + 1)
+    label_points: dict[str, tuple[float, float]]
+    track_boxes: tuple[tuple[float, float, float, float], ...]
+    map_quad: tuple[tuple[float, float], ...]
+    polygons: dict[str, list[list[list[int]]]]
+
+    def region_at(self, x: float, y: float) -> str | None:
+        """The region under a board point, or None off the map (frame, track, outside the empire)."""
+        xi, yi = int(round(x)), int(round(y))
+        if not (0 <= xi < self.size[0] and 0 <= yi < self.size[1]):
+            return None
+        v = int(self.labels[yi, xi])
+        return self.region_ids[v - 1] if v else None
+
+    def regions_at(self, points: np.ndarray) -> list[str | None]:
+        """Vectorised :meth:`region_at` for an N x 2 array of board points."""
+        pts = np.rint(np.asarray(points, np.float64)).astype(np.int64)
+        ok = (pts[:, 0] >= 0) & (pts[:, 0] < self.size[0]) & (pts[:, 1] >= 0) & (pts[:, 1] < self.size[1])
+        vals = np.zeros(len(pts), np.int64)
+        vals[ok] = self.labels[pts[ok, 1], pts[ok, 0]]
+        return [self.region_ids[v - 1] if v else None for v in vals]
+
+    def mask(self, region: str) -> np.ndarray:
+        return self.labels == (self.region_ids.index(region) + 1)
+
+    def track_box_centre(self, box: int) -> tuple[float, float]:
+        x0, y0, x1, y1 = self.track_boxes[box]
+        return (x0 + x1) / 2, (y0 + y1) / 2
+
+
+@lru_cache(maxsize=None)
+def load_geometry(board_id: str = "spqrisiko") -> BoardGeometry:
+    png = DATA_DIR / f"{board_id}_regions.png"
+    js = DATA_DIR / f"{board_id}_geometry.json"
+    if not png.is_file() or not js.is_file():
+        raise BoardError(f"no geometry for board '{board_id}' (expected {png.name} and {js.name} in {DATA_DIR})")
+    meta = json.loads(js.read_text(encoding="utf-8"))
+    labels = cv2.imread(str(png), cv2.IMREAD_UNCHANGED)
+    board = load_board(board_id)
+    if labels is None or tuple(labels.shape[::-1]) != tuple(meta["size"]):
+        raise BoardError(f"{png.name} is unreadable or does not match {js.name}")
+    if list(meta["regions"]) != list(board.regions):
+        raise BoardError(f"{js.name} was made for another version of the board topology; rebuild it")
+    return BoardGeometry(
+        board=board,
+        size=(int(meta["size"][0]), int(meta["size"][1])),
+        labels=labels,
+        region_ids=tuple(meta["regions"]),
+        label_points={k: (float(v[0]), float(v[1])) for k, v in meta["label_points"].items()},
+        track_boxes=tuple(tuple(b) for b in meta["track_boxes"]),
+        map_quad=tuple(tuple(p) for p in meta["map_quad"]),
+        polygons=meta["polygons"],
+    )
