@@ -142,6 +142,39 @@ def cmd_regionmap(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- synth ------------------------------------------------------------------------------
+def cmd_synth(args: argparse.Namespace) -> int:
+    import cv2
+
+    from vision.synth.dataset import contact_sheet, write_dataset
+    size = _size(args.size)
+    if args.what == "images":
+        n = write_dataset(Path(args.output), args.tier, args.n, args.seed, size)
+        print(f"wrote {n} {args.tier} images with ground truth to {args.output}")
+    elif args.what == "sheet":
+        out = Path(args.output)
+        if out.suffix.lower() != ".png":
+            raise GameError("the contact sheet is written as a .png file")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        cv2.imwrite(str(out), contact_sheet(args.n if args.n_given else 4, args.seed))
+        print(f"wrote {out}")
+    else:
+        from vision.synth.video import write_video
+        frames = write_video(Path(args.output), seed=args.seed, turns=args.turns, tier=args.tier, size=size)
+        print(f"wrote {frames} frames with ground truth to {args.output}")
+    return 0
+
+
+def _size(text: str) -> tuple[int, int]:
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise GameError(f"--size must look like 1280x720, got '{text}'") from None
+    if not (160 <= w <= 4096 and 120 <= h <= 4096):
+        raise GameError(f"--size {text} is out of range")
+    return w, h
+
+
 # -- demo -------------------------------------------------------------------------------
 def cmd_demo(args: argparse.Namespace) -> int:
     """Play a seeded simulated game through the tracker and narrate it turn by turn."""
@@ -196,6 +229,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=cmd_bench)
 
+    p = sub.add_parser("synth", help="render synthetic tables: images, a contact sheet, or a game video")
+    p.add_argument("what", choices=["images", "sheet", "video"])
+    p.add_argument("--tier", default="easy", choices=["easy", "medium", "hard"])
+    p.add_argument("--n", type=int, default=None, help="images (or samples per tier for the sheet)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--turns", type=int, default=6, help="game turns in a video")
+    p.add_argument("--size", default="1280x720")
+    p.add_argument("-o", "--output", required=True)
+    p.set_defaults(func=cmd_synth)
+
     ref = Path(__file__).resolve().parents[1].parent / "shared" / "reference" / "spqrisiko"
     p = sub.add_parser("regionmap", help="derive the board geometry from a region drawing and a board photo")
     p.add_argument("action", choices=["build"])
@@ -217,6 +260,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if getattr(args, "func", None) is cmd_synth:
+        args.n_given = args.n is not None
+        args.n = 100 if args.n is None else args.n
+        if args.n < 1:
+            print("augur: error: --n must be at least 1", file=sys.stderr)
+            return EXIT_BAD_INPUT
     try:
         return args.func(args)
     except AugurError as exc:

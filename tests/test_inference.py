@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import copy
 
-import pytest
 
 from tests.conftest import make_state
 from tracker import events as ev

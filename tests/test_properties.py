@@ -7,9 +7,7 @@ from functools import lru_cache
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tracker import events as ev
 from tracker.game import Game
-from tracker.pieces import ARMY_COLOURS
 from tracker.replay import ReplayLine, replay
 from tracker.spqrisiko.simulator import Simulator
 from tracker.state import ObservedState

@@ -490,7 +490,7 @@ class _ReadingBuilder:
 
     def leftovers(self) -> None:
         """Split what is left of the actor's gains and losses into reinforcement, losses and one move."""
-        d, P, N, a = self.d, self.d.prev, self.d.next, self.actor
+        d, P, a = self.d, self.d.prev, self.actor
         sources = {pick[0] for pick in self.sources.values() if pick}
         if self.with_move:
             self._strategic_move(sources)

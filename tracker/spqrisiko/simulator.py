@@ -20,7 +20,7 @@ from tracker import events as ev
 from tracker.board import Board, load_board
 from tracker.dice import MAX_DICE, attack_dice_available, compare, defence_dice
 from tracker.events import Event
-from tracker.pieces import CENTRE_SUPPLY
+from tracker.pieces import CENTRE_SUPPLY, VP_TRACK_MAX
 from tracker.spqrisiko.cards import DECK, best_set, set_value
 from tracker.spqrisiko.options import ROUNDS, SpqrOptions
 from tracker.spqrisiko.reinforcements import LEGIONARIES_FROM_TRIREME, LEGIONARIES_PER_TRIREME, land_reinforcements
@@ -39,6 +39,8 @@ class SimStep:
     turn_no: int
     cards_played: tuple[str, ...] = ()
     card_drawn: bool = False
+    #: the victory-point track when this state was committed (the score markers on the board)
+    vp: dict[str, int] = field(default_factory=dict)
 
     def to_line(self) -> dict:
         out = {"state": self.state.to_dict(), "truth": {"actor": self.actor, "round": self.round_no,
@@ -128,7 +130,8 @@ class Simulator:
             self.round_no += 1
 
     def _step(self, colour: str, events: list[Event], **kw) -> SimStep:
-        return SimStep(self.snapshot(), colour, events, self.round_no, self.turn_no, **kw)
+        return SimStep(self.snapshot(), colour, events, self.round_no, self.turn_no,
+                       vp={c: min(VP_TRACK_MAX, v) for c, v in self.vp.items()}, **kw)
 
     def _turn(self, a: str) -> Iterator[SimStep]:
         rng, t, b = self.rng, self.t, self.board

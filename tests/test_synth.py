@@ -1,0 +1,150 @@
+"""The synthetic table renderer: exact ground truth, determinism, coverage, dataset layout."""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from functools import lru_cache
+
+import cv2
+import numpy as np
+import pytest
+
+from tracker.pieces import CENTRE, LEGIONARY, NEUTRAL, TRIREME, VEXILLUM
+from tracker.spqrisiko.simulator import Simulator
+from tracker.state import ObservedState
+from vision.classes import CLASS_NAMES
+from vision.geometry import load_geometry
+from vision.synth.dataset import write_dataset, yolo_lines
+from vision.synth.render import TIERS, render
+
+
+@lru_cache(maxsize=None)
+def late_game():
+    sim = Simulator(("red", "blue", "yellow", "green"), seed=5, max_turns=90)
+    steps = list(sim.steps())
+    return steps[-1]
+
+
+def _board_point_of(truth, uv):
+    """Image pixel -> board point through the inverse of the (undistorted) homography."""
+    H = np.array(truth.homography)
+    # undo the lens: the inverse model maps distorted pixels to ideal ones directly
+    c = np.array(truth.size, float) / 2
+    n = np.hypot(*truth.size) / 2
+    u = (np.asarray(uv, float) - c) / n
+    ideal = u * (1 + truth.k1 * (u ** 2).sum(axis=1, keepdims=True)) * n + c
+    pts = cv2.perspectiveTransform(ideal.reshape(-1, 1, 2).astype(np.float64), np.linalg.inv(H)).reshape(-1, 2)
+    return pts
+
+
+class TestGroundTruth:
+    @pytest.mark.parametrize("tier", TIERS)
+    def test_footprints_lie_in_their_region(self, tier):
+        step = late_game()
+        geo = load_geometry()
+        _, truth = render(step.state, tier, seed=(3, 1), vp=step.vp)
+        on_map = [p for p in truth.pieces if p.region]
+        assert [geo.region_at(*p.board_xy) for p in on_map] == [p.region for p in on_map]
+        back = _board_point_of(truth, np.array([p.footprint for p in on_map]))
+        hits = [geo.region_at(x, y) == p.region for (x, y), p in zip(back, on_map)]
+        assert np.mean(hits) > 0.99          # a footprint exactly on a border may round either way
+        assert np.abs(back - np.array([p.board_xy for p in on_map])).max() < 0.5
+
+    def test_counts_in_the_state_equal_the_pieces_drawn(self):
+        step = late_game()
+        _, truth = render(step.state, "medium", seed=(3, 2), vp=step.vp)
+        drawn = Counter((p.region, p.colour, p.kind) for p in truth.pieces if p.region)
+        stated = Counter({(r, c, k): n for r, cols in truth.state["regions"].items()
+                          for c, kinds in cols.items() for k, n in kinds.items()})
+        assert drawn == stated
+        # the strength of every army is what the game state says, however it was stacked
+        state = ObservedState.from_dict(truth.state)
+        assert state.legions == step.state.legions and state.triremes == step.state.triremes
+        assert state.centres == step.state.centres
+
+    def test_score_markers_on_their_boxes(self):
+        step = late_game()
+        _, truth = render(step.state, "easy", seed=(3, 3), vp=step.vp)
+        markers = {p.colour: p.track_box for p in truth.pieces if p.region is None}
+        assert markers == {c: min(40, v) for c, v in step.vp.items()}
+
+    def test_pieces_never_float_off_the_board(self):
+        step = late_game()
+        geo = load_geometry()
+        for tier in TIERS:
+            _, truth = render(step.state, tier, seed=(4, 1), vp=step.vp)
+            quad = np.float32(truth.board_corners)
+            for p in truth.pieces:
+                x, y = p.board_xy
+                assert 0 <= x < geo.size[0] and 0 <= y < geo.size[1]
+                assert cv2.pointPolygonTest(quad, p.footprint, True) > -2.0
+
+    def test_every_region_can_receive_pieces(self):
+        geo = load_geometry()
+        regions = {}
+        colours = ["red", "blue", "yellow", "green", "black"]
+        for i, rid in enumerate(geo.region_ids):
+            c = colours[i % 5]
+            regions[rid] = {c: {TRIREME: 2}} if geo.board.is_sea(rid) else {c: {LEGIONARY: 3, VEXILLUM: 1}}
+        regions["italia"][NEUTRAL] = {CENTRE: 1}
+        state = ObservedState.from_dict({"board": "spqrisiko", "regions": regions})
+        _, truth = render(state, "easy", seed=9)
+        assert {p.region for p in truth.pieces if p.region} == set(geo.region_ids)
+        assert all(geo.region_at(*p.board_xy) == p.region for p in truth.pieces if p.region)
+
+    def test_hands_are_recorded_as_occlusion(self):
+        step = late_game()
+        _, truth = render(step.state, "hard", seed=(5, 5), vp=step.vp, hands=2)
+        assert truth.hand_present and truth.occluded_fraction > 0
+        assert truth.occluded_regions and all(0 < v <= 1 for v in truth.occluded_regions.values())
+        _, calm = render(step.state, "easy", seed=(5, 5), vp=step.vp)
+        assert not calm.hand_present and calm.occluded_fraction == 0
+
+    def test_unknown_tier(self):
+        with pytest.raises(ValueError, match="unknown tier"):
+            render(late_game().state, "nightmare")
+
+
+class TestDeterminism:
+    def test_same_seed_same_bytes(self):
+        step = late_game()
+        a = render(step.state, "hard", seed=(11, 2), vp=step.vp)[1]
+        b = render(step.state, "hard", seed=(11, 2), vp=step.vp)[1]
+        assert a.jpeg == b.jpeg and a.to_dict() == b.to_dict()
+
+    def test_other_seed_other_image(self):
+        step = late_game()
+        assert render(step.state, "easy", seed=1)[1].jpeg != render(step.state, "easy", seed=2)[1].jpeg
+
+    def test_sizes(self):
+        img, truth = render(late_game().state, "easy", seed=1, size=(1920, 1080))
+        assert img.shape == (1080, 1920, 3) and truth.size == (1920, 1080)
+
+
+class TestDataset:
+    def test_layout_and_labels(self, tmp_path):
+        write_dataset(tmp_path, "medium", 10, seed=2)
+        images = sorted((tmp_path / "images").rglob("*.jpg"))
+        labels = sorted((tmp_path / "labels").rglob("*.txt"))
+        assert len(images) == 10 and len(labels) == 10
+        assert len(list((tmp_path / "images" / "val").glob("*.jpg"))) == 1
+        for lbl in labels:
+            for row in filter(None, lbl.read_text().splitlines()):
+                cls, *box = row.split()
+                assert 0 <= int(cls) < len(CLASS_NAMES)
+                assert all(0 <= float(v) <= 1 for v in box)
+        truth = json.loads((tmp_path / "truth" / "000000.json").read_text())
+        assert {"state", "pieces", "board_corners", "homography", "hand_present"} <= set(truth)
+        assert "names:" in (tmp_path / "data.yaml").read_text()
+
+    def test_dataset_is_reproducible(self, tmp_path):
+        write_dataset(tmp_path / "a", "easy", 3, seed=4)
+        write_dataset(tmp_path / "b", "easy", 3, seed=4)
+        for f in sorted((tmp_path / "a").rglob("*.jpg")):
+            assert f.read_bytes() == (tmp_path / "b" / f.relative_to(tmp_path / "a")).read_bytes()
+
+    def test_heavily_occluded_pieces_are_not_labelled(self):
+        step = late_game()
+        _, truth = render(step.state, "hard", seed=(5, 5), vp=step.vp, hands=2)
+        assert len(yolo_lines(truth)) == sum(1 for p in truth.pieces if p.occluded <= 0.5
+                                             and p.box[2] - p.box[0] >= 2 and p.box[3] - p.box[1] >= 2)

@@ -1,0 +1,1 @@
+"""The synthetic table renderer: board art, camera, pieces, scenes, datasets and game videos."""

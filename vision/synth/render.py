@@ -1,0 +1,552 @@
+"""Render a webcam photo of a S.P.Q.RisiKo! table with exact ground truth.
+
+:func:`render` takes an observed board state (what stands where), a difficulty tier and a
+seed, and returns the image plus :class:`GroundTruth`: the state as drawn (legionaries and
+vexilla as the simulated players stacked them), every piece's box and footprint in the
+image with its region, the board corners and homography, the occluder mask and whether a
+hand is in view. Same inputs, same bytes.
+
+Pieces are small 3-D solids (stacked cylinders, a hull, a ring) projected through the
+camera, shaded by a directional light and casting soft shadows; colours vary per dye lot.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from tracker.pieces import (BLACK, BLUE, CENTRE, GREEN, LEGIONARY, NEUTRAL, RED, TRIREME, VEXILLUM,
+                            VEXILLUM_VALUE, YELLOW)
+from tracker.state import ObservedState
+from vision.geometry import BoardGeometry, load_geometry
+from vision.synth.board_art import ART_SCALE, procedural_art
+from vision.synth.camera import Camera
+
+#: Base colours of the plastic (BGR).
+PIECE_COLOURS = {RED: (40, 38, 190), BLUE: (170, 90, 35), YELLOW: (40, 200, 235), GREEN: (60, 140, 45),
+                 BLACK: (38, 36, 36), NEUTRAL: (190, 205, 215)}
+#: Piece sizes in board units (the board is 1000 units tall, about half a millimetre each).
+#: Piece sizes in board units (the board is 1000 units tall, about half a millimetre each):
+#: a legionary stands about 13 mm on an 8 mm base, a trireme is 2 cm long.
+PIECE_SCALE = 1.5
+PIECE_RADIUS = {LEGIONARY: 5.5 * PIECE_SCALE, VEXILLUM: 6.5 * PIECE_SCALE, TRIREME: 9.0 * PIECE_SCALE,
+                CENTRE: 12.0 * PIECE_SCALE}
+PIECE_HEIGHT = {LEGIONARY: 17.0 * PIECE_SCALE, VEXILLUM: 26.0 * PIECE_SCALE, TRIREME: 10.0 * PIECE_SCALE,
+                CENTRE: 7.0 * PIECE_SCALE}
+
+TIERS = ("easy", "medium", "hard")
+
+
+@dataclass(frozen=True)
+class TierSpec:
+    tilt: tuple[float, float]
+    any_yaw: bool
+    fill: tuple[float, float]
+    temperature: tuple[float, float]
+    gradient: float
+    people_shadows: float       # probability
+    glare: float                # probability
+    hands: float                # probability of at least one hand
+    clutter: float              # probability of dice / cards / a cup
+    defocus: tuple[float, float]
+    motion_blur: float          # probability
+    noise: tuple[float, float]
+    jpeg: tuple[int, int]
+    distortion: tuple[float, float]
+
+
+TIER_SPECS = {
+    "easy": TierSpec((0, 0), False, (0.55, 0.9), (5200, 6500), 0.05, 0.0, 0.0, 0.0, 0.0, (0.0, 0.4), 0.0,
+                     (1.0, 2.5), (88, 95), (0.0, 0.0)),
+    "medium": TierSpec((0, 25), True, (0.45, 0.9), (2800, 7500), 0.2, 0.5, 0.25, 0.0, 0.4, (0.0, 0.8), 0.0,
+                       (1.5, 4.0), (75, 95), (-0.06, 0.0)),
+    "hard": TierSpec((10, 45), True, (0.4, 0.95), (2500, 8000), 0.3, 0.6, 0.6, 0.8, 0.6, (0.3, 1.6), 0.3,
+                     (2.5, 6.0), (60, 90), (-0.12, 0.0)),
+}
+
+
+@dataclass
+class PieceTruth:
+    kind: str
+    colour: str
+    region: str | None                  # None for score markers on the track
+    board_xy: tuple[float, float]
+    footprint: tuple[float, float]      # image pixel where the piece stands
+    box: tuple[float, float, float, float]   # x0, y0, x1, y1 in the image (clipped)
+    occluded: float                     # fraction of the box under a hand, card, die or cup
+    track_box: int | None = None
+
+    def to_dict(self) -> dict:
+        d = {"kind": self.kind, "colour": self.colour, "region": self.region,
+             "board_xy": [round(v, 2) for v in self.board_xy], "footprint": [round(v, 2) for v in self.footprint],
+             "box": [round(v, 2) for v in self.box], "occluded": round(self.occluded, 3)}
+        if self.track_box is not None:
+            d["track_box"] = self.track_box
+        return d
+
+
+@dataclass
+class GroundTruth:
+    state: dict
+    pieces: list[PieceTruth]
+    board_corners: list[list[float]]
+    homography: list[list[float]]         # board units -> undistorted image pixels
+    k1: float
+    hand_present: bool
+    occluded_fraction: float              # of the board's image area
+    occluded_regions: dict[str, float]    # region -> fraction of its image area hidden
+    tier: str
+    seed: list[int]
+    size: tuple[int, int]
+    extras: dict = field(default_factory=dict)
+    #: the image exactly as the camera delivered it (JPEG); datasets write these bytes
+    jpeg: bytes = b""
+
+    def to_dict(self) -> dict:
+        return {"tier": self.tier, "seed": self.seed, "size": list(self.size), "state": self.state,
+                "board_corners": self.board_corners, "homography": self.homography, "k1": self.k1,
+                "hand_present": self.hand_present, "occluded_fraction": round(self.occluded_fraction, 4),
+                "occluded_regions": {k: round(v, 3) for k, v in sorted(self.occluded_regions.items())},
+                "pieces": [p.to_dict() for p in self.pieces], **self.extras}
+
+
+@dataclass
+class Placed:
+    kind: str
+    colour: str
+    x: float
+    y: float
+    region: str | None
+    angle: float = 0.0
+    track_box: int | None = None
+
+
+# -- placing pieces on the board -------------------------------------------------------
+@lru_cache(maxsize=4)
+def _region_pixels(board_id: str) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per region: its pixels and its interior (eroded) pixels, in board units."""
+    geo = load_geometry(board_id)
+    out = {}
+    for i, rid in enumerate(geo.region_ids, start=1):
+        mask = (geo.labels == i).astype(np.uint8)
+        inner = cv2.erode(mask, np.ones((9, 9), np.uint8))
+        all_px = np.column_stack(np.nonzero(mask)[::-1]).astype(np.float32)
+        in_px = np.column_stack(np.nonzero(inner)[::-1]).astype(np.float32)
+        out[rid] = (all_px, in_px if len(in_px) >= 20 else all_px)
+    return out
+
+
+def split_legions(legions: int, rng: np.random.Generator) -> tuple[int, int]:
+    """How players stack a strength: vexilla for full tens, though many keep 10-15 loose legionaries."""
+    vex = legions // VEXILLUM_VALUE
+    if vex and rng.random() < 0.35:
+        vex -= 1
+    return legions - VEXILLUM_VALUE * vex, vex
+
+
+def place_pieces(state: ObservedState, rng: np.random.Generator, geo: BoardGeometry,
+                 vp: dict[str, int] | None = None) -> tuple[list[Placed], dict]:
+    """Positions for every piece of ``state`` (footprints inside their region), and the state as placed."""
+    pix = _region_pixels(geo.board.id)
+    placed: list[Placed] = []
+    drawn: dict[str, dict[str, dict[str, int]]] = {}
+    for rid in sorted(state.regions):
+        content = state.regions[rid]
+        items: list[tuple[str, str]] = []
+        for colour, kinds in sorted(content.items()):
+            if colour == NEUTRAL:
+                items += [(CENTRE, NEUTRAL)] * kinds.get(CENTRE, 0)
+                drawn.setdefault(rid, {})[NEUTRAL] = {CENTRE: kinds.get(CENTRE, 0)}
+                continue
+            if geo.board.is_sea(rid):
+                items += [(TRIREME, colour)] * kinds.get(TRIREME, 0)
+                drawn.setdefault(rid, {})[colour] = {TRIREME: kinds.get(TRIREME, 0)}
+                continue
+            strength = kinds.get(LEGIONARY, 0) + VEXILLUM_VALUE * kinds.get(VEXILLUM, 0)
+            leg, vex = split_legions(strength, rng)
+            items += [(VEXILLUM, colour)] * vex + [(LEGIONARY, colour)] * leg
+            drawn.setdefault(rid, {})[colour] = {k: n for k, n in ((LEGIONARY, leg), (VEXILLUM, vex)) if n}
+        all_px, inner = pix[rid]
+        centre = inner[rng.integers(len(inner))]
+        spots: list[tuple[float, float, float]] = []
+        for kind, colour in sorted(items, key=lambda it: -PIECE_RADIUS[it[0]]):
+            r = PIECE_RADIUS[kind]
+            spacing = 1.0
+            for attempt in range(400):
+                # players pile pieces in a cluster: sample near the cluster centre first
+                if attempt < 300:
+                    spread = 8 + 4 * np.sqrt(len(spots) + 1) * (1 + attempt / 60)
+                    cand = centre + rng.normal(0, spread, 2)
+                    xi, yi = int(round(cand[0])), int(round(cand[1]))
+                    if not (0 <= xi < geo.size[0] and 0 <= yi < geo.size[1]) or geo.labels[yi, xi] != geo.region_ids.index(rid) + 1:
+                        continue
+                else:
+                    cand = inner[rng.integers(len(inner))]
+                if attempt and attempt % 60 == 0:
+                    spacing *= 0.8
+                if all((cand[0] - x) ** 2 + (cand[1] - y) ** 2 >= (spacing * 0.9 * (r + q)) ** 2 for x, y, q in spots):
+                    break
+            spots.append((float(cand[0]), float(cand[1]), r))
+            placed.append(Placed(kind, colour, float(cand[0]), float(cand[1]), rid, float(rng.uniform(0, np.pi))))
+    for k, (colour, points) in enumerate(sorted((vp or {}).items())):
+        box = min(40, max(0, points))
+        x0, y0, x1, y1 = geo.track_boxes[box]
+        placed.append(Placed(LEGIONARY, colour, (x0 + x1) / 2 + rng.uniform(-2, 2),
+                             y0 + (y1 - y0) * (0.2 + 0.15 * k), None, track_box=box))
+    return placed, {"board": geo.board.id, "regions": drawn}
+
+
+# -- drawing ---------------------------------------------------------------------------
+_UNIT_CIRCLES = {n: np.column_stack([np.cos(np.linspace(0, 2 * np.pi, n, endpoint=False)),
+                                     np.sin(np.linspace(0, 2 * np.pi, n, endpoint=False)), np.zeros(n)])
+                 for n in (12, 16, 20, 24)}
+
+
+def _circle(x: float, y: float, r: float, z: float, n: int = 16) -> np.ndarray:
+    out = _UNIT_CIRCLES[n] * (r, r, 0.0)
+    out += (x, y, z)
+    return out
+
+
+def _solids(p: Placed) -> list[tuple[np.ndarray, float]]:
+    """The piece as a list of (3-D outline points, shade) solids, bottom first."""
+    return [(np.column_stack([p.x + (pts[:, 0] - p.x) * PIECE_SCALE, p.y + (pts[:, 1] - p.y) * PIECE_SCALE,
+                              pts[:, 2] * PIECE_SCALE]), shade) for pts, shade in _unit_solids(p)]
+
+
+def _unit_solids(p: Placed) -> list[tuple[np.ndarray, float]]:
+    x, y = p.x, p.y
+    if p.kind == LEGIONARY:
+        return [(np.vstack([_circle(x, y, 5.5, 0), _circle(x, y, 5.5, -2)]), 0.8),
+                (np.vstack([_circle(x, y, 3.8, -2), _circle(x, y, 3.2, -13)]), 1.0),
+                (np.vstack([_circle(x, y, 2.6, -13), _circle(x, y, 2.6, -17)]), 1.1)]
+    if p.kind == VEXILLUM:
+        c, s = np.cos(p.angle), np.sin(p.angle)
+        flag = np.array([[x, y, -16], [x + 9 * c, y + 9 * s, -16], [x + 9 * c, y + 9 * s, -26], [x, y, -26]])
+        return [(np.vstack([_circle(x, y, 6.5, 0), _circle(x, y, 6.5, -3)]), 0.8),
+                (np.vstack([_circle(x, y, 1.2, -3), _circle(x, y, 1.2, -27)]), 0.9),
+                (np.vstack([flag, flag + [0.8 * s, -0.8 * c, 0]]), 1.15)]
+    if p.kind == TRIREME:
+        a = np.linspace(0, 2 * np.pi, 20, endpoint=False)
+        c, s = np.cos(p.angle), np.sin(p.angle)
+        hx, hy = 13 * np.cos(a), 4.5 * np.sin(a)
+        hull = np.column_stack([x + hx * c - hy * s, y + hx * s + hy * c])
+        return [(np.vstack([np.column_stack([hull, np.zeros(20)]), np.column_stack([hull * 0.92 + np.array([x, y]) * 0.08, np.full(20, -5)])]), 0.9),
+                (np.vstack([_circle(x, y, 0.9, -5), _circle(x, y, 0.9, -10)]), 0.8),
+                (np.array([[x - 5 * s, y + 5 * c, -6], [x + 5 * s, y - 5 * c, -6], [x + 5 * s, y - 5 * c, -10],
+                           [x - 5 * s, y + 5 * c, -10]]), 1.2)]
+    return [(np.vstack([_circle(x, y, 12, 0, 24), _circle(x, y, 11, -7, 24)]), 0.95),
+            (_circle(x, y, 7.5, -7.05, 24), 0.6)]
+
+
+def _jitter_colour(base: tuple[int, int, int], rng: np.random.Generator, lot: np.ndarray) -> np.ndarray:
+    return np.clip(np.float32(base) * lot * rng.uniform(0.94, 1.06, 3), 0, 255)
+
+
+def _draw_piece(img: np.ndarray, cam: Camera, p: Placed, colour: np.ndarray, light: np.ndarray) -> np.ndarray:
+    """Draw one piece; return its image outline points (for the box)."""
+    outline = []
+    for pts3, shade in _solids(p):
+        uv = cam.project(pts3, distort=False)
+        hull = cv2.convexHull(np.round(uv * 4).astype(np.int32))
+        lit = 0.55 + 0.45 * shade * light[0]
+        col = np.clip(colour * lit, 0, 255)
+        cv2.fillConvexPoly(img, hull, col.tolist(), cv2.LINE_AA, shift=2)
+        # a darker edge on the side away from the light, a specular glint towards it
+        n = len(pts3) // 2 if len(pts3) > 8 else len(pts3)
+        top = uv[n:] if len(pts3) > 8 else uv
+        cx, cy = top.mean(axis=0)
+        rad = max(0.6, 0.25 * (top.max(axis=0) - top.min(axis=0)).max())
+        gx, gy = cx - light[1] * rad, cy - light[2] * rad
+        cv2.circle(img, (int(gx * 4), int(gy * 4)), int(max(2, rad * 1.6)), np.clip(col * 1.35 + 25, 0, 255).tolist(),
+                   -1, cv2.LINE_AA, shift=2)
+        outline.append(uv)
+    return np.vstack(outline)
+
+
+def _shadow_polys(cam: Camera, p: Placed, sun: np.ndarray) -> np.ndarray:
+    h = PIECE_HEIGHT[p.kind]
+    r = PIECE_RADIUS[p.kind]
+    base = _circle(p.x, p.y, r, 0, 12)
+    off = sun[:2] * h / max(0.2, sun[2])
+    top = _circle(p.x + off[0], p.y + off[1], r * 0.6, 0, 12)
+    return cam.project(np.vstack([base, top]), distort=False)
+
+
+# -- the scene -------------------------------------------------------------------------
+def _kelvin_gains(k: float) -> np.ndarray:
+    """Rough BGR gains of a light of colour temperature ``k`` relative to 6500 K."""
+    t = np.clip((k - 2500) / 5500, 0, 1)
+    return np.float32([0.55 + 0.5 * t, 0.85 + 0.15 * t, 1.15 - 0.2 * t])
+
+
+@lru_cache(maxsize=8)
+def _table_texture(w: int, h: int, variant: int) -> np.ndarray:
+    rng = np.random.default_rng(1000 + variant)
+    base = [np.float32((60, 95, 140)), np.float32((40, 60, 90)), np.float32((150, 150, 150)),
+            np.float32((80, 110, 120))][variant % 4]
+    grain = cv2.resize(rng.normal(0, 1, (h // 2 + 1, 8)).astype(np.float32), (w, h), interpolation=cv2.INTER_CUBIC)
+    blotch = cv2.resize(rng.normal(0, 1, (h // 40 + 2, w // 40 + 2)).astype(np.float32), (w, h))
+    tex = base[None, None] * (1 + 0.12 * grain[..., None] + 0.06 * blotch[..., None])
+    return np.clip(tex, 0, 255).astype(np.uint8)
+
+
+def _fit_camera(rng: np.random.Generator, spec: TierSpec, size: tuple[int, int], geo: BoardGeometry) -> Camera:
+    """A camera at the tier's tilt and yaw whose view the board fills to the sampled fraction,
+    or as much as it can while staying wholly in view."""
+    w, h = size
+    bw, bh = geo.size
+    tilt = rng.uniform(*spec.tilt)
+    # tables are usually set square to the camera; any rotation happens, less often
+    if spec.any_yaw and rng.random() < 0.3:
+        yaw = rng.uniform(0, 360)
+    else:
+        yaw = 180 * rng.integers(2) + (rng.uniform(-25, 25) if spec.any_yaw else rng.uniform(-3, 3))
+    fov = rng.uniform(55, 78)
+    k1 = round(float(rng.uniform(*spec.distortion)), 2)   # quantised so lens maps can be cached
+    fill = rng.uniform(*spec.fill)
+    target = (bw / 2 + rng.uniform(-0.03, 0.03) * bw, bh / 2 + rng.uniform(-0.03, 0.03) * bh)
+    corners = np.array([[0, 0, 0], [bw, 0, 0], [bw, bh, 0], [0, bh, 0]], float)
+    margin = 0.01 * w
+
+    def view(d: float) -> tuple[Camera, float, bool]:
+        cam = Camera.looking_at(w, h, fov, target, d, tilt, yaw, k1)
+        if (cam.depth(corners) <= 0).any():
+            return cam, 1e9, False
+        uv = cam.project(corners, distort=False)
+        area = cv2.contourArea(uv.astype(np.float32)) / (w * h)
+        inside = bool(uv[:, 0].min() > margin and uv[:, 0].max() < w - margin and uv[:, 1].min() > margin
+                      and uv[:, 1].max() < h - margin)
+        return cam, area, inside
+
+    def bisect(pred) -> float:
+        lo, hi = 0.05 * bw, 50.0 * bw
+        for _ in range(40):
+            mid = np.sqrt(lo * hi)
+            lo, hi = (lo, mid) if pred(mid) else (mid, hi)
+        return hi
+
+    d_fit = bisect(lambda d: view(d)[2])
+    d_fill = bisect(lambda d: view(d)[1] <= fill)
+    return view(max(d_fit, d_fill))[0]
+
+
+def render(state: ObservedState, tier: str = "easy", seed: int | tuple = 0, size: tuple[int, int] = (1280, 720),
+           vp: dict[str, int] | None = None, hands: int | None = None, art: np.ndarray | None = None,
+           camera: Camera | None = None) -> tuple[np.ndarray, GroundTruth]:
+    """One photo of the table and its ground truth (see module doc)."""
+    if tier not in TIER_SPECS:
+        raise ValueError(f"unknown tier '{tier}' (expected {', '.join(TIERS)})")
+    spec = TIER_SPECS[tier]
+    seed_seq = [seed] if isinstance(seed, int) else list(seed)
+    rng = np.random.default_rng(seed_seq)
+    geo = load_geometry(state.board.id)
+    art = procedural_art(state.board.id) if art is None else art
+    w, h = size
+    cam = camera or _fit_camera(rng, spec, size, geo)
+    H = cam.homography()
+    S = np.diag([1 / ART_SCALE, 1 / ART_SCALE, 1.0])
+    img = _table_texture(w, h, int(rng.integers(4))).copy()
+    cv2.warpPerspective(art, H @ S, (w, h), dst=img, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_TRANSPARENT)
+    board_mask = np.zeros((h, w), np.uint8)
+    quad = cv2.perspectiveTransform(np.float32([[[0, 0], [geo.size[0], 0], [geo.size[0], geo.size[1]],
+                                                 [0, geo.size[1]]]]), H)[0]
+    cv2.fillConvexPoly(board_mask, np.round(quad).astype(np.int32), 255)
+    # lighting: colour temperature, a brightness gradient, shadows of people at the table; all
+    # folded into one gain map applied once
+    kelvin = _kelvin_gains(rng.uniform(*spec.temperature))
+    gx, gy = rng.normal(0, 1, 2)
+    ramp = (np.linspace(-1, 1, w, dtype=np.float32)[None, :] * gx
+            + np.linspace(-1, 1, h, dtype=np.float32)[:, None] * gy) / max(1e-6, float(np.hypot(gx, gy)))
+    gain = (1 + spec.gradient * rng.uniform(0.3, 1) * ramp).astype(np.float32)
+    if rng.random() < spec.people_shadows:
+        # soft shapes are drawn at 1/8 scale and enlarged: a wide blur at full size is slow
+        sw, sh = w // 8, h // 8
+        shade = np.zeros((sh, sw), np.float32)
+        for _ in range(rng.integers(1, 3)):
+            c = (int(rng.uniform(0, sw)), int(rng.choice([rng.uniform(-0.2, 0.2), rng.uniform(0.8, 1.2)]) * sh))
+            cv2.ellipse(shade, c, (int(rng.uniform(0.2, 0.45) * sw), int(rng.uniform(0.2, 0.4) * sh)),
+                        rng.uniform(0, 180), 0, 360, 1.0, -1)
+        shade = cv2.resize(cv2.GaussianBlur(shade, (0, 0), 0.06 * sw), (w, h), interpolation=cv2.INTER_LINEAR)
+        gain *= 1 - rng.uniform(0.2, 0.4) * shade
+    # pieces, with their shadows first
+    placed, drawn_state = place_pieces(state, rng, geo, vp)
+    sun_az, sun_el = rng.uniform(0, 2 * np.pi), np.radians(rng.uniform(35, 70))
+    sun = np.array([np.cos(sun_az) * np.cos(sun_el), np.sin(sun_az) * np.cos(sun_el), np.sin(sun_el)])
+    shadow = np.zeros((h, w), np.uint8)
+    for p in placed:
+        cv2.fillConvexPoly(shadow, cv2.convexHull(np.round(_shadow_polys(cam, p, sun) * 4).astype(np.int32)), 255,
+                           cv2.LINE_AA, shift=2)
+    shadow = cv2.GaussianBlur(shadow, (0, 0), 1.2).astype(np.float32) / 255
+    gain *= 1 - 0.45 * shadow
+    img = img.astype(np.float32)
+    cv2.multiply(img, cv2.merge([gain * kelvin[0], gain * kelvin[1], gain * kelvin[2]]), dst=img)
+    # the light as seen on the image: brightness of lit faces, and where the glint sits
+    sun_img = cam.R @ np.array([-sun[0], -sun[1], sun[2]])
+    light = np.array([0.8 + 0.2 * sun[2], sun_img[0], sun_img[1]])
+    lots = {c: rng.uniform(0.9, 1.1, 3).astype(np.float32) for c in PIECE_COLOURS}
+    order = np.argsort(-cam.depth(np.array([[p.x, p.y, 0.0] for p in placed]))) if placed else []
+    outlines: dict[int, np.ndarray] = {}
+    for i in order:
+        p = placed[i]
+        outlines[i] = _draw_piece(img, cam, p, _jitter_colour(PIECE_COLOURS[p.colour], rng, lots[p.colour]), light)
+    # glare on the glossy board
+    if rng.random() < spec.glare:
+        sw, sh = w // 8, h // 8
+        glare = np.zeros((sh, sw), np.float32)
+        for _ in range(rng.integers(1, 3)):
+            cv2.circle(glare, (int(rng.uniform(0.1, 0.9) * sw), int(rng.uniform(0.1, 0.9) * sh)),
+                       max(1, int(rng.uniform(0.03, 0.1) * sw)), 1.0, -1)
+        glare = cv2.resize(cv2.GaussianBlur(glare, (0, 0), max(0.5, 0.03 * sw)), (w, h)) * (board_mask > 0)
+        img += (rng.uniform(90, 170) * glare)[..., None]
+    # occluders: hands and arms, dice, cards, a cup at the edge
+    occ = np.zeros((h, w), np.uint8)
+    n_hands = hands if hands is not None else (int(rng.integers(1, 3)) if rng.random() < spec.hands else 0)
+    for _ in range(n_hands):
+        _draw_hand(img, occ, rng, w, h)
+    if rng.random() < spec.clutter:
+        _draw_clutter(img, occ, rng, w, h, board_mask)
+    # lens, focus, motion, sensor, compression
+    if cam.k1:
+        mx, my = cam.distortion_maps()
+        img = cv2.remap(img, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+        occ = cv2.remap(occ, mx, my, cv2.INTER_NEAREST)
+    sigma = rng.uniform(*spec.defocus)
+    if sigma > 0.3:
+        img = cv2.GaussianBlur(img, (0, 0), sigma)
+    if rng.random() < spec.motion_blur:
+        k = int(rng.integers(5, 12))
+        kernel = np.zeros((k, k), np.float32)
+        cv2.line(kernel, (0, k // 2), (k - 1, k // 2), 1.0, 1)
+        M = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1.0)
+        kernel = cv2.warpAffine(kernel, M, (k, k))
+        img = cv2.filter2D(img, -1, kernel / max(kernel.sum(), 1e-6))
+    img += _noise(rng, h, w, rng.uniform(*spec.noise))
+    out = np.clip(img, 0, 255).astype(np.uint8)
+    ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(*spec.jpeg))])
+    out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    # ground truth
+    pieces = []
+    for i, p in enumerate(placed):
+        uv = cam.distort_pixels(outlines[i])
+        x0, y0 = np.clip(uv.min(axis=0), 0, [w - 1, h - 1])
+        x1, y1 = np.clip(uv.max(axis=0), 0, [w - 1, h - 1])
+        foot = cam.project(np.array([[p.x, p.y, 0.0]]))[0]
+        box_occ = occ[int(y0):int(y1) + 1, int(x0):int(x1) + 1]
+        pieces.append(PieceTruth(p.kind, p.colour, p.region, (p.x, p.y), (float(foot[0]), float(foot[1])),
+                                 (float(x0), float(y0), float(x1), float(y1)),
+                                 float((box_occ > 0).mean()) if box_occ.size else 1.0, p.track_box))
+    corners = cam.project(np.array([[0, 0, 0], [geo.size[0], 0, 0], [geo.size[0], geo.size[1], 0],
+                                    [0, geo.size[1], 0]], float))
+    board_px = board_mask > 0
+    occ_b = (occ > 0) & board_px
+    occluded_regions = {}
+    if occ.any():
+        region_img = cv2.warpPerspective(geo.labels, H, (w, h), flags=cv2.INTER_NEAREST)
+        if cam.k1:
+            region_img = cv2.remap(region_img, *cam.distortion_maps(), cv2.INTER_NEAREST)
+        hidden = np.bincount(region_img[occ > 0].ravel(), minlength=len(geo.region_ids) + 1)
+        total = np.bincount(region_img.ravel(), minlength=len(geo.region_ids) + 1)
+        occluded_regions = {geo.region_ids[i - 1]: float(hidden[i] / total[i])
+                            for i in range(1, len(total)) if hidden[i] and total[i]}
+    truth = GroundTruth(
+        state=drawn_state, pieces=pieces, board_corners=[[round(float(a), 2) for a in c] for c in corners],
+        homography=[[float(v) for v in row] for row in H], k1=float(cam.k1), hand_present=n_hands > 0,
+        occluded_fraction=float(occ_b.sum() / max(1, board_px.sum())), occluded_regions=occluded_regions,
+        tier=tier, seed=seed_seq, size=(w, h), jpeg=buf.tobytes())
+    return out, truth
+
+
+@lru_cache(maxsize=1)
+def _noise_tile() -> np.ndarray:
+    """Unit Gaussian sensor noise, made once; each image reads it at a random offset."""
+    rng = np.random.default_rng(7)
+    return rng.normal(0, 1, (1200, 2048, 3)).astype(np.float32)
+
+
+def _noise(rng: np.random.Generator, h: int, w: int, sigma: float) -> np.ndarray:
+    tile = _noise_tile()
+    if h > tile.shape[0] or w > tile.shape[1]:
+        return rng.normal(0, sigma, (h, w, 3)).astype(np.float32)
+    y, x = int(rng.integers(tile.shape[0] - h + 1)), int(rng.integers(tile.shape[1] - w + 1))
+    return tile[y:y + h, x:x + w] * np.float32(sigma)
+
+
+SKIN = [(150, 180, 230), (120, 160, 210), (90, 130, 190), (70, 100, 150), (50, 75, 110), (40, 60, 90)]
+
+
+def _draw_hand(img: np.ndarray, occ: np.ndarray, rng: np.random.Generator, w: int, h: int) -> None:
+    """An arm reaching in from an edge of the frame, ending in a hand with fingers."""
+    edge = rng.integers(4)
+    t = rng.uniform(0.15, 0.85)
+    start = [(t * w, -0.05 * h), (1.05 * w, t * h), (t * w, 1.05 * h), (-0.05 * w, t * h)][edge]
+    reach = rng.uniform(0.25, 0.6)
+    inward = np.array([[0, 1], [-1, 0], [0, -1], [1, 0]][edge], float)
+    side = np.array([inward[1], -inward[0]])
+    direction = inward + side * rng.uniform(-0.5, 0.5)
+    direction /= np.linalg.norm(direction)
+    tip = np.array(start) + direction * reach * (h if edge in (0, 2) else w)
+    width = rng.uniform(0.05, 0.08) * w
+    skin = np.float32(SKIN[rng.integers(len(SKIN))]) * rng.uniform(0.85, 1.1)
+    perp = np.array([-direction[1], direction[0]])
+    arm = np.array([np.array(start) + perp * width * 0.6, tip + perp * width * 0.5,
+                    tip - perp * width * 0.5, np.array(start) - perp * width * 0.6])
+    sleeve = np.float32(rng.uniform(30, 200, 3))
+    mid = np.array(start) + (tip - np.array(start)) * rng.uniform(0.3, 0.6)
+    sleeve_poly = np.array([arm[0], mid + perp * width * 0.62, mid - perp * width * 0.62, arm[3]])
+    layer = np.zeros((h, w), np.uint8)
+    cv2.fillConvexPoly(layer, np.round(arm).astype(np.int32), 255, cv2.LINE_AA)
+    palm = tip + direction * width * 0.5
+    cv2.ellipse(layer, (int(palm[0]), int(palm[1])), (int(width * 0.8), int(width * 0.6)),
+                np.degrees(np.arctan2(direction[1], direction[0])), 0, 360, 255, -1, cv2.LINE_AA)
+    for k in range(4):
+        base = palm + direction * width * 0.5 + perp * width * (k - 1.5) * 0.35
+        end = base + (direction + perp * (k - 1.5) * 0.12) * width * rng.uniform(0.6, 1.0)
+        cv2.line(layer, tuple(np.round(base).astype(int)), tuple(np.round(end).astype(int)), 255,
+                 max(2, int(width * 0.22)), cv2.LINE_AA)
+    thumb_end = palm + perp * width * 1.0 - direction * width * 0.1
+    cv2.line(layer, tuple(np.round(palm).astype(int)), tuple(np.round(thumb_end).astype(int)), 255,
+             max(2, int(width * 0.25)), cv2.LINE_AA)
+    alpha = layer.astype(np.float32)[..., None] / 255
+    shading = (0.8 + 0.2 * np.linspace(0, 1, w)[None, :, None]).astype(np.float32)
+    img[:] = img * (1 - alpha) + skin[None, None] * shading * alpha
+    sl = np.zeros((h, w), np.uint8)
+    cv2.fillConvexPoly(sl, np.round(sleeve_poly).astype(np.int32), 255, cv2.LINE_AA)
+    a2 = (sl.astype(np.float32) / 255)[..., None]
+    img[:] = img * (1 - a2) + sleeve[None, None] * a2
+    occ[(layer > 127) | (sl > 127)] = 255
+
+
+def _draw_clutter(img: np.ndarray, occ: np.ndarray, rng: np.random.Generator, w: int, h: int,
+                  board_mask: np.ndarray) -> None:
+    """Dice, a card or two, a cup at the edge of the table."""
+    for _ in range(rng.integers(0, 4)):                       # dice, red or blue
+        c = np.array([rng.uniform(0.05, 0.95) * w, rng.uniform(0.05, 0.95) * h])
+        s = rng.uniform(0.012, 0.02) * w
+        a = rng.uniform(0, np.pi / 2)
+        sq = np.array([[np.cos(a + k * np.pi / 2), np.sin(a + k * np.pi / 2)] for k in range(4)]) * s + c
+        col = (40, 40, 200) if rng.random() < 0.5 else (200, 90, 40)
+        cv2.fillConvexPoly(img, np.round(sq).astype(np.int32), col, cv2.LINE_AA)
+        for _ in range(rng.integers(1, 7)):
+            d = c + rng.uniform(-0.5, 0.5, 2) * s
+            cv2.circle(img, (int(d[0]), int(d[1])), max(1, int(s * 0.12)), (235, 235, 235), -1, cv2.LINE_AA)
+        cv2.fillConvexPoly(occ, np.round(sq).astype(np.int32), 255)
+    if rng.random() < 0.5:                                     # a card
+        c = np.array([rng.uniform(0.1, 0.9) * w, rng.uniform(0.1, 0.9) * h])
+        a = rng.uniform(0, np.pi)
+        u, v = np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)])
+        cw, ch = 0.045 * w, 0.07 * w
+        card = np.array([c + u * cw + v * ch, c - u * cw + v * ch, c - u * cw - v * ch, c + u * cw - v * ch])
+        cv2.fillConvexPoly(img, np.round(card).astype(np.int32), (200, 215, 225), cv2.LINE_AA)
+        cv2.circle(img, tuple(np.round(c).astype(int)), int(cw * 0.5), (60, 60, 140), 2, cv2.LINE_AA)
+        cv2.fillConvexPoly(occ, np.round(card).astype(np.int32), 255)
+    if rng.random() < 0.4:                                     # a cup at the edge
+        edge_pt = [(rng.uniform(0, w), rng.uniform(-0.02, 0.05) * h), (rng.uniform(0, w), rng.uniform(0.95, 1.02) * h),
+                   (rng.uniform(-0.02, 0.05) * w, rng.uniform(0, h)), (rng.uniform(0.95, 1.02) * w, rng.uniform(0, h))]
+        cx, cy = edge_pt[rng.integers(4)]
+        r = rng.uniform(0.05, 0.08) * w
+        cv2.circle(img, (int(cx), int(cy)), int(r), (225, 225, 230), -1, cv2.LINE_AA)
+        cv2.circle(img, (int(cx), int(cy)), int(r * 0.82), (30, 60, 90), -1, cv2.LINE_AA)
+        cv2.circle(occ, (int(cx), int(cy)), int(r), 255, -1)
