@@ -123,6 +123,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from tracker.bench import run_tracker_bench
         run_tracker_bench(games=args.games, turns=args.turns, seed=args.seed)
         return 0
+    if args.what == "synth":
+        from vision.synth.bench import run_synth_bench
+        run_synth_bench(n=args.images, dataset=args.dataset, seed=args.seed)
+        return 0
     raise GameError(f"unknown benchmark '{args.what}'")
 
 
@@ -223,8 +227,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_simulate)
 
     p = sub.add_parser("bench", help="print speed figures")
-    p.add_argument("what", choices=["tracker"])
+    p.add_argument("what", choices=["tracker", "synth"])
     p.add_argument("--games", type=int, default=5)
+    p.add_argument("--images", type=int, default=40, help="synth: images timed per tier")
+    p.add_argument("--dataset", type=int, default=300, help="synth: images in the streamed dataset run")
     p.add_argument("--turns", type=int, default=300)
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=cmd_bench)

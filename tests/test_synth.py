@@ -148,3 +148,29 @@ class TestDataset:
         _, truth = render(step.state, "hard", seed=(5, 5), vp=step.vp, hands=2)
         assert len(yolo_lines(truth)) == sum(1 for p in truth.pieces if p.occluded <= 0.5
                                              and p.box[2] - p.box[0] >= 2 and p.box[3] - p.box[1] >= 2)
+
+
+class TestVideo:
+    def test_game_video_frames_and_truth(self, tmp_path):
+        from vision.synth.video import write_video
+        n = write_video(tmp_path, seed=2, turns=1, size=(480, 270), fps=6)
+        lines = [json.loads(x) for x in (tmp_path / "truth.jsonl").read_text().splitlines()]
+        assert n == len(lines) == len(list((tmp_path / "frames").glob("*.jpg")))
+        assert [x["frame"] for x in lines] == list(range(n))
+        hands = [x["hand_present"] for x in lines]
+        assert any(hands) and not hands[0] and not hands[-1]
+        # the board only changes while a hand is over it
+        for a, b in zip(lines, lines[1:]):
+            if a["state"] != b["state"]:
+                assert b["hand_present"]
+        assert (tmp_path / "game.jsonl").is_file()
+        steps = len((tmp_path / "game.jsonl").read_text().splitlines()) - 2
+        assert len({x["step"] for x in lines}) == steps + 1
+
+    def test_video_is_reproducible(self, tmp_path):
+        from vision.synth.video import write_video
+        write_video(tmp_path / "a", seed=4, turns=1, size=(320, 180), fps=4)
+        write_video(tmp_path / "b", seed=4, turns=1, size=(320, 180), fps=4)
+        assert (tmp_path / "a" / "truth.jsonl").read_bytes() == (tmp_path / "b" / "truth.jsonl").read_bytes()
+        assert (tmp_path / "a" / "frames" / "000005.jpg").read_bytes() == \
+            (tmp_path / "b" / "frames" / "000005.jpg").read_bytes()

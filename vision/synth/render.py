@@ -335,8 +335,15 @@ def _fit_camera(rng: np.random.Generator, spec: TierSpec, size: tuple[int, int],
 
 def render(state: ObservedState, tier: str = "easy", seed: int | tuple = 0, size: tuple[int, int] = (1280, 720),
            vp: dict[str, int] | None = None, hands: int | None = None, art: np.ndarray | None = None,
-           camera: Camera | None = None) -> tuple[np.ndarray, GroundTruth]:
-    """One photo of the table and its ground truth (see module doc)."""
+           camera: Camera | None = None, placement: tuple[list[Placed], dict] | None = None,
+           hand_poses: list["HandPose"] | None = None, noise_seed: int | tuple | None = None
+           ) -> tuple[np.ndarray, GroundTruth]:
+    """One photo of the table and its ground truth (see module doc).
+
+    A video keeps the scene still between frames: it passes the same ``seed`` (lighting,
+    table), a fixed ``camera``, the ``placement`` of the pieces, explicit ``hand_poses``, and
+    a per-frame ``noise_seed`` for the sensor noise.
+    """
     if tier not in TIER_SPECS:
         raise ValueError(f"unknown tier '{tier}' (expected {', '.join(TIERS)})")
     spec = TIER_SPECS[tier]
@@ -372,7 +379,7 @@ def render(state: ObservedState, tier: str = "easy", seed: int | tuple = 0, size
         shade = cv2.resize(cv2.GaussianBlur(shade, (0, 0), 0.06 * sw), (w, h), interpolation=cv2.INTER_LINEAR)
         gain *= 1 - rng.uniform(0.2, 0.4) * shade
     # pieces, with their shadows first
-    placed, drawn_state = place_pieces(state, rng, geo, vp)
+    placed, drawn_state = placement if placement is not None else place_pieces(state, rng, geo, vp)
     sun_az, sun_el = rng.uniform(0, 2 * np.pi), np.radians(rng.uniform(35, 70))
     sun = np.array([np.cos(sun_az) * np.cos(sun_el), np.sin(sun_az) * np.cos(sun_el), np.sin(sun_el)])
     shadow = np.zeros((h, w), np.uint8)
@@ -403,12 +410,19 @@ def render(state: ObservedState, tier: str = "easy", seed: int | tuple = 0, size
         img += (rng.uniform(90, 170) * glare)[..., None]
     # occluders: hands and arms, dice, cards, a cup at the edge
     occ = np.zeros((h, w), np.uint8)
-    n_hands = hands if hands is not None else (int(rng.integers(1, 3)) if rng.random() < spec.hands else 0)
-    for _ in range(n_hands):
-        _draw_hand(img, occ, rng, w, h)
+    if hand_poses is not None:
+        n_hands = len(hand_poses)
+        for pose in hand_poses:
+            _draw_hand(img, occ, rng, w, h, pose)
+    else:
+        n_hands = hands if hands is not None else (int(rng.integers(1, 3)) if rng.random() < spec.hands else 0)
+        for _ in range(n_hands):
+            _draw_hand(img, occ, rng, w, h)
     if rng.random() < spec.clutter:
         _draw_clutter(img, occ, rng, w, h, board_mask)
     # lens, focus, motion, sensor, compression
+    if noise_seed is not None:
+        rng = np.random.default_rng([noise_seed] if isinstance(noise_seed, int) else list(noise_seed))
     if cam.k1:
         mx, my = cam.distortion_maps()
         img = cv2.remap(img, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
@@ -477,24 +491,51 @@ def _noise(rng: np.random.Generator, h: int, w: int, sigma: float) -> np.ndarray
 SKIN = [(150, 180, 230), (120, 160, 210), (90, 130, 190), (70, 100, 150), (50, 75, 110), (40, 60, 90)]
 
 
-def _draw_hand(img: np.ndarray, occ: np.ndarray, rng: np.random.Generator, w: int, h: int) -> None:
+@dataclass(frozen=True)
+class HandPose:
+    """An arm from ``start`` (at the frame's edge) to the hand at ``tip``, in image pixels."""
+
+    start: tuple[float, float]
+    tip: tuple[float, float]
+    width: float
+    skin: int
+    sleeve: tuple[float, float, float]
+
+
+def sample_hand(rng: np.random.Generator, w: int, h: int, target: tuple[float, float] | None = None) -> HandPose:
+    """A hand reaching in from an edge; towards ``target`` if given (the region being played)."""
+    if target is None:
+        edge = int(rng.integers(4))
+        t = rng.uniform(0.15, 0.85)
+        start = [(t * w, -0.05 * h), (1.05 * w, t * h), (t * w, 1.05 * h), (-0.05 * w, t * h)][edge]
+        inward = np.array([[0, 1], [-1, 0], [0, -1], [1, 0]][edge], float)
+        side = np.array([inward[1], -inward[0]])
+        direction = inward + side * rng.uniform(-0.5, 0.5)
+        direction /= np.linalg.norm(direction)
+        tip = np.array(start) + direction * rng.uniform(0.25, 0.6) * (h if edge in (0, 2) else w)
+    else:
+        tx, ty = target
+        edges = [(ty, (tx + rng.uniform(-0.1, 0.1) * w, -0.05 * h)), (w - tx, (1.05 * w, ty + rng.uniform(-0.1, 0.1) * h)),
+                 (h - ty, (tx + rng.uniform(-0.1, 0.1) * w, 1.05 * h)), (tx, (-0.05 * w, ty + rng.uniform(-0.1, 0.1) * h))]
+        start = min(edges, key=lambda e: e[0] + rng.uniform(0, 0.15) * w)[1]
+        tip = np.array(target, float)
+    return HandPose((float(start[0]), float(start[1])), (float(tip[0]), float(tip[1])), float(rng.uniform(0.05, 0.08) * w),
+                    int(rng.integers(len(SKIN))), tuple(float(v) for v in rng.uniform(30, 200, 3)))
+
+
+def _draw_hand(img: np.ndarray, occ: np.ndarray, rng: np.random.Generator, w: int, h: int,
+               pose: HandPose | None = None) -> None:
     """An arm reaching in from an edge of the frame, ending in a hand with fingers."""
-    edge = rng.integers(4)
-    t = rng.uniform(0.15, 0.85)
-    start = [(t * w, -0.05 * h), (1.05 * w, t * h), (t * w, 1.05 * h), (-0.05 * w, t * h)][edge]
-    reach = rng.uniform(0.25, 0.6)
-    inward = np.array([[0, 1], [-1, 0], [0, -1], [1, 0]][edge], float)
-    side = np.array([inward[1], -inward[0]])
-    direction = inward + side * rng.uniform(-0.5, 0.5)
-    direction /= np.linalg.norm(direction)
-    tip = np.array(start) + direction * reach * (h if edge in (0, 2) else w)
-    width = rng.uniform(0.05, 0.08) * w
-    skin = np.float32(SKIN[rng.integers(len(SKIN))]) * rng.uniform(0.85, 1.1)
+    pose = pose or sample_hand(rng, w, h)
+    start, tip, width = np.array(pose.start), np.array(pose.tip), pose.width
+    direction = tip - start
+    direction /= max(1e-6, np.linalg.norm(direction))
+    skin = np.float32(SKIN[pose.skin])
     perp = np.array([-direction[1], direction[0]])
-    arm = np.array([np.array(start) + perp * width * 0.6, tip + perp * width * 0.5,
-                    tip - perp * width * 0.5, np.array(start) - perp * width * 0.6])
-    sleeve = np.float32(rng.uniform(30, 200, 3))
-    mid = np.array(start) + (tip - np.array(start)) * rng.uniform(0.3, 0.6)
+    arm = np.array([start + perp * width * 0.6, tip + perp * width * 0.5,
+                    tip - perp * width * 0.5, start - perp * width * 0.6])
+    sleeve = np.float32(pose.sleeve)
+    mid = start + (tip - start) * 0.45
     sleeve_poly = np.array([arm[0], mid + perp * width * 0.62, mid - perp * width * 0.62, arm[3]])
     layer = np.zeros((h, w), np.uint8)
     cv2.fillConvexPoly(layer, np.round(arm).astype(np.int32), 255, cv2.LINE_AA)
@@ -503,7 +544,7 @@ def _draw_hand(img: np.ndarray, occ: np.ndarray, rng: np.random.Generator, w: in
                 np.degrees(np.arctan2(direction[1], direction[0])), 0, 360, 255, -1, cv2.LINE_AA)
     for k in range(4):
         base = palm + direction * width * 0.5 + perp * width * (k - 1.5) * 0.35
-        end = base + (direction + perp * (k - 1.5) * 0.12) * width * rng.uniform(0.6, 1.0)
+        end = base + (direction + perp * (k - 1.5) * 0.12) * width * (0.75 + 0.1 * (k % 2))
         cv2.line(layer, tuple(np.round(base).astype(int)), tuple(np.round(end).astype(int)), 255,
                  max(2, int(width * 0.22)), cv2.LINE_AA)
     thumb_end = palm + perp * width * 1.0 - direction * width * 0.1

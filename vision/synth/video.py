@@ -1,0 +1,155 @@
+"""Game videos: a simulated game rendered as a frame sequence with per-frame ground truth.
+
+Between moves the table is still for a second or so; then a hand reaches in towards the
+region being played, the pieces change under it, and the hand leaves. The camera, the light
+and the table stay fixed; pieces that were not touched keep their places. Frames are JPEG
+files (``frames/NNNNNN.jpg``); ``truth.jsonl`` holds one line per frame (the board as it
+physically is, whether a hand is in view, the step being played) and ``game.jsonl`` the
+simulated game in the tracker's replay format.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import replace
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+
+from tracker.pieces import NEUTRAL, VP_TRACK_MAX
+from tracker.spqrisiko.simulator import SimStep, Simulator
+from tracker.state import ObservedState
+from vision.geometry import BoardGeometry, load_geometry
+from vision.synth.render import (TIER_SPECS, HandPose, Placed, _fit_camera, place_pieces, render,
+                                 sample_hand)
+
+PLAYERS = ("red", "blue", "yellow", "green")
+DEFAULT_FPS = 12
+
+
+def _region_content(state: ObservedState, region: str) -> dict:
+    return state.regions.get(region, {})
+
+
+class Placement:
+    """Piece positions that persist from state to state: only touched regions are re-placed."""
+
+    def __init__(self, geo: BoardGeometry, seed: int):
+        self.geo = geo
+        self.seed = seed
+        self.by_region: dict[str, tuple[list[Placed], dict]] = {}
+        self.content: dict[str, dict] = {}
+        self.version = 0
+
+    def update(self, state: ObservedState, vp: dict[str, int]) -> tuple[list[Placed], dict]:
+        self.version += 1
+        for rid in set(self.content) | set(state.regions):
+            now = _region_content(state, rid)
+            if self.content.get(rid) == now:
+                continue
+            self.content[rid] = now
+            if not now:
+                self.by_region.pop(rid, None)
+                continue
+            sub = ObservedState.from_dict({"board": state.board.id, "regions": {rid: now}}, state.board)
+            rng = np.random.default_rng([self.seed, self.version, self.geo.region_ids.index(rid)])
+            placed, drawn = place_pieces(sub, rng, self.geo)
+            self.by_region[rid] = (placed, drawn["regions"].get(rid, {}))
+        markers, _ = place_pieces(ObservedState.from_dict({"regions": {}}, state.board),
+                                  np.random.default_rng([self.seed, 0]), self.geo,
+                                  {c: min(VP_TRACK_MAX, v) for c, v in vp.items()})
+        pieces = [p for rid in sorted(self.by_region) for p in self.by_region[rid][0]] + markers
+        drawn = {rid: content for rid, (_, content) in sorted(self.by_region.items())}
+        return pieces, {"board": state.board.id, "regions": drawn}
+
+
+def _changed_regions(prev: ObservedState, nxt: ObservedState) -> list[str]:
+    return sorted(r for r in set(prev.regions) | set(nxt.regions) if prev.regions.get(r) != nxt.regions.get(r)
+                  and not (set(prev.regions.get(r, {})) | set(nxt.regions.get(r, {}))) <= {NEUTRAL} | set())
+
+
+def frames(seed: int = 3, turns: int = 6, tier: str = "easy", size: tuple[int, int] = (1280, 720),
+           fps: int = DEFAULT_FPS) -> Iterator[tuple[np.ndarray, dict, bytes]]:
+    """Yield (image, per-frame truth, JPEG bytes) for a seeded game of ``turns`` turns."""
+    geo = load_geometry()
+    sim = Simulator(PLAYERS, seed=seed, max_turns=turns)
+    steps: list[SimStep] = list(sim.steps())
+    rng = np.random.default_rng([seed, 77])
+    spec = replace(TIER_SPECS[tier], hands=0.0, clutter=0.0, motion_blur=0.0)
+    cam = _fit_camera(rng, spec, size, geo)
+    scene_seed = (seed, 1)
+    placement = Placement(geo, seed)
+    state, vp = sim.initial_state, {c: 0 for c in PLAYERS}
+    pieces = placement.update(state, vp)
+    n = 0
+    for k, step in enumerate([None] + steps):
+        if step is not None:
+            changed = _changed_regions(state, step.state) or list(step.state.regions)[:1]
+            target_region = changed[int(rng.integers(len(changed)))]
+            tx, ty = geo.label_points[target_region]
+            target = cam.project(np.array([[tx, ty, 0.0]]))[0]
+            pose = sample_hand(rng, size[0], size[1], (float(target[0]), float(target[1])))
+            enter, hold, leave = (int(fps * rng.uniform(0.4, 0.7)), int(fps * rng.uniform(0.6, 1.2)),
+                                  int(fps * rng.uniform(0.3, 0.6)))
+            for f in range(enter + hold + leave):
+                if f < enter:
+                    reach = (f + 1) / enter
+                elif f < enter + hold:
+                    reach = 1.0
+                    if f == enter + hold // 2:          # the pieces change under the hand
+                        state, vp = step.state, step.vp
+                        pieces = placement.update(state, vp)
+                else:
+                    reach = 1 - (f - enter - hold + 1) / (leave + 1)
+                tip = np.array(pose.start) + (np.array(pose.tip) - np.array(pose.start)) * reach
+                hand = HandPose(pose.start, (float(tip[0]), float(tip[1])), pose.width, pose.skin, pose.sleeve)
+                yield _frame(n, k, state, pieces, tier, scene_seed, cam, [hand], size, step)
+                n += 1
+        for _ in range(int(fps * rng.uniform(0.8, 1.6))):
+            yield _frame(n, k, state, pieces, tier, scene_seed, cam, [], size, step)
+            n += 1
+
+
+def _frame(n, k, state, pieces, tier, scene_seed, cam, hands, size, step):
+    img, truth = render(state, tier, seed=scene_seed, size=size, camera=cam, placement=pieces, hand_poses=hands,
+                        noise_seed=(scene_seed[0], 2, n))
+    line = {"frame": n, "step": k, "actor": step.actor if step else None, "hand_present": bool(hands),
+            "state": truth.state, "occluded_fraction": round(truth.occluded_fraction, 4),
+            "board_corners": truth.board_corners}
+    return img, line, truth.jpeg
+
+
+def write_video(out: Path, seed: int = 3, turns: int = 6, tier: str = "easy", size: tuple[int, int] = (1280, 720),
+                fps: int = DEFAULT_FPS) -> int:
+    """Write frames, per-frame truth and the game file under ``out``; return the frame count."""
+    out = Path(out)
+    (out / "frames").mkdir(parents=True, exist_ok=True)
+    count = 0
+    with open(out / "truth.jsonl", "w", encoding="utf-8") as fh:
+        for img, line, jpeg in frames(seed, turns, tier, size, fps):
+            (out / "frames" / f"{line['frame']:06d}.jpg").write_bytes(jpeg)
+            fh.write(json.dumps(line, separators=(",", ":")) + "\n")
+            count += 1
+    from tracker.spqrisiko.simulator import write_game
+    write_game(out / "game.jsonl", PLAYERS, seed, turns)
+    (out / "video.json").write_text(json.dumps({"fps": fps, "frames": count, "seed": seed, "turns": turns,
+                                                "tier": tier, "size": list(size)}))
+    return count
+
+
+def default_video_dir() -> Path:
+    """Where the demo's embedded default video is generated on first use and cached."""
+    base = Path(os.environ.get("AUGUR_CACHE", Path.home() / ".cache" / "augur"))
+    return base / "demo-video-v1"
+
+
+def ensure_default_video(progress=None) -> Path:
+    """The demo video (seed 3, 4 turns, easy tier at 1280x720), generated once and cached."""
+    out = default_video_dir()
+    if (out / "video.json").is_file():
+        return out
+    tmp = out.with_name(out.name + ".partial")
+    write_video(tmp, seed=3, turns=4, tier="easy")
+    tmp.rename(out) if not out.exists() else None
+    return out
