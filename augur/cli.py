@@ -152,8 +152,14 @@ def cmd_synth(args: argparse.Namespace) -> int:
 
     from vision.synth.dataset import contact_sheet, write_dataset
     size = _size(args.size)
+    art = None
+    if args.board_photo:
+        from calibration.region_map import load_north_up_photo, measure_board
+        from vision.synth.board_art import photo_art
+        photo = load_north_up_photo(Path(args.board_photo), args.rotate)
+        art = photo_art(photo, measure_board(photo).corners)
     if args.what == "images":
-        n = write_dataset(Path(args.output), args.tier, args.n, args.seed, size)
+        n = write_dataset(Path(args.output), args.tier, args.n, args.seed, size, art=art)
         print(f"wrote {n} {args.tier} images with ground truth to {args.output}")
     elif args.what == "sheet":
         out = Path(args.output)
@@ -242,6 +248,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--turns", type=int, default=6, help="game turns in a video")
     p.add_argument("--size", default="1280x720")
+    p.add_argument("--board-photo", help="a top-down photo of an empty board to use as the board texture")
+    p.add_argument("--rotate", default="none", choices=["none", "cw", "ccw", "180"],
+                   help="turn --board-photo north up (the shared reference photo needs ccw)")
     p.add_argument("-o", "--output", required=True)
     p.set_defaults(func=cmd_synth)
 

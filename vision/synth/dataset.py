@@ -53,21 +53,23 @@ def yolo_lines(truth: GroundTruth) -> list[str]:
     return out
 
 
-def iter_renders(tier: str, n: int, seed: int, size: tuple[int, int] = (1280, 720)) -> Iterator[tuple[int, np.ndarray, GroundTruth]]:
+def iter_renders(tier: str, n: int, seed: int, size: tuple[int, int] = (1280, 720),
+                 art: np.ndarray | None = None) -> Iterator[tuple[int, np.ndarray, GroundTruth]]:
+    """Render ``n`` images of a tier; ``art`` replaces the procedural board (a rectified photo)."""
     steps = game_states(seed)
     pick = np.random.default_rng([seed, 999]).integers(len(steps), size=n)
     for i in range(n):
         step = steps[int(pick[i])]
-        img, truth = render(step.state, tier, seed=(seed, i, TIER_SEED[tier]), size=size, vp=step.vp)
+        img, truth = render(step.state, tier, seed=(seed, i, TIER_SEED[tier]), size=size, vp=step.vp, art=art)
         yield i, img, truth
 
 
 def write_dataset(out: Path, tier: str, n: int, seed: int, size: tuple[int, int] = (1280, 720),
-                  progress=None) -> int:
+                  progress=None, art: np.ndarray | None = None) -> int:
     out = Path(out)
     for sub in ("images/train", "images/val", "labels/train", "labels/val", "truth"):
         (out / sub).mkdir(parents=True, exist_ok=True)
-    for i, _, truth in iter_renders(tier, n, seed, size):
+    for i, _, truth in iter_renders(tier, n, seed, size, art):
         split = "val" if i % VAL_EVERY == VAL_EVERY - 1 else "train"
         name = f"{i:06d}"
         (out / "images" / split / f"{name}.jpg").write_bytes(truth.jpeg)
