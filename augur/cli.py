@@ -123,11 +123,75 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from tracker.bench import run_tracker_bench
         run_tracker_bench(games=args.games, turns=args.turns, seed=args.seed)
         return 0
+    if args.what == "vision":
+        from vision.bench import run_vision_bench
+        run_vision_bench(n=args.images)
+        return 0
     if args.what == "synth":
         from vision.synth.bench import run_synth_bench
         run_synth_bench(n=args.images, dataset=args.dataset, seed=args.seed)
         return 0
     raise GameError(f"unknown benchmark '{args.what}'")
+
+
+# -- calibrate / count -------------------------------------------------------------------
+def _read_image(path: str):
+    import cv2
+    from calibration.localise import BoardNotFound
+    if not Path(path).is_file():
+        raise BoardNotFound(f"{path}: no such image")
+    img = cv2.imread(path, cv2.IMREAD_COLOR)
+    if img is None:
+        raise BoardNotFound(f"{path}: not a readable image")
+    return img
+
+
+def _camera_frame(index: int):
+    import cv2
+    from calibration.localise import BoardNotFound
+    cap = cv2.VideoCapture(index)
+    ok, frame = cap.read() if cap.isOpened() else (False, None)
+    cap.release()
+    if not ok:
+        raise BoardNotFound(f"camera {index} is not available")
+    return frame
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from calibration.profile import calibrate
+    from vision.synth.board_art import procedural_art
+    if (args.image is None) == (args.camera is None):
+        raise GameError("give either an image of the empty board or --camera N")
+    image = _read_image(args.image) if args.image else _camera_frame(args.camera)
+    players = tuple(_players(args.players) or ())
+    profile = calibrate(image, procedural_art(args.board), args.board, players)
+    profile.save(Path(args.output))
+    print(f"board found; learned colours: {', '.join(profile.learned) or 'none (defaults used)'}; "
+          f"wrote {args.output}")
+    return 0
+
+
+def cmd_count(args: argparse.Namespace) -> int:
+    from calibration.profile import CalibrationProfile
+    from vision.classical import ClassicalDetector
+    from vision.count import count
+    profile = CalibrationProfile.load(Path(args.calibration), args.board)
+    detector = ClassicalDetector(profile)
+    failed = 0
+    for path in args.images:
+        try:
+            image = _read_image(path)
+        except AugurError as exc:
+            print(f"augur: error: {exc}", file=sys.stderr)
+            failed += 1
+            continue
+        if (image.shape[1], image.shape[0]) != tuple(profile.image_size):
+            print(f"augur: error: {path}: image is {image.shape[1]}x{image.shape[0]}, the calibration was made at "
+                  f"{profile.image_size[0]}x{profile.image_size[1]}", file=sys.stderr)
+            failed += 1
+            continue
+        print(count(detector.detect(image), detector.geo).to_json())
+    return EXIT_BAD_INPUT if failed else 0
 
 
 # -- regionmap --------------------------------------------------------------------------
@@ -233,13 +297,27 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_simulate)
 
     p = sub.add_parser("bench", help="print speed figures")
-    p.add_argument("what", choices=["tracker", "synth"])
+    p.add_argument("what", choices=["tracker", "synth", "vision"])
     p.add_argument("--games", type=int, default=5)
-    p.add_argument("--images", type=int, default=40, help="synth: images timed per tier")
+    p.add_argument("--images", type=int, default=40, help="synth: images timed per tier; vision: images per tier")
     p.add_argument("--dataset", type=int, default=300, help="synth: images in the streamed dataset run")
     p.add_argument("--turns", type=int, default=300)
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser("calibrate", help="learn the board pose and piece colours from a photo of the empty board")
+    p.add_argument("image", nargs="?", help="photo of the empty board with the score markers on box 0")
+    p.add_argument("--camera", type=int, help="take the photo from this camera instead")
+    p.add_argument("--board", default="spqrisiko")
+    p.add_argument("--players", help="colours of the score markers on box 0, e.g. red,blue,yellow")
+    p.add_argument("-o", "--output", required=True)
+    p.set_defaults(func=cmd_calibrate)
+
+    p = sub.add_parser("count", help="count the pieces in photos; prints one observed state per line")
+    p.add_argument("images", nargs="+")
+    p.add_argument("--calibration", required=True)
+    p.add_argument("--board", default="spqrisiko")
+    p.set_defaults(func=cmd_count)
 
     p = sub.add_parser("synth", help="render synthetic tables: images, a contact sheet, or a game video")
     p.add_argument("what", choices=["images", "sheet", "video"])

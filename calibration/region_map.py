@@ -271,8 +271,25 @@ def build_geometry(drawing: np.ndarray, photo: np.ndarray, board: Board, map_rec
         "label_points": {rid: [round(float(v), 1) for v in
                                cv2.perspectiveTransform(np.float32([[points[rid]]]), H)[0, 0]] for rid in board.regions},
     }
+    meta["label_points"] = interior_label_points(board_labels, list(board.regions), meta["label_points"])
     meta["polygons"] = region_polygons(board_labels, list(board.regions))
     return board_labels, meta
+
+
+def interior_label_points(labels: np.ndarray, ids: list[str], near: dict[str, list[float]]) -> dict[str, list[float]]:
+    """A point well inside each region, close to where its name is printed: the pixel that
+    maximises (distance to the region's edge) minus a little of (distance to the printed label).
+    Vision and the dashboard anchor per-region marks there, so it must survive small pose errors."""
+    out = {}
+    for i, rid in enumerate(ids, start=1):
+        mask = (labels == i).astype(np.uint8)
+        dt = cv2.distanceTransform(np.pad(mask, 1), cv2.DIST_L2, 5)[1:-1, 1:-1]
+        ys, xs = np.nonzero(mask)
+        nx, ny = near[rid]
+        score = dt[ys, xs] - 0.15 * np.hypot(xs - nx, ys - ny)
+        k = int(np.argmax(score))
+        out[rid] = [float(xs[k]), float(ys[k])]
+    return out
 
 
 def region_polygons(labels: np.ndarray, ids: list[str], epsilon: float = 1.2) -> dict[str, list]:

@@ -1,0 +1,135 @@
+"""Find the board in a camera image: its four corners, which way round it lies, and the
+homography between board units and image pixels.
+
+The printed board is framed in red, which stands out from tables, hands and the map.
+The largest red quadrilateral is the board. It has four possible orientations: the one whose
+rectified view best matches the reference art wins (the bright score track along one long
+side settles it). This is the classical method; it works at any rotation and at camera
+tilts up to 45 degrees.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from tracker.errors import AugurError
+from vision.geometry import BoardGeometry, load_geometry
+
+#: The board is compared with the reference at this many pixels per board unit.
+COMPARE_SCALE = 0.25
+
+
+class BoardNotFound(AugurError):
+    """No board could be located in the image."""
+
+
+@dataclass(frozen=True)
+class BoardPose:
+    """Where the board lies in an image. ``H`` maps board units to image pixels."""
+
+    H: np.ndarray
+    corners: np.ndarray          # image pixels of board corners TL, TR, BR, BL (board orientation)
+    score: float                 # similarity to the reference after rectification (0..1)
+
+    def rectify(self, image: np.ndarray, geo: BoardGeometry, scale: float = 1.0) -> np.ndarray:
+        """The board as seen from straight above, ``scale`` pixels per board unit."""
+        S = np.diag([scale, scale, 1.0])
+        size = (int(round(geo.size[0] * scale)), int(round(geo.size[1] * scale)))
+        return cv2.warpPerspective(image, S @ np.linalg.inv(self.H), size, flags=cv2.INTER_LINEAR)
+
+    def to_image(self, pts: np.ndarray) -> np.ndarray:
+        return cv2.perspectiveTransform(np.asarray(pts, np.float64).reshape(-1, 1, 2), self.H).reshape(-1, 2)
+
+    def to_board(self, pts: np.ndarray) -> np.ndarray:
+        return cv2.perspectiveTransform(np.asarray(pts, np.float64).reshape(-1, 1, 2),
+                                        np.linalg.inv(self.H)).reshape(-1, 2)
+
+
+def red_frame_mask(image: np.ndarray) -> np.ndarray:
+    hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
+    m = (((hsv[..., 0] <= 6) | (hsv[..., 0] >= 168)) & (hsv[..., 1] >= 110) & (hsv[..., 2] >= 50)).astype(np.uint8)
+    return cv2.morphologyEx(m, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+
+
+def _quad(contour: np.ndarray) -> np.ndarray | None:
+    hull = cv2.convexHull(contour)
+    peri = cv2.arcLength(hull, True)
+    for eps in (0.01, 0.02, 0.03, 0.05, 0.08):
+        approx = cv2.approxPolyDP(hull, eps * peri, True)
+        if len(approx) == 4:
+            return approx[:, 0, :].astype(np.float64)
+    return None
+
+
+def _order(q: np.ndarray) -> np.ndarray:
+    """Corners clockwise from the one nearest the image's top-left."""
+    c = q.mean(axis=0)
+    ang = np.arctan2(q[:, 1] - c[1], q[:, 0] - c[0])
+    q = q[np.argsort(ang)]
+    start = np.argmin(q.sum(axis=1))
+    return np.roll(q, -start, axis=0)
+
+
+def locate_board(image: np.ndarray, reference: np.ndarray, geo: BoardGeometry | None = None,
+                 refine: bool = True) -> BoardPose:
+    """Locate the board; ``reference`` is the board art (or a rectified empty-board photo), any scale."""
+    geo = geo or load_geometry()
+    if image is None or image.ndim != 3:
+        raise BoardNotFound("the image is unreadable or not a colour image")
+    h, w = image.shape[:2]
+    mask = red_frame_mask(image)
+    cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    cnts = [c for c in cnts if cv2.contourArea(cv2.convexHull(c)) > 0.05 * h * w]
+    if not cnts:
+        raise BoardNotFound("no board in view: no red board frame covers a twentieth of the image")
+    quad = None
+    for c in sorted(cnts, key=lambda c: cv2.contourArea(cv2.convexHull(c)), reverse=True):
+        quad = _quad(c)
+        if quad is not None:
+            break
+    if quad is None:
+        raise BoardNotFound("the board's outline is not a quadrilateral (is part of it out of view?)")
+    quad = _order(quad)
+    bw, bh = geo.size
+    dst = np.float64([[0, 0], [bw, 0], [bw, bh], [0, bh]])
+    sw, sh = int(bw * COMPARE_SCALE), int(bh * COMPARE_SCALE)
+    ref = cv2.resize(cv2.cvtColor(reference, cv2.COLOR_BGR2GRAY), (sw, sh), interpolation=cv2.INTER_AREA)
+    ref = (ref - ref.mean()) / (ref.std() + 1e-6)
+    best = None
+    for k in range(4):
+        q = np.roll(quad, -k, axis=0)
+        H = cv2.getPerspectiveTransform(np.float32(dst), np.float32(q))
+        S = np.diag([COMPARE_SCALE, COMPARE_SCALE, 1.0])
+        view = cv2.warpPerspective(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), S @ np.linalg.inv(H), (sw, sh))
+        v = (view - view.mean()) / (view.std() + 1e-6)
+        score = float((v * ref).mean())
+        if best is None or score > best[0]:
+            best = (score, H, q)
+    score, H, q = best
+    if score < 0.25:
+        raise BoardNotFound(f"a red frame was found but it does not look like this board (match {score:.2f})")
+    if refine:
+        H, score = _refine(image, ref, H, (sw, sh), score)
+        q = cv2.perspectiveTransform(np.float64(dst).reshape(-1, 1, 2), H).reshape(-1, 2)
+    return BoardPose(H, q, score)
+
+
+def _refine(image: np.ndarray, ref: np.ndarray, H: np.ndarray, size: tuple[int, int], score: float):
+    """Align the rectified view with the reference by ECC (the printed art is richly textured),
+    which corrects corners hidden by clutter or bent by the lens."""
+    S = np.diag([COMPARE_SCALE, COMPARE_SCALE, 1.0])
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    view = cv2.warpPerspective(gray, S @ np.linalg.inv(H), size)
+    a = cv2.GaussianBlur(ref.astype(np.float32), (0, 0), 1.5)
+    b = cv2.GaussianBlur(view, (0, 0), 1.5)
+    W = np.eye(3, dtype=np.float32)
+    try:
+        cc, W = cv2.findTransformECC(a, b, W, cv2.MOTION_HOMOGRAPHY,
+                                     (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 60, 1e-5), None, 3)
+    except cv2.error:
+        return H, score
+    if cc < score:
+        return H, score
+    return H @ np.linalg.inv(S) @ W.astype(np.float64) @ S, float(cc)

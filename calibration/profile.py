@@ -1,0 +1,162 @@
+"""The calibration profile: everything learned once per table, saved to one JSON file.
+
+``augur calibrate`` makes it from a photo of the board with no pieces on the map and the
+players' score markers on box 0 (as the rules set them out, §3.5). From that photo it learns:
+
+- where the board is (:mod:`calibration.localise`), as a homography to board units;
+- the empty board as this camera sees it (the reference the classical detector compares with);
+- white balance against the printed board, so colours read the same under any light;
+- the army colours and the size of one legionary from the score markers on box 0.
+"""
+from __future__ import annotations
+
+import base64
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from calibration.localise import BoardPose, locate_board
+from tracker.errors import AugurError
+from tracker.pieces import ARMY_COLOURS, NEUTRAL
+from vision.geometry import BoardGeometry, load_geometry
+
+PROFILE_VERSION = 1
+#: Pixels per board unit of the rectified views the detector works on.
+WORK_SCALE = 1.0
+
+#: Piece colours after white balance (Lab, OpenCV 8-bit scale); learned values replace them.
+DEFAULT_COLOURS_LAB = {
+    "red": (96, 182, 163), "blue": (89, 138, 84), "yellow": (189, 126, 198), "green": (119, 86, 160),
+    "black": (31, 129, 126), NEUTRAL: (192, 129, 136),
+}
+#: Area of one standing legionary seen from above in the rectified view (board units^2), when
+#: no score marker teaches better.
+DEFAULT_LEGIONARY_AREA = 140.0
+
+
+class CalibrationError(AugurError):
+    """A calibration profile is missing, malformed or made for something else."""
+
+
+@dataclass
+class CalibrationProfile:
+    board_id: str
+    image_size: tuple[int, int]
+    H: np.ndarray                               # board units -> image pixels
+    reference: np.ndarray                       # rectified empty board (BGR, WORK_SCALE px/unit)
+    gains: np.ndarray                           # BGR white-balance gains
+    colours_lab: dict[str, tuple[float, float, float]] = field(default_factory=lambda: dict(DEFAULT_COLOURS_LAB))
+    legionary_area: float = DEFAULT_LEGIONARY_AREA
+    learned: tuple[str, ...] = ()               # colours learned from markers
+    version: int = PROFILE_VERSION
+
+    @property
+    def pose(self) -> BoardPose:
+        geo = load_geometry(self.board_id)
+        corners = cv2.perspectiveTransform(np.float64([[[0, 0]], [[geo.size[0], 0]], [[geo.size[0], geo.size[1]]],
+                                                       [[0, geo.size[1]]]]), self.H).reshape(-1, 2)
+        return BoardPose(self.H, corners, 1.0)
+
+    # -- persistence ---------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        ok, png = cv2.imencode(".png", self.reference)
+        return {"augur_calibration": self.version, "board": self.board_id, "image_size": list(self.image_size),
+                "homography": self.H.tolist(), "gains": self.gains.tolist(),
+                "colours_lab": {k: list(map(float, v)) for k, v in self.colours_lab.items()},
+                "legionary_area": self.legionary_area, "learned": list(self.learned),
+                "reference_png": base64.b64encode(png.tobytes()).decode("ascii")}
+
+    def save(self, path: Path) -> None:
+        Path(path).write_text(json.dumps(self.to_dict()), encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: Path, board_id: str = "spqrisiko") -> "CalibrationProfile":
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise CalibrationError(f"calibration file not found: {path}") from None
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise CalibrationError(f"{path} is not a calibration file ({exc.__class__.__name__})") from None
+        if not isinstance(data, dict) or "augur_calibration" not in data:
+            raise CalibrationError(f"{path} is not an Augur calibration file")
+        if data["augur_calibration"] != PROFILE_VERSION:
+            raise CalibrationError(f"{path} is calibration version {data['augur_calibration']}; this Augur reads "
+                                   f"version {PROFILE_VERSION}: calibrate again")
+        if data.get("board") != board_id:
+            raise CalibrationError(f"{path} was made for board '{data.get('board')}', not '{board_id}'")
+        try:
+            ref = cv2.imdecode(np.frombuffer(base64.b64decode(data["reference_png"]), np.uint8), cv2.IMREAD_COLOR)
+            geo = load_geometry(board_id)
+            if ref is None or ref.shape[:2] != (int(geo.size[1] * WORK_SCALE), int(geo.size[0] * WORK_SCALE)):
+                raise ValueError("reference image does not match the board geometry")
+            return cls(data["board"], tuple(data["image_size"]), np.array(data["homography"], float), ref,
+                       np.array(data["gains"], np.float32),
+                       {k: tuple(v) for k, v in data["colours_lab"].items()}, float(data["legionary_area"]),
+                       tuple(data.get("learned", ())), data["augur_calibration"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise CalibrationError(f"{path} is damaged: {exc}") from None
+
+
+def white_balance(img: np.ndarray, gains: np.ndarray) -> np.ndarray:
+    return np.clip(img.astype(np.float32) * gains[None, None], 0, 255).astype(np.uint8)
+
+
+def water_gains(rectified: np.ndarray, geo: BoardGeometry, target=(226, 206, 160)) -> np.ndarray:
+    """Per-channel gains that bring the printed sea to its known colour (a grey card we get for free)."""
+    sea = np.isin(geo.labels, [i + 1 for i, r in enumerate(geo.region_ids) if geo.board.is_sea(r)])
+    small = cv2.resize(rectified, (geo.size[0], geo.size[1])) if rectified.shape[:2] != geo.labels.shape else rectified
+    med = np.median(small[sea].astype(np.float32), axis=0)
+    return (np.float32(target) / np.maximum(med, 1.0)).astype(np.float32)
+
+
+def calibrate(image: np.ndarray, reference_art: np.ndarray, board_id: str = "spqrisiko",
+              players: tuple[str, ...] = ()) -> CalibrationProfile:
+    """Make a profile from a photo of the empty board with the score markers on box 0."""
+    geo = load_geometry(board_id)
+    pose = locate_board(image, reference_art, geo)
+    rect = pose.rectify(image, geo, WORK_SCALE)
+    gains = water_gains(rect, geo)
+    profile = CalibrationProfile(board_id, (image.shape[1], image.shape[0]), pose.H, rect, gains)
+    _learn_from_markers(profile, rect, reference_art, geo, players)
+    return profile
+
+
+def _learn_from_markers(profile: CalibrationProfile, rect: np.ndarray, art: np.ndarray, geo: BoardGeometry,
+                        players: tuple[str, ...]) -> None:
+    """The score markers on box 0 teach the colours and the size of a legionary (§3.5).
+
+    Markers stand side by side and touch, so pixels are first split by colour (nearest default
+    colour) and only then grouped: one blob per colour is one marker."""
+    x0, y0, x1, y1 = (int(round(v * WORK_SCALE)) for v in geo.track_boxes[0])
+    pad = int(14 * WORK_SCALE)
+    win = (slice(max(0, y0 - pad), y1 + pad), slice(max(0, x0 - pad), x1 + pad))
+    box = white_balance(rect[win], profile.gains)
+    art_small = cv2.resize(art, (rect.shape[1], rect.shape[0]), interpolation=cv2.INTER_AREA)
+    lab = cv2.cvtColor(box, cv2.COLOR_BGR2LAB).astype(np.float32)
+    ref_lab = cv2.cvtColor(art_small[win], cv2.COLOR_BGR2LAB).astype(np.float32)
+    changed = np.linalg.norm(lab - ref_lab, axis=2) > 20
+    names = list(ARMY_COLOURS)
+    centroids = np.float32([DEFAULT_COLOURS_LAB[c] for c in names])
+    dist = np.linalg.norm(lab[:, :, None, :] - centroids[None, None], axis=3)
+    nearest, best = dist.argmin(axis=2), dist.min(axis=2)
+    learned, areas = [], []
+    for k, name in enumerate(names):
+        if players and name not in players:
+            continue
+        mask = (changed & (nearest == k) & (best < 45)).astype(np.uint8)
+        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+        n, comp, stats, _ = cv2.connectedComponentsWithStats(mask)
+        if n < 2:
+            continue
+        c = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+        if stats[c, cv2.CC_STAT_AREA] < 15 * WORK_SCALE ** 2:
+            continue
+        profile.colours_lab[name] = tuple(float(v) for v in lab[comp == c].mean(axis=0))
+        learned.append(name)
+        areas.append(stats[c, cv2.CC_STAT_AREA] / WORK_SCALE ** 2)
+    if areas:
+        profile.legionary_area = float(np.median(areas))
+    profile.learned = tuple(learned)

@@ -1,0 +1,45 @@
+"""Counting: detections -> the observed board state, with a confidence per region.
+
+Each detection goes to the region under its footprint (supervision's zone counting, with the
+board's label image as the zones). A province holds one army: if detections of two army
+colours fall in one province, the colour with fewer is dropped and the region's confidence
+falls accordingly.
+"""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+import numpy as np
+
+from tracker.pieces import NEUTRAL
+from tracker.state import ObservedState
+from vision.geometry import BoardGeometry
+from vision.records import Detections
+
+
+def count(detections: Detections, geo: BoardGeometry, unseen: frozenset[str] = frozenset()) -> ObservedState:
+    regions = geo.regions_at(detections.footprints) if len(detections) else []
+    tally: dict[str, Counter] = defaultdict(Counter)
+    score: dict[str, list[float]] = defaultdict(list)
+    for rid, kind, colour, s in zip(regions, detections.kinds, detections.colours, detections.scores):
+        if rid is None or rid in unseen:
+            continue
+        tally[rid][(colour, kind)] += 1
+        score[rid].append(float(s))
+    out: dict[str, dict[str, dict[str, int]]] = {}
+    confidence: dict[str, float] = {}
+    for rid, counts in tally.items():
+        conf = float(np.mean(score[rid])) if score[rid] else 1.0
+        armies = Counter()
+        for (colour, kind), n in counts.items():
+            if colour != NEUTRAL:
+                armies[colour] += n
+        if geo.board.is_province(rid) and len(armies) > 1:
+            keep, kept = armies.most_common(1)[0]
+            conf *= kept / sum(armies.values())
+            counts = Counter({k: n for k, n in counts.items() if k[0] in (keep, NEUTRAL)})
+        for (colour, kind), n in counts.items():
+            out.setdefault(rid, {}).setdefault(colour, {})[kind] = n
+        confidence[rid] = round(conf, 3)
+    return ObservedState.from_dict({"board": geo.board.id, "regions": out, "confidence": confidence,
+                                    "unseen": sorted(unseen)}, geo.board)

@@ -1,0 +1,49 @@
+"""The records that flow between the vision stages (see DESIGN: frame -> pose -> detections -> state)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One camera image and when it was taken (seconds)."""
+
+    image: np.ndarray
+    t: float = 0.0
+    index: int = 0
+
+
+@dataclass(frozen=True)
+class Detections:
+    """Pieces found in one frame, whatever the detector: one row per piece.
+
+    ``footprints`` are board units (where the piece stands); ``boxes`` image pixels when the
+    detector has them (NaN otherwise); ``kinds``/``colours`` use the names of
+    :mod:`tracker.pieces`; ``scores`` are 0..1.
+    """
+
+    footprints: np.ndarray                  # N x 2 board units
+    kinds: tuple[str, ...]
+    colours: tuple[str, ...]
+    scores: np.ndarray                      # N
+    boxes: np.ndarray = field(default_factory=lambda: np.zeros((0, 4)))   # N x 4 (x0, y0, x1, y1), image px
+    source: str = ""
+
+    def __len__(self) -> int:
+        return len(self.kinds)
+
+    @classmethod
+    def empty(cls, source: str = "") -> "Detections":
+        return cls(np.zeros((0, 2)), (), (), np.zeros(0), np.zeros((0, 4)), source)
+
+    @classmethod
+    def concat(cls, parts: list["Detections"], source: str = "") -> "Detections":
+        parts = [p for p in parts if len(p)]
+        if not parts:
+            return cls.empty(source)
+        return cls(np.vstack([p.footprints for p in parts]), sum((p.kinds for p in parts), ()),
+                   sum((p.colours for p in parts), ()), np.concatenate([p.scores for p in parts]),
+                   np.vstack([p.boxes if len(p.boxes) else np.full((len(p), 4), np.nan) for p in parts]),
+                   source or parts[0].source)
