@@ -1,7 +1,6 @@
 """Board localisation, calibration profiles, the classical detector, gating, fusion and the CLI."""
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from functools import lru_cache
