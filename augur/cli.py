@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Sequence
 
@@ -173,10 +174,12 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
 def cmd_count(args: argparse.Namespace) -> int:
     from calibration.profile import CalibrationProfile
-    from vision.classical import ClassicalDetector
     from vision.count import count
+    from vision.geometry import load_geometry
+    from vision.pipeline import make_detector
     profile = CalibrationProfile.load(Path(args.calibration), args.board)
-    detector = ClassicalDetector(profile)
+    detector = make_detector(profile, args.detector)
+    geo = load_geometry(args.board)
     failed = 0
     for path in args.images:
         try:
@@ -190,8 +193,17 @@ def cmd_count(args: argparse.Namespace) -> int:
                   f"{profile.image_size[0]}x{profile.image_size[1]}", file=sys.stderr)
             failed += 1
             continue
-        print(count(detector.detect(image), detector.geo).to_json())
+        print(count(detector.detect(image), geo).to_json())
     return EXIT_BAD_INPUT if failed else 0
+
+
+# -- train ------------------------------------------------------------------------------
+def cmd_train(args: argparse.Namespace) -> int:
+    from vision.train import train
+    card = train(Path(args.work), Path(args.models), images=args.images, epochs=args.epochs, seed=args.seed,
+                 batch=args.batch)
+    print(json.dumps(card["metrics_val_tiles"]))
+    return 0
 
 
 # -- regionmap --------------------------------------------------------------------------
@@ -249,8 +261,126 @@ def _size(text: str) -> tuple[int, int]:
     return w, h
 
 
-# -- demo -------------------------------------------------------------------------------
+# -- demo / run / review -----------------------------------------------------------------
+def _serve_and_wait(app, host: str, port: int, stop, worker=None, what: str = "the game") -> None:
+    from webui.loop import say, serve
+    _, server = serve(app, host, port)
+    say(f"Augur dashboard for {what}: http://{host}:{port}/  (Ctrl-C to stop)")
+    try:
+        while True:                 # the dashboard stays up after the video ends, until Ctrl-C
+            time.sleep(0.5)
+    except KeyboardInterrupt:
+        stop.set()
+        server.shutdown()
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
+    """The embedded default: a seeded game video, no camera, through vision, tracker and dashboard."""
+    import tempfile
+    import threading
+
+    from calibration.profile import calibrate
+    from vision.pipeline import Pipeline
+    from vision.synth.board_art import procedural_art
+    from vision.synth.video import PLAYERS, default_video_dir, ensure_default_video
+    from webui.app import create_app
+    from webui.live import LiveGame
+    from webui.loop import feed, say, video_frames
+    from webui.store import Store
+
+    if not (default_video_dir() / "video.json").is_file():
+        say("first run: rendering the demo video (about a minute; cached for next time)...")
+    folder = ensure_default_video()
+    meta = json.loads((folder / "video.json").read_text())
+    import cv2
+    profile = calibrate(cv2.imread(str(folder / "calibration.jpg")), procedural_art(), players=PLAYERS)
+    record = Path(args.record) if args.record else Path(tempfile.mkdtemp(prefix="augur-demo-"))
+    store = Store(record)
+    live = LiveGame.open(store, list(PLAYERS), resume=False)
+    pipeline = Pipeline(profile)
+    say(f"detector: {pipeline.detector.name}; recording to {record}")
+    stop = threading.Event()
+    frames = video_frames(folder, meta["fps"], realtime=not args.fast, limit=args.frames)
+    if args.no_serve:
+        summary = feed(live, pipeline, frames, stop, log=say)
+        say(f"-- {summary['frames']} frames, {summary['commits']} committed states; VP " +
+            ", ".join(f"{c} {v}" for c, v in live.game.vp.items()))
+        return 0
+    worker = threading.Thread(target=feed, args=(live, pipeline, frames, stop), daemon=True)
+    worker.start()
+    _serve_and_wait(create_app(live), args.host, args.port, stop, worker, "the demo game")
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    import threading
+
+    from calibration.profile import CalibrationProfile
+    from vision.pipeline import Pipeline
+    from webui.app import create_app
+    from webui.live import LiveGame
+    from webui.loop import camera_frames, feed
+    from webui.store import Store
+
+    players = _players(args.players) or []
+    from tracker.spqrisiko.setup import check_players
+    check_players(players)
+    profile = CalibrationProfile.load(Path(args.calibration), args.board)
+    store = Store(Path(args.record))
+    live = LiveGame.open(store, players, args.ruleset, args.target)
+    frames = camera_frames(args.camera)
+    first = next(frames)
+    stop = threading.Event()
+    pipeline = Pipeline(profile)
+
+    def frames_again():
+        yield first
+        yield from frames
+
+    worker = threading.Thread(target=feed, args=(live, pipeline, frames_again(), stop), daemon=True)
+    worker.start()
+    token = None
+    host = "127.0.0.1"
+    if args.lan:
+        import secrets
+        token = f"{secrets.randbelow(10 ** 6):06d}"
+        host = "0.0.0.0"
+        print(f"join PIN for changes from other tablets: {token}")
+    _serve_and_wait(create_app(live, token), host, args.port, stop, worker, "this table")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from webui.loop import export_archive
+    if not (Path(args.record) / "game.sqlite").is_file():
+        raise GameError(f"{args.record} holds no recorded game")
+    print(f"wrote {export_archive(Path(args.record), Path(args.output))}")
+    return 0
+
+
+def cmd_review(args: argparse.Namespace) -> int:
+    import tempfile
+    import threading
+
+    from webui.app import create_app
+    from webui.live import LiveGame
+    from webui.loop import import_archive
+    from webui.store import Store
+    folder = import_archive(Path(args.archive), Path(tempfile.mkdtemp(prefix="augur-review-")))
+    store = Store(folder)
+    last = store.last_game()
+    if last is None:
+        raise GameError(f"{args.archive} holds no game")
+    live = LiveGame.open(store, last["players"], last["ruleset"], last["target_vp"], resume=True)
+    print(f"verified {args.archive}: {len(store.snapshots(last['id']))} snapshots")
+    if args.no_serve:
+        return 0
+    _serve_and_wait(create_app(live, join_token="review-only-" + str(id(live))), "127.0.0.1", args.port,
+                    threading.Event(), None, "review")
+    return 0
+
+
+def cmd_narrate(args: argparse.Namespace) -> int:
     """Play a seeded simulated game through the tracker and narrate it turn by turn."""
     from tracker.replay import ReplayLine, replay
     from tracker.spqrisiko.simulator import Simulator
@@ -260,7 +390,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     steps = list(sim.steps())
     lines = [ReplayLine(0, sim.initial_state)] + [
         ReplayLine(i + 1, s.state, None, s.cards_played, s.actor, s.card_drawn) for i, s in enumerate(steps)]
-    print(f"Augur demo: a seeded S.P.Q.RisiKo! game ({', '.join(players)}; seed {args.seed}), "
+    print(f"Augur narration: a seeded S.P.Q.RisiKo! game ({', '.join(players)}; seed {args.seed}), "
           "followed by the rules tracker from the board states alone.")
     game, out = replay(lines, players, target_vp=args.target)
     for step in out:
@@ -305,6 +435,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=cmd_bench)
 
+    p = sub.add_parser("train", help="reproduce the shipped piece detector (needs the [train] extra)")
+    p.add_argument("--images", type=int, default=200, help="rendered tables to cut into training tiles")
+    p.add_argument("--epochs", type=int, default=12)
+    p.add_argument("--batch", type=int, default=32)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--work", default="out/train", help="scratch folder for tiles and runs")
+    p.add_argument("--models", default=str(Path(__file__).resolve().parents[1] / "models"))
+    p.set_defaults(func=cmd_train)
+
     p = sub.add_parser("calibrate", help="learn the board pose and piece colours from a photo of the empty board")
     p.add_argument("image", nargs="?", help="photo of the empty board with the score markers on box 0")
     p.add_argument("--camera", type=int, help="take the photo from this camera instead")
@@ -317,6 +456,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("images", nargs="+")
     p.add_argument("--calibration", required=True)
     p.add_argument("--board", default="spqrisiko")
+    p.add_argument("--detector", default="auto", choices=["auto", "yolo", "classical"],
+                   help="the trained model (default when shipped) or the classical baseline")
     p.set_defaults(func=cmd_count)
 
     p = sub.add_parser("synth", help="render synthetic tables: images, a contact sheet, or a game video")
@@ -343,11 +484,43 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", default=str(Path(__file__).resolve().parents[1] / "vision" / "data"))
     p.set_defaults(func=cmd_regionmap)
 
-    p = sub.add_parser("demo", help="narrate a seeded game followed by the tracker (no camera needed)")
+    p = sub.add_parser("demo", help="play the embedded demo game video through vision, tracker and dashboard")
+    p.add_argument("--port", type=int, default=8350)
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--record", help="folder to record the demo game in (default: a new temporary folder)")
+    p.add_argument("--fast", action="store_true", help="do not pace the video at its frame rate")
+    p.add_argument("--frames", type=int, help="stop after this many frames")
+    p.add_argument("--no-serve", action="store_true", help="print the events instead of serving the dashboard")
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("narrate", help="narrate a seeded simulated game followed by the tracker (text only)")
     p.add_argument("--seed", type=int, default=3)
     p.add_argument("--turns", type=int, default=24)
     p.add_argument("--target", type=int, default=None)
-    p.set_defaults(func=cmd_demo)
+    p.set_defaults(func=cmd_narrate)
+
+    p = sub.add_parser("run", help="follow a live game from a camera and serve the dashboard")
+    p.add_argument("--camera", type=int, default=0)
+    p.add_argument("--calibration", required=True)
+    p.add_argument("--players", required=True)
+    p.add_argument("--ruleset", default="2005")
+    p.add_argument("--target", type=int)
+    p.add_argument("--board", default="spqrisiko")
+    p.add_argument("--record", default="augur-game", help="folder of the recording (resumed if it exists)")
+    p.add_argument("--port", type=int, default=8350)
+    p.add_argument("--lan", action="store_true", help="serve on the local network; changes need a join PIN")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("export", help="pack a recorded game into one archive file (with checksums)")
+    p.add_argument("record")
+    p.add_argument("-o", "--output", required=True)
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("review", help="open an exported game archive for dispute review")
+    p.add_argument("archive")
+    p.add_argument("--port", type=int, default=8351)
+    p.add_argument("--no-serve", action="store_true", help="only verify and load the archive")
+    p.set_defaults(func=cmd_review)
     return parser
 
 

@@ -111,10 +111,10 @@ class TestReplayAndSimulate:
         main(["simulate", "--seed", "11", "--turns", "15", "-o", str(b)])
         assert a.read_bytes() == b.read_bytes()
 
-    def test_demo_runs_without_camera(self):
-        proc = run("demo", "--turns", "8")
+    def test_narration_of_a_simulated_game(self):
+        proc = run("narrate", "--turns", "8")
         assert proc.returncode == 0, proc.stderr
-        assert "Augur demo" in proc.stdout and "claims" in proc.stdout
+        assert "Augur narration" in proc.stdout and "claims" in proc.stdout
 
     def test_bench_tracker_prints_figures(self):
         proc = run("bench", "tracker", "--games", "1", "--turns", "30")

@@ -31,11 +31,21 @@ class FrameResult:
     error: str = ""
 
 
+def make_detector(profile: CalibrationProfile, which: str = "auto"):
+    """``yolo`` (the shipped ONNX model), ``classical``, or ``auto``: the model when it is there."""
+    from vision.yolo import DEFAULT_MODEL, YoloDetector
+    if which == "yolo" or (which == "auto" and DEFAULT_MODEL.is_file()):
+        return YoloDetector(profile.pose, tuple(profile.image_size))
+    if which not in ("auto", "classical"):
+        raise ValueError(f"unknown detector '{which}' (auto, yolo, classical)")
+    return ClassicalDetector(profile)
+
+
 class Pipeline:
     def __init__(self, profile: CalibrationProfile, detector=None, agree: int = 3):
         self.profile = profile
         self.geo = load_geometry(profile.board_id)
-        self.detector = detector or ClassicalDetector(profile, self.geo)
+        self.detector = detector or make_detector(profile)
         self.gate = Gate(profile, self.geo)
         self.fusion = Fusion(agree)
         self.index = 0

@@ -15,6 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Iterator
 
+import cv2
 import numpy as np
 
 from tracker.pieces import NEUTRAL, VP_TRACK_MAX
@@ -69,15 +70,29 @@ def _changed_regions(prev: ObservedState, nxt: ObservedState) -> list[str]:
                   and not (set(prev.regions.get(r, {})) | set(nxt.regions.get(r, {}))) <= {NEUTRAL} | set())
 
 
+def video_camera(seed: int, tier: str, size: tuple[int, int]):
+    """The fixed camera of a video and the random stream that goes on to animate it."""
+    rng = np.random.default_rng([seed, 77])
+    spec = replace(TIER_SPECS[tier], hands=0.0, clutter=0.0, motion_blur=0.0)
+    return _fit_camera(rng, spec, size, load_geometry()), rng
+
+
+def calibration_photo(seed: int = 3, tier: str = "easy", size: tuple[int, int] = (1280, 720)) -> np.ndarray:
+    """What the players photograph before the game: the video's table, empty, markers on box 0."""
+    cam, _ = video_camera(seed, tier, size)
+    empty = ObservedState.from_dict({"regions": {}})
+    img, _ = render(empty, tier, seed=(seed, 1), size=size, camera=cam, vp={c: 0 for c in PLAYERS},
+                    hand_poses=[], noise_seed=(seed, 3))
+    return img
+
+
 def frames(seed: int = 3, turns: int = 6, tier: str = "easy", size: tuple[int, int] = (1280, 720),
            fps: int = DEFAULT_FPS) -> Iterator[tuple[np.ndarray, dict, bytes]]:
     """Yield (image, per-frame truth, JPEG bytes) for a seeded game of ``turns`` turns."""
     geo = load_geometry()
     sim = Simulator(PLAYERS, seed=seed, max_turns=turns)
     steps: list[SimStep] = list(sim.steps())
-    rng = np.random.default_rng([seed, 77])
-    spec = replace(TIER_SPECS[tier], hands=0.0, clutter=0.0, motion_blur=0.0)
-    cam = _fit_camera(rng, spec, size, geo)
+    cam, rng = video_camera(seed, tier, size)
     scene_seed = (seed, 1)
     placement = Placement(geo, seed)
     state, vp = sim.initial_state, {c: 0 for c in PLAYERS}
@@ -133,6 +148,7 @@ def write_video(out: Path, seed: int = 3, turns: int = 6, tier: str = "easy", si
             count += 1
     from tracker.spqrisiko.simulator import write_game
     write_game(out / "game.jsonl", PLAYERS, seed, turns)
+    cv2.imwrite(str(out / "calibration.jpg"), calibration_photo(seed, tier, size))
     (out / "video.json").write_text(json.dumps({"fps": fps, "frames": count, "seed": seed, "turns": turns,
                                                 "tier": tier, "size": list(size)}))
     return count

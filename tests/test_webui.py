@@ -1,0 +1,248 @@
+"""The dashboard server, the recording store, live updates, crash safety and archives."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tracker.spqrisiko.simulator import Simulator
+from webui.app import create_app
+from webui.live import LiveGame
+from webui.loop import export_archive, import_archive, serve
+from webui.store import Store, StoreError
+
+PLAYERS = ["red", "blue", "yellow"]
+
+
+def game_states(n: int = 6):
+    sim = Simulator(tuple(PLAYERS), seed=8, max_turns=10)
+    return [sim.initial_state] + [s.state for s in list(sim.steps())[: n - 1]]
+
+
+@pytest.fixture
+def live(tmp_path):
+    store = Store(tmp_path / "rec")
+    lg = LiveGame.open(store, PLAYERS, resume=False)
+    yield lg
+    store.close()
+
+
+@pytest.fixture
+def client(live):
+    app = create_app(live)
+    c = app.test_client()
+    c.csrf = app.config["AUGUR_CSRF"]
+    return c
+
+
+def post(client, url, data, csrf=True, **headers):
+    if csrf:
+        headers["X-CSRF-Token"] = client.csrf
+    return client.post(url, data=json.dumps(data), content_type="application/json", headers=headers)
+
+
+class TestLiveGame:
+    def test_commits_are_tracked_and_recorded(self, live):
+        for s in game_states(4):
+            live.commit(s, b"\xff\xd8jpeg")
+        snaps = live.store.snapshots(live.game_id)
+        assert len(snaps) == 4 and snaps[0].source == "setup"
+        assert snaps[1].events and snaps[1].actor == "red"
+        assert live.store.frame_path(snaps[1].id).read_bytes() == b"\xff\xd8jpeg"
+
+    def test_correction_is_kept_apart_from_the_camera_count(self, live):
+        states = game_states(3)
+        live.commit(states[0])
+        region = next(iter(states[0].owners))
+        colour = states[0].owners[region]
+        live.correct(region, {colour: {"legionary": 9}})
+        corr = live.store.corrections(live.game_id)
+        assert corr[0]["before"] != corr[0]["after"] and corr[0]["after"] == {colour: {"legionary": 9}}
+        assert live.store.snapshots(live.game_id)[0].state == states[0].to_dict()   # the camera's count stays
+        # the camera still reads the old value: the correction goes on applying
+        live.commit(states[0])
+        assert live.game.state.legions[region] == 9
+        live.undo()
+        assert live.game.state.legions[region] == states[0].legions[region]
+        assert [c["undoes"] for c in live.store.corrections(live.game_id)] == [None, corr[0]["id"]]
+
+    def test_resume_after_restart(self, tmp_path):
+        store = Store(tmp_path / "r")
+        lg = LiveGame.open(store, PLAYERS)
+        for s in game_states(5):
+            lg.commit(s)
+        vp, turn = dict(lg.game.vp), lg.game.turn_no
+        store.close()
+        again = LiveGame.open(Store(tmp_path / "r"), PLAYERS)
+        assert again.game_id == lg.game_id and again.game.vp == vp and again.game.turn_no == turn
+
+    def test_truncated_database_is_refused_not_overwritten(self, tmp_path):
+        folder = tmp_path / "bad"
+        folder.mkdir()
+        (folder / "game.sqlite").write_bytes(b"SQLite format 3\x00" + b"\x00" * 50)
+        with pytest.raises(StoreError):
+            Store(folder)
+        assert (folder / "game.sqlite").read_bytes().startswith(b"SQLite format 3")
+
+
+class TestDashboardApi:
+    def test_page_and_geometry(self, client):
+        page = client.get("/")
+        assert page.status_code == 200 and b'name="csrf-token"' in page.data
+        geo = client.get("/api/geometry").get_json()
+        assert len(geo["polygons"]) == 57 and len(geo["track_boxes"]) == 41
+
+    def test_state_after_commits(self, client, live):
+        for s in game_states(3):
+            live.commit(s)
+        v = client.get("/api/state").get_json()
+        assert v["players"] == PLAYERS and v["current"] and v["state"]["regions"]
+        assert set(v["scores"]) == set(PLAYERS)
+
+    def test_writes_need_the_csrf_token(self, client, live):
+        live.commit(game_states(1)[0])
+        r = post(client, "/api/corrections", {"region": "italia", "pieces": {}}, csrf=False)
+        assert r.status_code == 403
+        r = client.post("/api/corrections", data="region=italia", content_type="application/x-www-form-urlencoded",
+                        headers={"X-CSRF-Token": client.csrf})
+        assert r.status_code == 415
+
+    def test_correction_confirm_and_cards(self, client, live):
+        states = game_states(3)
+        for s in states:
+            live.commit(s)
+        region = next(iter(states[-1].owners))
+        colour = states[-1].owners[region]
+        r = post(client, "/api/corrections", {"region": region, "pieces": {colour: {"legionary": 7}}})
+        assert r.status_code == 200 and r.get_json()["state"]["regions"][region][colour] == {"legionary": 7}
+        snap = next(s for s in live.store.snapshots(live.game_id) if s.events)
+        r = post(client, "/api/decisions", {"snapshot": snap.id, "event": 0, "verdict": "confirmed"})
+        assert r.status_code == 200 and live.store.decisions(snap.id)[0]["verdict"] == "confirmed"
+        r = post(client, "/api/entries", {"kind": "draw", "payload": {"player": live.game.current}})
+        assert r.status_code == 200 and live.store.entries(live.game_id)[0]["kind"] == "draw"
+        assert post(client, "/api/corrections", {"region": "atlantis", "pieces": {}}).status_code == 400
+        assert post(client, "/api/corrections", {"region": region, "pieces": {"red": {"trireme": 1}}}).status_code == 400
+
+    def test_review_endpoints(self, client, live):
+        for s in game_states(3):
+            live.commit(s, b"\xff\xd8x")
+        snaps = client.get("/api/snapshots").get_json()
+        assert len(snaps) == 3
+        d = client.get(f"/api/snapshots/{snaps[1]['id']}").get_json()
+        assert d["changed"] and d["previous"] == snaps[0]["id"]
+        assert client.get(f"/api/snapshots/{snaps[1]['id']}/frame.jpg").data == b"\xff\xd8x"
+        assert client.get("/api/snapshots/999/frame.jpg").status_code == 404
+        assert client.get("/api/snapshots/..%2f..%2fgame.sqlite/frame.jpg").status_code == 404
+
+    def test_body_size_limit(self, client):
+        r = post(client, "/api/corrections", {"region": "italia", "pieces": {"x": "y" * 100_000}})
+        assert r.status_code == 413
+
+    def test_lan_mode_needs_the_join_pin(self, live):
+        app = create_app(live, join_token="123456")
+        c = app.test_client()
+        live.commit(game_states(1)[0])
+        h = {"X-CSRF-Token": app.config["AUGUR_CSRF"]}
+        body = json.dumps({"kind": "draw", "payload": {"player": "red"}})
+        assert c.post("/api/entries", data=body, content_type="application/json", headers=h).status_code == 403
+        h["X-Join-Token"] = "123456"
+        assert c.post("/api/entries", data=body, content_type="application/json", headers=h).status_code == 200
+
+
+class TestLiveUpdates:
+    def test_eight_tablets_receive_every_update(self, live):
+        _, server = serve(create_app(live), "127.0.0.1", 0)
+        port = server.server_port
+        received = [[] for _ in range(8)]
+        ready = threading.Barrier(9)
+
+        def tablet(k):
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/stream", timeout=20) as resp:
+                ready.wait()
+                for raw in resp:
+                    line = raw.decode().strip()
+                    if line.startswith("data: "):
+                        received[k].append(json.loads(line[6:]).get("snapshot"))
+                        if len(received[k]) >= 6:
+                            return
+
+        threads = [threading.Thread(target=tablet, args=(k,), daemon=True) for k in range(8)]
+        for t in threads:
+            t.start()
+        ready.wait(timeout=10)
+        time.sleep(0.3)
+        sids = [live.commit(s)["snapshot"] for s in game_states(5)]
+        for t in threads:
+            t.join(timeout=20)
+        server.shutdown()
+        for r in received:
+            assert [x for x in r if x is not None] == sids
+
+
+class TestCrashSafety:
+    def test_sigkill_mid_game_loses_nothing_committed(self, tmp_path):
+        record = tmp_path / "rec"
+        script = f"""
+import sys, time
+sys.path.insert(0, {str(Path(__file__).resolve().parents[1])!r})
+from tests.test_webui import game_states
+from webui.live import LiveGame
+from webui.store import Store
+live = LiveGame.open(Store({str(record)!r}), ["red", "blue", "yellow"])
+states = game_states(30)
+live.commit(states[0])
+r = next(iter(states[0].owners))
+live.correct(r, {{states[0].owners[r]: {{"legionary": 7}}}})
+print("corrected", flush=True)
+for s in states[1:]:
+    live.commit(s)
+    print("committed", flush=True)
+    time.sleep(0.05)
+time.sleep(60)
+"""
+        proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+        seen = 0
+        for line in proc.stdout:
+            seen += line.startswith("committed")
+            if seen == 12:
+                break
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        store = Store(record)
+        snaps = store.snapshots(store.last_game()["id"])
+        assert len(snaps) >= 2 + 12 - 1        # set-up, correction, and every state it said it committed
+        assert store.corrections(store.last_game()["id"])[0]["after"]
+        db = sqlite3.connect(str(record / "game.sqlite"))
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        again = LiveGame.open(store, PLAYERS)
+        assert again.game.turn_no >= 1
+
+
+class TestArchive:
+    def test_export_import_round_trip_and_tamper_check(self, live, tmp_path):
+        for s in game_states(3):
+            live.commit(s, b"\xff\xd8frame")
+        archive = export_archive(live.store.folder, tmp_path / "game.augur.zip")
+        dest = import_archive(archive, tmp_path / "opened")
+        other = Store(dest)
+        assert len(other.snapshots(other.last_game()["id"])) == 3
+        import zipfile
+        bad = tmp_path / "bad.zip"
+        with zipfile.ZipFile(archive) as src, zipfile.ZipFile(bad, "w") as out:
+            for item in src.namelist():
+                data = src.read(item)
+                out.writestr(item, data + b"x" if item.startswith("frames/") else data)
+        from tracker.errors import AugurError
+        with pytest.raises(AugurError, match="checksum mismatch"):
+            import_archive(bad, tmp_path / "bad")
+        with pytest.raises(AugurError, match="not an Augur game archive"):
+            import_archive(tmp_path / "game.augur.zip.missing", tmp_path / "x")

@@ -1,0 +1,1 @@
+"""Augur's table-side dashboard: live view, corrections, recording and dispute review."""

@@ -1,0 +1,148 @@
+"""The table-side dashboard (Flask): live view, corrections, card entries, review timeline.
+
+Safety on a shared network: the server binds to localhost unless ``--lan``; then every write
+needs the join token shown on the host's screen. Every write also needs the page's CSRF token
+(a header a foreign page cannot set), request bodies are capped, and frames are looked up by
+snapshot id, never by a path from the client.
+"""
+from __future__ import annotations
+
+import hmac
+import json
+import queue
+import secrets
+
+from flask import Flask, Response, abort, jsonify, render_template, request, send_file
+
+from tracker.errors import AugurError
+from vision.geometry import load_geometry
+from webui.live import LiveGame
+
+MAX_BODY = 64 * 1024
+SSE_KEEPALIVE_S = 15
+
+
+def create_app(live: LiveGame, join_token: str | None = None) -> Flask:
+    app = Flask(__name__)
+    app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
+    csrf = secrets.token_urlsafe(24)
+    app.config["AUGUR_CSRF"] = csrf
+
+    def require_write() -> None:
+        if not hmac.compare_digest(request.headers.get("X-CSRF-Token", ""), csrf):
+            abort(403, "missing or wrong CSRF token")
+        if join_token is not None and not hmac.compare_digest(request.headers.get("X-Join-Token", ""), join_token):
+            abort(403, "this table needs its join PIN for changes")
+        if not request.is_json:
+            abort(415, "send JSON")
+
+    def body() -> dict:
+        data = request.get_json(silent=True)
+        if not isinstance(data, dict):
+            abort(400, "the request body must be a JSON object")
+        return data
+
+    @app.errorhandler(400)
+    @app.errorhandler(403)
+    @app.errorhandler(404)
+    @app.errorhandler(413)
+    @app.errorhandler(415)
+    def error(exc):
+        return jsonify({"error": getattr(exc, "description", str(exc))}), exc.code
+
+    @app.get("/")
+    def index():
+        return render_template("index.html", csrf=csrf, needs_pin=join_token is not None)
+
+    @app.get("/api/geometry")
+    def geometry():
+        geo = load_geometry(live.game.board.id)
+        return jsonify({"size": geo.size, "polygons": geo.polygons, "label_points": geo.label_points,
+                        "track_boxes": geo.track_boxes, "names": {r: geo.board.name(r) for r in geo.region_ids},
+                        "seas": list(geo.board.seas)})
+
+    @app.get("/api/state")
+    def state():
+        return jsonify(live.view())
+
+    @app.get("/api/stream")
+    def stream():
+        q = live.subscribe()
+
+        def events():
+            try:
+                yield f"data: {json.dumps(live.view())}\n\n"
+                while True:
+                    try:
+                        payload = q.get(timeout=SSE_KEEPALIVE_S)
+                        yield f"data: {json.dumps(payload)}\n\n"
+                    except queue.Empty:
+                        yield ": keep-alive\n\n"
+            finally:
+                live.unsubscribe(q)
+
+        return Response(events(), mimetype="text/event-stream", headers={"Cache-Control": "no-cache",
+                                                                          "X-Accel-Buffering": "no"})
+
+    @app.get("/api/snapshots")
+    def snapshots():
+        return jsonify([{"id": s.id, "t": s.t, "source": s.source, "actor": s.actor, "round": s.round, "turn": s.turn,
+                         "events": len(s.events), "level": _level(s.verdicts)}
+                        for s in live.store.snapshots(live.game_id)])
+
+    @app.get("/api/snapshots/<int:sid>")
+    def snapshot(sid: int):
+        detail = live.snapshot_detail(sid)
+        if detail is None:
+            abort(404, "no such snapshot")
+        return jsonify(detail)
+
+    @app.get("/api/snapshots/<int:sid>/frame.jpg")
+    def frame(sid: int):
+        path = live.store.frame_path(sid)
+        if path is None:
+            abort(404, "no frame for this snapshot")
+        return send_file(path, mimetype="image/jpeg")
+
+    @app.post("/api/corrections")
+    def correction():
+        require_write()
+        data = body()
+        try:
+            return jsonify(live.correct(str(data.get("region")), data.get("pieces") or {}))
+        except (ValueError, AugurError) as exc:
+            abort(400, str(exc))
+
+    @app.post("/api/undo")
+    def undo():
+        require_write()
+        try:
+            return jsonify(live.undo())
+        except ValueError as exc:
+            abort(400, str(exc))
+
+    @app.post("/api/decisions")
+    def decision():
+        require_write()
+        data = body()
+        try:
+            return jsonify(live.decide(int(data.get("snapshot", -1)), int(data.get("event", -1)),
+                                       str(data.get("verdict"))))
+        except (ValueError, TypeError) as exc:
+            abort(400, str(exc))
+
+    @app.post("/api/entries")
+    def entry():
+        require_write()
+        data = body()
+        try:
+            return jsonify(live.enter(str(data.get("kind")), data.get("payload") or {}))
+        except (ValueError, KeyError, TypeError, AugurError) as exc:
+            abort(400, str(exc))
+
+    return app
+
+
+def _level(verdicts: list[dict]) -> str:
+    levels = {v.get("level") for v in verdicts}
+    return "violation" if "violation" in levels else ("warning" if "warning" in levels else "ok")

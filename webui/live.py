@@ -1,0 +1,245 @@
+"""The live game: committed states in, tracker verdicts and scores out, every change recorded and
+pushed to every connected tablet.
+
+Order of work for each committed state: apply the standing corrections, let the tracker read
+it, write the snapshot to the store (durable), then broadcast. After a restart
+:meth:`LiveGame.open` replays the recorded snapshots through a fresh tracker, so the game goes
+on where it stopped.
+"""
+from __future__ import annotations
+
+import copy
+import queue
+import threading
+import time
+from dataclasses import dataclass, field
+
+from tracker.game import Game
+from tracker.pieces import VP_TRACK_MAX
+from tracker.spqrisiko.options import ruleset_options
+from tracker.state import ObservedState
+from webui.store import Snapshot, Store
+
+UNDO_DEPTH = 10
+
+
+@dataclass
+class Override:
+    """A region the players corrected: applied while the camera still reads what it read then."""
+
+    correction_id: int
+    camera_value: dict
+    value: dict
+
+
+@dataclass
+class LiveGame:
+    store: Store
+    game_id: int
+    game: Game
+    ruleset: str
+    overrides: dict[str, Override] = field(default_factory=dict)
+    listeners: list[queue.Queue] = field(default_factory=list)
+    lock: threading.RLock = field(default_factory=threading.RLock)
+    last_camera: ObservedState | None = None
+    out_of_sync: bool = False
+    frame_jpeg: bytes | None = None
+
+    # -- opening ---------------------------------------------------------------------------
+    @classmethod
+    def open(cls, store: Store, players: list[str], ruleset: str = "2005", target_vp: int | None = None,
+             resume: bool = True) -> "LiveGame":
+        last = store.last_game()
+        if resume and last and last["players"] == list(players) and last["ruleset"] == ruleset:
+            live = cls(store, last["id"], Game(players, ruleset_options(ruleset), target_vp=last["target_vp"]), ruleset)
+            live._replay()
+            return live
+        gid = store.new_game(list(players), ruleset, target_vp)
+        return cls(store, gid, Game(players, ruleset_options(ruleset), target_vp=target_vp), ruleset)
+
+    def _replay(self) -> None:
+        """Rebuild the tracker from the recording (corrected states are recorded as such)."""
+        entries = self.store.entries(self.game_id)
+        for snap in self.store.snapshots(self.game_id):
+            for e in [e for e in entries if e["t"] <= snap.t and not e.get("_done")]:
+                self._apply_entry(e["kind"], e["payload"])
+                e["_done"] = True
+            state = ObservedState.from_dict(snap.state)
+            if self.game.state is None:
+                self.game.start(state)
+            else:
+                self.game.observe(state)
+        for c in self.store.corrections(self.game_id):
+            if c["undoes"] is None:
+                self.overrides[c["region"]] = Override(c["id"], c["before"], c["after"])
+            else:
+                self.overrides = {k: o for k, o in self.overrides.items() if o.correction_id != c["undoes"]}
+
+    # -- the feed from the camera -------------------------------------------------------------
+    def commit(self, state: ObservedState, jpeg: bytes | None = None, source: str = "camera") -> dict:
+        with self.lock:
+            if source == "camera":
+                self.last_camera = state
+                self.frame_jpeg = jpeg
+                state = self._with_overrides(state)
+            if self.game.state is None:
+                verdicts = [v.to_dict() for v in self.game.start(state)]
+                entry = self.game.score_track[-1]
+                sid = self.store.add_snapshot(self.game_id, "setup" if source == "camera" else source, state.to_dict(),
+                                              entry.colour, entry.round_no, entry.turn_no, [], verdicts,
+                                              self._scores(), jpeg)
+            else:
+                report = self.game.observe(state)
+                events = [dict(e.to_dict(), text=e.describe(self.game.board)) for e in report.events]
+                verdicts = [v.to_dict() for v in report.verdicts]
+                self.out_of_sync = report.level == "violation"
+                sid = self.store.add_snapshot(self.game_id, source, state.to_dict(), report.actor, report.round_no,
+                                              report.turn_no, events, verdicts, self._scores(), jpeg)
+            payload = self.view()
+            payload["snapshot"] = sid
+        self.broadcast(payload)
+        return payload
+
+    def _with_overrides(self, state: ObservedState) -> ObservedState:
+        if not self.overrides:
+            return state
+        d = state.to_dict()
+        for region, o in list(self.overrides.items()):
+            if d["regions"].get(region, {}) == o.camera_value:
+                if o.value:
+                    d["regions"][region] = copy.deepcopy(o.value)
+                else:
+                    d["regions"].pop(region, None)
+            else:
+                del self.overrides[region]      # the camera now reads something else: trust it again
+        return ObservedState.from_dict(d, state.board)
+
+    # -- what the tablet sends ------------------------------------------------------------------
+    def correct(self, region: str, value: dict) -> dict:
+        """Set a region's pieces by hand (a miscount); recorded as a correction, then tracked."""
+        with self.lock:
+            if self.game.state is None:
+                raise ValueError("nothing to correct yet: no board state has been committed")
+            current = self.game.state.to_dict()
+            if region not in self.game.board.regions:
+                raise ValueError(f"unknown region '{region}'")
+            d = copy.deepcopy(current)
+            if value:
+                d["regions"][region] = value
+            else:
+                d["regions"].pop(region, None)
+            corrected = ObservedState.from_dict(d, self.game.board)     # validates the counts
+            camera_value = (self.last_camera.to_dict()["regions"].get(region, {}) if self.last_camera
+                            else current["regions"].get(region, {}))
+            latest = self.store.latest(self.game_id)
+            cid = self.store.add_correction(latest.id, region, current["regions"].get(region, {}), value)
+            self.overrides[region] = Override(cid, camera_value, value)
+        return self.commit(corrected, source="correction")
+
+    def undo(self) -> dict:
+        """Undo the newest correction by appending its reverse (history is never rewritten)."""
+        with self.lock:
+            live = [c for c in self.store.corrections(self.game_id)[-UNDO_DEPTH:] if c["undoes"] is None]
+            undone = {c["undoes"] for c in self.store.corrections(self.game_id) if c["undoes"]}
+            live = [c for c in live if c["id"] not in undone]
+            if not live:
+                raise ValueError("no correction to undo")
+            c = live[-1]
+            latest = self.store.latest(self.game_id)
+            self.store.add_correction(latest.id, c["region"], c["after"], c["before"], undoes=c["id"])
+            self.overrides.pop(c["region"], None)
+            d = self.game.state.to_dict()
+            if c["before"]:
+                d["regions"][c["region"]] = c["before"]
+            else:
+                d["regions"].pop(c["region"], None)
+            state = ObservedState.from_dict(d, self.game.board)
+        return self.commit(state, source="correction")
+
+    def decide(self, snapshot_id: int, event_index: int, verdict: str) -> dict:
+        if verdict not in ("confirmed", "rejected"):
+            raise ValueError("decision must be 'confirmed' or 'rejected'")
+        snap = self.store.snapshot(snapshot_id)
+        if snap is None or snap.game_id != self.game_id or not 0 <= event_index < len(snap.events):
+            raise ValueError("no such event")
+        self.store.add_decision(snapshot_id, event_index, verdict)
+        payload = self.view()
+        self.broadcast(payload)
+        return payload
+
+    def enter(self, kind: str, payload: dict) -> dict:
+        """Cards played, a card drawn: what the camera cannot see."""
+        with self.lock:
+            verdicts = self._apply_entry(kind, payload)
+            self.store.add_entry(self.game_id, kind, payload)
+            view = self.view()
+            view["entry_verdicts"] = [v.to_dict() for v in verdicts]
+        self.broadcast(view)
+        return view
+
+    def _apply_entry(self, kind: str, payload: dict):
+        if kind == "cards":
+            return self.game.play_cards(payload["player"], payload["cards"])
+        if kind == "draw":
+            return self.game.draw_card(payload["player"])
+        raise ValueError(f"unknown entry '{kind}'")
+
+    # -- views -------------------------------------------------------------------------------------
+    def _scores(self) -> dict:
+        if self.game.state is None:
+            return {}
+        return {c: self.game.score(c).to_dict() for c in self.game.players}
+
+    def view(self) -> dict:
+        g = self.game
+        latest = self.store.latest(self.game_id)
+        recent = self.store.snapshots(self.game_id)[-8:]
+        return {
+            "game_id": self.game_id, "players": list(g.players), "ruleset": self.ruleset, "target_vp": g.target_vp,
+            "vp": g.vp, "vp_max": VP_TRACK_MAX, "round": g.round_no, "turn": g.turn_no, "current": g.current,
+            "phase": g.ctx.phase.name.lower() if g.ctx else None, "winner": g.winner,
+            "eliminated": sorted(g.eliminated), "state": g.state.to_dict() if g.state else None,
+            "scores": self._scores(), "out_of_sync": self.out_of_sync,
+            "latest": latest.to_dict() if latest else None,
+            "recent": [{"id": s.id, "actor": s.actor, "source": s.source, "events": s.events, "verdicts": s.verdicts,
+                        "decisions": self.store.decisions(s.id)} for s in reversed(recent)],
+            "overrides": sorted(self.overrides), "t": time.time(),
+        }
+
+    def snapshot_detail(self, sid: int) -> dict | None:
+        snap: Snapshot | None = self.store.snapshot(sid)
+        if snap is None or snap.game_id != self.game_id:
+            return None
+        prev = [s for s in self.store.snapshots(self.game_id) if s.id < sid]
+        before = prev[-1].state["regions"] if prev else {}
+        after = snap.state["regions"]
+        changed = {r: {"before": before.get(r, {}), "after": after.get(r, {})}
+                   for r in sorted(set(before) | set(after)) if before.get(r) != after.get(r)}
+        out = snap.to_dict()
+        out.update({"changed": changed, "decisions": self.store.decisions(sid),
+                    "previous": prev[-1].id if prev else None})
+        return out
+
+    # -- live updates --------------------------------------------------------------------------------
+    def subscribe(self) -> queue.Queue:
+        q: queue.Queue = queue.Queue(maxsize=64)
+        with self.lock:
+            self.listeners.append(q)
+        return q
+
+    def unsubscribe(self, q: queue.Queue) -> None:
+        with self.lock:
+            if q in self.listeners:
+                self.listeners.remove(q)
+
+    def broadcast(self, payload: dict) -> None:
+        with self.lock:
+            for q in list(self.listeners):
+                try:
+                    q.put_nowait(payload)
+                except queue.Full:          # a tablet that stopped reading: drop its oldest update
+                    try:
+                        q.get_nowait()
+                        q.put_nowait(payload)
+                    except queue.Empty:
+                        pass

@@ -1,0 +1,143 @@
+"""The whole loop: frames (camera or video) -> vision pipeline -> live game -> dashboard.
+
+A camera that disappears mid-game is retried; the last committed state stays on every tablet
+meanwhile. Frames that cannot be read are skipped, never committed.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import threading
+import time
+import zipfile
+from pathlib import Path
+from typing import Iterator
+
+import cv2
+import numpy as np
+
+from tracker.errors import AugurError
+from vision.pipeline import Pipeline
+from webui.live import LiveGame
+
+ARCHIVE_VERSION = 1
+
+
+class CameraLost(AugurError):
+    pass
+
+
+def video_frames(folder: Path, fps: float, realtime: bool = True, limit: int | None = None) -> Iterator[np.ndarray]:
+    files = sorted((Path(folder) / "frames").glob("*.jpg"))
+    start = time.monotonic()
+    for i, f in enumerate(files[:limit] if limit else files):
+        if realtime:
+            delay = start + i / fps - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+        yield cv2.imread(str(f), cv2.IMREAD_COLOR)
+
+
+def camera_frames(index: int, retries: int = 50) -> Iterator[np.ndarray | None]:
+    cap = cv2.VideoCapture(index)
+    if not cap.isOpened():
+        raise CameraLost(f"camera {index} is not available")
+    misses = 0
+    while True:
+        ok, frame = cap.read()
+        if ok:
+            misses = 0
+            yield frame
+            continue
+        misses += 1
+        yield None                        # the pipeline keeps the last committed state
+        if misses > retries:
+            cap.release()
+            time.sleep(1.0)
+            cap = cv2.VideoCapture(index)
+            misses = 0
+
+
+def feed(live: LiveGame, pipeline: Pipeline, frames: Iterator[np.ndarray | None], stop: threading.Event | None = None,
+         log=None) -> dict:
+    """Run frames through the pipeline and commit what it commits; return a summary."""
+    n = commits = 0
+    for img in frames:
+        if stop is not None and stop.is_set():
+            break
+        n += 1
+        res = pipeline.process(img)
+        if res.committed is not None:
+            ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 85])
+            view = live.commit(res.committed, buf.tobytes() if ok else None)
+            commits += 1
+            if log:
+                latest = view.get("recent", [{}])[0] if view.get("recent") else {}
+                for e in latest.get("events", []):
+                    log(f"  {e.get('text', e.get('kind'))}")
+                for v in latest.get("verdicts", []):
+                    log(f"  {v['level']} {v['rule']}: {v['message']}")
+    return {"frames": n, "commits": commits}
+
+
+def serve(app, host: str, port: int) -> tuple[threading.Thread, object]:
+    from werkzeug.serving import make_server
+    server = make_server(host, port, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    return thread, server
+
+
+# -- archives ---------------------------------------------------------------------------
+def export_archive(record: Path, out: Path) -> Path:
+    """One file with the database, every frame, and SHA-256 checksums of each."""
+    record, out = Path(record), Path(out)
+    files = [record / "game.sqlite"] + sorted((record / "frames").glob("*.jpg"))
+    import sqlite3
+    db = sqlite3.connect(str(record / "game.sqlite"))
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.close()
+    manifest = {"augur_archive": ARCHIVE_VERSION, "files": {}}
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+        for f in files:
+            rel = f.relative_to(record).as_posix()
+            data = f.read_bytes()
+            manifest["files"][rel] = hashlib.sha256(data).hexdigest()
+            z.writestr(rel, data)
+        z.writestr("manifest.json", json.dumps(manifest, indent=1))
+    return out
+
+
+def import_archive(archive: Path, dest: Path) -> Path:
+    """Unpack and verify an archive; refuse anything damaged or with unexpected paths."""
+    try:
+        z = zipfile.ZipFile(archive)
+    except (OSError, zipfile.BadZipFile) as exc:
+        raise AugurError(f"{archive} is not an Augur game archive ({exc.__class__.__name__})") from None
+    with z:
+        try:
+            manifest = json.loads(z.read("manifest.json"))
+        except (KeyError, json.JSONDecodeError):
+            raise AugurError(f"{archive} has no valid manifest") from None
+        if manifest.get("augur_archive") != ARCHIVE_VERSION:
+            raise AugurError(f"{archive} is archive version {manifest.get('augur_archive')}, not {ARCHIVE_VERSION}")
+        dest = Path(dest)
+        (dest / "frames").mkdir(parents=True, exist_ok=True)
+        for rel, digest in manifest["files"].items():
+            if rel != "game.sqlite" and not (rel.startswith("frames/") and rel.count("/") == 1 and rel.endswith(".jpg")
+                                             and ".." not in rel):
+                raise AugurError(f"{archive} contains an unexpected path: {rel}")
+            try:
+                data = z.read(rel)
+            except KeyError:
+                raise AugurError(f"{archive} is missing {rel}") from None
+            if hashlib.sha256(data).hexdigest() != digest:
+                raise AugurError(f"{archive}: checksum mismatch for {rel} (damaged or altered)")
+            (dest / rel).write_bytes(data)
+    return dest
+
+
+def say(msg: str) -> None:
+    print(msg, flush=True)
+    sys.stdout.flush()

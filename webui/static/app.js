@@ -1,0 +1,165 @@
+"use strict";
+const CSRF = document.querySelector('meta[name="csrf-token"]').content;
+const NEEDS_PIN = document.querySelector('meta[name="needs-pin"]').content === "yes";
+const COLOURS = { red: "#c0392b", blue: "#2e6bd3", yellow: "#e6c229", green: "#3a9a4a", black: "#333" };
+let geo = null, view = null, pin = null, selected = [];
+const $ = (s) => document.querySelector(s);
+const el = (tag, attrs = {}, text = "") => { const e = document.createElement(tag); for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v); if (text) e.textContent = text; return e; };
+const svgEl = (tag, attrs = {}) => { const e = document.createElementNS("http://www.w3.org/2000/svg", tag); for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v); return e; };
+
+async function post(url, data) {
+  const headers = { "Content-Type": "application/json", "X-CSRF-Token": CSRF };
+  if (NEEDS_PIN) { pin = pin || prompt("Join PIN of this table"); headers["X-Join-Token"] = pin || ""; }
+  const r = await fetch(url, { method: "POST", headers, body: JSON.stringify(data) });
+  const out = await r.json();
+  if (!r.ok) { alert(out.error || "refused"); if (r.status === 403) pin = null; throw new Error(out.error); }
+  render(out);
+  return out;
+}
+
+function drawMap() {
+  const svg = $("#map");
+  svg.setAttribute("viewBox", `0 0 ${geo.size[0]} ${geo.track_boxes[0][1] - 10}`);
+  for (const [rid, rings] of Object.entries(geo.polygons)) {
+    const d = rings.map(r => "M" + r.map(p => p.join(",")).join("L") + "Z").join(" ");
+    const path = svgEl("path", { d, id: "r-" + rid, class: "region " + (geo.seas.includes(rid) ? "sea" : "empty") });
+    const title = svgEl("title"); title.textContent = geo.names[rid]; path.appendChild(title);
+    path.addEventListener("click", () => openCorrection(rid));
+    svg.appendChild(path);
+  }
+  for (const [rid, [x, y]] of Object.entries(geo.label_points)) {
+    const t = svgEl("text", { x, y, id: "t-" + rid }); svg.appendChild(t);
+  }
+}
+
+function strength(pieces) { return (pieces.legionary || 0) + 10 * (pieces.vexillum || 0); }
+
+function renderMap(state, changed) {
+  const regions = (state && state.regions) || {};
+  for (const rid of Object.keys(geo.polygons)) {
+    const path = $("#r-" + rid), text = $("#t-" + rid), content = regions[rid] || {};
+    const sea = geo.seas.includes(rid);
+    let fill = sea ? "#cfe6f2" : "#e9dfc4", label = "";
+    if (sea) {
+      label = Object.entries(content).filter(([c]) => c !== "neutral").map(([c, k]) => `${c[0].toUpperCase()}${k.trireme || 0}`).join(" ");
+    } else {
+      const army = Object.entries(content).find(([c]) => c !== "neutral");
+      if (army) { fill = COLOURS[army[0]]; label = String(strength(army[1])); }
+      if (content.neutral && content.neutral.centre) label += " ◎";
+    }
+    path.style.fill = fill; path.style.fillOpacity = sea ? 1 : 0.75;
+    path.classList.toggle("changed", !!(changed && changed[rid]));
+    text.textContent = label;
+  }
+}
+
+function renderTrack(v) {
+  const track = $("#track"); track.innerHTML = "";
+  for (let i = 0; i <= v.vp_max; i++) {
+    const box = el("div", { class: i % 5 === 0 ? "five" : "", title: `box ${i}` }, i % 5 === 0 ? String(i) : "");
+    for (const c of v.players) if (Math.min(v.vp[c], v.vp_max) === i) { const m = el("span", { class: "marker", title: c }); m.style.background = COLOURS[c]; box.appendChild(m); }
+    track.appendChild(box);
+  }
+}
+
+function render(v) {
+  if (!v || !v.players) return;
+  view = v;
+  $("#round").textContent = v.current ? `Round ${v.round} · turn ${v.turn} · ${v.current} · ${v.phase || ""}` + (v.winner ? ` · ${v.winner} wins!` : "") : "waiting for the board…";
+  const sync = $("#sync"); sync.textContent = v.out_of_sync ? "check the table" : "in sync"; sync.className = "pill " + (v.out_of_sync ? "bad" : "ok");
+  renderMap(v.state, null);
+  renderTrack(v);
+  const players = $("#players"); players.innerHTML = "";
+  const sel = $("#cards-player"); sel.innerHTML = "";
+  for (const c of v.players) {
+    const s = v.scores[c] || {};
+    const card = el("div", { class: "player" + (c === v.current ? " current" : "") });
+    card.style.borderColor = COLOURS[c];
+    card.innerHTML = `<b>${v.vp[c]}</b><strong>${c}</strong><small>${s.province_count ?? "–"} provinces · empire ${s.largest_empire ?? "–"}</small><small>${s.controlled_seas ?? "–"} seas · ${s.centres ?? 0} centres · +${s.reinforcements ?? "–"} next</small>`;
+    players.appendChild(card);
+    sel.appendChild(el("option", {}, c));
+  }
+  if (v.current) sel.value = v.current;
+  const events = $("#events"); events.innerHTML = "";
+  const verdicts = $("#verdicts"); verdicts.innerHTML = "";
+  for (const snap of v.recent || []) {
+    snap.events.forEach((e, i) => {
+      const li = el("li", {}, e.text || e.kind);
+      const decided = (snap.decisions || []).filter(d => d.event_index === i).pop();
+      if (decided) li.appendChild(el("em", {}, ` (${decided.verdict})`));
+      else for (const verdict of ["confirmed", "rejected"]) {
+        const b = el("button", {}, verdict === "confirmed" ? "✓" : "✗");
+        b.addEventListener("click", () => post("/api/decisions", { snapshot: snap.id, event: i, verdict }));
+        li.appendChild(b);
+      }
+      events.appendChild(li);
+    });
+    for (const ver of snap.verdicts) verdicts.appendChild(el("li", { class: ver.level }, `${ver.rule}: ${ver.message}`));
+  }
+  const cam = $("#camera");
+  if (!cam.hidden && v.latest && v.latest.has_frame) cam.src = `/api/snapshots/${v.latest.id}/frame.jpg`;
+}
+
+function openCorrection(rid) {
+  const dlg = $("#correct");
+  $("#correct-title").textContent = `Correct ${geo.names[rid]}`;
+  const content = (view && view.state && view.state.regions[rid]) || {};
+  const army = Object.entries(content).find(([c]) => c !== "neutral");
+  $("#c-colour").value = army ? army[0] : "red";
+  for (const k of ["legionary", "vexillum", "trireme"]) $("#c-" + k).value = army ? (army[1][k] || 0) : 0;
+  $("#c-centre").checked = !!(content.neutral && content.neutral.centre);
+  dlg.returnValue = "";
+  dlg.onclose = () => {
+    if (dlg.returnValue !== "save") return;
+    const pieces = {}, k = {};
+    for (const kind of ["legionary", "vexillum", "trireme"]) { const n = parseInt($("#c-" + kind).value || "0", 10); if (n > 0) k[kind] = n; }
+    if (Object.keys(k).length) pieces[$("#c-colour").value] = k;
+    if ($("#c-centre").checked) pieces.neutral = { centre: 1 };
+    post("/api/corrections", { region: rid, pieces });
+  };
+  dlg.showModal();
+}
+
+async function loadTimeline() {
+  const list = await (await fetch("/api/snapshots")).json();
+  const tl = $("#timeline"); tl.innerHTML = "";
+  for (const s of list) {
+    const b = el("button", { class: s.level, title: `${s.source} · ${s.actor || ""} · round ${s.round}` }, String(s.id));
+    b.addEventListener("click", () => pick(s.id, b));
+    tl.appendChild(b);
+  }
+}
+
+async function pick(id, button) {
+  selected = [...selected, id].slice(-2);
+  document.querySelectorAll("#timeline button").forEach(b => b.classList.toggle("sel", selected.includes(parseInt(b.textContent, 10))));
+  for (const [i, sid] of selected.entries()) {
+    const d = await (await fetch(`/api/snapshots/${sid}`)).json();
+    const box = $(i === 0 ? "#snap-a" : "#snap-b"); box.innerHTML = "";
+    box.appendChild(el("h2", {}, `#${d.id} · ${d.source} · ${d.actor || ""} · round ${d.round}`));
+    if (d.has_frame) box.appendChild(el("img", { src: `/api/snapshots/${d.id}/frame.jpg`, alt: "frame" }));
+    const ul = el("ul");
+    for (const [r, c] of Object.entries(d.changed)) ul.appendChild(el("li", {}, `${geo.names[r]}: ${JSON.stringify(c.before)} → ${JSON.stringify(c.after)}`));
+    for (const e of d.events) ul.appendChild(el("li", {}, e.text || e.kind));
+    for (const v of d.verdicts) ul.appendChild(el("li", { class: v.level }, `${v.level} ${v.rule}: ${v.message}`));
+    box.appendChild(ul);
+  }
+}
+
+document.querySelectorAll("nav button[data-tab]").forEach(b => b.addEventListener("click", () => {
+  document.querySelectorAll("nav button[data-tab]").forEach(x => x.classList.toggle("on", x === b));
+  document.querySelectorAll(".tab").forEach(t => t.classList.toggle("on", t.id === b.dataset.tab));
+  if (b.dataset.tab === "review") loadTimeline();
+}));
+$("#toggle-camera").addEventListener("click", () => { const c = $("#camera"); c.hidden = !c.hidden; render(view); });
+$("#cards-form").addEventListener("submit", (ev) => { ev.preventDefault(); post("/api/entries", { kind: "cards", payload: { player: $("#cards-player").value, cards: [...document.querySelectorAll("#cards-form .card")].map(s => s.value) } }); });
+$("#draw").addEventListener("click", () => post("/api/entries", { kind: "draw", payload: { player: $("#cards-player").value } }));
+$("#undo").addEventListener("click", () => post("/api/undo", {}));
+
+(async () => {
+  geo = await (await fetch("/api/geometry")).json();
+  drawMap();
+  render(await (await fetch("/api/state")).json());
+  const es = new EventSource("/api/stream");
+  es.onmessage = (m) => { const v = JSON.parse(m.data); render(v); document.body.dataset.updates = String((+document.body.dataset.updates || 0) + 1); };
+})();

@@ -1,0 +1,182 @@
+"""The recording store: every committed state, its frame, events, verdicts and corrections.
+
+SQLite in WAL mode, one row per snapshot, written and committed before the dashboard is told:
+a power cut or a crash loses nothing that was shown. Frames are JPEG files beside the
+database, named by snapshot id (never by a path a client sends). Corrections are appended,
+never written over what the camera saw; the state the tracker follows is the camera's count
+with the corrections on top.
+"""
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from tracker.errors import AugurError
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS game (
+    id INTEGER PRIMARY KEY, created REAL NOT NULL, players TEXT NOT NULL, ruleset TEXT NOT NULL,
+    target_vp INTEGER, board TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS snapshot (
+    id INTEGER PRIMARY KEY, game_id INTEGER NOT NULL REFERENCES game(id), t REAL NOT NULL,
+    source TEXT NOT NULL,               -- camera | correction | setup
+    state TEXT NOT NULL,                -- the observed state JSON (camera count or corrected)
+    actor TEXT, round INTEGER, turn INTEGER,
+    events TEXT NOT NULL DEFAULT '[]', verdicts TEXT NOT NULL DEFAULT '[]', scores TEXT NOT NULL DEFAULT '{}',
+    frame TEXT                          -- file name of the JPEG beside the database, if any
+);
+CREATE TABLE IF NOT EXISTS correction (
+    id INTEGER PRIMARY KEY, snapshot_id INTEGER NOT NULL REFERENCES snapshot(id), t REAL NOT NULL,
+    region TEXT NOT NULL, before TEXT NOT NULL, after TEXT NOT NULL, author TEXT NOT NULL DEFAULT 'tablet',
+    undoes INTEGER REFERENCES correction(id)
+);
+CREATE TABLE IF NOT EXISTS decision (
+    id INTEGER PRIMARY KEY, snapshot_id INTEGER NOT NULL REFERENCES snapshot(id), t REAL NOT NULL,
+    event_index INTEGER NOT NULL, verdict TEXT NOT NULL CHECK (verdict IN ('confirmed', 'rejected'))
+);
+CREATE TABLE IF NOT EXISTS entry (
+    id INTEGER PRIMARY KEY, game_id INTEGER NOT NULL REFERENCES game(id), t REAL NOT NULL,
+    kind TEXT NOT NULL, payload TEXT NOT NULL   -- cards played, card drawn, dice entered
+);
+"""
+
+
+class StoreError(AugurError):
+    """The recording database is missing, damaged or from another program."""
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    id: int
+    game_id: int
+    t: float
+    source: str
+    state: dict
+    actor: str | None
+    round: int | None
+    turn: int | None
+    events: list
+    verdicts: list
+    scores: dict
+    frame: str | None
+
+    def to_dict(self) -> dict:
+        return {"id": self.id, "t": self.t, "source": self.source, "state": self.state, "actor": self.actor,
+                "round": self.round, "turn": self.turn, "events": self.events, "verdicts": self.verdicts,
+                "scores": self.scores, "has_frame": bool(self.frame)}
+
+
+class Store:
+    def __init__(self, folder: Path):
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.frames = self.folder / "frames"
+        self.frames.mkdir(exist_ok=True)
+        path = self.folder / "game.sqlite"
+        try:
+            self.db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=FULL")
+            self.db.executescript(SCHEMA)
+            self.db.execute("PRAGMA integrity_check").fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{path} is not a usable recording ({exc}); it was left untouched") from None
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- games ---------------------------------------------------------------------------
+    def new_game(self, players: list[str], ruleset: str, target_vp: int | None, board: str = "spqrisiko") -> int:
+        cur = self.db.execute("INSERT INTO game (created, players, ruleset, target_vp, board) VALUES (?,?,?,?,?)",
+                              (time.time(), json.dumps(players), ruleset, target_vp, board))
+        return int(cur.lastrowid)
+
+    def last_game(self) -> dict | None:
+        row = self.db.execute("SELECT id, players, ruleset, target_vp, board FROM game ORDER BY id DESC LIMIT 1").fetchone()
+        if row is None:
+            return None
+        return {"id": row[0], "players": json.loads(row[1]), "ruleset": row[2], "target_vp": row[3], "board": row[4]}
+
+    # -- snapshots -----------------------------------------------------------------------
+    def add_snapshot(self, game_id: int, source: str, state: dict, actor: str | None = None, round_no: int | None = None,
+                     turn_no: int | None = None, events: list | None = None, verdicts: list | None = None,
+                     scores: dict | None = None, jpeg: bytes | None = None) -> int:
+        with self.db:
+            self.db.execute("BEGIN")
+            cur = self.db.execute(
+                "INSERT INTO snapshot (game_id, t, source, state, actor, round, turn, events, verdicts, scores) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?)",
+                (game_id, time.time(), source, json.dumps(state), actor, round_no, turn_no, json.dumps(events or []),
+                 json.dumps(verdicts or []), json.dumps(scores or {})))
+            sid = int(cur.lastrowid)
+            if jpeg:
+                name = f"{sid:08d}.jpg"
+                tmp = self.frames / (name + ".tmp")
+                tmp.write_bytes(jpeg)
+                tmp.replace(self.frames / name)
+                self.db.execute("UPDATE snapshot SET frame = ? WHERE id = ?", (name, sid))
+        return sid
+
+    def _row(self, row) -> Snapshot:
+        return Snapshot(row[0], row[1], row[2], row[3], json.loads(row[4]), row[5], row[6], row[7], json.loads(row[8]),
+                        json.loads(row[9]), json.loads(row[10]), row[11])
+
+    _COLS = "id, game_id, t, source, state, actor, round, turn, events, verdicts, scores, frame"
+
+    def snapshot(self, sid: int) -> Snapshot | None:
+        row = self.db.execute(f"SELECT {self._COLS} FROM snapshot WHERE id = ?", (sid,)).fetchone()
+        return self._row(row) if row else None
+
+    def snapshots(self, game_id: int) -> list[Snapshot]:
+        rows = self.db.execute(f"SELECT {self._COLS} FROM snapshot WHERE game_id = ? ORDER BY id", (game_id,))
+        return [self._row(r) for r in rows]
+
+    def latest(self, game_id: int) -> Snapshot | None:
+        row = self.db.execute(f"SELECT {self._COLS} FROM snapshot WHERE game_id = ? ORDER BY id DESC LIMIT 1",
+                              (game_id,)).fetchone()
+        return self._row(row) if row else None
+
+    def frame_path(self, sid: int) -> Path | None:
+        snap = self.snapshot(sid)
+        if snap is None or not snap.frame:
+            return None
+        path = (self.frames / snap.frame).resolve()
+        return path if path.parent == self.frames.resolve() and path.is_file() else None
+
+    # -- corrections, decisions and entries -----------------------------------------------------
+    def add_correction(self, snapshot_id: int, region: str, before: dict, after: dict, author: str = "tablet",
+                       undoes: int | None = None) -> int:
+        cur = self.db.execute("INSERT INTO correction (snapshot_id, t, region, before, after, author, undoes) "
+                              "VALUES (?,?,?,?,?,?,?)", (snapshot_id, time.time(), region, json.dumps(before),
+                                                         json.dumps(after), author, undoes))
+        return int(cur.lastrowid)
+
+    def corrections(self, game_id: int) -> list[dict]:
+        rows = self.db.execute(
+            "SELECT c.id, c.snapshot_id, c.t, c.region, c.before, c.after, c.author, c.undoes FROM correction c "
+            "JOIN snapshot s ON s.id = c.snapshot_id WHERE s.game_id = ? ORDER BY c.id", (game_id,))
+        return [{"id": r[0], "snapshot_id": r[1], "t": r[2], "region": r[3], "before": json.loads(r[4]),
+                 "after": json.loads(r[5]), "author": r[6], "undoes": r[7]} for r in rows]
+
+    def add_decision(self, snapshot_id: int, event_index: int, verdict: str) -> int:
+        cur = self.db.execute("INSERT INTO decision (snapshot_id, t, event_index, verdict) VALUES (?,?,?,?)",
+                              (snapshot_id, time.time(), event_index, verdict))
+        return int(cur.lastrowid)
+
+    def decisions(self, snapshot_id: int) -> list[dict]:
+        rows = self.db.execute("SELECT id, event_index, verdict, t FROM decision WHERE snapshot_id = ? ORDER BY id",
+                               (snapshot_id,))
+        return [{"id": r[0], "event_index": r[1], "verdict": r[2], "t": r[3]} for r in rows]
+
+    def add_entry(self, game_id: int, kind: str, payload: dict) -> int:
+        cur = self.db.execute("INSERT INTO entry (game_id, t, kind, payload) VALUES (?,?,?,?)",
+                              (game_id, time.time(), kind, json.dumps(payload)))
+        return int(cur.lastrowid)
+
+    def entries(self, game_id: int) -> list[dict]:
+        rows = self.db.execute("SELECT id, t, kind, payload FROM entry WHERE game_id = ? ORDER BY id", (game_id,))
+        return [{"id": r[0], "t": r[1], "kind": r[2], "payload": json.loads(r[3])} for r in rows]
