@@ -1,0 +1,105 @@
+"""The real dashboard in headless Chromium (Debian's chromium + chromedriver, driven by Selenium).
+
+Skips with the reason when the browser is not installed (``tools/install-browser.sh`` installs
+it; the README's test command runs that first). Screenshots land in ``out/screenshots``.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.test_webui import PLAYERS, game_states
+from webui.app import create_app
+from webui.live import LiveGame
+from webui.loop import serve
+from webui.store import Store
+
+SHOTS = Path(__file__).resolve().parents[1] / "out" / "screenshots"
+
+pytestmark = pytest.mark.skipif(not (shutil.which("chromium") and shutil.which("chromedriver")),
+                                reason="chromium and chromedriver are not installed (tools/install-browser.sh)")
+
+
+@pytest.fixture
+def browser():
+    os.environ.setdefault("SE_OFFLINE", "true")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = shutil.which("chromium")
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--window-size=1280,800"):
+        opts.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=opts)
+    driver.implicitly_wait(0)
+    yield driver
+    driver.quit()
+
+
+def wait_for(cond, timeout=10.0):
+    end = time.time() + timeout
+    while time.time() < end:
+        try:
+            if cond():
+                return True
+        except Exception:
+            pass
+        time.sleep(0.1)
+    raise AssertionError("condition not met in time")
+
+
+def test_dashboard_plays_corrects_confirms_and_reviews(browser, tmp_path):
+    from selenium.webdriver.common.by import By
+    store = Store(tmp_path / "rec")
+    live = LiveGame.open(store, PLAYERS, resume=False)
+    _, server = serve(create_app(live), "127.0.0.1", 0)
+    url = f"http://127.0.0.1:{server.server_port}/"
+    try:
+        browser.get(url)
+        wait_for(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#map path.region")) == 57)
+        states = game_states(6)
+        for s in states:
+            live.commit(s, b"\xff\xd8\xff\xe0")
+            time.sleep(0.15)
+        # the map, the score track and the event list follow the game
+        wait_for(lambda: int(browser.find_element(By.TAG_NAME, "body").get_attribute("data-updates") or 0) >= 6)
+        wait_for(lambda: browser.find_element(By.ID, "round").text.startswith("Round"))
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#track .marker")) == 3
+        assert browser.find_elements(By.CSS_SELECTOR, "#events li")
+        owner = next(iter(states[-1].owners))
+        assert browser.find_element(By.ID, "r-" + owner).value_of_css_property("fill") != "rgb(233, 223, 196)"
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        browser.save_screenshot(str(SHOTS / "dashboard-tablet.png"))
+        # confirm an inferred event
+        browser.find_element(By.CSS_SELECTOR, "#events li button").click()
+        wait_for(lambda: any(store.decisions(s.id) for s in store.snapshots(live.game_id)))
+        # correct a miscount by tapping the region
+        browser.execute_script(f"document.getElementById('r-{owner}').dispatchEvent(new MouseEvent('click'))")
+        wait_for(lambda: browser.find_element(By.ID, "correct").get_attribute("open") is not None)
+        field = browser.find_element(By.ID, "c-legionary")
+        field.clear()
+        field.send_keys("9")
+        browser.find_element(By.ID, "c-vexillum").clear()
+        browser.find_element(By.ID, "c-vexillum").send_keys("0")
+        browser.find_element(By.ID, "c-save").click()
+        wait_for(lambda: store.corrections(live.game_id))
+        assert store.corrections(live.game_id)[0]["after"][states[-1].owners[owner]] == {"legionary": 9}
+        # review: open an old snapshot
+        browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="review"]').click()
+        wait_for(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#timeline button")) >= 6)
+        browser.find_elements(By.CSS_SELECTOR, "#timeline button")[1].click()
+        wait_for(lambda: "#" in browser.find_element(By.CSS_SELECTOR, "#snap-a h2").text)
+        browser.save_screenshot(str(SHOTS / "review-tablet.png"))
+        browser.set_window_size(390, 844)
+        browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="live"]').click()
+        time.sleep(0.3)
+        browser.save_screenshot(str(SHOTS / "dashboard-phone.png"))
+        assert (SHOTS / "dashboard-phone.png").stat().st_size > 10_000
+    finally:
+        server.shutdown()
+        store.close()
