@@ -128,6 +128,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from vision.bench import run_vision_bench
         run_vision_bench(n=args.images)
         return 0
+    if args.what == "dashboard":
+        from webui.bench import run_dashboard_bench
+        run_dashboard_bench(commits=args.commits)
+        return 0
     if args.what == "synth":
         from vision.synth.bench import run_synth_bench
         run_synth_bench(n=args.images, dataset=args.dataset, seed=args.seed)
@@ -427,7 +431,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_simulate)
 
     p = sub.add_parser("bench", help="print speed figures")
-    p.add_argument("what", choices=["tracker", "synth", "vision"])
+    p.add_argument("what", choices=["tracker", "synth", "vision", "dashboard"])
+    p.add_argument("--commits", type=int, default=1440, help="dashboard: committed states (one per 5 s for 2 hours)")
     p.add_argument("--games", type=int, default=5)
     p.add_argument("--images", type=int, default=40, help="synth: images timed per tier; vision: images per tier")
     p.add_argument("--dataset", type=int, default=300, help="synth: images in the streamed dataset run")

@@ -30,6 +30,8 @@ from tracker.verdicts import VIOLATION, Verdict
 #: A reading in which the next player has started their turn costs a little more than an
 #: equally good reading in which the current player goes on.
 TURN_CHANGE_COST = 5
+#: Readings kept per transition in the history (the best, and the runners-up a dispute may want).
+KEPT_READINGS = 3
 #: Every turn opens with reinforcements (a player always receives at least one legionary, §6),
 #: so a turn change whose first change shows none is as doubtful as a rule violation.
 TURN_WITHOUT_REINFORCEMENT_COST = 100
@@ -307,7 +309,7 @@ class Game:
                 cost += TURN_WITHOUT_REINFORCEMENT_COST
             hypotheses.append((cost, nxt, ctx, readings))
         cost, actor, new_ctx, readings = min(hypotheses, key=lambda h: h[0])
-        report = TransitionReport(len(self.history) + 1, actor, self.round_no, self.turn_no, readings, [])
+        report = TransitionReport(len(self.history) + 1, actor, self.round_no, self.turn_no, readings[:KEPT_READINGS], [])
         if new_ctx is not None:
             report.scores.append(self._begin_turn(actor, prev))
             report.turn_changed = True

@@ -193,7 +193,7 @@ class LiveGame:
     def view(self) -> dict:
         g = self.game
         latest = self.store.latest(self.game_id)
-        recent = self.store.snapshots(self.game_id)[-8:]
+        recent = self.store.recent(self.game_id, 8)
         return {
             "game_id": self.game_id, "players": list(g.players), "ruleset": self.ruleset, "target_vp": g.target_vp,
             "vp": g.vp, "vp_max": VP_TRACK_MAX, "round": g.round_no, "turn": g.turn_no, "current": g.current,

@@ -82,7 +82,10 @@ def feed(live: LiveGame, pipeline: Pipeline, frames: Iterator[np.ndarray | None]
 
 
 def serve(app, host: str, port: int) -> tuple[threading.Thread, object]:
+    import logging
+
     from werkzeug.serving import make_server
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)
     server = make_server(host, port, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

@@ -135,6 +135,11 @@ class Store:
         rows = self.db.execute(f"SELECT {self._COLS} FROM snapshot WHERE game_id = ? ORDER BY id", (game_id,))
         return [self._row(r) for r in rows]
 
+    def recent(self, game_id: int, n: int) -> list[Snapshot]:
+        rows = self.db.execute(f"SELECT {self._COLS} FROM snapshot WHERE game_id = ? ORDER BY id DESC LIMIT ?",
+                               (game_id, n))
+        return [self._row(r) for r in rows][::-1]
+
     def latest(self, game_id: int) -> Snapshot | None:
         row = self.db.execute(f"SELECT {self._COLS} FROM snapshot WHERE game_id = ? ORDER BY id DESC LIMIT 1",
                               (game_id,)).fetchone()
