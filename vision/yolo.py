@@ -30,12 +30,20 @@ def camera_nadir(H: np.ndarray, size: tuple[int, int]) -> np.ndarray | None:
     w, h = size
     T = np.array([[1, 0, -w / 2], [0, 1, -h / 2], [0, 0, 1.0]])
     G = T @ H
+    G = G / np.linalg.norm(G[:, 0])
     g31, g32 = G[2, 0], G[2, 1]
-    if abs(g31 * g32) < 1e-12:
+    # Two constraints give the focal length: the first two rotation columns are orthogonal, and
+    # of equal length. Either degenerates for some poses (a tilt about a board axis zeroes g31 * g32).
+    candidates = []
+    if abs(g31 * g32) > 1e-14:
+        candidates.append((abs(g31 * g32), -(G[0, 0] * G[0, 1] + G[1, 0] * G[1, 1]) / (g31 * g32)))
+    if abs(g32 ** 2 - g31 ** 2) > 1e-14:
+        candidates.append((abs(g32 ** 2 - g31 ** 2),
+                           (G[0, 0] ** 2 + G[1, 0] ** 2 - G[0, 1] ** 2 - G[1, 1] ** 2) / (g32 ** 2 - g31 ** 2)))
+    candidates = [(w, f2) for w, f2 in candidates if np.isfinite(f2) and f2 > 0]
+    if not candidates or max(w for w, _ in candidates) < 1e-12:
         return None
-    f2 = -(G[0, 0] * G[0, 1] + G[1, 0] * G[1, 1]) / (g31 * g32)
-    if not np.isfinite(f2) or f2 <= 0:
-        return None
+    f2 = max(candidates)[1]
     K = np.diag([np.sqrt(f2), np.sqrt(f2), 1.0])
     M = np.linalg.inv(K) @ G
     lam = 1 / np.linalg.norm(M[:, 0])
