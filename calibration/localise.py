@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from calibration.align import ecc_homography
 from tracker.errors import AugurError
 from vision.geometry import BoardGeometry, load_geometry
 
@@ -122,14 +123,8 @@ def _refine(image: np.ndarray, ref: np.ndarray, H: np.ndarray, size: tuple[int, 
     S = np.diag([COMPARE_SCALE, COMPARE_SCALE, 1.0])
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
     view = cv2.warpPerspective(gray, S @ np.linalg.inv(H), size)
-    a = cv2.GaussianBlur(ref.astype(np.float32), (0, 0), 1.5)
-    b = cv2.GaussianBlur(view, (0, 0), 1.5)
-    W = np.eye(3, dtype=np.float32)
-    try:
-        cc, W = cv2.findTransformECC(a, b, W, cv2.MOTION_HOMOGRAPHY,
-                                     (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 60, 1e-5), None, 3)
-    except cv2.error:
+    found = ecc_homography(ref, view, 1.5, 60, 1e-5)
+    if found is None or found[0] < score:
         return H, score
-    if cc < score:
-        return H, score
-    return H @ np.linalg.inv(S) @ W.astype(np.float64) @ S, float(cc)
+    cc, W = found
+    return H @ np.linalg.inv(S) @ W @ S, cc

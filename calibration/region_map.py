@@ -24,6 +24,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from calibration.align import ecc_homography
 from tracker.board import Board
 from tracker.errors import AugurError
 
@@ -176,16 +177,12 @@ def register_to_photo(labels: np.ndarray, board: Board, photo: np.ndarray, map_r
     # with the initial guess, then estimate the residual homography there.
     init = (S @ H0).astype(np.float32)
     warped = cv2.warpPerspective(template, init, size, flags=cv2.INTER_LINEAR)
-    a = cv2.GaussianBlur(target.astype(np.float32), (0, 0), 3)
-    b = cv2.GaussianBlur(warped, (0, 0), 3)
-    residual = np.eye(3, dtype=np.float32)
-    try:
-        _, residual = cv2.findTransformECC(a, b, residual, cv2.MOTION_HOMOGRAPHY,
-                                           (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 200, 1e-6), None, 5)
-    except cv2.error as exc:
-        raise RegionMapError(f"the region map could not be aligned with the photo: {exc.err}") from None
+    found = ecc_homography(target, warped, 3, 200, 1e-6)
+    if found is None:
+        raise RegionMapError("the region map could not be aligned with the photo")
+    residual = found[1]
     # ECC gives residual with a(x) ~ b(residual x): drawing -> photo = S^-1 . residual^-1 . S . H0
-    return np.linalg.inv(S) @ np.linalg.inv(residual.astype(np.float64)) @ S @ H0
+    return np.linalg.inv(S) @ np.linalg.inv(residual) @ S @ H0
 
 
 def measure_board(photo: np.ndarray) -> BoardMeasure:
