@@ -196,3 +196,25 @@ class TestVisionCommands:
         cv2.imwrite(str(tmp_path / "blank.png"), blank)
         r = run("calibrate", str(tmp_path / "blank.png"), "-o", str(tmp_path / "x.json"))
         assert r.returncode == 2 and "no board in view" in r.stderr
+
+
+class TestRunAndReviewCommands:
+    def _cal(self, tmp_path):
+        _, _, cal = scene()
+        path = tmp_path / "cal.json"
+        calibrate(cal, procedural_art(), players=PLAYERS).save(path)
+        return path
+
+    def test_missing_camera_is_a_clear_error(self, tmp_path):
+        cal = self._cal(tmp_path)
+        r = subprocess.run([sys.executable, "-m", "augur", "run", "--camera", "9", "--calibration", str(cal),
+                            "--players", "red,blue,yellow", "--record", str(tmp_path / "rec")],
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 2 and "camera 9 is not available" in r.stderr and "Traceback" not in r.stderr
+
+    def test_review_refuses_a_broken_archive(self, tmp_path):
+        bad = tmp_path / "game.zip"
+        bad.write_bytes(b"PK not a zip")
+        r = subprocess.run([sys.executable, "-m", "augur", "review", str(bad), "--no-serve"],
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 2 and "not an Augur game archive" in r.stderr
