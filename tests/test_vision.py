@@ -218,3 +218,22 @@ class TestRunAndReviewCommands:
         r = subprocess.run([sys.executable, "-m", "augur", "review", str(bad), "--no-serve"],
                            capture_output=True, text=True, timeout=60)
         assert r.returncode == 2 and "not an Augur game archive" in r.stderr
+
+
+class TestMovedCamera:
+    def test_bumped_camera_is_relocalised_and_the_game_goes_on(self):
+        img, truth, cal = scene()
+        pipeline = Pipeline(calibrate(cal, procedural_art(), players=PLAYERS), agree=2)
+        for _ in range(12):
+            pipeline.process(img)
+        before = pipeline.committed
+        assert before is not None
+        cam = Camera.looking_at(1280, 720, 62, (720, 480), 1500, 4, 183)     # the camera was knocked
+        moved, moved_truth = render(ObservedState.from_dict(truth.state), "easy", seed=tuple(truth.seed), camera=cam)
+        results = [pipeline.process(moved) for _ in range(16)]
+        assert any(r.moved for r in results) and pipeline.relocalised == 1
+        assert pipeline.committed is before or pipeline.committed.owners == before.owners
+        geo = load_geometry()
+        pts = np.array(list(geo.label_points.values()))
+        true = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), np.array(moved_truth.homography)).reshape(-1, 2)
+        assert np.percentile(np.linalg.norm(pipeline.profile.pose.to_image(pts) - true, axis=1), 95) < 6.0

@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+import cv2
 import numpy as np
 
 from calibration.profile import CalibrationProfile
@@ -20,6 +21,19 @@ from vision.geometry import load_geometry
 from vision.records import Detections
 
 
+#: Alignment of a still frame with the calibration reference (edge correlation, 0..1) below which
+#: the board or the camera is taken to have moved.
+MOVED_BELOW = 0.35
+MOVED_FRAMES = 3
+ALIGN_SCALE = 0.25
+
+
+def _edges(gray: np.ndarray) -> np.ndarray:
+    g = cv2.GaussianBlur(gray.astype(np.float32), (0, 0), 1.0)
+    mag = cv2.magnitude(cv2.Sobel(g, cv2.CV_32F, 1, 0), cv2.Sobel(g, cv2.CV_32F, 0, 1))
+    return (mag - mag.mean()) / (mag.std() + 1e-6)
+
+
 @dataclass
 class FrameResult:
     index: int
@@ -29,6 +43,7 @@ class FrameResult:
     detections: Detections | None = None
     timings: dict[str, float] = field(default_factory=dict)
     error: str = ""
+    moved: bool = False               # the board or camera moved; the pose was found again
 
 
 def make_detector(profile: CalibrationProfile, which: str = "auto"):
@@ -42,13 +57,45 @@ def make_detector(profile: CalibrationProfile, which: str = "auto"):
 
 
 class Pipeline:
+    """Frames in, committed states out. If the table or the camera is bumped (the commonest
+    complaint of camera-chess users), a few still frames that no longer line up with the
+    calibration reference trigger a new board search; the game and its committed state go on."""
+
     def __init__(self, profile: CalibrationProfile, detector=None, agree: int = 3):
         self.profile = profile
         self.geo = load_geometry(profile.board_id)
-        self.detector = detector or make_detector(profile)
-        self.gate = Gate(profile, self.geo)
+        self.fixed_detector = detector
         self.fusion = Fusion(agree)
         self.index = 0
+        self.relocalised = 0
+        self._misaligned = 0
+        size = (int(self.geo.size[0] * ALIGN_SCALE), int(self.geo.size[1] * ALIGN_SCALE))
+        self._align_size = size
+        self._ref_edges = _edges(cv2.cvtColor(cv2.resize(profile.reference, size, interpolation=cv2.INTER_AREA),
+                                              cv2.COLOR_BGR2GRAY))
+        self._setup_pose()
+
+    def _setup_pose(self) -> None:
+        self.detector = self.fixed_detector or make_detector(self.profile)
+        self.gate = Gate(self.profile, self.geo)
+
+    def alignment(self, image: np.ndarray) -> float:
+        """How well the frame, rectified with the current pose, lines up with the calibration view."""
+        S = np.diag([ALIGN_SCALE, ALIGN_SCALE, 1.0])
+        view = cv2.warpPerspective(image, S @ np.linalg.inv(self.profile.H), self._align_size, flags=cv2.INTER_AREA)
+        return float((_edges(cv2.cvtColor(view, cv2.COLOR_BGR2GRAY)) * self._ref_edges).mean())
+
+    def _relocalise(self, image: np.ndarray) -> bool:
+        from calibration.localise import BoardNotFound, locate_board
+        try:
+            pose = locate_board(image, self.profile.reference, self.geo)
+        except BoardNotFound:
+            return False
+        self.profile.H = pose.H
+        self._setup_pose()
+        self.relocalised += 1
+        self._misaligned = 0
+        return True
 
     @property
     def committed(self) -> ObservedState | None:
@@ -66,6 +113,15 @@ class Pipeline:
         if not g.still:
             self.fusion.reset_run()
             return res
+        if self.alignment(image) < MOVED_BELOW:
+            self._misaligned += 1
+            self.fusion.reset_run()
+            if self._misaligned >= MOVED_FRAMES:
+                res.moved = self._relocalise(image)
+                if not res.moved:
+                    res.error = "the board is out of view or has moved; keeping the last committed state"
+            return res
+        self._misaligned = 0
         det = self.detector.detect(image)
         t2 = time.perf_counter()
         state = count(det, self.geo)
