@@ -171,8 +171,14 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     players = tuple(_players(args.players) or ())
     profile = calibrate(image, procedural_art(args.board), args.board, players)
     profile.save(Path(args.output))
+    import cv2
+
+    from calibration.overlay import draw_overlay
+    from vision.geometry import load_geometry
+    preview = Path(args.preview) if args.preview else Path(args.output).with_suffix(".preview.jpg")
+    cv2.imwrite(str(preview), draw_overlay(image, profile.pose, load_geometry(args.board)))
     print(f"board found; learned colours: {', '.join(profile.learned) or 'none (defaults used)'}; "
-          f"wrote {args.output}")
+          f"wrote {args.output}; check the fitted map in {preview}")
     return 0
 
 
@@ -301,6 +307,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     record = Path(args.record) if args.record else Path(tempfile.mkdtemp(prefix="augur-demo-"))
     store = Store(record)
     live = LiveGame.open(store, list(PLAYERS), resume=False)
+    live.profile = profile
     pipeline = Pipeline(profile)
     say(f"detector: {pipeline.detector.name}; recording to {record}")
     stop = threading.Event()
@@ -332,6 +339,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     profile = CalibrationProfile.load(Path(args.calibration), args.board)
     store = Store(Path(args.record))
     live = LiveGame.open(store, players, args.ruleset, args.target)
+    live.profile = profile
     frames = camera_frames(args.camera)
     first = next(frames)
     stop = threading.Event()
@@ -455,6 +463,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--board", default="spqrisiko")
     p.add_argument("--players", help="colours of the score markers on box 0, e.g. red,blue,yellow")
     p.add_argument("-o", "--output", required=True)
+    p.add_argument("--preview", help="where to draw the fitted map over the photo (default: beside the output)")
     p.set_defaults(func=cmd_calibrate)
 
     p = sub.add_parser("count", help="count the pieces in photos; prints one observed state per line")

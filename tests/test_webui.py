@@ -246,3 +246,35 @@ class TestArchive:
             import_archive(bad, tmp_path / "bad")
         with pytest.raises(AugurError, match="not an Augur game archive"):
             import_archive(tmp_path / "game.augur.zip.missing", tmp_path / "x")
+
+
+class TestSetup:
+    def test_new_game_from_the_setup_form(self, client, live):
+        states = game_states(3)
+        for s in states:
+            live.commit(s)
+        old = live.game_id
+        r = post(client, "/api/setup", {"players": ["blue", "red", "yellow", "green"], "ruleset": "english-sheet",
+                                        "target_vp": "12"})
+        v = r.get_json()
+        assert r.status_code == 200 and v["game_id"] != old and v["players"] == ["blue", "red", "yellow", "green"]
+        assert v["ruleset"] == "english-sheet" and v["target_vp"] == 12
+        assert live.store.latest(live.game_id).source == "setup"     # started on the board in view
+        assert post(client, "/api/setup", {"players": ["red", "red", "blue"]}).status_code == 400
+        assert post(client, "/api/setup", {"players": "red"}).status_code == 400
+
+    def test_preview_needs_a_calibrated_frame(self, client):
+        assert client.get("/api/calibration/preview.jpg").status_code == 404
+
+    def test_preview_draws_the_fitted_map_on_the_latest_frame(self, client, live):
+        import cv2
+
+        from calibration.profile import calibrate
+        from tests.test_vision import PLAYERS as MARKERS, scene
+        from vision.synth.board_art import procedural_art
+        img, _, cal = scene()
+        live.profile = calibrate(cal, procedural_art(), players=MARKERS)
+        ok, buf = cv2.imencode(".jpg", img)
+        live.commit(game_states(1)[0], buf.tobytes())
+        r = client.get("/api/calibration/preview.jpg")
+        assert r.status_code == 200 and r.mimetype == "image/jpeg" and r.data[:2] == b"\xff\xd8"

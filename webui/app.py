@@ -104,6 +104,32 @@ def create_app(live: LiveGame, join_token: str | None = None) -> Flask:
             abort(404, "no frame for this snapshot")
         return send_file(path, mimetype="image/jpeg")
 
+    @app.get("/api/calibration/preview.jpg")
+    def calibration_preview():
+        import cv2
+        import numpy as np
+
+        from calibration.overlay import draw_overlay
+        if live.profile is None or not live.frame_jpeg:
+            abort(404, "no calibrated camera frame yet")
+        frame = cv2.imdecode(np.frombuffer(live.frame_jpeg, np.uint8), cv2.IMREAD_COLOR)
+        ok, buf = cv2.imencode(".jpg", draw_overlay(frame, live.profile.pose, load_geometry(live.game.board.id)))
+        return Response(buf.tobytes(), mimetype="image/jpeg")
+
+    @app.post("/api/setup")
+    def setup():
+        require_write()
+        data = body()
+        players = data.get("players")
+        target = data.get("target_vp")
+        if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+            abort(400, "players must be a list of colours in turn order")
+        try:
+            target = int(target) if target not in (None, "") else None
+            return jsonify(live.restart(players, str(data.get("ruleset") or "2005"), target))
+        except (ValueError, AugurError) as exc:
+            abort(400, str(exc))
+
     @app.post("/api/corrections")
     def correction():
         require_write()

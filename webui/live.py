@@ -44,6 +44,8 @@ class LiveGame:
     last_camera: ObservedState | None = None
     out_of_sync: bool = False
     frame_jpeg: bytes | None = None
+    #: the calibration in use, for the set-up view's fitted-map preview
+    profile: object | None = None
 
     # -- opening ---------------------------------------------------------------------------
     @classmethod
@@ -74,6 +76,21 @@ class LiveGame:
                 self.overrides[c["region"]] = Override(c["id"], c["before"], c["after"])
             else:
                 self.overrides = {k: o for k, o in self.overrides.items() if o.correction_id != c["undoes"]}
+
+    def restart(self, players: list[str], ruleset: str = "2005", target_vp: int | None = None) -> dict:
+        """A new game at this table (the set-up form); it starts on the board the camera sees now."""
+        from tracker.spqrisiko.setup import check_players
+        players = list(check_players(players))
+        game = Game(players, ruleset_options(ruleset), target_vp=target_vp)
+        with self.lock:
+            self.game_id = self.store.new_game(players, ruleset, target_vp)
+            self.game, self.ruleset, self.overrides, self.out_of_sync = game, ruleset, {}, False
+            current = self.last_camera
+        if current is not None:
+            return self.commit(current, self.frame_jpeg)
+        view = self.view()
+        self.broadcast(view)
+        return view
 
     # -- the feed from the camera -------------------------------------------------------------
     def commit(self, state: ObservedState, jpeg: bytes | None = None, source: str = "camera") -> dict:

@@ -150,11 +150,32 @@ document.querySelectorAll("nav button[data-tab]").forEach(b => b.addEventListene
   document.querySelectorAll("nav button[data-tab]").forEach(x => x.classList.toggle("on", x === b));
   document.querySelectorAll(".tab").forEach(t => t.classList.toggle("on", t.id === b.dataset.tab));
   if (b.dataset.tab === "review") loadTimeline();
+  if (b.dataset.tab === "setup") showSetup();
 }));
 $("#toggle-camera").addEventListener("click", () => { const c = $("#camera"); c.hidden = !c.hidden; render(view); });
 $("#cards-form").addEventListener("submit", (ev) => { ev.preventDefault(); post("/api/entries", { kind: "cards", payload: { player: $("#cards-player").value, cards: [...document.querySelectorAll("#cards-form .card")].map(s => s.value) } }); });
 $("#draw").addEventListener("click", () => post("/api/entries", { kind: "draw", payload: { player: $("#cards-player").value } }));
 $("#undo").addEventListener("click", () => post("/api/undo", {}));
+
+function showSetup() {
+  const order = $("#order"); order.innerHTML = "";
+  const players = (view && view.players) || [];
+  for (let i = 0; i < 5; i++) {
+    const s = el("select", { class: "seat", "aria-label": `player ${i + 1}` });
+    s.appendChild(el("option", { value: "" }, "—"));
+    for (const c of Object.keys(COLOURS)) s.appendChild(el("option", { value: c }, c));
+    s.value = players[i] || "";
+    order.appendChild(s);
+  }
+  if (view) { $("#ruleset").value = view.ruleset; $("#target").value = view.target_vp || ""; }
+  $("#preview").src = "/api/calibration/preview.jpg?" + Date.now();
+}
+$("#setup-form").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  const players = [...document.querySelectorAll("#order .seat")].map(s => s.value).filter(Boolean);
+  post("/api/setup", { players, ruleset: $("#ruleset").value, target_vp: $("#target").value });
+  document.querySelector('nav button[data-tab="live"]').click();
+});
 
 (async () => {
   geo = await (await fetch("/api/geometry")).json();
