@@ -203,7 +203,8 @@ def cmd_count(args: argparse.Namespace) -> int:
                   f"{profile.image_size[0]}x{profile.image_size[1]}", file=sys.stderr)
             failed += 1
             continue
-        print(count(detector.detect(image), geo).to_json())
+        det = detector.detect(image)
+        print(count(det, geo, det.unseen).to_json())
     return EXIT_BAD_INPUT if failed else 0
 
 

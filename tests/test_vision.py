@@ -237,3 +237,19 @@ class TestMovedCamera:
         pts = np.array(list(geo.label_points.values()))
         true = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), np.array(moved_truth.homography)).reshape(-1, 2)
         assert np.percentile(np.linalg.norm(pipeline.profile.pose.to_image(pts) - true, axis=1), 95) < 6.0
+
+
+class TestUnseenRegions:
+    def test_a_card_lying_on_a_region_marks_it_unseen(self):
+        from vision.classical import ClassicalDetector
+        img, truth, cal = scene()
+        profile = calibrate(cal, procedural_art(), players=PLAYERS)
+        geo = load_geometry()
+        covered = img.copy()
+        x, y = profile.pose.to_image(np.array([geo.label_points["narbonensis"]]))[0]
+        cv2.rectangle(covered, (int(x) - 40, int(y) - 30), (int(x) + 40, int(y) + 30), (228, 236, 240), -1)
+        det = ClassicalDetector(profile).detect(covered)
+        assert "narbonensis" in det.unseen
+        state = count(det, geo, det.unseen)
+        assert "narbonensis" in state.unseen and state.confidence_of("narbonensis") == 0.0
+        assert not ClassicalDetector(profile).detect(img).unseen

@@ -27,6 +27,10 @@ MAX_COLOUR_DISTANCE = 60.0
 #: Area of one piece relative to one legionary, as seen from above (measured on renders).
 AREA_RATIO = {LEGIONARY: 1.0, TRIREME: 1.25, CENTRE: 3.0}
 MIN_BLOB = 0.35
+#: A changed blob that matches no piece colour and is this many legionaries large is an object
+#: lying on the board; a region it covers this much of is marked unseen.
+OCCLUDER_UNITS = 2.5 * AREA_RATIO[CENTRE]
+UNSEEN_COVER = 0.3
 
 
 class ClassicalDetector:
@@ -76,6 +80,11 @@ class ClassicalDetector:
         colour_img = np.full(fg.shape, -1, np.int16)
         colour_img[ys[ok], xs[ok]] = cls[ok]
         unit = self.profile.legionary_area * WORK_SCALE ** 2
+        # objects: changed pixels of no piece colour, or of the neutral (ivory) colour in blobs far
+        # bigger than a centre (a card, a cup)
+        neutral = self.names.index(NEUTRAL)
+        maybe = ~ok | (cls == neutral)
+        unseen = self.unseen_regions(ys[maybe], xs[maybe], fg.shape, unit)
         foot, kinds, colours, scores = [], [], [], []
         for ci, colour in enumerate(self.names):
             mask = (colour_img == ci).astype(np.uint8)
@@ -107,6 +116,23 @@ class ClassicalDetector:
                     colours.append(colour)
                     scores.append(conf)
         if not kinds:
-            return Detections.empty(self.name)
+            return Detections.empty(self.name, unseen)
         return Detections(np.array(foot, float), tuple(kinds), tuple(colours), np.array(scores, float),
-                          np.full((len(kinds), 4), np.nan), self.name)
+                          np.full((len(kinds), 4), np.nan), self.name, unseen)
+
+    def unseen_regions(self, ys: np.ndarray, xs: np.ndarray, shape: tuple[int, int], unit: float) -> frozenset[str]:
+        """Regions largely covered by a changed blob of no piece colour (a cup, a card, dice...)."""
+        if not len(xs):
+            return frozenset()
+        other = np.zeros(shape, np.uint8)
+        other[ys, xs] = 1
+        other = cv2.morphologyEx(other, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+        n, comp, stats, _ = cv2.connectedComponentsWithStats(other)
+        big = [c for c in range(1, n) if stats[c, cv2.CC_STAT_AREA] > OCCLUDER_UNITS * unit]
+        if not big:
+            return frozenset()
+        covered = np.isin(comp, big)
+        hidden = np.bincount(self.labels[covered].ravel(), minlength=len(self.geo.region_ids) + 1)
+        total = np.bincount(self.labels.ravel(), minlength=len(self.geo.region_ids) + 1)
+        return frozenset(self.geo.region_ids[i - 1] for i in range(1, len(total))
+                         if total[i] and hidden[i] / total[i] > UNSEEN_COVER)

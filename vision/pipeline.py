@@ -124,7 +124,7 @@ class Pipeline:
         self._misaligned = 0
         det = self.detector.detect(image)
         t2 = time.perf_counter()
-        state = count(det, self.geo)
+        state = count(det, self.geo, det.unseen)
         t3 = time.perf_counter()
         res.detections, res.state = det, state
         res.committed = self.fusion.offer(state)

@@ -30,13 +30,15 @@ class Detections:
     scores: np.ndarray                      # N
     boxes: np.ndarray = field(default_factory=lambda: np.zeros((0, 4)))   # N x 4 (x0, y0, x1, y1), image px
     source: str = ""
+    #: regions the detector could not see in this frame (under a cup, a card, a sleeve)
+    unseen: frozenset[str] = frozenset()
 
     def __len__(self) -> int:
         return len(self.kinds)
 
     @classmethod
-    def empty(cls, source: str = "") -> "Detections":
-        return cls(np.zeros((0, 2)), (), (), np.zeros(0), np.zeros((0, 4)), source)
+    def empty(cls, source: str = "", unseen: frozenset[str] = frozenset()) -> "Detections":
+        return cls(np.zeros((0, 2)), (), (), np.zeros(0), np.zeros((0, 4)), source, unseen)
 
     @classmethod
     def concat(cls, parts: list["Detections"], source: str = "") -> "Detections":
