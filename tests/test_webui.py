@@ -278,3 +278,28 @@ class TestSetup:
         live.commit(game_states(1)[0], buf.tobytes())
         r = client.get("/api/calibration/preview.jpg")
         assert r.status_code == 200 and r.mimetype == "image/jpeg" and r.data[:2] == b"\xff\xd8"
+
+
+class TestDisputeTools:
+    def test_dice_entered_for_a_dispute(self, client, live):
+        live.commit(game_states(1)[0])
+        r = post(client, "/api/entries", {"kind": "dice", "payload": {"attacker": [6, 3, 1], "defender": [5, 3]}})
+        v = r.get_json()
+        assert r.status_code == 200 and "attacker loses 1, defender loses 1" in v["entry_verdicts"][0]["message"]
+        assert live.store.entries(live.game_id)[-1]["payload"]["losses"] == {"attacker": 1, "defender": 1}
+        assert post(client, "/api/entries", {"kind": "dice", "payload": {"attacker": [7], "defender": [1]}}).status_code == 400
+
+    def test_detection_overlay_on_demand(self, client, live):
+        import cv2
+
+        from calibration.profile import calibrate
+        from tests.test_vision import PLAYERS as MARKERS, scene
+        from vision.synth.board_art import procedural_art
+        img, _, cal = scene()
+        live.profile = calibrate(cal, procedural_art(), players=MARKERS)
+        ok, buf = cv2.imencode(".jpg", img)
+        sid = live.commit(game_states(1)[0], buf.tobytes(),
+                          detections=[{"foot": [500.0, 400.0], "kind": "legionary", "colour": "red", "score": 0.9}])["snapshot"]
+        r = client.get(f"/api/snapshots/{sid}/overlay.jpg")
+        assert r.status_code == 200 and r.data[:2] == b"\xff\xd8"
+        assert live.store.detections(sid)[0]["colour"] == "red"

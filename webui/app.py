@@ -19,6 +19,8 @@ from vision.geometry import load_geometry
 from webui.live import LiveGame
 
 MAX_BODY = 64 * 1024
+OVERLAY_BGR = {"red": (40, 40, 220), "blue": (220, 110, 40), "yellow": (40, 220, 240), "green": (60, 180, 60),
+               "black": (20, 20, 20), "neutral": (235, 235, 235)}
 SSE_KEEPALIVE_S = 15
 
 
@@ -103,6 +105,28 @@ def create_app(live: LiveGame, join_token: str | None = None) -> Flask:
         if path is None:
             abort(404, "no frame for this snapshot")
         return send_file(path, mimetype="image/jpeg")
+
+    @app.get("/api/snapshots/<int:sid>/overlay.jpg")
+    def overlay(sid: int):
+        """The frame with what the detector saw: a dot per piece at its footprint, in its colour."""
+        import cv2
+        import numpy as np
+
+        from calibration.overlay import draw_overlay
+        path = live.store.frame_path(sid)
+        if path is None or live.profile is None:
+            abort(404, "no frame or no calibration for this snapshot")
+        frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        pose = live.profile.pose
+        out = draw_overlay(frame, pose, load_geometry(live.game.board.id), names=False)
+        dets = live.store.detections(sid)
+        if dets:
+            pts = pose.to_image(np.array([d["foot"] for d in dets], float))
+            for (x, y), d in zip(pts, dets):
+                colour = OVERLAY_BGR.get(d["colour"], (255, 255, 255))
+                cv2.circle(out, (int(x), int(y)), 5 if d["kind"] != "legionary" else 3, colour, -1, cv2.LINE_AA)
+                cv2.circle(out, (int(x), int(y)), 6, (255, 255, 255), 1, cv2.LINE_AA)
+        return Response(cv2.imencode(".jpg", out)[1].tobytes(), mimetype="image/jpeg")
 
     @app.get("/api/calibration/preview.jpg")
     def calibration_preview():

@@ -93,7 +93,8 @@ class LiveGame:
         return view
 
     # -- the feed from the camera -------------------------------------------------------------
-    def commit(self, state: ObservedState, jpeg: bytes | None = None, source: str = "camera") -> dict:
+    def commit(self, state: ObservedState, jpeg: bytes | None = None, source: str = "camera",
+               detections: list | None = None) -> dict:
         with self.lock:
             if source == "camera":
                 self.last_camera = state
@@ -104,14 +105,14 @@ class LiveGame:
                 entry = self.game.score_track[-1]
                 sid = self.store.add_snapshot(self.game_id, "setup" if source == "camera" else source, state.to_dict(),
                                               entry.colour, entry.round_no, entry.turn_no, [], verdicts,
-                                              self._scores(), jpeg)
+                                              self._scores(), jpeg, detections)
             else:
                 report = self.game.observe(state)
                 events = [dict(e.to_dict(), text=e.describe(self.game.board)) for e in report.events]
                 verdicts = [v.to_dict() for v in report.verdicts]
                 self.out_of_sync = report.level == "violation"
                 sid = self.store.add_snapshot(self.game_id, source, state.to_dict(), report.actor, report.round_no,
-                                              report.turn_no, events, verdicts, self._scores(), jpeg)
+                                              report.turn_no, events, verdicts, self._scores(), jpeg, detections)
             payload = self.view()
             payload["snapshot"] = sid
         self.broadcast(payload)
@@ -199,7 +200,27 @@ class LiveGame:
             return self.game.play_cards(payload["player"], payload["cards"])
         if kind == "draw":
             return self.game.draw_card(payload["player"])
+        if kind == "dice":
+            return self._dice(payload)
         raise ValueError(f"unknown entry '{kind}'")
+
+    @staticmethod
+    def _dice(payload: dict):
+        """Dice entered for a dispute: the losses they give (§10.6-10.11, §11.5 at sea), recorded."""
+        from tracker.dice import MAX_DICE, compare
+        from tracker.verdicts import Verdict
+        att, dfn = payload.get("attacker"), payload.get("defender")
+        ok = all(isinstance(x, list) and 1 <= len(x) <= MAX_DICE and all(isinstance(d, int) and 1 <= d <= 6 for d in x)
+                 for x in (att, dfn))
+        if not ok:
+            raise ValueError("dice are lists of 1 to 3 values from 1 to 6 for 'attacker' and 'defender'")
+        a, d = compare(att, dfn, naval=bool(payload.get("naval")))
+        payload["losses"] = {"attacker": a, "defender": d}
+        verdicts = [Verdict("ok", "§11.5" if payload.get("naval") else "§10.9",
+                            f"the dice say: attacker loses {a}, defender loses {d}")]
+        if len(att) < len(dfn):
+            verdicts.append(Verdict.violation("§10.13", "the attacker rolled fewer dice than the defender"))
+        return verdicts
 
     # -- views -------------------------------------------------------------------------------------
     def _scores(self) -> dict:

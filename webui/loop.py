@@ -70,7 +70,7 @@ def feed(live: LiveGame, pipeline: Pipeline, frames: Iterator[np.ndarray | None]
         res = pipeline.process(img)
         if res.committed is not None:
             ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 85])
-            view = live.commit(res.committed, buf.tobytes() if ok else None)
+            view = live.commit(res.committed, buf.tobytes() if ok else None, detections=detections_json(res.detections))
             commits += 1
             if log:
                 latest = view.get("recent", [{}])[0] if view.get("recent") else {}
@@ -79,6 +79,13 @@ def feed(live: LiveGame, pipeline: Pipeline, frames: Iterator[np.ndarray | None]
                 for v in latest.get("verdicts", []):
                     log(f"  {v['level']} {v['rule']}: {v['message']}")
     return {"frames": n, "commits": commits}
+
+
+def detections_json(det) -> list:
+    if det is None:
+        return []
+    return [{"foot": [round(float(x), 1), round(float(y), 1)], "kind": k, "colour": c, "score": round(float(s), 3)}
+            for (x, y), k, c, s in zip(det.footprints, det.kinds, det.colours, det.scores)]
 
 
 def serve(app, host: str, port: int) -> tuple[threading.Thread, object]:

@@ -27,7 +27,8 @@ CREATE TABLE IF NOT EXISTS snapshot (
     state TEXT NOT NULL,                -- the observed state JSON (camera count or corrected)
     actor TEXT, round INTEGER, turn INTEGER,
     events TEXT NOT NULL DEFAULT '[]', verdicts TEXT NOT NULL DEFAULT '[]', scores TEXT NOT NULL DEFAULT '{}',
-    frame TEXT                          -- file name of the JPEG beside the database, if any
+    frame TEXT,                         -- file name of the JPEG beside the database, if any
+    detections TEXT NOT NULL DEFAULT '[]'  -- what the detector saw in that frame (for the overlay)
 );
 CREATE TABLE IF NOT EXISTS correction (
     id INTEGER PRIMARY KEY, snapshot_id INTEGER NOT NULL REFERENCES snapshot(id), t REAL NOT NULL,
@@ -104,14 +105,14 @@ class Store:
     # -- snapshots -----------------------------------------------------------------------
     def add_snapshot(self, game_id: int, source: str, state: dict, actor: str | None = None, round_no: int | None = None,
                      turn_no: int | None = None, events: list | None = None, verdicts: list | None = None,
-                     scores: dict | None = None, jpeg: bytes | None = None) -> int:
+                     scores: dict | None = None, jpeg: bytes | None = None, detections: list | None = None) -> int:
         with self.db:
             self.db.execute("BEGIN")
             cur = self.db.execute(
-                "INSERT INTO snapshot (game_id, t, source, state, actor, round, turn, events, verdicts, scores) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?)",
+                "INSERT INTO snapshot (game_id, t, source, state, actor, round, turn, events, verdicts, scores, "
+                "detections) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                 (game_id, time.time(), source, json.dumps(state), actor, round_no, turn_no, json.dumps(events or []),
-                 json.dumps(verdicts or []), json.dumps(scores or {})))
+                 json.dumps(verdicts or []), json.dumps(scores or {}), json.dumps(detections or [])))
             sid = int(cur.lastrowid)
             if jpeg:
                 name = f"{sid:08d}.jpg"
@@ -144,6 +145,10 @@ class Store:
         row = self.db.execute(f"SELECT {self._COLS} FROM snapshot WHERE game_id = ? ORDER BY id DESC LIMIT 1",
                               (game_id,)).fetchone()
         return self._row(row) if row else None
+
+    def detections(self, sid: int) -> list:
+        row = self.db.execute("SELECT detections FROM snapshot WHERE id = ?", (sid,)).fetchone()
+        return json.loads(row[0]) if row else []
 
     def frame_path(self, sid: int) -> Path | None:
         snap = self.snapshot(sid)

@@ -97,7 +97,7 @@ function render(v) {
     for (const ver of snap.verdicts) verdicts.appendChild(el("li", { class: ver.level }, `${ver.rule}: ${ver.message}`));
   }
   const cam = $("#camera");
-  if (!cam.hidden && v.latest && v.latest.has_frame) cam.src = `/api/snapshots/${v.latest.id}/frame.jpg`;
+  if (!cam.hidden && v.latest && v.latest.has_frame) cam.src = `/api/snapshots/${v.latest.id}/overlay.jpg`;
 }
 
 function openCorrection(rid) {
@@ -156,6 +156,12 @@ $("#toggle-camera").addEventListener("click", () => { const c = $("#camera"); c.
 $("#cards-form").addEventListener("submit", (ev) => { ev.preventDefault(); post("/api/entries", { kind: "cards", payload: { player: $("#cards-player").value, cards: [...document.querySelectorAll("#cards-form .card")].map(s => s.value) } }); });
 $("#draw").addEventListener("click", () => post("/api/entries", { kind: "draw", payload: { player: $("#cards-player").value } }));
 $("#undo").addEventListener("click", () => post("/api/undo", {}));
+$("#dice").addEventListener("click", () => {
+  const parse = (t) => (t || "").split(/[ ,]+/).filter(Boolean).map(Number);
+  const attacker = parse(prompt("Attacker's dice (e.g. 6 4 2)")), defender = parse(prompt("Defender's dice (e.g. 5 3)"));
+  post("/api/entries", { kind: "dice", payload: { attacker, defender } }).then(v => {
+    const said = (v.entry_verdicts || []).map(x => x.message).join("; "); if (said) alert(said); });
+});
 
 function showSetup() {
   const order = $("#order"); order.innerHTML = "";
