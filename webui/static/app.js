@@ -137,7 +137,11 @@ async function pick(id, button) {
     const d = await (await fetch(`/api/snapshots/${sid}`)).json();
     const box = $(i === 0 ? "#snap-a" : "#snap-b"); box.innerHTML = "";
     box.appendChild(el("h2", {}, `#${d.id} · ${d.source} · ${d.actor || ""} · round ${d.round}`));
-    if (d.has_frame) box.appendChild(el("img", { src: `/api/snapshots/${d.id}/frame.jpg`, alt: "frame" }));
+    if (d.has_frame) {
+      const img = el("img", { src: `/api/snapshots/${d.id}/overlay.jpg`, alt: "frame with what the camera counted" });
+      img.onerror = () => { img.onerror = null; img.src = `/api/snapshots/${d.id}/frame.jpg`; };
+      box.appendChild(img);
+    }
     const ul = el("ul");
     for (const [r, c] of Object.entries(d.changed)) ul.appendChild(el("li", {}, `${geo.names[r]}: ${JSON.stringify(c.before)} → ${JSON.stringify(c.after)}`));
     for (const e of d.events) ul.appendChild(el("li", {}, e.text || e.kind));
