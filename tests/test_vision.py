@@ -147,9 +147,8 @@ class TestGateAndFusion:
         gate = Gate(profile)
         step_state = ObservedState.from_dict(truth.state)
         hand, _ = render(step_state, "easy", seed=tuple(truth.seed), hands=2)
-        # a game already on the table differs from the empty board: accepted once it stays still
-        results = [gate.check(img).still for _ in range(10)]
-        assert results[-1] and not results[0]
+        results = [gate.check(img).still for _ in range(4)]
+        assert results == [False, True, True, True]       # the first frame only starts the reference
         assert not gate.check(hand).still                 # an arm comes in
         assert not gate.check(img).still                  # it leaves: that frame moved
         assert gate.check(img).still                      # still again
@@ -159,10 +158,18 @@ class TestGateAndFusion:
         a = ObservedState.from_dict({"regions": {"italia": {"red": {"legionary": 2}}}})
         b = ObservedState.from_dict({"regions": {"italia": {"red": {"legionary": 3}}}})
         assert [f.offer(a) is not None for _ in range(4)] == [False, False, True, False]
-        assert f.offer(b) is None and f.offer(b) is None
         f.reset_run()
-        assert f.offer(b) is None and f.offer(b) is None and f.offer(b) is b
-        assert f.committed is b
+        assert f.offer(b) is None and f.offer(b) is None
+        committed = f.offer(b)
+        assert committed is not None and committed.regions == b.regions and f.committed is committed
+
+    def test_one_flickering_region_does_not_hold_back_the_board(self):
+        f = Fusion(agree=3)
+        base = {"italia": {"red": {"legionary": 2}}, "dacia": {"blue": {"legionary": 4}}}
+        frames = [dict(base, dacia={"blue": {"legionary": n}}) for n in (4, 5, 4)]
+        out = [f.offer(ObservedState.from_dict({"regions": r})) for r in frames]
+        assert out[-1] is not None and out[-1].regions == base
+        assert out[-1].confidence_of("dacia") < 1.0 and out[-1].confidence_of("italia") == 1.0
 
     def test_bad_frames_keep_the_committed_state(self):
         img, _, cal = scene()
@@ -230,9 +237,13 @@ class TestMovedCamera:
         assert before is not None
         cam = Camera.looking_at(1280, 720, 62, (720, 480), 1500, 4, 183)     # the camera was knocked
         moved, moved_truth = render(ObservedState.from_dict(truth.state), "easy", seed=tuple(truth.seed), camera=cam)
-        results = [pipeline.process(moved) for _ in range(16)]
-        assert any(r.moved for r in results) and pipeline.relocalised == 1
-        assert pipeline.committed is before or pipeline.committed.owners == before.owners
+        results, kept = [], []
+        for _ in range(30):
+            results.append(pipeline.process(moved))
+            kept.append(pipeline.committed is before)
+        k = next(i for i, r in enumerate(results) if r.moved)
+        assert pipeline.relocalised == 1 and all(kept[:k + 1])      # nothing lost while out of line
+        assert any(r.state is not None for r in results[k + 1:])     # counting resumes on the new pose
         geo = load_geometry()
         pts = np.array(list(geo.label_points.values()))
         true = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), np.array(moved_truth.homography)).reshape(-1, 2)

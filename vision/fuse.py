@@ -1,35 +1,62 @@
 """Temporal fusion: commit a board state only when several still frames agree.
 
-The committed state changes only after ``agree`` consecutive gated-still frames count the same
-board (CameraChessWeb's "a move must persist" rule); until then the last committed state
-stands. A frame that does not pass the gate resets the run, so a state is committed at most
-``agree`` frames after the last hand leaves.
+Still frames are collected in a run (a frame that does not pass the gate ends the run). When
+the run holds ``agree`` frames, and again at ``WINDOW`` frames, each region takes the reading it
+showed most often in the run,
+so one flickering count does not hold back the whole board (CameraChessWeb smooths per square
+for the same reason); a state is committed when that fused board differs from the last
+committed one. Until then the last committed state stands.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from collections import Counter
+from dataclasses import dataclass, field
 
 from tracker.state import ObservedState
+
+WINDOW = 9
 
 
 @dataclass
 class Fusion:
     agree: int = 3
     committed: ObservedState | None = None
-    _candidate: dict | None = None
-    _run: int = 0
+    _run: list[ObservedState] = field(default_factory=list)
 
     def reset_run(self) -> None:
-        self._candidate, self._run = None, 0
+        self._run = []
 
     def offer(self, state: ObservedState) -> ObservedState | None:
-        """A still frame's count; returns the state when it becomes committed (else None)."""
-        key = state.to_dict()["regions"]
-        if key == self._candidate:
-            self._run += 1
-        else:
-            self._candidate, self._run = key, 1
-        if self._run >= self.agree and (self.committed is None or self.committed.to_dict()["regions"] != key):
-            self.committed = state
-            return state
-        return None
+        """A still frame's count; returns the fused state when it becomes committed (else None)."""
+        self._run.append(state)
+        # decide once the run is long enough, and once more when a full window has been seen;
+        # in between, flicker in one region must not commit a new board every frame
+        if len(self._run) not in (self.agree, max(self.agree, WINDOW)):
+            return None
+        self._run = self._run[-WINDOW:]
+        fused = self._fuse()
+        if self.committed is not None and self.committed.to_dict()["regions"] == fused.to_dict()["regions"]:
+            return None
+        self.committed = fused
+        return fused
+
+    def _fuse(self) -> ObservedState:
+        latest = self._run[-1]
+        board = latest.board
+        regions, confidence, unseen = {}, {}, set()
+        for rid in board.regions:
+            votes = Counter(json.dumps(s.regions.get(rid, {}), sort_keys=True) for s in self._run
+                            if rid not in s.unseen)
+            if not votes:
+                unseen.add(rid)
+                continue
+            best, n = votes.most_common(1)[0]
+            content = json.loads(best)
+            if content:
+                regions[rid] = content
+            seen = [s.confidence_of(rid) for s in self._run if rid not in s.unseen]
+            confidence[rid] = round(n / sum(votes.values()) * (sum(seen) / len(seen)), 3)
+        return ObservedState.from_dict({"board": board.id, "regions": regions,
+                                        "confidence": {r: c for r, c in confidence.items() if c < 1.0},
+                                        "unseen": sorted(unseen)}, board)

@@ -24,8 +24,10 @@ from vision.geometry import BoardGeometry, load_geometry
 GATE_SCALE = 0.2            # pixels per board unit for gating
 MOTION_THRESHOLD = 18       # grey levels
 MOTION_FRACTION = 0.002     # of the board
-OCCLUDER_FRACTION = 0.012   # one new blob this large (of the board) is a hand, an arm or a card
-SETTLE_FRAMES = 8           # a scene motionless this long is accepted as the new still table
+OCCLUDER_FRACTION = 0.003   # one new blob this large (of the board) is a hand, an arm or a card; a
+                            # placed reinforcement is about a tenth of that
+SETTLE_FRAMES = 16          # a scene motionless this long (about 1.3 s at 12 fps) is accepted as the
+                            # new still table even if it differs a lot from the last one
 
 
 @dataclass(frozen=True)
@@ -42,8 +44,7 @@ class Gate:
         self.size = (int(self.geo.size[0] * GATE_SCALE), int(self.geo.size[1] * GATE_SCALE))
         S = np.diag([GATE_SCALE, GATE_SCALE, 1.0])
         self.M = S @ np.linalg.inv(profile.H)
-        ref = cv2.resize(profile.reference, self.size, interpolation=cv2.INTER_AREA)
-        self.ref = cv2.cvtColor(ref, cv2.COLOR_BGR2GRAY).astype(np.int16)
+        self.ref: np.ndarray | None = None      # the last still frame; the first frame starts it
         self.prev: np.ndarray | None = None
         self.static_run = 0
 
@@ -51,7 +52,10 @@ class Gate:
         view = cv2.warpPerspective(image, self.M, self.size, flags=cv2.INTER_AREA)
         gray = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY).astype(np.int16)
         area = gray.size
-        motion = 0.0 if self.prev is None else float((np.abs(gray - self.prev) > MOTION_THRESHOLD).sum() / area)
+        if self.prev is None:
+            self.prev = self.ref = gray
+            return GateResult(False, 0.0, 0.0, "first frame")
+        motion = float((np.abs(gray - self.prev) > MOTION_THRESHOLD).sum() / area)
         self.prev = gray
         self.static_run = self.static_run + 1 if motion <= MOTION_FRACTION else 0
         changed = (np.abs(gray - self.ref) > 40).astype(np.uint8)
