@@ -212,7 +212,7 @@ def cmd_count(args: argparse.Namespace) -> int:
 def cmd_train(args: argparse.Namespace) -> int:
     from vision.train import train
     card = train(Path(args.work), Path(args.models), images=args.images, epochs=args.epochs, seed=args.seed,
-                 batch=args.batch)
+                 batch=args.batch, init=Path(args.init) if args.init else None)
     print(json.dumps(card["metrics_val_tiles"]))
     return 0
 
@@ -455,6 +455,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batch", type=int, default=32)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--work", default="out/train", help="scratch folder for tiles and runs")
+    p.add_argument("--init", help="continue from this checkpoint (.pt) instead of starting from scratch")
     p.add_argument("--models", default=str(Path(__file__).resolve().parents[1] / "models"))
     p.set_defaults(func=cmd_train)
 

@@ -264,3 +264,14 @@ class TestUnseenRegions:
         state = count(det, geo, det.unseen)
         assert "narbonensis" in state.unseen and state.confidence_of("narbonensis") == 0.0
         assert not ClassicalDetector(profile).detect(img).unseen
+
+
+class TestImpossibleDetections:
+    def test_pieces_that_cannot_stand_there_are_dropped_with_doubt(self):
+        geo = load_geometry()
+        sea, land = geo.label_points["creticum"], geo.label_points["italia"]
+        det = Detections(np.array([sea, land, land]), ("legionary", "trireme", "legionary"), ("blue", "red", "red"),
+                         np.ones(3))
+        state = count(det, geo)
+        assert state.regions == {"italia": {"red": {"legionary": 1}}}
+        assert state.confidence_of("creticum") == 0.0 and state.confidence_of("italia") == 0.5

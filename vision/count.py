@@ -1,7 +1,8 @@
 """Counting: detections -> the observed board state, with a confidence per region.
 
 Each detection goes to the region under its footprint (supervision's zone counting, with the
-board's label image as the zones). A province holds one army: if detections of two army
+board's label image as the zones). A piece that cannot stand where it was seen (a legionary at
+sea, a trireme on land) is dropped and lowers the region's confidence. A province holds one army: if detections of two army
 colours fall in one province, the colour with fewer is dropped and the region's confidence
 falls accordingly.
 """
@@ -11,7 +12,7 @@ from collections import Counter, defaultdict
 
 import numpy as np
 
-from tracker.pieces import NEUTRAL
+from tracker.pieces import CENTRE, LAND_KINDS, NEUTRAL, TRIREME
 from tracker.state import ObservedState
 from vision.geometry import BoardGeometry
 from vision.records import Detections
@@ -24,11 +25,16 @@ def count(detections: Detections, geo: BoardGeometry, unseen: frozenset[str] = f
     for rid, kind, colour, s in zip(regions, detections.kinds, detections.colours, detections.scores):
         if rid is None or rid in unseen:
             continue
+        at_sea = geo.board.is_sea(rid)
+        if (at_sea and (kind in LAND_KINDS or kind == CENTRE)) or (not at_sea and kind == TRIREME):
+            score[rid].append(0.0)          # impossible where it stands: a misdetection, and a doubt
+            continue
         tally[rid][(colour, kind)] += 1
         score[rid].append(float(s))
     out: dict[str, dict[str, dict[str, int]]] = {}
     confidence: dict[str, float] = {}
-    for rid, counts in tally.items():
+    for rid in set(tally) | set(score):
+        counts = tally.get(rid, Counter())
         conf = float(np.mean(score[rid])) if score[rid] else 1.0
         armies = Counter()
         for (colour, kind), n in counts.items():

@@ -78,8 +78,9 @@ def make_tile_dataset(out: Path, images: int, seed: int, val_fraction: float = 0
 
 
 def train(work: Path, models_dir: Path, images: int = 300, epochs: int = 20, seed: int = 0,
-          batch: int = 32) -> dict:
-    """Make the tiles, train, export ONNX into ``models_dir`` and write the model card."""
+          batch: int = 32, init: Path | None = None) -> dict:
+    """Make the tiles, train (from scratch, or on from the checkpoint ``init``), export ONNX into
+    ``models_dir`` and write the model card."""
     os.environ.setdefault("YOLO_AUTOINSTALL", "false")
     os.environ.setdefault("YOLO_OFFLINE", "true")
     try:
@@ -92,7 +93,7 @@ def train(work: Path, models_dir: Path, images: int = 300, epochs: int = 20, see
     t0 = time.time()
     counts = make_tile_dataset(work / "tiles", images, seed)
     t1 = time.time()
-    model = YOLO("yolo11n.yaml")
+    model = YOLO(str(init)) if init else YOLO("yolo11n.yaml")
     model.train(data=str(work / "tiles" / "data.yaml"), imgsz=TILE, epochs=epochs, batch=batch, device="cpu",
                 workers=2, seed=seed, deterministic=True, pretrained=False, plots=False, amp=False,
                 project=str(work / "runs"), name="pieces", exist_ok=True, verbose=False, patience=0,
@@ -106,7 +107,8 @@ def train(work: Path, models_dir: Path, images: int = 300, epochs: int = 20, see
     models_dir.mkdir(parents=True, exist_ok=True)
     shutil.copy(onnx_path, models_dir / "pieces-yolo11n-320.onnx")
     card = {
-        "model": "pieces-yolo11n-320.onnx", "architecture": "YOLO11n (ultralytics), trained from scratch",
+        "model": "pieces-yolo11n-320.onnx",
+        "architecture": "YOLO11n (ultralytics), " + (f"trained on from {Path(init).name}" if init else "trained from scratch"),
         "input": f"{TILE}x{TILE} RGB tiles at native camera resolution", "classes": list(CLASS_NAMES),
         "data": {"renderer_images": counts["images"], "tiles": counts["tiles"], "boxes": counts["boxes"],
                  "tiers": dict(TIER_MIX), "seed": seed, "command": f"augur train --images {images} --epochs {epochs} --seed {seed}"},
