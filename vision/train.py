@@ -95,7 +95,7 @@ def train(work: Path, models_dir: Path, images: int = 300, epochs: int = 20, see
     t1 = time.time()
     model = YOLO(str(init)) if init else YOLO("yolo11n.yaml")
     model.train(data=str(work / "tiles" / "data.yaml"), imgsz=TILE, epochs=epochs, batch=batch, device="cpu",
-                workers=2, seed=seed, deterministic=True, pretrained=False, plots=False, amp=False,
+                workers=2, seed=seed, deterministic=True, pretrained=bool(init), plots=False, amp=False,
                 project=str(work / "runs"), name="pieces", exist_ok=True, verbose=False, patience=0,
                 fliplr=0.5, flipud=0.5, degrees=0.0, mosaic=1.0, hsv_h=0.01, hsv_s=0.3, hsv_v=0.3)
     t2 = time.time()

@@ -60,17 +60,22 @@ class LiveGame:
         return cls(store, gid, Game(players, ruleset_options(ruleset), target_vp=target_vp), ruleset)
 
     def _replay(self) -> None:
-        """Rebuild the tracker from the recording (corrected states are recorded as such)."""
-        entries = self.store.entries(self.game_id)
+        """Rebuild the tracker from the recording (corrected states are recorded as such); tablet
+        entries (cards, draws, dice) are applied in time order between the snapshots."""
+        entries = iter(self.store.entries(self.game_id))
+        pending = next(entries, None)
         for snap in self.store.snapshots(self.game_id):
-            for e in [e for e in entries if e["t"] <= snap.t and not e.get("_done")]:
-                self._apply_entry(e["kind"], e["payload"])
-                e["_done"] = True
+            while pending is not None and pending["t"] <= snap.t:
+                self._apply_entry(pending["kind"], pending["payload"])
+                pending = next(entries, None)
             state = ObservedState.from_dict(snap.state)
             if self.game.state is None:
                 self.game.start(state)
             else:
                 self.game.observe(state)
+        while pending is not None:
+            self._apply_entry(pending["kind"], pending["payload"])
+            pending = next(entries, None)
         for c in self.store.corrections(self.game_id):
             if c["undoes"] is None:
                 self.overrides[c["region"]] = Override(c["id"], c["before"], c["after"])
