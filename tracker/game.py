@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from tracker import events as ev
+from tracker.board import load_board
 from tracker.errors import GameError
 from tracker.events import Event, Phase
 from tracker.pieces import VP_TRACK_MAX
@@ -93,7 +94,6 @@ class Game:
 
     def __init__(self, players: Sequence[str], options: SpqrOptions = SpqrOptions(),
                  target_vp: int | None = None, board_id: str = "spqrisiko", time_limit_min: float | None = None):
-        from tracker.board import load_board
         self.players = check_players(players)
         self.options = options
         if target_vp is not None and not 1 <= target_vp <= VP_TRACK_MAX:

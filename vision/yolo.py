@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 
 from calibration.localise import BoardPose
+from tracker.errors import AugurError
 from vision.classes import CLASSES
 from vision.records import Detections
 from vision.train import TILE, tile_origins
@@ -62,7 +63,8 @@ class YoloDetector:
     def __init__(self, pose: BoardPose, image_size: tuple[int, int], model: Path = DEFAULT_MODEL, threads: int = 2):
         import onnxruntime as ort
         if not Path(model).is_file():
-            raise FileNotFoundError(f"no detector model at {model}")
+            raise AugurError(f"no trained detector at {model} (train one with augur train, or use the classical "
+                             "detector)")
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = threads
         self.session = ort.InferenceSession(str(model), opts, providers=["CPUExecutionProvider"])

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
 import threading
 import time
 import zipfile
@@ -149,5 +148,5 @@ def import_archive(archive: Path, dest: Path) -> Path:
 
 
 def say(msg: str) -> None:
+    """A progress line for the person at the console (the dashboard has its own view)."""
     print(msg, flush=True)
-    sys.stdout.flush()
