@@ -97,7 +97,10 @@ def train(work: Path, models_dir: Path, images: int = 300, epochs: int = 20, see
     model.train(data=str(work / "tiles" / "data.yaml"), imgsz=TILE, epochs=epochs, batch=batch, device="cpu",
                 workers=2, seed=seed, deterministic=True, pretrained=bool(init), plots=False, amp=False,
                 project=str(work / "runs"), name="pieces", exist_ok=True, verbose=False, patience=0,
-                fliplr=0.5, flipud=0.5, degrees=0.0, mosaic=1.0, hsv_h=0.01, hsv_s=0.3, hsv_v=0.3)
+                # pieces are 8-12 px: the default +-50 % scale jitter and mosaic shrink them below what
+                # the network can see, so keep their size and vary the rest
+                fliplr=0.5, flipud=0.5, degrees=0.0, mosaic=0.0, scale=0.1, translate=0.05,
+                hsv_h=0.01, hsv_s=0.3, hsv_v=0.3)
     t2 = time.time()
     best = work / "runs" / "pieces" / "weights" / "best.pt"
     trained = YOLO(str(best))
