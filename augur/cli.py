@@ -396,14 +396,13 @@ def cmd_review(args: argparse.Namespace) -> int:
 
 def cmd_narrate(args: argparse.Namespace) -> int:
     """Play a seeded simulated game through the tracker and narrate it turn by turn."""
-    from tracker.replay import ReplayLine, replay
+    from tracker.replay import replay, replay_lines
     from tracker.spqrisiko.simulator import Simulator
 
     players = ("red", "blue", "yellow", "green")
     sim = Simulator(players, seed=args.seed, max_turns=args.turns, target_vp=args.target)
     steps = list(sim.steps())
-    lines = [ReplayLine(0, sim.initial_state)] + [
-        ReplayLine(i + 1, s.state, None, s.cards_played, s.actor, s.card_drawn) for i, s in enumerate(steps)]
+    lines = replay_lines(sim.initial_state, steps)
     print(f"Augur narration: a seeded S.P.Q.RisiKo! game ({', '.join(players)}; seed {args.seed}), "
           "followed by the rules tracker from the board states alone.")
     game, out = replay(lines, players, target_vp=args.target)

@@ -8,17 +8,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tracker.game import Game
-from tracker.replay import ReplayLine, replay
-from tracker.spqrisiko.simulator import Simulator
+from tracker.replay import ReplayLine, replay, replay_lines
+from tracker.spqrisiko.simulator import PLAYER_SETS, Simulator
 from tracker.state import ObservedState
-
-PLAYER_SETS = (("red", "blue", "yellow"), ("red", "blue", "yellow", "green"),
-               ("red", "blue", "yellow", "green", "black"))
 
 
 def lines_of(sim: Simulator, steps) -> list[ReplayLine]:
-    return [ReplayLine(0, sim.initial_state)] + [
-        ReplayLine(i + 1, s.state, None, s.cards_played, s.actor, s.card_drawn) for i, s in enumerate(steps)]
+    return replay_lines(sim.initial_state, steps)
 
 
 @lru_cache(maxsize=None)

@@ -4,11 +4,8 @@ from __future__ import annotations
 import statistics
 import time
 
-from tracker.replay import ReplayLine, replay
-from tracker.spqrisiko.simulator import Simulator
-
-PLAYER_SETS = (("red", "blue", "yellow"), ("red", "blue", "yellow", "green"),
-               ("red", "blue", "yellow", "green", "black"))
+from tracker.replay import replay, replay_lines
+from tracker.spqrisiko.simulator import PLAYER_SETS, Simulator
 
 
 def run_tracker_bench(games: int = 5, turns: int = 300, seed: int = 0) -> dict:
@@ -20,8 +17,7 @@ def run_tracker_bench(games: int = 5, turns: int = 300, seed: int = 0) -> dict:
         players = PLAYER_SETS[g % len(PLAYER_SETS)]
         sim = Simulator(players, seed + g, max_turns=turns)
         steps = list(sim.steps())
-        lines = [ReplayLine(0, sim.initial_state)] + [
-            ReplayLine(i + 1, s.state, None, s.cards_played, s.actor, s.card_drawn) for i, s in enumerate(steps)]
+        lines = replay_lines(sim.initial_state, steps)
         t0 = time.perf_counter()
         game, out = replay(lines, players)
         elapsed = time.perf_counter() - t0

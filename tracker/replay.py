@@ -43,6 +43,13 @@ class ReplayLine:
     raw: dict = field(default_factory=dict)
 
 
+def replay_lines(initial: ObservedState, steps: Sequence) -> list[ReplayLine]:
+    """Replay lines for a simulated game: the set-up board, then each step with what the tablet
+    would have recorded beside it (cards played, card drawn)."""
+    return [ReplayLine(0, initial)] + [ReplayLine(i + 1, s.state, None, s.cards_played, s.actor, s.card_drawn)
+                                       for i, s in enumerate(steps)]
+
+
 def parse_lines(lines: Iterable[str]) -> tuple[dict, list[ReplayLine]]:
     """Split a game file into its header (possibly empty) and its state lines."""
     header: dict = {}

@@ -28,6 +28,11 @@ from tracker.spqrisiko.setup import random_setup, setup_plan
 from tracker.state import ObservedState
 
 
+#: Player line-ups for 3, 4 and 5 players (benchmarks, datasets and tests cycle through them).
+PLAYER_SETS = (("red", "blue", "yellow"), ("red", "blue", "yellow", "green"),
+               ("red", "blue", "yellow", "green", "black"))
+
+
 @dataclass
 class SimStep:
     """One committed board state with what really happened since the previous one."""

@@ -20,12 +20,10 @@ from typing import Iterator
 
 import numpy as np
 
-from tracker.spqrisiko.simulator import SimStep, Simulator
+from tracker.spqrisiko.simulator import PLAYER_SETS, SimStep, Simulator
 from vision.classes import CLASS_INDEX, CLASS_NAMES
 from vision.synth.render import GroundTruth, render
 
-PLAYER_SETS = (("red", "blue", "yellow"), ("red", "blue", "yellow", "green"),
-               ("red", "blue", "yellow", "green", "black"))
 #: A box is labelled for training when at most this much of it is hidden by an occluder.
 MAX_OCCLUDED_FOR_LABEL = 0.5
 VAL_EVERY = 10
