@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Iterable
 
 from tracker.errors import BoardError
+from tracker.pieces import PIECE_SETS, SPQR_PIECES, PieceSet
 
 BOARD_DIR = Path(__file__).resolve().parent / "boards"
 
@@ -31,6 +32,24 @@ class Region:
 
 
 @dataclass(frozen=True)
+class Group:
+    """A named set of provinces with a reinforcement bonus: a continent, a Middle-earth region."""
+
+    id: str
+    name: str
+    bonus: int
+    members: frozenset[str]
+
+
+@dataclass(frozen=True)
+class PathStop:
+    """One space of a track that a token walks along (the Fellowship's path)."""
+
+    territory: str
+    die: bool = False
+
+
+@dataclass(frozen=True)
 class Board:
     """Topology of one board. Use :func:`load_board` rather than building one by hand."""
 
@@ -45,6 +64,19 @@ class Board:
     shores_of: dict[str, frozenset[str]]
     provinces: tuple[str, ...] = field(default=())
     seas: tuple[str, ...] = field(default=())
+    pieces: PieceSet = SPQR_PIECES
+    #: continents / regions with their bonus, in board order
+    groups: dict[str, Group] = field(default_factory=dict)
+    #: named sets of provinces with a printed feature (``stronghold``, ``site_of_power``, ``port``)
+    features: dict[str, frozenset[str]] = field(default_factory=dict)
+    #: the kind of each land edge when it is not a plain border (``bridge``, ``sea_line``)
+    edge_kinds: dict[frozenset[str], str] = field(default_factory=dict)
+    #: a track along the board (the Fellowship's path), first stop first
+    path: tuple[PathStop, ...] = ()
+    #: territory -> symbol on its territory card, where the game has such cards
+    card_symbols: dict[str, str] = field(default_factory=dict)
+    #: territory -> the side its card is dealt to at set-up (LotR: ``good``, ``evil``, ``neutral``)
+    card_sides: dict[str, str] = field(default_factory=dict)
 
     # -- queries -----------------------------------------------------------------------
     def is_province(self, region: str) -> bool:
@@ -67,6 +99,34 @@ class Board:
 
     def name(self, region: str) -> str:
         return self.regions[region].name
+
+    def edge_kind(self, a: str, b: str) -> str:
+        """``land`` for a plain border, else what joins them (``bridge``, ``sea_line``)."""
+        return self.edge_kinds.get(frozenset((a, b)), "land")
+
+    def has_feature(self, province: str, feature: str) -> bool:
+        return province in self.features.get(feature, frozenset())
+
+    def groups_held(self, provinces: Iterable[str]) -> list[Group]:
+        """The groups (continents, regions) all of whose members are among ``provinces``."""
+        held = set(provinces)
+        return [g for g in self.groups.values() if g.members <= held]
+
+    def connected(self, a: str, b: str, through: Iterable[str]) -> bool:
+        """Whether ``b`` can be reached from ``a`` stepping only on provinces in ``through``."""
+        allowed = set(through)
+        if a not in allowed or b not in allowed:
+            return False
+        seen, todo = {a}, [a]
+        while todo:
+            cur = todo.pop()
+            if cur == b:
+                return True
+            for nxt in self.land_neighbours[cur]:
+                if nxt in allowed and nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        return False
 
 
 def _symmetric(pairs: Iterable[Iterable[str]], ids: Iterable[str]) -> dict[str, frozenset[str]]:
@@ -98,6 +158,21 @@ def board_from_dict(data: dict) -> Board:
         for p, s in coast:
             coast_of[p].add(s)
             shores_of[s].add(p)
+        pieces_id = data.get("pieces", SPQR_PIECES.id)
+        if pieces_id not in PIECE_SETS:
+            raise BoardError(f"unknown piece set '{pieces_id}'")
+        groups = {g["id"]: Group(g["id"], g["name"], int(g["bonus"]), frozenset(g["members"]))
+                  for g in data.get("groups", [])}
+        features = {k: frozenset(v) for k, v in data.get("features", {}).items()}
+        edge_kinds = {frozenset((a, b)): kind for a, b, kind in data.get("edge_kinds", [])}
+        path = tuple(PathStop(t, bool(die)) for t, die in data.get("path", []))
+        card_symbols = dict(data.get("card_symbols", {}))
+        card_sides = dict(data.get("card_sides", {}))
+        named = list(card_symbols) + list(card_sides) + [m for g in groups.values() for m in g.members] + [m for v in features.values() for m in v] \
+            + [m for pair in edge_kinds for m in pair] + [st.territory for st in path]
+        bad = [m for m in named if not (m in regions and regions[m].kind == PROVINCE)]
+        if bad:
+            raise BoardError(f"board data names '{bad[0]}', which is not a province of the board")
         return Board(
             id=data["board"],
             title=data.get("title", data["board"]),
@@ -108,6 +183,13 @@ def board_from_dict(data: dict) -> Board:
             shores_of={k: frozenset(v) for k, v in shores_of.items()},
             provinces=provinces,
             seas=seas,
+            pieces=PIECE_SETS[pieces_id],
+            groups=groups,
+            features=features,
+            edge_kinds=edge_kinds,
+            path=path,
+            card_symbols=card_symbols,
+            card_sides=card_sides,
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise BoardError(f"board data is malformed: {exc!r}") from exc

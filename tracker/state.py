@@ -9,9 +9,12 @@ dashboard. Its JSON form::
      "confidence": {"baetica": 0.97},          # optional, from vision, 0..1 per region
      "unseen": ["creta"]}                      # optional, regions the camera could not see
 
-Regions left out are empty. Parsing checks everything a physical board makes impossible
-(an unknown region, colour or kind, a negative count, two armies in one province, a
-trireme on land, ...) and raises :class:`~tracker.errors.StateError` naming the problem.
+Regions left out are empty. The kinds and colours allowed are those of the board's piece set
+(:class:`~tracker.pieces.PieceSet`): legionaries, vexilla, triremes and centres here; tanks and
+flags on the classic board; battalions, leaders and the Ring on the Middle-earth board.
+Parsing checks everything a physical board makes impossible (an unknown region, colour or
+kind, a negative count, two armies in one province, a trireme on land, ...) and raises
+:class:`~tracker.errors.StateError` naming the problem.
 Rule questions (a second centre in a province, say) are the rules' business, not the parser's.
 """
 from __future__ import annotations
@@ -23,8 +26,7 @@ from typing import Any, Mapping
 
 from tracker.board import Board, load_board
 from tracker.errors import BoardError, StateError
-from tracker.pieces import (ALL_COLOURS, ARMY_COLOURS, CENTRE, LAND_KINDS, LEGIONARY, NEUTRAL, PIECE_KINDS,
-                            TRIREME, VEXILLUM, VEXILLUM_VALUE)
+from tracker.pieces import CENTRE, LEADER, NEUTRAL, RING, TRIREME
 
 Counts = Mapping[str, Mapping[str, Mapping[str, int]]]
 
@@ -85,20 +87,29 @@ class ObservedState:
         """Build a state from ``province -> (colour, legions)``, ``sea -> colour -> n`` and
         the provinces holding a centre. With ``vexilla`` each full ten legions is shown as
         one vexillum, the way players tidy their stacks."""
+        pieces_of = board.pieces
+        unit = min(pieces_of.garrison, key=pieces_of.garrison.get)
         regions: dict[str, dict[str, dict[str, int]]] = {}
         for prov, (colour, legions) in garrisons.items():
             if legions <= 0:
                 continue
-            vex, leg = (divmod(legions, VEXILLUM_VALUE) if vexilla else (0, legions))
-            pieces = {k: n for k, n in ((LEGIONARY, leg), (VEXILLUM, vex)) if n}
-            regions.setdefault(prov, {})[colour] = pieces
+            regions.setdefault(prov, {})[colour] = pieces_of.tidy(legions) if vexilla else {unit: legions}
         for sea, per_colour in (triremes or {}).items():
             for colour, n in per_colour.items():
                 if n > 0:
-                    regions.setdefault(sea, {})[colour] = {TRIREME: n}
+                    regions.setdefault(sea, {})[colour] = {pieces_of.naval[0]: n}
         for prov in centres:
             regions.setdefault(prov, {})[NEUTRAL] = {CENTRE: 1}
         return cls.from_dict({"board": board.id, "regions": regions}, board)
+
+    def with_tokens(self, leaders: Mapping[str, str] = {}, ring: str | None = None) -> "ObservedState":
+        """A copy with leaders (``province -> colour``) and the Ring placed (Middle-earth board)."""
+        data = self.to_dict()
+        for prov, colour in leaders.items():
+            data["regions"].setdefault(prov, {}).setdefault(colour, {})[LEADER] = 1
+        if ring is not None:
+            data["regions"].setdefault(ring, {})[NEUTRAL] = {RING: 1}
+        return ObservedState.from_dict(data, self.board)
 
     def to_dict(self) -> dict:
         out: dict[str, Any] = {"board": self.board.id, "regions": {
@@ -118,18 +129,34 @@ class ObservedState:
     def owners(self) -> dict[str, str]:
         """province -> colour of the army standing there (empty provinces are absent)."""
         out = {}
+        garrison = self.board.pieces.garrison
         for rid, cols in self.regions.items():
             if self.board.is_province(rid):
                 for colour, kinds in cols.items():
-                    if colour != NEUTRAL and any(kinds.get(k, 0) for k in LAND_KINDS):
+                    if colour != NEUTRAL and any(kinds.get(k, 0) for k in garrison):
                         out[rid] = colour
         return out
 
     @cached_property
     def legions(self) -> dict[str, int]:
-        """province -> strength in legionaries (a vexillum counts ten)."""
-        return {p: self.regions[p][c].get(LEGIONARY, 0) + VEXILLUM_VALUE * self.regions[p][c].get(VEXILLUM, 0)
-                for p, c in self.owners.items()}
+        """province -> strength in the board's unit (legionaries, armies, battalions): a vexillum or
+        a flag counts ten, a LotR cavalry three and a creature five."""
+        strength = self.board.pieces.strength
+        return {p: strength(self.regions[p][c]) for p, c in self.owners.items()}
+
+    @cached_property
+    def leaders(self) -> dict[str, list[str]]:
+        """colour -> provinces where that army has a leader (Middle-earth board)."""
+        out: dict[str, list[str]] = {}
+        for rid, cols in sorted(self.regions.items()):
+            for colour, kinds in cols.items():
+                out.setdefault(colour, []).extend([rid] * kinds.get(LEADER, 0))
+        return {c: v for c, v in out.items() if v}
+
+    @cached_property
+    def ring(self) -> str | None:
+        """The territory where the One Ring stands, if it is on the board."""
+        return next((rid for rid, cols in self.regions.items() if cols.get(NEUTRAL, {}).get(RING)), None)
 
     @cached_property
     def triremes(self) -> dict[str, dict[str, int]]:
@@ -184,34 +211,36 @@ def _validate_region(board: Board, rid: Any, content: Any) -> dict[str, dict[str
     if not isinstance(content, dict):
         raise StateError(f"region '{rid}' must map colours to piece counts")
     is_sea = board.is_sea(rid)
+    ps = board.pieces
     out: dict[str, dict[str, int]] = {}
     for colour, kinds in content.items():
-        if colour not in ALL_COLOURS:
-            raise StateError(f"unknown colour '{colour}' in region '{rid}' (expected one of {', '.join(ALL_COLOURS)})")
+        if colour not in ps.all_colours:
+            raise StateError(f"unknown colour '{colour}' in region '{rid}' (expected one of {', '.join(ps.all_colours)})")
         if not isinstance(kinds, dict):
             raise StateError(f"'{colour}' in region '{rid}' must map piece kinds to counts")
         pieces: dict[str, int] = {}
         for kind, n in kinds.items():
-            if kind not in PIECE_KINDS:
-                raise StateError(f"unknown piece kind '{kind}' in region '{rid}' (expected one of {', '.join(PIECE_KINDS)})")
+            if kind not in ps.kinds:
+                raise StateError(f"unknown piece kind '{kind}' in region '{rid}' (expected one of {', '.join(ps.kinds)})")
             if isinstance(n, bool) or not isinstance(n, int):
                 raise StateError(f"count of {colour} {kind} in '{rid}' must be a whole number, got {n!r}")
             if n < 0:
                 raise StateError(f"negative count {n} of {colour} {kind} in '{rid}'")
             if n == 0:
                 continue
-            if kind == TRIREME and not is_sea:
-                raise StateError(f"trireme on land: {n} {colour} trireme in province '{rid}'")
-            if kind in LAND_KINDS and is_sea:
+            if kind in ps.naval and not is_sea:
+                raise StateError(f"{kind} on land: {n} {colour} {kind} in province '{rid}'")
+            if kind not in ps.naval and is_sea:
                 raise StateError(f"{kind} at sea: {n} {colour} {kind} in sea area '{rid}'")
-            if kind == CENTRE and (is_sea or colour != NEUTRAL):
-                raise StateError(f"a centre must be neutral and stand in a province, got {colour} centre in '{rid}'")
-            if colour == NEUTRAL and kind != CENTRE:
-                raise StateError(f"'neutral' is the colour of centres only, got neutral {kind} in '{rid}'")
+            if kind in ps.neutral and colour != NEUTRAL:
+                raise StateError(f"a {kind} must be neutral (it belongs to no army), got a {colour} {kind} in '{rid}'")
+            if colour == NEUTRAL and kind not in ps.neutral:
+                raise StateError(f"'neutral' is the colour of {' and '.join(k + 's' for k in ps.neutral)} only, "
+                                 f"got neutral {kind} in '{rid}'")
             pieces[kind] = n
         if pieces:
             out[colour] = pieces
-    armies = sorted(c for c, k in out.items() if c in ARMY_COLOURS and any(x in k for x in LAND_KINDS))
+    armies = sorted(c for c, k in out.items() if c != NEUTRAL and any(x in k for x in ps.garrison))
     if len(armies) > 1:
-        raise StateError(f"province '{rid}' holds legionaries of two colours ({', '.join(armies)})")
+        raise StateError(f"province '{rid}' holds {ps.unit_word(2)} of two colours ({', '.join(armies)})")
     return out
