@@ -23,6 +23,8 @@ class Phase(IntEnum):
     LAND_ATTACK = 5
     STRATEGIC_MOVE = 6
     CARD_DRAW = 7
+    #: LotR: the Fellowship moves on at the very end of a turn
+    FELLOWSHIP = 8
 
 
 # Event kinds
@@ -42,6 +44,11 @@ STRATEGIC_MOVE = "strategic_move"
 ELIMINATION = "elimination"
 CARD_DRAWN = "card_drawn"
 CARD_SET = "card_set"
+# Middle-earth board
+LEADER_MOVE = "leader_move"
+LEADER_PLACED = "leader_placed"
+LEADER_LOST = "leader_lost"
+RING_MOVE = "ring_move"
 
 PHASE_OF = {
     SETUP_PLACEMENT: Phase.SETUP,
@@ -58,9 +65,10 @@ PHASE_OF = {
     LAND_ATTACK: Phase.LAND_ATTACK,
     STRATEGIC_MOVE: Phase.STRATEGIC_MOVE,
     CARD_DRAWN: Phase.CARD_DRAW,
+    RING_MOVE: Phase.FELLOWSHIP,
 }
 #: Kinds that happen inside any phase (they follow another event) and do not move the phase on.
-PHASELESS = {VEXILLUM_EXCHANGE, ELIMINATION}
+PHASELESS = {VEXILLUM_EXCHANGE, ELIMINATION, LEADER_MOVE, LEADER_PLACED, LEADER_LOST}
 
 
 @dataclass(frozen=True)
@@ -96,13 +104,17 @@ class Event:
         def n(r: str | None) -> str:
             return board.name(r) if board and r in board.regions else str(r)
 
+        def units(x: int) -> str:
+            word = board.pieces.unit_word(x) if board else ("legionary" if x == 1 else "legionaries")
+            return f"{x} {word}"
+
         k, a = self.kind, self.actor
         if k == SETUP_PLACEMENT:
             return f"{a} occupies {n(self.target)} with {self.amount}"
         if k == TURN_START:
             return f"{a}'s turn begins"
         if k == REINFORCEMENT:
-            return f"{a} places {self.amount} legionar{'y' if self.amount == 1 else 'ies'} in {n(self.target)}"
+            return f"{a} places {units(self.amount)} in {n(self.target)}"
         if k == TRIREME_TO_LEGIONARIES:
             return f"{a} turns {self.amount} trireme(s) in {n(self.source)} into {2 * self.amount} legionaries in {n(self.target)}"
         if k == LEGIONARIES_TO_TRIREME:
@@ -112,7 +124,7 @@ class Event:
         if k == CENTRE_PLACED:
             return f"{a} builds a power centre in {n(self.target)}"
         if k == VEXILLUM_EXCHANGE:
-            return f"{a} exchanges legionaries and vexilla in {n(self.target)} (strength unchanged)"
+            return f"{a} exchanges pieces in {n(self.target)} (strength unchanged)"
         if k == NAVAL_MOVE:
             return f"{a} sails {self.amount} trireme(s) from {n(self.source)} to {n(self.target)}"
         if k == NAVAL_COMBAT:
@@ -129,11 +141,20 @@ class Event:
             return out + (f"; conquers it and moves in {self.amount}" if self.conquered else "")
         if k == STRATEGIC_MOVE:
             via = f" across {n(self.sea)}" if self.sea else ""
-            return f"{a} moves {self.amount} legionaries from {n(self.source)} to {n(self.target)}{via} (end of turn)"
+            return f"{a} moves {units(self.amount)} from {n(self.source)} to {n(self.target)}{via}"
         if k == ELIMINATION:
             return f"{a} eliminates {self.defender}"
         if k == CARD_DRAWN:
             return f"{a} draws a card"
         if k == CARD_SET:
-            return f"{a} plays a card set worth {self.amount} legionaries"
+            return f"{a} plays a card set worth {units(self.amount)}"
+        if k == LEADER_MOVE:
+            return f"{a}'s leader goes from {n(self.source)} to {n(self.target)}"
+        if k == LEADER_PLACED:
+            return f"{a} places a leader in {n(self.target)}"
+        if k == LEADER_LOST:
+            return f"{self.defender}'s leader falls in {n(self.target)}"
+        if k == RING_MOVE:
+            return (f"the Fellowship leaves Middle-earth from {n(self.source)}" if self.target is None
+                    else f"the Fellowship moves from {n(self.source)} to {n(self.target)}")
         return f"{a}: {k}"

@@ -11,8 +11,12 @@ Each line is one JSON object:
        "card_drawn": true}
 
   ``cards_played`` is entered before the state is read (sets are played at the start of the
-  reinforcements), ``card_drawn`` after it (drawing ends the turn). Other keys (a simulator's
-  ``truth``) are ignored.
+  reinforcements), ``card_drawn`` after it (drawing ends the turn); ``entries`` holds other
+  tablet entries made before the state (``{"kind": "fellowship_roll", "value": 5}``, see
+  :func:`tracker.rulesets.apply_entry`). Other keys (a simulator's ``truth``) are ignored.
+
+The header may name ``neutrals`` (the tournament's neutral colour, the LotR 2-player neutral
+army) and ``objectives`` (tournament: colour -> ``{"territories": [...], "continents": [...]}``).
 
 The first state is the board after set-up.
 """
@@ -24,8 +28,8 @@ from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
 from tracker.errors import GameError, StateError
-from tracker.game import Game, TransitionReport
-from tracker.spqrisiko.options import ruleset_options
+from tracker.game import TransitionReport
+from tracker.rulesets import apply_entry, make_game
 from tracker.state import ObservedState
 from tracker.verdicts import Verdict
 
@@ -41,12 +45,14 @@ class ReplayLine:
     cards_player: str | None = None
     card_drawn: bool = False
     raw: dict = field(default_factory=dict)
+    entries: tuple[dict, ...] = ()
 
 
 def replay_lines(initial: ObservedState, steps: Sequence) -> list[ReplayLine]:
     """Replay lines for a simulated game: the set-up board, then each step with what the tablet
     would have recorded beside it (cards played, card drawn)."""
-    return [ReplayLine(0, initial)] + [ReplayLine(i + 1, s.state, None, s.cards_played, s.actor, s.card_drawn)
+    return [ReplayLine(0, initial)] + [ReplayLine(i + 1, s.state, getattr(s, "turn_hint", None), s.cards_played,
+                                                  s.actor, s.card_drawn, entries=tuple(getattr(s, "entries", ())))
                                        for i, s in enumerate(steps)]
 
 
@@ -77,8 +83,12 @@ def parse_lines(lines: Iterable[str]) -> tuple[dict, list[ReplayLine]]:
         if not isinstance(played, dict) or not isinstance(played.get("cards", []), list) \
                 or not isinstance(played.get("player", ""), str):
             raise StateError(f"line {number}: 'cards_played' must be {{\"player\": colour, \"cards\": [symbols]}}")
+        entries = obj.get("entries") or []
+        if not isinstance(entries, list) or not all(isinstance(e, dict) and isinstance(e.get("kind"), str)
+                                                    for e in entries):
+            raise StateError(f"line {number}: 'entries' must be a list of {{\"kind\": ..., ...}} objects")
         out.append(ReplayLine(number, state, obj.get("turn"), tuple(played.get("cards", ())), played.get("player"),
-                              bool(obj.get("card_drawn")), obj))
+                              bool(obj.get("card_drawn")), obj, tuple(entries)))
     if not out:
         raise StateError("the game file holds no board state")
     return header, out
@@ -104,21 +114,23 @@ class ReplayStep:
 
 
 def replay(lines: Sequence[ReplayLine], players: Sequence[str], ruleset: str = "2005",
-           target_vp: int | None = None) -> tuple[Game, list[ReplayStep]]:
+           target_vp: int | None = None, neutrals: Sequence[str] = (), objectives: dict | None = None):
     """Follow the whole file; return the game and one step per line (the first is the set-up)."""
-    game = Game(players, ruleset_options(ruleset), target_vp=target_vp)
+    game = make_game(ruleset, players, target_vp, neutrals, objectives)
     steps: list[ReplayStep] = []
     for ln in iterate(game, lines):
         steps.append(ln)
     return game, steps
 
 
-def iterate(game: Game, lines: Sequence[ReplayLine]) -> Iterator[ReplayStep]:
+def iterate(game, lines: Sequence[ReplayLine]) -> Iterator[ReplayStep]:
     first, rest = lines[0], lines[1:]
     verdicts = game.start(first.state, first.turn)
     yield ReplayStep(first.number, None, verdicts, list(game.score_track))
     for ln in rest:
         extra: list[Verdict] = []
+        for entry in ln.entries:
+            extra += apply_entry(game, entry["kind"], {k: v for k, v in entry.items() if k != "kind"})
         if ln.cards_played:
             extra += game.play_cards(ln.cards_player or ln.turn or game.current, ln.cards_played)
         report = game.observe(ln.state, ln.turn)
@@ -128,7 +140,7 @@ def iterate(game: Game, lines: Sequence[ReplayLine]) -> Iterator[ReplayStep]:
 
 
 def load_game_file(path: str | Path, players: Sequence[str] | None = None, ruleset: str | None = None,
-                   target_vp: int | None = None) -> tuple[Game, list[ReplayStep]]:
+                   target_vp: int | None = None):
     """Read and replay a game file; players and ruleset come from the header unless given."""
     path = Path(path)
     try:
@@ -141,5 +153,10 @@ def load_game_file(path: str | Path, players: Sequence[str] | None = None, rules
     players = players or header.get("players")
     if not players:
         raise GameError("the players are unknown: give --players or a 'game' header line")
-    return replay(lines, players, ruleset or header.get("ruleset", "2005"),
-                  target_vp if target_vp is not None else header.get("target_vp"))
+    ruleset = ruleset or header.get("ruleset", "2005")
+    neutrals = header.get("neutrals") or ()
+    objectives = header.get("objectives") or None
+    if not isinstance(neutrals, list | tuple) or not isinstance(objectives, dict | None):
+        raise StateError("the 'game' header's 'neutrals' must be a list and 'objectives' an object")
+    return replay(lines, players, ruleset, target_vp if target_vp is not None else header.get("target_vp"),
+                  neutrals, objectives)

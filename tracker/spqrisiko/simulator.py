@@ -46,6 +46,10 @@ class SimStep:
     card_drawn: bool = False
     #: the victory-point track when this state was committed (the score markers on the board)
     vp: dict[str, int] = field(default_factory=dict)
+    #: other tablet entries made before this state (a Fellowship roll, an adventure card...)
+    entries: list[dict] = field(default_factory=list)
+    #: the turn is named at the tablet (a turn that opens with no reinforcement to show it)
+    turn_hint: str | None = None
 
     def to_line(self) -> dict:
         out = {"state": self.state.to_dict(), "truth": {"actor": self.actor, "round": self.round_no,
@@ -55,6 +59,10 @@ class SimStep:
             out["cards_played"] = {"player": self.actor, "cards": list(self.cards_played)}
         if self.card_drawn:
             out["card_drawn"] = True
+        if self.entries:
+            out["entries"] = list(self.entries)
+        if self.turn_hint:
+            out["turn"] = self.turn_hint
         return out
 
 

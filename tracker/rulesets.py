@@ -1,0 +1,72 @@
+"""Every ruleset Augur follows, by name, behind one factory.
+
+``2005``, ``english-sheet`` and ``short-sheet`` are S.P.Q.RisiKo! variants
+(:mod:`tracker.spqrisiko.options`); ``classic``, ``tournament-2v2``, ``lotr`` and ``lotr-classic``
+are the territory games of :mod:`tracker.risiko`. Both kinds of game share the interface the
+replay, the command line and the dashboard use (``start``, ``observe``, ``play_cards``,
+``draw_card``, ``history``, ``score``, ``vp``).
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from tracker.errors import GameError
+from tracker.risiko.rules import PRESETS as RISIKO_PRESETS
+from tracker.spqrisiko.options import PRESETS as SPQR_PRESETS
+
+RULESETS: tuple[str, ...] = tuple(SPQR_PRESETS) + tuple(RISIKO_PRESETS)
+
+
+def is_risiko(ruleset: str) -> bool:
+    return ruleset in RISIKO_PRESETS
+
+
+def check_ruleset(ruleset: str) -> str:
+    if ruleset not in RULESETS:
+        raise GameError(f"unknown ruleset '{ruleset}' (known: {', '.join(RULESETS)})")
+    return ruleset
+
+
+def board_for(ruleset: str) -> str:
+    """The board a ruleset is played on."""
+    check_ruleset(ruleset)
+    return RISIKO_PRESETS[ruleset].board if is_risiko(ruleset) else "spqrisiko"
+
+
+def make_game(ruleset: str, players: Sequence[str], target_vp: int | None = None, neutrals: Sequence[str] = (),
+              objectives: dict | None = None):
+    """A fresh game of ``ruleset`` for ``players`` (colours in turn order)."""
+    check_ruleset(ruleset)
+    if is_risiko(ruleset):
+        from tracker.risiko.game import RisikoGame
+        from tracker.risiko.rules import risiko_rules
+        from tracker.risiko.scoring import Objective
+        objs = {c: o if isinstance(o, Objective) else Objective.from_dict(o) for c, o in (objectives or {}).items()}
+        return RisikoGame(players, risiko_rules(ruleset), neutrals, objs, target_vp)
+    from tracker.game import Game
+    from tracker.spqrisiko.options import ruleset_options
+    if neutrals:
+        raise GameError("in S.P.Q.RisiKo! the neutral armies are the colours nobody plays; do not list them")
+    return Game(players, ruleset_options(ruleset), target_vp=target_vp)
+
+
+def apply_entry(game, kind: str, payload: dict) -> list:
+    """A tablet entry: ``cards``, ``draw``, and per ruleset ``fellowship_roll``, ``adventure``,
+    ``renounce``, ``extra_turn``. Returns the verdicts on it."""
+    try:
+        if kind == "cards":
+            return game.play_cards(payload["player"], payload["cards"])
+        if kind == "draw":
+            return game.draw_card(payload["player"], payload.get("symbol"))
+        if kind == "fellowship_roll" and hasattr(game, "fellowship_roll"):
+            return game.fellowship_roll(int(payload["value"]))
+        if kind == "adventure" and hasattr(game, "adventure"):
+            return game.adventure(payload.get("player") or game.current, payload["type"], int(payload.get("points", 0)),
+                                  payload.get("site"))
+        if kind == "renounce" and hasattr(game, "renounce_bonus"):
+            return game.renounce_bonus(payload["player"])
+        if kind == "extra_turn" and hasattr(game, "extra_turn"):
+            return game.extra_turn(payload["player"], bool(payload.get("play")))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise GameError(f"tablet entry '{kind}' is malformed: {exc!r}") from None
+    raise GameError(f"unknown tablet entry '{kind}' for this ruleset")
