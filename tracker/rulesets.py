@@ -52,7 +52,7 @@ def make_game(ruleset: str, players: Sequence[str], target_vp: int | None = None
 
 def apply_entry(game, kind: str, payload: dict) -> list:
     """A tablet entry: ``cards``, ``draw``, and per ruleset ``fellowship_roll``, ``adventure``,
-    ``renounce``, ``extra_turn``. Returns the verdicts on it."""
+    ``declare``, ``renounce``, ``extra_turn``. Returns the verdicts on it."""
     try:
         if kind == "cards":
             return game.play_cards(payload["player"], payload["cards"])
@@ -63,6 +63,8 @@ def apply_entry(game, kind: str, payload: dict) -> list:
         if kind == "adventure" and hasattr(game, "adventure"):
             return game.adventure(payload.get("player") or game.current, payload["type"], int(payload.get("points", 0)),
                                   payload.get("site"))
+        if kind == "declare" and hasattr(game, "declare_reinforcements"):
+            return game.declare_reinforcements(payload["player"], int(payload["armies"]))
         if kind == "renounce" and hasattr(game, "renounce_bonus"):
             return game.renounce_bonus(payload["player"])
         if kind == "extra_turn" and hasattr(game, "extra_turn"):

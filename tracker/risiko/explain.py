@@ -68,7 +68,6 @@ class RisikoTurn:
     team_conquests: set[str] = field(default_factory=set)
     #: LotR: the actor's leader entered a site of power this turn
     site_visited: bool = False
-    leader_moves: int = 0
     second_leader_allowed: bool = False
     ring_moved: bool = False
     #: LotR: the die rolled for the Fellowship at a die stop, when entered
@@ -89,7 +88,6 @@ class RisikoTurn:
                 self.attacked = True
                 self.conquered = self.conquered or e.conquered
             elif e.kind in (ev.LEADER_MOVE, ev.LEADER_PLACED):
-                self.leader_moves += 1
                 if e.target and board.has_feature(e.target, "site_of_power"):
                     self.site_visited = True
             elif e.kind == ev.RING_MOVE:
@@ -421,14 +419,15 @@ class _Builder:
             options = [g for g in gains if b.land_adjacent(src, g)]
             options.sort(key=lambda g: (abs(self.res[g] - want), g))
             dests = options[:1]
-            illegal = [] if dests else [g for g in gains if b.connected(src, g, own)][:1]
+            illegal = [] if dests else gains[:1]
         else:
             dests = [g for g in gains if b.connected(src, g, own)]
-            illegal = []
+            illegal = [] if dests else gains[:1]
         if illegal:
             g = illegal[0]
-            self.violation("move", f"the move from {self.name(src)} to {self.name(g)} must go to a bordering "
-                                   "territory", src, g)
+            where = ("a bordering territory" if self.rules.move_reach == ADJACENT
+                     else "a territory reached through the player's own territories")
+            self.violation("move", f"the move from {self.name(src)} to {self.name(g)} must go to {where}", src, g)
             dests = illegal
         if not dests:
             return
@@ -495,8 +494,6 @@ class _Builder:
                     before.remove(p)
                     after.remove(dest)
                     self.events.append(Event(ev.LEADER_MOVE, a, source=p, target=dest))
-                    if dest not in self.d.conquests and self.ctx.leader_moves and self.move_legs:
-                        self.violation("leader", "a leader moves once in the redisposition", p, dest)
             for p in before:
                 if after:
                     dest = after.pop(0)

@@ -30,6 +30,14 @@ FELLOWSHIP_ROLL_ABOVE = 3
 ELIMINATOR_TAKES_CARDS = {"classic": True, "tournament-2v2": False, "lotr": True, "lotr-classic": True}
 
 
+def reinforcement_after_declaration(entitled: int, declared: int) -> int:
+    """Seed 003: a declaration over the entitlement costs the excess (15 declared for 13 due -> 11),
+    but the penalty never takes more than the turn's entitlement."""
+    if declared <= entitled:
+        return entitled
+    return max(0, entitled - (declared - entitled))
+
+
 def check_table(rules: RisikoRules, players: Sequence[str], neutrals: Sequence[str] = ()) -> tuple[tuple[str, ...],
                                                                                                     tuple[str, ...]]:
     """Validate the colours at the table; return (players, neutral armies)."""
@@ -297,6 +305,22 @@ class RisikoGame:
             raise GameError("a die shows 1 to 6")
         self.ctx.ring_roll = value
         return []
+
+    def declare_reinforcements(self, colour: str, declared: int) -> list[Verdict]:
+        """Tournament: the player declares how many armies they take (cards included). Declaring too many
+        turns the excess into a penalty: "ne può giocare solamente" the entitlement minus the excess,
+        never less than nothing (seed 003, "SPECIFICHE AL REGOLAMENTO E PENALITA'")."""
+        if colour != self.current:
+            return [Verdict.violation(cite(self.rules, "reinforcement"), f"{colour} declared reinforcements outside "
+                                                                         "their own turn")]
+        entitled = self.ctx.entitlement + self.ctx.card_armies
+        allowed = reinforcement_after_declaration(entitled, declared)
+        if allowed == entitled:
+            return []
+        self.ctx.entitlement = allowed - self.ctx.card_armies
+        return [Verdict.warning(cite(self.rules, "cap"), f"{colour} declared {declared} armies but is entitled to "
+                                                         f"{entitled}: the excess is a penalty, {allowed} may be "
+                                                         "placed")]
 
     def renounce_bonus(self, colour: str) -> list[Verdict]:
         """Tournament: a player gives up continent bonuses for the rest of the game (team attacks resume)."""
