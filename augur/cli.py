@@ -42,20 +42,28 @@ def _read_text(path: str) -> str:
 
 # -- score ------------------------------------------------------------------------------
 def cmd_score(args: argparse.Namespace) -> int:
-    from tracker.spqrisiko.options import ruleset_options
-    from tracker.spqrisiko.scoring import score_all
-    from tracker.spqrisiko.setup import check_players
+    from tracker.rulesets import check_ruleset, is_risiko, make_game
     from tracker.state import ObservedState
 
-    players = check_players(_players(args.players))
-    options = ruleset_options(args.ruleset)
+    check_ruleset(args.ruleset)
+    objectives = json.loads(_read_text(args.objectives)) if getattr(args, "objectives", None) else None
+    if objectives is not None and not isinstance(objectives, dict):
+        raise StateError(f"{args.objectives}: objectives are an object of colour -> {{territories, continents}}")
+    game = make_game(args.ruleset, _players(args.players), neutrals=_players(args.neutrals) or (),
+                     objectives=objectives)
     for path in args.states:
         try:
             state = ObservedState.from_json(_read_text(path))
         except StateError as exc:
             raise StateError(f"{path}: {exc}") from None
-        scores = score_all(state, players, options)
-        print(json.dumps({c: s.to_dict() for c, s in scores.items()}))
+        if state.board.id != game.board.id:
+            raise StateError(f"{path}: a {state.board.id} board, but the {args.ruleset} ruleset plays on {game.board.id}")
+        if is_risiko(args.ruleset):
+            print(json.dumps({c: game.score(c, state).to_dict() for c in game.players}))
+        else:
+            from tracker.spqrisiko.scoring import score_all
+            scores = score_all(state, game.players, game.options)
+            print(json.dumps({c: s.to_dict() for c, s in scores.items()}))
     return 0
 
 
@@ -75,10 +83,7 @@ def _print_step(step, board, as_json: bool) -> None:
     if report is None:
         print(f"[line {step.line}] set-up board" + ("" if step.verdicts else ": ok"))
     for s in step.scores:
-        c = s.score
-        print(f"== round {s.round_no}, turn {s.turn_no}: {s.colour} claims {c.total} VP "
-              f"(empire {c.empire}, provinces {c.provinces}, seas {c.seas}, centres {c.centres}) "
-              f"-> {s.total_after}")
+        print(f"== round {s.round_no}, turn {s.turn_no}: {s.colour} {s.score.describe()} -> {s.total_after}")
     if report is not None:
         for e in report.events:
             print(f"[line {step.line}] {e.describe(board)}")
@@ -90,7 +95,9 @@ def _print_step(step, board, as_json: bool) -> None:
 
 def _print_summary(game) -> None:
     track = ", ".join(f"{c} {vp}" for c, vp in game.vp.items())
-    print(f"-- after round {game.round_no}, turn {game.turn_no}: VP {track}"
+    label = "VP" if game.board.id == "spqrisiko" else ("territories" if getattr(game.rules, "scoring", "") == "standing"
+                                                       else "points")
+    print(f"-- after round {game.round_no}, turn {game.turn_no}: {label} {track}"
           + (f"; winner {game.winner}" if game.winner else ""))
 
 
@@ -98,6 +105,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from tracker.replay import load_game_file
 
     game, steps = load_game_file(args.game, _players(args.players), args.ruleset, args.target)
+    if args.serve:
+        return _serve_replay(args, game)
     for step in steps:
         _print_step(step, game.board, args.json)
     if not args.json:
@@ -107,14 +116,50 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _serve_replay(args: argparse.Namespace, game) -> int:
+    """Load a game file into a fresh recording and serve the dashboard on it (any ruleset)."""
+    import tempfile
+    import threading
+
+    from tracker.replay import parse_lines
+    from webui.app import create_app
+    from webui.live import LiveGame
+    from webui.store import Store
+    header, lines = parse_lines(_read_text(args.game).splitlines())
+    extra = {k: header[k] for k in ("neutrals", "objectives") if header.get(k)}
+    store = Store(Path(args.record) if args.record else Path(tempfile.mkdtemp(prefix="augur-replay-")))
+    live = LiveGame.open(store, list(game.players), args.ruleset or header.get("ruleset", "2005"),
+                         game.target_vp, resume=False, extra=extra)
+    for ln in lines:
+        for entry in ln.entries:
+            live.enter(entry["kind"], {k: v for k, v in entry.items() if k != "kind"})
+        if ln.cards_played:
+            live.enter("cards", {"player": ln.cards_player or live.game.current, "cards": list(ln.cards_played)})
+        live.commit(ln.state, source="replay")
+        if ln.card_drawn:
+            live.enter("draw", {"player": live.game.current})
+    print(f"loaded {len(lines)} states of {args.game} into {store.folder}")
+    _serve_and_wait(create_app(live, join_token="replay-only-" + str(id(live))), "127.0.0.1", args.port,
+                    threading.Event(), None, "replay")
+    return 0
+
+
 # -- simulate ---------------------------------------------------------------------------
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from tracker.spqrisiko.options import ruleset_options
-    from tracker.spqrisiko.setup import check_players
-    from tracker.spqrisiko.simulator import write_game
+    from tracker.rulesets import check_ruleset, is_risiko
 
-    players = check_players(_players(args.players))
-    n = write_game(args.output, players, args.seed, args.turns, ruleset_options(args.ruleset), args.target)
+    check_ruleset(args.ruleset)
+    if is_risiko(args.ruleset):
+        from tracker.risiko.rules import risiko_rules
+        from tracker.risiko.simulator import write_game as write_risiko
+        n = write_risiko(args.output, risiko_rules(args.ruleset), _players(args.players), args.seed, args.turns,
+                         _players(args.neutrals))
+    else:
+        from tracker.spqrisiko.options import ruleset_options
+        from tracker.spqrisiko.setup import check_players
+        from tracker.spqrisiko.simulator import write_game
+        players = check_players(_players(args.players) or ["red", "blue", "yellow"])
+        n = write_game(args.output, players, args.seed, args.turns, ruleset_options(args.ruleset), args.target)
     print(f"wrote {n} steps to {args.output}")
     return 0
 
@@ -416,26 +461,36 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="augur", description="Augur: a camera companion for S.P.Q.RisiKo!")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("score", help="victory points each player would claim on a board state (§5)")
+    from tracker.rulesets import RULESETS
+    rulesets_help = f"ruleset: {', '.join(RULESETS)} (default 2005, S.P.Q.RisiKo!)"
+    p = sub.add_parser("score", help="points each player would claim on a board state (S.P.Q.RisiKo! §5, "
+                                     "tournament and LotR points, classic standings)")
     p.add_argument("states", nargs="+", metavar="STATE.json")
     p.add_argument("--players", required=True, help="colours in turn order, e.g. red,blue,yellow")
-    p.add_argument("--ruleset", default="2005", help="variant: 2005 (default), english-sheet, short-sheet")
+    p.add_argument("--ruleset", default="2005", help=rulesets_help)
+    p.add_argument("--neutrals", default=None, help="neutral army colours (tournament, 2-player LotR)")
+    p.add_argument("--objectives", default=None, metavar="OBJECTIVES.json",
+                   help="tournament: colour -> {territories: [...], continents: [...]}")
     p.set_defaults(func=cmd_score)
 
     p = sub.add_parser("replay", help="replay a game file (JSON lines of observed states)")
     p.add_argument("game", metavar="GAME.jsonl")
     p.add_argument("--players", help="colours in turn order (else from the file's header)")
-    p.add_argument("--ruleset", default=None)
+    p.add_argument("--ruleset", default=None, help=rulesets_help.replace("default 2005", "default: the file's header"))
     p.add_argument("--target", type=int, default=None, help="victory-point target")
     p.add_argument("--json", action="store_true", help="one JSON object per state instead of text")
+    p.add_argument("--serve", action="store_true", help="serve the dashboard on the replayed game")
+    p.add_argument("--port", type=int, default=8765)
+    p.add_argument("--record", default=None, help="with --serve: keep the recording in this folder")
     p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser("simulate", help="write a seeded random legal game as a game file")
-    p.add_argument("--players", default="red,blue,yellow")
+    p.add_argument("--players", default=None, help="colours in turn order (default: a line-up for the ruleset)")
+    p.add_argument("--neutrals", default=None, help="neutral army colours (tournament, 2-player LotR)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--turns", type=int, default=300)
     p.add_argument("--target", type=int, default=None)
-    p.add_argument("--ruleset", default="2005")
+    p.add_argument("--ruleset", default="2005", help=rulesets_help)
     p.add_argument("-o", "--output", required=True)
     p.set_defaults(func=cmd_simulate)
 

@@ -9,6 +9,7 @@ import pytest
 
 from augur.cli import main
 from tests.conftest import make_state
+from tracker.state import ObservedState
 
 PLAYERS = "red,blue,yellow"
 
@@ -75,7 +76,7 @@ class TestBadInput:
 
     def test_unknown_variant(self, state_file, capsys):
         assert main(["score", str(state_file), "--players", PLAYERS, "--ruleset", "2020"]) == 2
-        assert "unknown S.P.Q.RisiKo! variant" in capsys.readouterr().err
+        assert "unknown ruleset '2020'" in capsys.readouterr().err
 
     def test_malformed_game_file(self, tmp_path, capsys):
         path = tmp_path / "game.jsonl"
@@ -120,3 +121,27 @@ class TestReplayAndSimulate:
         proc = run("bench", "tracker", "--games", "1", "--turns", "30")
         assert proc.returncode == 0, proc.stderr
         assert "ms per transition" in proc.stdout
+
+
+class TestOtherRulesets:
+    @pytest.mark.parametrize("ruleset", ["classic", "tournament-2v2", "lotr", "lotr-classic"])
+    def test_simulate_then_replay(self, ruleset, tmp_path, capsys):
+        game = tmp_path / "g.jsonl"
+        assert main(["simulate", "--ruleset", ruleset, "--seed", "1", "--turns", "12", "-o", str(game)]) == 0
+        capsys.readouterr()
+        assert main(["replay", str(game)]) == 0
+        out = capsys.readouterr().out
+        assert out.rstrip().endswith("0 warning(s), 0 violation(s)")
+        assert "attacks" in out
+
+    def test_score_a_classic_board(self, tmp_path, capsys):
+        from tracker.board import load_board
+        board = load_board("risiko-classic")
+        garrisons = {t: ("red" if t in board.groups["oceania"].members else "blue", 2) for t in board.provinces}
+        path = tmp_path / "s.json"
+        path.write_text(ObservedState.from_summary(board, garrisons).to_json())
+        assert main(["score", str(path), "--players", "red,blue,yellow", "--ruleset", "classic"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert out["red"]["groups"] == ["oceania"] and out["red"]["reinforcements"] == 4 // 3 + 2
+        assert main(["score", str(path), "--players", "red,blue,yellow"]) == 2
+        assert "plays on spqrisiko" in capsys.readouterr().err

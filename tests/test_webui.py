@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tracker.board import load_board
 from tracker.spqrisiko.simulator import Simulator
 from webui.app import create_app
 from webui.live import LiveGame
@@ -303,3 +304,40 @@ class TestDisputeTools:
         r = client.get(f"/api/snapshots/{sid}/overlay.jpg")
         assert r.status_code == 200 and r.data[:2] == b"\xff\xd8"
         assert live.store.detections(sid)[0]["colour"] == "red"
+
+
+class TestOtherRulesets:
+    """The dashboard follows every ruleset: a schematic map where no region geometry is fitted yet."""
+
+    def test_lotr_game_replayed_into_the_dashboard(self, tmp_path):
+        from tracker.replay import replay_lines
+        from tracker.risiko.rules import risiko_rules
+        from tracker.risiko.simulator import simulate_game
+        start, steps, header = simulate_game(risiko_rules("lotr"), seed=4, max_turns=8)
+        lg = LiveGame.open(Store(tmp_path / "rec"), header["game"]["players"], "lotr", resume=False)
+        for ln in replay_lines(start, steps):
+            for e in ln.entries:
+                lg.enter(e["kind"], {k: v for k, v in e.items() if k != "kind"})
+            out = lg.commit(ln.state, source="replay")
+        assert out["board"] == "lotr" and out["current"] == steps[-1].actor
+        assert all(v["level"] != "violation" for s in out["recent"] for v in s["verdicts"])
+        app = create_app(lg)
+        c = app.test_client()
+        geo = c.get("/api/geometry").get_json()
+        assert geo["schematic"] and set(geo["polygons"]) == set(load_board("lotr").provinces)
+        assert geo["values"] == {"infantry": 1, "cavalry": 3, "creature": 5}
+        state = c.get("/api/state").get_json()
+        assert state["scores"][steps[-1].actor]["points"] == lg.game.score(steps[-1].actor).points > 0
+
+    def test_a_tournament_without_neutral_colour_is_refused_at_setup(self, client):
+        r = post(client, "/api/setup", {"players": ["red", "blue", "yellow", "green"], "ruleset": "tournament-2v2"})
+        assert r.status_code == 400 and "neutral" in r.get_json()["error"]
+        ok = post(client, "/api/setup", {"players": ["red", "blue", "yellow", "green"], "ruleset": "tournament-2v2",
+                                         "neutrals": ["purple"]})
+        assert ok.status_code == 200 and ok.get_json()["board"] == "risiko-classic"
+
+    def test_recordings_keep_the_neutral_colours(self, tmp_path):
+        store = Store(tmp_path / "r")
+        LiveGame.open(store, ["green", "red"], "lotr", resume=False, extra={"neutrals": ["yellow"]})
+        again = LiveGame.open(Store(tmp_path / "r"), ["green", "red"], "lotr")
+        assert again.game.neutrals == ("yellow",)

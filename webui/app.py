@@ -14,8 +14,9 @@ import secrets
 
 from flask import Flask, Response, abort, jsonify, render_template, request, send_file
 
-from tracker.errors import AugurError
+from tracker.errors import AugurError, BoardError
 from vision.geometry import load_geometry
+from webui.schematic import schematic_geometry
 from webui.live import LiveGame
 
 MAX_BODY = 64 * 1024
@@ -58,10 +59,13 @@ def create_app(live: LiveGame, join_token: str | None = None) -> Flask:
 
     @app.get("/api/geometry")
     def geometry():
-        geo = load_geometry(live.game.board.id)
+        try:
+            geo = load_geometry(live.game.board.id)
+        except BoardError:
+            return jsonify(schematic_geometry(live.game.board))
         return jsonify({"size": geo.size, "polygons": geo.polygons, "label_points": geo.label_points,
                         "track_boxes": geo.track_boxes, "names": {r: geo.board.name(r) for r in geo.region_ids},
-                        "seas": list(geo.board.seas)})
+                        "seas": list(geo.board.seas), "values": dict(geo.board.pieces.garrison)})
 
     @app.get("/api/state")
     def state():
@@ -150,7 +154,10 @@ def create_app(live: LiveGame, join_token: str | None = None) -> Flask:
             abort(400, "players must be a list of colours in turn order")
         try:
             target = int(target) if target not in (None, "") else None
-            return jsonify(live.restart(players, str(data.get("ruleset") or "2005"), target))
+            neutrals = data.get("neutrals") or []
+            if not isinstance(neutrals, list) or not all(isinstance(c, str) for c in neutrals):
+                abort(400, "neutrals must be a list of colours")
+            return jsonify(live.restart(players, str(data.get("ruleset") or "2005"), target, neutrals))
         except (ValueError, AugurError) as exc:
             abort(400, str(exc))
 

@@ -14,9 +14,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from tracker.game import Game
 from tracker.pieces import VP_TRACK_MAX
-from tracker.spqrisiko.options import ruleset_options
+from tracker.rulesets import apply_entry, make_game
 from tracker.state import ObservedState
 from webui.store import Snapshot, Store
 
@@ -36,7 +35,8 @@ class Override:
 class LiveGame:
     store: Store
     game_id: int
-    game: Game
+    #: a :class:`~tracker.game.Game` or a :class:`~tracker.risiko.game.RisikoGame` (see tracker.rulesets)
+    game: object
     ruleset: str
     overrides: dict[str, Override] = field(default_factory=dict)
     listeners: list[queue.Queue] = field(default_factory=list)
@@ -50,14 +50,19 @@ class LiveGame:
     # -- opening ---------------------------------------------------------------------------
     @classmethod
     def open(cls, store: Store, players: list[str], ruleset: str = "2005", target_vp: int | None = None,
-             resume: bool = True) -> "LiveGame":
+             resume: bool = True, extra: dict | None = None) -> "LiveGame":
+        """Resume the recording's last game when it is the same table, else start a new one.
+        ``extra`` holds ``neutrals`` and ``objectives`` for the rulesets that need them."""
         last = store.last_game()
         if resume and last and last["players"] == list(players) and last["ruleset"] == ruleset:
-            live = cls(store, last["id"], Game(players, ruleset_options(ruleset), target_vp=last["target_vp"]), ruleset)
+            game = make_game(ruleset, players, last["target_vp"], **last.get("extra", {}))
+            live = cls(store, last["id"], game, ruleset)
             live._replay()
             return live
-        gid = store.new_game(list(players), ruleset, target_vp)
-        return cls(store, gid, Game(players, ruleset_options(ruleset), target_vp=target_vp), ruleset)
+        extra = dict(extra or {})
+        game = make_game(ruleset, players, target_vp, **extra)
+        gid = store.new_game(list(players), ruleset, target_vp, game.board.id, extra)
+        return cls(store, gid, game, ruleset)
 
     def _replay(self) -> None:
         """Rebuild the tracker from the recording (corrected states are recorded as such); tablet
@@ -82,13 +87,14 @@ class LiveGame:
             else:
                 self.overrides = {k: o for k, o in self.overrides.items() if o.correction_id != c["undoes"]}
 
-    def restart(self, players: list[str], ruleset: str = "2005", target_vp: int | None = None) -> dict:
+    def restart(self, players: list[str], ruleset: str = "2005", target_vp: int | None = None,
+                neutrals: list[str] | None = None) -> dict:
         """A new game at this table (the set-up form); it starts on the board the camera sees now."""
-        from tracker.spqrisiko.setup import check_players
-        players = list(check_players(players))
-        game = Game(players, ruleset_options(ruleset), target_vp=target_vp)
+        players = list(players)
+        extra = {"neutrals": list(neutrals)} if neutrals else {}
+        game = make_game(ruleset, players, target_vp, **extra)
         with self.lock:
-            self.game_id = self.store.new_game(players, ruleset, target_vp)
+            self.game_id = self.store.new_game(players, ruleset, target_vp, game.board.id, extra)
             self.game, self.ruleset, self.overrides, self.out_of_sync = game, ruleset, {}, False
             current = self.last_camera
         if current is not None:
@@ -201,13 +207,9 @@ class LiveGame:
         return view
 
     def _apply_entry(self, kind: str, payload: dict):
-        if kind == "cards":
-            return self.game.play_cards(payload["player"], payload["cards"])
-        if kind == "draw":
-            return self.game.draw_card(payload["player"])
         if kind == "dice":
             return self._dice(payload)
-        raise ValueError(f"unknown entry '{kind}'")
+        return apply_entry(self.game, kind, payload)
 
     @staticmethod
     def _dice(payload: dict):
@@ -239,6 +241,7 @@ class LiveGame:
         recent = self.store.recent(self.game_id, 8)
         return {
             "game_id": self.game_id, "players": list(g.players), "ruleset": self.ruleset, "target_vp": g.target_vp,
+            "board": g.board.id,
             "vp": g.vp, "vp_max": VP_TRACK_MAX, "round": g.round_no, "turn": g.turn_no, "current": g.current,
             "phase": g.ctx.phase.name.lower() if g.ctx else None, "winner": g.winner,
             "eliminated": sorted(g.eliminated), "state": g.state.to_dict() if g.state else None,

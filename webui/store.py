@@ -83,6 +83,9 @@ class Store:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")
             self.db.executescript(SCHEMA)
+            columns = [r[1] for r in self.db.execute("PRAGMA table_info(game)")]
+            if "extra" not in columns:      # recordings made before other rulesets existed
+                self.db.execute("ALTER TABLE game ADD COLUMN extra TEXT NOT NULL DEFAULT '{}'")
             self.db.execute("PRAGMA integrity_check").fetchone()
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{path} is not a usable recording ({exc}); it was left untouched") from None
@@ -91,16 +94,20 @@ class Store:
         self.db.close()
 
     # -- games ---------------------------------------------------------------------------
-    def new_game(self, players: list[str], ruleset: str, target_vp: int | None, board: str = "spqrisiko") -> int:
-        cur = self.db.execute("INSERT INTO game (created, players, ruleset, target_vp, board) VALUES (?,?,?,?,?)",
-                              (time.time(), json.dumps(players), ruleset, target_vp, board))
+    def new_game(self, players: list[str], ruleset: str, target_vp: int | None, board: str = "spqrisiko",
+                 extra: dict | None = None) -> int:
+        """A new game; ``extra`` keeps what else the ruleset needs (neutral colours, objectives)."""
+        cur = self.db.execute("INSERT INTO game (created, players, ruleset, target_vp, board, extra) VALUES (?,?,?,?,?,?)",
+                              (time.time(), json.dumps(players), ruleset, target_vp, board, json.dumps(extra or {})))
         return int(cur.lastrowid)
 
     def last_game(self) -> dict | None:
-        row = self.db.execute("SELECT id, players, ruleset, target_vp, board FROM game ORDER BY id DESC LIMIT 1").fetchone()
+        row = self.db.execute("SELECT id, players, ruleset, target_vp, board, extra FROM game "
+                              "ORDER BY id DESC LIMIT 1").fetchone()
         if row is None:
             return None
-        return {"id": row[0], "players": json.loads(row[1]), "ruleset": row[2], "target_vp": row[3], "board": row[4]}
+        return {"id": row[0], "players": json.loads(row[1]), "ruleset": row[2], "target_vp": row[3], "board": row[4],
+                "extra": json.loads(row[5] or "{}")}
 
     # -- snapshots -----------------------------------------------------------------------
     def add_snapshot(self, game_id: int, source: str, state: dict, actor: str | None = None, round_no: int | None = None,

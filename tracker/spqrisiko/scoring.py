@@ -32,6 +32,10 @@ class Score:
     def total(self) -> int:
         return self.empire + self.provinces + self.seas + self.centres
 
+    def describe(self) -> str:
+        return (f"claims {self.total} VP (empire {self.empire}, provinces {self.provinces}, seas {self.seas}, "
+                f"centres {self.centres})")
+
     def to_dict(self) -> dict:
         d = asdict(self)
         return {"empire": d["empire"], "provinces": d["provinces"], "seas": d["seas"], "centres": d["centres"],

@@ -1,7 +1,7 @@
 "use strict";
 const CSRF = document.querySelector('meta[name="csrf-token"]').content;
 const NEEDS_PIN = document.querySelector('meta[name="needs-pin"]').content === "yes";
-const COLOURS = { red: "#c0392b", blue: "#2e6bd3", yellow: "#e6c229", green: "#3a9a4a", black: "#333" };
+const COLOURS = { red: "#c0392b", blue: "#2e6bd3", yellow: "#e6c229", green: "#3a9a4a", black: "#333", purple: "#7d3c98" };
 let geo = null, view = null, pin = null, selected = [];
 const $ = (s) => document.querySelector(s);
 const el = (tag, attrs = {}, text = "") => { const e = document.createElement(tag); for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v); if (text) e.textContent = text; return e; };
@@ -32,7 +32,8 @@ function drawMap() {
   }
 }
 
-function strength(pieces) { return (pieces.legionary || 0) + 10 * (pieces.vexillum || 0); }
+// what each garrison piece counts for on this board (legionary 1, vexillum 10; tank 1, flag 10; LotR 1/3/5)
+function strength(pieces) { return Object.entries(geo.values || { legionary: 1, vexillum: 10 }).reduce((n, [k, v]) => n + v * (pieces[k] || 0), 0); }
 
 function renderMap(state, changed) {
   const regions = (state && state.regions) || {};
@@ -44,8 +45,10 @@ function renderMap(state, changed) {
       label = Object.entries(content).filter(([c]) => c !== "neutral").map(([c, k]) => `${c[0].toUpperCase()}${k.trireme || 0}`).join(" ");
     } else {
       const army = Object.entries(content).find(([c]) => c !== "neutral");
-      if (army) { fill = COLOURS[army[0]]; label = String(strength(army[1])); }
+      if (army) { fill = COLOURS[army[0]]; label = String(strength(army[1])); if (army[1].leader) label += " ♛"; }
       if (content.neutral && content.neutral.centre) label += " ◎";
+      if (content.neutral && content.neutral.ring) label += " 💍";
+      if (geo.schematic) label = `${geo.names[rid]} ${label}`;
     }
     path.style.fill = fill; path.style.fillOpacity = sea ? 1 : 0.75;
     path.classList.toggle("changed", !!(changed && changed[rid]));
@@ -170,7 +173,7 @@ $("#dice").addEventListener("click", () => {
 function showSetup() {
   const order = $("#order"); order.innerHTML = "";
   const players = (view && view.players) || [];
-  for (let i = 0; i < 5; i++) {
+  for (let i = 0; i < 6; i++) {
     const s = el("select", { class: "seat", "aria-label": `player ${i + 1}` });
     s.appendChild(el("option", { value: "" }, "—"));
     for (const c of Object.keys(COLOURS)) s.appendChild(el("option", { value: c }, c));
@@ -183,14 +186,18 @@ function showSetup() {
 $("#setup-form").addEventListener("submit", (ev) => {
   ev.preventDefault();
   const players = [...document.querySelectorAll("#order .seat")].map(s => s.value).filter(Boolean);
-  post("/api/setup", { players, ruleset: $("#ruleset").value, target_vp: $("#target").value });
+  const neutrals = ($("#neutrals").value || "").split(",").map(s => s.trim()).filter(Boolean);
+  post("/api/setup", { players, ruleset: $("#ruleset").value, target_vp: $("#target").value, neutrals })
+    .then(v => { if (v.board !== geo.board) location.reload(); });
   document.querySelector('nav button[data-tab="live"]').click();
 });
 
 (async () => {
   geo = await (await fetch("/api/geometry")).json();
   drawMap();
-  render(await (await fetch("/api/state")).json());
+  const first = await (await fetch("/api/state")).json();
+  geo.board = first.board;
+  render(first);
   const es = new EventSource("/api/stream");
   es.onmessage = (m) => { const v = JSON.parse(m.data); render(v); document.body.dataset.updates = String((+document.body.dataset.updates || 0) + 1); };
 })();

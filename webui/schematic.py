@@ -1,0 +1,33 @@
+"""A schematic map for boards that have no fitted region geometry yet (classic Risiko, Middle-earth).
+
+The dashboard draws regions from ``/api/geometry``. Until a user fits a region map to a photo of
+their own board, these boards are shown as tiles: one column per continent or region, one tile
+per territory, in the same JSON shape as the real geometry so the page needs no second code path.
+"""
+from __future__ import annotations
+
+from tracker.board import Board
+
+TILE_W, TILE_H, GAP = 150, 44, 8
+
+
+def schematic_geometry(board: Board) -> dict:
+    columns = [sorted(g.members) for g in board.groups.values()]
+    grouped = {t for col in columns for t in col}
+    rest = [p for p in board.provinces if p not in grouped]
+    if rest:
+        columns.append(sorted(rest))
+    polygons, labels = {}, {}
+    for i, col in enumerate(columns):
+        x0 = GAP + i * (TILE_W + GAP)
+        for j, t in enumerate(col):
+            y0 = GAP + j * (TILE_H + GAP)
+            polygons[t] = [[[x0, y0], [x0 + TILE_W, y0], [x0 + TILE_W, y0 + TILE_H], [x0, y0 + TILE_H]]]
+            labels[t] = [x0 + TILE_W / 2, y0 + TILE_H / 2 + 5]
+    width = GAP + len(columns) * (TILE_W + GAP)
+    height = GAP + max(len(c) for c in columns) * (TILE_H + GAP)
+    return {"size": [width, height], "polygons": polygons, "label_points": labels,
+            # the page sizes the map to the top of the score track; a schematic has none
+            "track_boxes": [[0, height + 10, 0, 0]], "names": {r: board.name(r) for r in board.regions},
+            "seas": list(board.seas), "values": dict(board.pieces.garrison), "schematic": True,
+            "groups": {g.name: sorted(g.members) for g in board.groups.values()}}
