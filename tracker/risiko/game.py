@@ -226,7 +226,8 @@ class RisikoGame:
         parsed = parse_cards(cards)
         topic = cite(self.rules, "cards")
         verdicts: list[Verdict] = []
-        if colour != self.current and colour == self.next_player() and self.ctx.phase > Phase.SCORING:
+        if colour != self.current and colour == self.next_player():
+            # the next player's set: the current turn is over (even one in which nothing changed on the board)
             self.start_turn(colour)
         hand = self.hands[colour]
         step = None
