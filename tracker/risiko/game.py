@@ -15,7 +15,7 @@ from tracker.errors import GameError
 from tracker.events import Phase
 from tracker.game import KEPT_READINGS, TURN_CHANGE_COST, TURN_WITHOUT_REINFORCEMENT_COST, Hand, ScoreEntry, \
     TransitionReport
-from tracker.pieces import LOTR_EVIL, LOTR_GOOD
+from tracker.pieces import LOTR_GOOD
 from tracker.risiko.cards import WILD, parse_cards, set_value, symbols_of
 from tracker.risiko.clock import TournamentClock
 from tracker.risiko.explain import RisikoTurn, Table, cite, explain
