@@ -20,7 +20,8 @@ from tracker.errors import GameError
 from tracker.events import Event, Phase
 from tracker.pieces import VP_TRACK_MAX
 from tracker.spqrisiko.cards import CARD_SYMBOLS, set_value
-from tracker.spqrisiko.explain import Reading, TurnContext, explain
+from tracker.readings import Reading
+from tracker.spqrisiko.explain import TurnContext, explain
 from tracker.spqrisiko.options import SpqrOptions
 from tracker.spqrisiko.reinforcements import entitlement
 from tracker.spqrisiko.scoring import Score, score
@@ -89,7 +90,69 @@ class TransitionReport:
         return VIOLATION if VIOLATION in levels else ("warning" if levels else "ok")
 
 
-class Game:
+class TurnFollower:
+    """What every game the tracker follows shares: the players in turn order, eliminations, and
+    reading each committed change as the player in turn going on or the next one having started.
+
+    Subclasses set ``players``, ``eliminated``, ``board``, ``state``, ``ctx``, ``round_no``,
+    ``turn_no``, ``hands`` and ``history``, and say how to read a change in a turn context
+    (:meth:`_read`) and what the next player's turn context is (:meth:`_next_context`).
+    """
+
+    @property
+    def current(self) -> str | None:
+        return self.ctx.actor if self.ctx else None
+
+    def active_players(self) -> list[str]:
+        return [c for c in self.players if c not in self.eliminated]
+
+    def next_player(self, colour: str | None = None) -> str:
+        colour = colour or self.current
+        order = list(self.players)
+        i = order.index(colour)
+        for k in range(1, len(order) + 1):
+            c = order[(i + k) % len(order)]
+            if c not in self.eliminated:
+                return c
+        return colour
+
+    def _read(self, prev: ObservedState, state: ObservedState, ctx) -> list[Reading]:
+        raise NotImplementedError
+
+    def _next_context(self, colour: str, prev: ObservedState, round_no: int, turn_no: int):
+        raise NotImplementedError
+
+    def _weigh_turns(self, state: ObservedState, turn_hint: str | None) -> tuple[str, object, list[Reading]]:
+        """Check the new state can be followed, then pick the cheaper of "the player in turn goes on"
+        and "the next player has started" (a hint from the tablet settles it). Returns the actor,
+        the new turn context (None when the turn goes on) and the readings, best first."""
+        if self.state is None or self.ctx is None:
+            raise GameError("the game has not started: call start() with the board after set-up")
+        if state.board.id != self.board.id:
+            raise GameError(f"state is for board '{state.board.id}', the game is on '{self.board.id}'")
+        if turn_hint is not None and turn_hint not in self.active_players():
+            raise GameError(f"'{turn_hint}' is not an active player")
+        prev = self.state
+        self.ctx.hand_count = self.hands[self.ctx.actor].count
+        hypotheses: list[tuple[float, str, object, list[Reading]]] = []
+        if turn_hint in (None, self.current):
+            readings = self._read(prev, state, self.ctx)
+            hypotheses.append((readings[0].cost, self.current, None, readings))
+        nxt = turn_hint if turn_hint not in (None, self.current) else self.next_player()
+        if turn_hint != self.current and nxt != self.current:
+            wraps = self.players.index(nxt) <= self.players.index(self.current)
+            ctx = self._next_context(nxt, prev, self.round_no + wraps, self.turn_no + 1)
+            readings = self._read(prev, state, ctx)
+            cost = readings[0].cost + TURN_CHANGE_COST
+            if turn_hint is None and ctx.entitlement and not any(e.kind == ev.REINFORCEMENT
+                                                                 for e in readings[0].events):
+                cost += TURN_WITHOUT_REINFORCEMENT_COST
+            hypotheses.append((cost, nxt, ctx, readings))
+        _, actor, new_ctx, readings = min(hypotheses, key=lambda h: h[0])
+        return actor, new_ctx, readings
+
+
+class Game(TurnFollower):
     """The tracker's model of one game at the table."""
 
     def __init__(self, players: Sequence[str], options: SpqrOptions = SpqrOptions(),
@@ -116,10 +179,6 @@ class Game:
         self.winner: str | None = None
 
     # -- queries -------------------------------------------------------------------------
-    @property
-    def current(self) -> str | None:
-        return self.ctx.actor if self.ctx else None
-
     def score(self, colour: str, state: ObservedState | None = None) -> Score:
         return score(state or self.state, colour, self.players, self.options)
 
@@ -128,20 +187,14 @@ class Game:
 
     def explain(self, prev: ObservedState, nxt: ObservedState) -> list[Reading]:
         """Readings of a change with the current turn context, without recording anything."""
-        return explain(prev, nxt, self.ctx, self.players, self.options)
+        return self._read(prev, nxt, self.ctx)
 
-    def active_players(self) -> list[str]:
-        return [c for c in self.players if c not in self.eliminated]
+    def _read(self, prev: ObservedState, state: ObservedState, ctx: TurnContext) -> list[Reading]:
+        return explain(prev, state, ctx, self.players, self.options)
 
-    def next_player(self, colour: str | None = None) -> str:
-        colour = colour or self.current
-        order = list(self.players)
-        i = order.index(colour)
-        for k in range(1, len(order) + 1):
-            c = order[(i + k) % len(order)]
-            if c not in self.eliminated:
-                return c
-        return colour
+    def _next_context(self, colour: str, prev: ObservedState, round_no: int, turn_no: int) -> TurnContext:
+        return TurnContext(actor=colour, round_no=round_no, turn_no=turn_no, phase=Phase.SCORING,
+                           entitlement=entitlement(prev, colour).total, hand_count=self.hands[colour].count)
 
     # -- starting ------------------------------------------------------------------------
     def start(self, state: ObservedState, first_player: str | None = None, round_no: int = 1) -> list[Verdict]:
@@ -286,29 +339,8 @@ class Game:
     # -- following the table ---------------------------------------------------------------
     def observe(self, state: ObservedState, turn_hint: str | None = None) -> TransitionReport:
         """Take the next committed board state and record what happened (see module doc)."""
-        if self.state is None or self.ctx is None:
-            raise GameError("the game has not started: call start() with the board after set-up")
-        if state.board.id != self.board.id:
-            raise GameError(f"state is for board '{state.board.id}', the game is on '{self.board.id}'")
-        if turn_hint is not None and turn_hint not in self.active_players():
-            raise GameError(f"'{turn_hint}' is not an active player")
         prev = self.state
-        self.ctx.hand_count = self.hands[self.ctx.actor].count
-        hypotheses: list[tuple[float, str, TurnContext | None, list[Reading]]] = []
-        if turn_hint in (None, self.current):
-            readings = explain(prev, state, self.ctx, self.players, self.options)
-            hypotheses.append((readings[0].cost, self.current, None, readings))
-        nxt = turn_hint if turn_hint not in (None, self.current) else self.next_player()
-        if turn_hint != self.current and nxt != self.current:
-            ctx = TurnContext(actor=nxt, round_no=self.round_no + (self.players.index(nxt) <= self.players.index(self.current)),
-                              turn_no=self.turn_no + 1, phase=Phase.SCORING,
-                              entitlement=entitlement(prev, nxt).total, hand_count=self.hands[nxt].count)
-            readings = explain(prev, state, ctx, self.players, self.options)
-            cost = readings[0].cost + TURN_CHANGE_COST
-            if turn_hint is None and not any(e.kind == ev.REINFORCEMENT for e in readings[0].events):
-                cost += TURN_WITHOUT_REINFORCEMENT_COST
-            hypotheses.append((cost, nxt, ctx, readings))
-        cost, actor, new_ctx, readings = min(hypotheses, key=lambda h: h[0])
+        actor, new_ctx, readings = self._weigh_turns(state, turn_hint)
         report = TransitionReport(len(self.history) + 1, actor, self.round_no, self.turn_no, readings[:KEPT_READINGS], [])
         if new_ctx is not None:
             report.scores.append(self._begin_turn(actor, prev))

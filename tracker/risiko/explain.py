@@ -20,10 +20,10 @@ from tracker.events import Event, Phase
 from tracker.risiko.cards import MAX_SET
 from tracker.risiko.combat import dice_free_losses, dice_free_min_loss
 from tracker.risiko.rules import ADJACENT, ANY_TIME, DICE_FREE, RisikoRules
-from tracker.spqrisiko.explain import (EVENT_COST, LOW_CONFIDENCE, MAX_READINGS, UNEXPLAINED_COST, VIOLATION_COST,
-                                       WARNING_COST, Reading)
+from tracker.readings import (MAX_READINGS, ProvinceDiff, Reading, chain_depth, make_reading, rank_readings,
+                              soften_low_confidence)
 from tracker.state import ObservedState
-from tracker.verdicts import VIOLATION, Verdict
+from tracker.verdicts import Verdict
 
 #: Where each ruleset's rules are written, per topic, for the ``rule`` of a verdict.
 CITATIONS = {
@@ -124,57 +124,12 @@ def explain(prev: ObservedState, nxt: ObservedState, ctx: RisikoTurn, table: Tab
         for with_move in moves:
             builder = _Builder(diff, ctx, table, rules, dict(zip(diff.targets, combo)), with_move)
             readings.append(builder.build())
-    readings.sort(key=lambda r: r.cost)
-    unique, seen = [], set()
-    for r in readings:
-        key = tuple(sorted(map(repr, r.events)))
-        if key not in seen:
-            seen.add(key)
-            unique.append(r)
-    return unique
+    return rank_readings(readings)
 
 
-class _Diff:
-    """The raw differences between two states, from the point of view of the player in turn."""
-
-    def __init__(self, prev: ObservedState, nxt: ObservedState, actor: str):
-        self.prev, self.next, self.actor = prev, nxt, actor
-        self.board: Board = prev.board
-        P, N = prev, nxt
-        self.conquests: dict[str, str] = {}
-        self.damaged: dict[str, int] = {}
-        self.residual: dict[str, int] = {}
-        self.foreign_growth: dict[str, int] = {}
-        self.handovers: dict[str, tuple[str, str]] = {}
-        self.emptied: list[str] = []
-        self.refilled: list[str] = []
-        self.exchanges: list[str] = []
-        for p in self.board.provinces:
-            o_p, o_n = P.owners.get(p), N.owners.get(p)
-            if o_p is None and o_n is None:
-                continue
-            if o_n is None:
-                self.emptied.append(p)
-            elif o_p is None:
-                self.refilled.append(p)
-            elif o_p != o_n:
-                if o_n == actor:
-                    self.conquests[p] = o_p
-                    self.residual[p] = N.legions[p]
-                else:
-                    self.handovers[p] = (o_p, o_n)
-            else:
-                d = N.legions[p] - P.legions[p]
-                if o_p == actor:
-                    self.residual[p] = d
-                elif d < 0:
-                    self.damaged[p] = -d
-                elif d > 0:
-                    self.foreign_growth[p] = d
-                if d == 0 and _garrison_pieces(P, p, o_p) != _garrison_pieces(N, p, o_n):
-                    self.exchanges.append(p)
-        self.targets = sorted(self.conquests) + sorted(self.damaged)
-        self.eliminated = sorted(c for c in P.provinces_by_colour if c != actor and not N.provinces_of(c))
+class _Diff(ProvinceDiff):
+    """The raw differences between two states (:class:`~tracker.readings.ProvinceDiff`), with the
+    attack sources of the territory games."""
 
     def actor_held(self, p: str) -> bool:
         """Held by the actor before and after, or taken in this transition: a possible attack source."""
@@ -185,16 +140,6 @@ class _Diff:
         land = [s for s in self.board.land_neighbours[target] if s != target and self.actor_held(s)]
         land.sort(key=lambda s: (s in self.conquests, self.residual.get(s, 0), -self.prev.legions.get(s, 0), s))
         return land
-
-    def may_hold_move(self) -> bool:
-        neg = [p for p, r in self.residual.items() if r < 0 and p not in self.conquests]
-        pos = [p for p, r in self.residual.items() if r > 0]
-        return bool(neg and pos)
-
-
-def _garrison_pieces(state: ObservedState, p: str, colour: str) -> dict:
-    kinds = state.regions[p][colour]
-    return {k: n for k, n in kinds.items() if k in state.board.pieces.garrison}
 
 
 class _Builder:
@@ -235,12 +180,8 @@ class _Builder:
         self.fellowship()
         self.phase_order()
         self.events.extend(Event(ev.VEXILLUM_EXCHANGE, self.d.next.owners[p], target=p) for p in self.d.exchanges)
-        verdicts = self.apply_confidence()
-        cost = (sum(VIOLATION_COST if v.level == VIOLATION else WARNING_COST for v in verdicts)
-                + UNEXPLAINED_COST * self.unexplained
-                + EVENT_COST * sum(1 for e in self.events if e.kind != ev.VEXILLUM_EXCHANGE))
-        order = sorted(self.events, key=lambda e: (e.phase if e.phase is not None else 99))
-        return Reading(tuple(order), tuple(verdicts), cost)
+        return make_reading(self.events, soften_low_confidence(self.verdicts, self.d.prev, self.d.next),
+                            self.unexplained)
 
     def ownership_anomalies(self) -> None:
         d = self.d
@@ -348,13 +289,7 @@ class _Builder:
                                          f"dice-free table costs at least {need}", src, *[t for t, _, _ in attacks])
 
     def _chain_depth(self, t: str) -> int:
-        depth, seen = 0, {t}
-        src = self.sources.get(t)
-        while src is not None and src in self.d.conquests and src not in seen:
-            seen.add(src)
-            depth += 1
-            src = self.sources.get(src)
-        return depth
+        return chain_depth(t, self.sources.get, self.d.conquests)
 
     def _start_strength(self, src: str, moved_in: dict[str, int]) -> int:
         """Armies in the source when its attacks began: before, plus what was placed or moved in."""
@@ -372,8 +307,7 @@ class _Builder:
             if r >= 0 or p in sources or p in d.conquests:
                 continue
             foes = sorted((q for q in self.board.land_neighbours[p]
-                           if P.owners.get(q) not in (None, a) and d.next.owners.get(q) == P.owners.get(q)
-                           and P.owners.get(q) not in self._untouchable()),
+                           if P.owners.get(q) not in (None, a) and d.next.owners.get(q) == P.owners.get(q)),
                           key=lambda q: P.legions[q])
             if foes:
                 q = foes[0]
@@ -400,10 +334,6 @@ class _Builder:
             else:
                 self.violation("reinforcement", f"{a} placed {self.units(total)} but is entitled to "
                                                 f"{max(0, budget)} this turn", *regions)
-
-    def _untouchable(self) -> set[str]:
-        """Colours a repelled attack cannot have aimed at (nobody attacks their own army)."""
-        return {self.actor}
 
     def _move(self, sources: set[str]) -> None:
         d, N, b = self.d, self.d.next, self.board
@@ -562,14 +492,3 @@ class _Builder:
                 what = ("armies placed after the reinforcement phase" if e.phase == Phase.REINFORCEMENT
                         else f"{e.kind.replace('_', ' ')} after the {Phase(phase).name.lower().replace('_', ' ')}")
                 self.violation("turn", f"{what}: {e.describe(self.board)}", *[r for r in (e.source, e.target) if r])
-
-    def apply_confidence(self) -> list[Verdict]:
-        """A violation that rests only on regions the camera is unsure of becomes a warning."""
-        out = []
-        P, N = self.d.prev, self.d.next
-        for v in self.verdicts:
-            if v.level == VIOLATION and v.regions and all(
-                    min(P.confidence_of(r), N.confidence_of(r)) < LOW_CONFIDENCE for r in v.regions):
-                v = Verdict.warning(v.rule, v.message + " (low camera confidence: check the count)", v.regions)
-            out.append(v)
-        return out

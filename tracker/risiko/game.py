@@ -13,15 +13,14 @@ from tracker import events as ev
 from tracker.board import load_board
 from tracker.errors import GameError
 from tracker.events import Phase
-from tracker.game import KEPT_READINGS, TURN_CHANGE_COST, TURN_WITHOUT_REINFORCEMENT_COST, Hand, ScoreEntry, \
-    TransitionReport
+from tracker.game import KEPT_READINGS, Hand, ScoreEntry, TransitionReport, TurnFollower
 from tracker.pieces import LOTR_GOOD
 from tracker.risiko.cards import WILD, parse_cards, set_value, symbols_of
 from tracker.risiko.clock import TournamentClock
 from tracker.risiko.explain import RisikoTurn, Table, cite, explain
 from tracker.risiko.rules import TOURNAMENT_CARDS, RisikoRules
 from tracker.risiko.scoring import Objective, Standing, entitlement, standing
-from tracker.spqrisiko.explain import Reading
+from tracker.readings import Reading
 from tracker.state import ObservedState
 from tracker.verdicts import Verdict
 
@@ -62,7 +61,7 @@ def check_table(rules: RisikoRules, players: Sequence[str], neutrals: Sequence[s
     return players, neutrals
 
 
-class RisikoGame:
+class RisikoGame(TurnFollower):
     """The tracker's model of one game of classic Risiko, the 2-vs-2 tournament or LotR."""
 
     def __init__(self, players: Sequence[str], rules: RisikoRules, neutrals: Sequence[str] = (),
@@ -92,10 +91,6 @@ class RisikoGame:
         self.finished = False
 
     # -- queries ---------------------------------------------------------------------------
-    @property
-    def current(self) -> str | None:
-        return self.ctx.actor if self.ctx else None
-
     def score(self, colour: str, state: ObservedState | None = None) -> Standing:
         state = state or self.state
         return standing(state, colour, self.rules, self.objectives.get(colour), self.card_points.get(colour, 0),
@@ -116,19 +111,11 @@ class RisikoGame:
         return entitlement(self.state, colour, self.rules, self.own_turns[colour] + 1).total
 
     def explain(self, prev: ObservedState, nxt: ObservedState) -> list[Reading]:
-        return explain(prev, nxt, self.ctx, self.table, self.rules)
+        """Readings of a change with the current turn context, without recording anything."""
+        return self._read(prev, nxt, self.ctx)
 
-    def active_players(self) -> list[str]:
-        return [c for c in self.players if c not in self.eliminated]
-
-    def next_player(self, colour: str | None = None) -> str:
-        colour = colour or self.current
-        i = self.players.index(colour)
-        for k in range(1, len(self.players) + 1):
-            c = self.players[(i + k) % len(self.players)]
-            if c not in self.eliminated:
-                return c
-        return colour
+    def _read(self, prev: ObservedState, state: ObservedState, ctx: RisikoTurn) -> list[Reading]:
+        return explain(prev, state, ctx, self.table, self.rules)
 
     # -- starting ----------------------------------------------------------------------------
     def validate_setup(self, state: ObservedState) -> list[Verdict]:
@@ -195,7 +182,7 @@ class RisikoGame:
         self._begin_turn(first, state)
         return verdicts
 
-    def _context(self, colour: str, state: ObservedState, round_no: int, turn_no: int) -> RisikoTurn:
+    def _next_context(self, colour: str, state: ObservedState, round_no: int, turn_no: int) -> RisikoTurn:
         own = self.own_turns[colour] + 1
         return RisikoTurn(actor=colour, round_no=round_no, turn_no=turn_no, own_turn_no=own, phase=Phase.SCORING,
                           entitlement=entitlement(state, colour, self.rules, own).total,
@@ -205,7 +192,7 @@ class RisikoGame:
         if self.ctx is not None and self.players.index(colour) <= self.players.index(self.ctx.actor):
             self.round_no += 1
         self.turn_no += 1
-        self.ctx = self._context(colour, state, self.round_no, self.turn_no)
+        self.ctx = self._next_context(colour, state, self.round_no, self.turn_no)
         self.own_turns[colour] += 1
         claim = self.score(colour, state)
         entry = ScoreEntry(self.turn_no, self.round_no, colour, claim, claim.points)
@@ -363,28 +350,8 @@ class RisikoGame:
     # -- following the table --------------------------------------------------------------------
     def observe(self, state: ObservedState, turn_hint: str | None = None) -> TransitionReport:
         """Take the next committed board state and record what happened."""
-        if self.state is None or self.ctx is None:
-            raise GameError("the game has not started: call start() with the board after set-up")
-        if state.board.id != self.board.id:
-            raise GameError(f"state is for board '{state.board.id}', the game is on '{self.board.id}'")
-        if turn_hint is not None and turn_hint not in self.active_players():
-            raise GameError(f"'{turn_hint}' is not an active player")
         prev = self.state
-        self.ctx.hand_count = self.hands[self.ctx.actor].count
-        hypotheses: list[tuple[float, str, RisikoTurn | None, list[Reading]]] = []
-        if turn_hint in (None, self.current):
-            readings = explain(prev, state, self.ctx, self.table, self.rules)
-            hypotheses.append((readings[0].cost, self.current, None, readings))
-        nxt = turn_hint if turn_hint not in (None, self.current) else self.next_player()
-        if turn_hint != self.current and nxt != self.current:
-            wraps = self.players.index(nxt) <= self.players.index(self.current)
-            ctx = self._context(nxt, prev, self.round_no + wraps, self.turn_no + 1)
-            readings = explain(prev, state, ctx, self.table, self.rules)
-            cost = readings[0].cost + TURN_CHANGE_COST
-            if turn_hint is None and ctx.entitlement and not any(e.kind == ev.REINFORCEMENT for e in readings[0].events):
-                cost += TURN_WITHOUT_REINFORCEMENT_COST
-            hypotheses.append((cost, nxt, ctx, readings))
-        cost, actor, new_ctx, readings = min(hypotheses, key=lambda h: h[0])
+        actor, new_ctx, readings = self._weigh_turns(state, turn_hint)
         report = TransitionReport(len(self.history) + 1, actor, self.round_no, self.turn_no, readings[:KEPT_READINGS], [])
         extra: list[Verdict] = []
         if new_ctx is not None:

@@ -21,7 +21,8 @@ How a reading is built (the accounting every Risiko player does by eye):
 Where a choice is open (which neighbour attacked, whether a gain was a strategic move or a
 reinforcement), each option is built and the readings are ranked by cost: a violation
 costs 100, a warning 10, an event 1. Using the rules to rank readings is what lets a doubtful
-camera count be filtered, as the best chess-from-camera systems filter moves by legality.
+camera count be filtered, as the best chess-from-camera systems filter moves by legality
+(the shared machinery is in :mod:`tracker.readings`).
 """
 from __future__ import annotations
 
@@ -29,26 +30,18 @@ import itertools
 from dataclasses import dataclass, field
 
 from tracker import events as ev
-from tracker.board import Board
 from tracker.dice import attack_dice_available, defence_dice
 from tracker.events import Event, Phase
 from tracker.pieces import CENTRE_SUPPLY
+from tracker.readings import (MAX_READINGS, ProvinceDiff, Reading, chain_depth, make_reading, rank_readings,
+                              soften_low_confidence)
 from tracker.spqrisiko.cards import MAX_SET_LEGIONARIES
 from tracker.spqrisiko.options import ROUNDS, SINGLE_MOVE, SpqrOptions
 from tracker.spqrisiko.reinforcements import LEGIONARIES_FROM_TRIREME, LEGIONARIES_PER_TRIREME
 from tracker.state import ObservedState
-from tracker.verdicts import VIOLATION, WARNING, Verdict
+from tracker.verdicts import Verdict
 
-VIOLATION_COST = 100
-WARNING_COST = 10
-EVENT_COST = 1
-#: Below this per-region confidence, a violation about the region is reported as a warning.
-LOW_CONFIDENCE = 0.8
-MAX_READINGS = 8
-#: Extra cost of a change that no event explains (pieces of a player not in turn appearing,
-#: a province changing hands without an attack): a reading that explains the change, even as
-#: an illegal act, is preferred, so that a turn change is not missed for one over-placement.
-UNEXPLAINED_COST = 20
+__all__ = ["Reading", "TurnContext", "explain"]
 
 
 @dataclass
@@ -99,85 +92,27 @@ class TurnContext:
                     self.taken_by_sea.add(e.target)
 
 
-@dataclass(frozen=True)
-class Reading:
-    """One explanation of a transition: its events, the verdicts on them, and its cost."""
-
-    events: tuple[Event, ...]
-    verdicts: tuple[Verdict, ...]
-    cost: float
-
-    @property
-    def violations(self) -> list[Verdict]:
-        return [v for v in self.verdicts if v.level == VIOLATION]
-
-    @property
-    def warnings(self) -> list[Verdict]:
-        return [v for v in self.verdicts if v.level == WARNING]
-
-
 def explain(prev: ObservedState, nxt: ObservedState, ctx: TurnContext, players: tuple[str, ...],
             options: SpqrOptions = SpqrOptions()) -> list[Reading]:
     """All readings of ``prev -> nxt`` with ``ctx.actor`` in turn, best first (see module doc)."""
     diff = _Diff(prev, nxt, ctx.actor)
     choices = [diff.source_candidates(t)[:2] or [None] for t in diff.targets]
-    strategic = [False, True] if diff.may_hold_strategic_move() else [False]
+    strategic = [False, True] if diff.may_hold_move() else [False]
     readings = []
     for combo in itertools.islice(itertools.product(*choices), MAX_READINGS):
         for with_move in strategic:
             builder = _ReadingBuilder(diff, ctx, players, options, dict(zip(diff.targets, combo)), with_move)
             readings.append(builder.build())
-    readings.sort(key=lambda r: r.cost)
-    unique, seen = [], set()
-    for r in readings:
-        key = tuple(sorted(map(repr, r.events)))
-        if key not in seen:
-            seen.add(key)
-            unique.append(r)
-    return unique
+    return rank_readings(readings)
 
 
-class _Diff:
-    """The raw differences between two states, from the point of view of the player in turn."""
+class _Diff(ProvinceDiff):
+    """The raw differences between two states, from the point of view of the player in turn:
+    the provinces (:class:`~tracker.readings.ProvinceDiff`), the triremes and the centres."""
 
     def __init__(self, prev: ObservedState, nxt: ObservedState, actor: str):
-        self.prev, self.next, self.actor = prev, nxt, actor
-        self.board: Board = prev.board
-        b = self.board
+        super().__init__(prev, nxt, actor)
         P, N = prev, nxt
-        self.conquests: dict[str, str] = {}     # province -> previous owner
-        self.damaged: dict[str, int] = {}       # province -> defender losses (no conquest)
-        self.residual: dict[str, int] = {}      # actor province -> legions gained (-lost)
-        self.foreign_growth: dict[str, int] = {}  # non-actor province -> legions gained
-        self.handovers: dict[str, tuple[str, str]] = {}  # province -> (old, new) not to the actor
-        self.emptied: list[str] = []
-        self.refilled: list[str] = []
-        self.exchanges: list[str] = []
-        for p in b.provinces:
-            o_p, o_n = P.owners.get(p), N.owners.get(p)
-            if o_p is None and o_n is None:
-                continue
-            if o_n is None:
-                self.emptied.append(p)
-            elif o_p is None:
-                self.refilled.append(p)
-            elif o_p != o_n:
-                if o_n == actor:
-                    self.conquests[p] = o_p
-                    self.residual[p] = N.legions[p]
-                else:
-                    self.handovers[p] = (o_p, o_n)
-            else:
-                d = N.legions[p] - P.legions[p]
-                if o_p == actor:
-                    self.residual[p] = d
-                elif d < 0:
-                    self.damaged[p] = -d
-                elif d > 0:
-                    self.foreign_growth[p] = d
-                if d == 0 and P.regions[p][o_p] != N.regions[p][o_n]:
-                    self.exchanges.append(p)
-        self.targets = sorted(self.conquests) + sorted(self.damaged)
         self.tri_delta: dict[tuple[str, str], int] = {}
         for sea in set(P.triremes) | set(N.triremes):
             for c in set(P.triremes.get(sea, {})) | set(N.triremes.get(sea, {})):
@@ -187,7 +122,6 @@ class _Diff:
         self.centre_delta = {p: N.centres.get(p, 0) - P.centres.get(p, 0)
                              for p in set(P.centres) | set(N.centres)
                              if N.centres.get(p, 0) != P.centres.get(p, 0)}
-        self.eliminated = sorted(c for c in P.provinces_by_colour if c != actor and not N.provinces_of(c))
 
     def actor_held(self, p: str) -> bool:
         """Province held by the actor before, or taken in this transition (a possible attack source)."""
@@ -214,12 +148,6 @@ class _Diff:
         both.sort(key=lambda x: (x[0] in self.conquests, self.residual.get(x[0], 0), x[1] is not None,
                                  -self.prev.legions.get(x[0], 0)))
         return both
-
-    def may_hold_strategic_move(self) -> bool:
-        neg = [p for p, r in self.residual.items() if r < 0 and p not in self.conquests]
-        pos = [p for p, r in self.residual.items() if r > 0]
-        return bool(neg and pos)
-
 
 class _ReadingBuilder:
     """Builds one :class:`Reading` for a fixed choice of attack sources and strategic move."""
@@ -265,12 +193,8 @@ class _ReadingBuilder:
         self.garrisons()
         self.phase_order()
         self.events.extend(Event(ev.VEXILLUM_EXCHANGE, self.d.next.owners[p], target=p) for p in self.d.exchanges)
-        verdicts = self.apply_confidence()
-        cost = (sum(VIOLATION_COST if v.level == VIOLATION else WARNING_COST for v in verdicts)
-                + UNEXPLAINED_COST * self.unexplained
-                + EVENT_COST * sum(1 for e in self.events if e.kind != ev.VEXILLUM_EXCHANGE))
-        order = sorted(self.events, key=lambda e: (e.phase if e.phase is not None else 99))
-        return Reading(tuple(order), tuple(verdicts), cost)
+        return make_reading(self.events, soften_low_confidence(self.verdicts, self.d.prev, self.d.next),
+                            self.unexplained)
 
     def ownership_anomalies(self) -> None:
         d = self.d
@@ -463,13 +387,7 @@ class _ReadingBuilder:
                 self.warning("§18.3", f"the eliminated {c} player's triremes must leave the board", *left)
 
     def _chain_depth(self, t: str, chosen: dict) -> int:
-        depth, seen = 0, {t}
-        pick = chosen.get(t)
-        while pick is not None and pick[0] in self.d.conquests and pick[0] not in seen:
-            seen.add(pick[0])
-            depth += 1
-            pick = chosen.get(pick[0])
-        return depth
+        return chain_depth(t, lambda x: (chosen.get(x) or (None,))[0], self.d.conquests)
 
     def _start_strength(self, src: str, moved_in: dict[str, int]) -> int:
         """Legionaries in the source when its attack began: before, plus what was placed or moved in."""
@@ -602,14 +520,3 @@ class _ReadingBuilder:
             after = max(e.phase for e in mine)
             if after > Phase.STRATEGIC_MOVE:
                 self.violation("§15.6", "the strategic move ends the turn")
-
-    def apply_confidence(self) -> list[Verdict]:
-        """A violation that rests only on regions the camera is unsure of becomes a warning."""
-        out = []
-        P, N = self.d.prev, self.d.next
-        for v in self.verdicts:
-            if v.level == VIOLATION and v.regions and all(
-                    min(P.confidence_of(r), N.confidence_of(r)) < LOW_CONFIDENCE for r in v.regions):
-                v = Verdict.warning(v.rule, v.message + " (low camera confidence: check the count)", v.regions)
-            out.append(v)
-        return out

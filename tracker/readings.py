@@ -1,0 +1,145 @@
+"""What every ruleset's event inference shares: a reading, its cost, the ranking of readings,
+the province-by-province accounting of a change, and the softening of doubtful verdicts.
+
+A reading is one explanation of a change between two board states. Readings are ranked by
+cost (a violation 100, a warning 10, an event 1, an unexplained change 20), so the tracker
+reads a doubtful camera count the way the rules make likeliest, as the best
+chess-from-camera systems filter moves by legality.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+from tracker import events as ev
+from tracker.board import Board
+from tracker.events import Event
+from tracker.state import ObservedState
+from tracker.verdicts import VIOLATION, WARNING, Verdict
+
+VIOLATION_COST = 100
+WARNING_COST = 10
+EVENT_COST = 1
+#: Below this per-region confidence, a violation about the region is reported as a warning.
+LOW_CONFIDENCE = 0.8
+MAX_READINGS = 8
+#: Extra cost of a change that no event explains (pieces of a player not in turn appearing,
+#: a province changing hands without an attack): a reading that explains the change, even as
+#: an illegal act, is preferred, so that a turn change is not missed for one over-placement.
+UNEXPLAINED_COST = 20
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One explanation of a transition: its events, the verdicts on them, and its cost."""
+
+    events: tuple[Event, ...]
+    verdicts: tuple[Verdict, ...]
+    cost: float
+
+    @property
+    def violations(self) -> list[Verdict]:
+        return [v for v in self.verdicts if v.level == VIOLATION]
+
+    @property
+    def warnings(self) -> list[Verdict]:
+        return [v for v in self.verdicts if v.level == WARNING]
+
+
+def make_reading(events: list[Event], verdicts: list[Verdict], unexplained: int) -> Reading:
+    """Cost the reading and put its events in phase order."""
+    cost = (sum(VIOLATION_COST if v.level == VIOLATION else WARNING_COST for v in verdicts)
+            + UNEXPLAINED_COST * unexplained
+            + EVENT_COST * sum(1 for e in events if e.kind != ev.VEXILLUM_EXCHANGE))
+    order = sorted(events, key=lambda e: (e.phase if e.phase is not None else 99))
+    return Reading(tuple(order), tuple(verdicts), cost)
+
+
+def rank_readings(readings: Iterable[Reading]) -> list[Reading]:
+    """Cheapest first, each distinct set of events once."""
+    unique, seen = [], set()
+    for r in sorted(readings, key=lambda r: r.cost):
+        key = tuple(sorted(map(repr, r.events)))
+        if key not in seen:
+            seen.add(key)
+            unique.append(r)
+    return unique
+
+
+def soften_low_confidence(verdicts: list[Verdict], prev: ObservedState, nxt: ObservedState) -> list[Verdict]:
+    """A violation that rests only on regions the camera is unsure of becomes a warning."""
+    out = []
+    for v in verdicts:
+        if v.level == VIOLATION and v.regions and all(
+                min(prev.confidence_of(r), nxt.confidence_of(r)) < LOW_CONFIDENCE for r in v.regions):
+            v = Verdict.warning(v.rule, v.message + " (low camera confidence: check the count)", v.regions)
+        out.append(v)
+    return out
+
+
+def chain_depth(target: str, source_of: Callable[[str], str | None], conquests: dict[str, str]) -> int:
+    """How many conquests of this change lead up to ``target`` (a conquered source passes its own
+    fill-up on to the province it was taken from, so later links are processed first)."""
+    depth, seen = 0, {target}
+    src = source_of(target)
+    while src is not None and src in conquests and src not in seen:
+        seen.add(src)
+        depth += 1
+        src = source_of(src)
+    return depth
+
+
+class ProvinceDiff:
+    """The raw differences between two states in the provinces, from the point of view of the
+    player in turn: conquests, damage, the actor's gains and losses, and what cannot be explained."""
+
+    def __init__(self, prev: ObservedState, nxt: ObservedState, actor: str):
+        self.prev, self.next, self.actor = prev, nxt, actor
+        self.board: Board = prev.board
+        P, N = prev, nxt
+        self.conquests: dict[str, str] = {}     # province -> previous owner
+        self.damaged: dict[str, int] = {}       # province -> defender losses (no conquest)
+        self.residual: dict[str, int] = {}      # actor province -> strength gained (-lost)
+        self.foreign_growth: dict[str, int] = {}  # non-actor province -> strength gained
+        self.handovers: dict[str, tuple[str, str]] = {}  # province -> (old, new) not to the actor
+        self.emptied: list[str] = []
+        self.refilled: list[str] = []
+        self.exchanges: list[str] = []
+        for p in self.board.provinces:
+            o_p, o_n = P.owners.get(p), N.owners.get(p)
+            if o_p is None and o_n is None:
+                continue
+            if o_n is None:
+                self.emptied.append(p)
+            elif o_p is None:
+                self.refilled.append(p)
+            elif o_p != o_n:
+                if o_n == actor:
+                    self.conquests[p] = o_p
+                    self.residual[p] = N.legions[p]
+                else:
+                    self.handovers[p] = (o_p, o_n)
+            else:
+                d = N.legions[p] - P.legions[p]
+                if o_p == actor:
+                    self.residual[p] = d
+                elif d < 0:
+                    self.damaged[p] = -d
+                elif d > 0:
+                    self.foreign_growth[p] = d
+                if d == 0 and _garrison(P, p, o_p) != _garrison(N, p, o_n):
+                    self.exchanges.append(p)
+        self.targets = sorted(self.conquests) + sorted(self.damaged)
+        self.eliminated = sorted(c for c in P.provinces_by_colour if c != actor and not N.provinces_of(c))
+
+    def may_hold_move(self) -> bool:
+        """Whether a loss and a gain of the actor could be one move between them."""
+        neg = [p for p, r in self.residual.items() if r < 0 and p not in self.conquests]
+        pos = [p for p, r in self.residual.items() if r > 0]
+        return bool(neg and pos)
+
+
+def _garrison(state: ObservedState, p: str, colour: str) -> dict:
+    """The pieces that make up a province's strength (a leader standing there is not one)."""
+    kinds = state.regions[p][colour]
+    return {k: n for k, n in kinds.items() if k in state.board.pieces.garrison}
