@@ -85,42 +85,58 @@ def locate_board(image: np.ndarray, reference: np.ndarray, geo: BoardGeometry | 
     cnts = [c for c in cnts if cv2.contourArea(cv2.convexHull(c)) > 0.05 * h * w]
     if not cnts:
         raise BoardNotFound("no board in view: no red board frame covers a twentieth of the image")
-    quad = None
-    for c in sorted(cnts, key=lambda c: cv2.contourArea(cv2.convexHull(c)), reverse=True):
-        quad = _quad(c)
-        if quad is not None:
-            break
-    if quad is None:
+    # The frame may be broken into pieces (a card across an edge, glare washing out a corner):
+    # the largest piece alone, and the hull of the largest two or three, are all candidates.
+    cnts = sorted(cnts, key=lambda c: cv2.contourArea(cv2.convexHull(c)), reverse=True)[:3]
+    quads = [q for q in (_quad(c) for c in cnts) if q is not None]
+    for k in (2, 3):
+        if len(cnts) >= k:
+            q = _quad(np.vstack(cnts[:k]))
+            if q is not None:
+                quads.append(q)
+    if not quads:
         raise BoardNotFound("the board's outline is not a quadrilateral (is part of it out of view?)")
-    quad = _order(quad)
     bw, bh = geo.size
     dst = np.float64([[0, 0], [bw, 0], [bw, bh], [0, bh]])
     sw, sh = int(bw * COMPARE_SCALE), int(bh * COMPARE_SCALE)
     ref = cv2.resize(cv2.cvtColor(reference, cv2.COLOR_BGR2GRAY), (sw, sh), interpolation=cv2.INTER_AREA)
     ref = (ref - ref.mean()) / (ref.std() + 1e-6)
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    S = _compare_matrix(geo.size, (sw, sh))
     best = None
-    for k in range(4):
-        q = np.roll(quad, -k, axis=0)
-        H = cv2.getPerspectiveTransform(np.float32(dst), np.float32(q))
-        S = np.diag([COMPARE_SCALE, COMPARE_SCALE, 1.0])
-        view = cv2.warpPerspective(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), S @ np.linalg.inv(H), (sw, sh))
-        v = (view - view.mean()) / (view.std() + 1e-6)
-        score = float((v * ref).mean())
-        if best is None or score > best[0]:
-            best = (score, H, q)
+    for quad in quads:
+        quad = _order(quad)
+        for k in range(4):
+            q = np.roll(quad, -k, axis=0)
+            H = cv2.getPerspectiveTransform(np.float32(dst), np.float32(q))
+            view = cv2.warpPerspective(gray, S @ np.linalg.inv(H), (sw, sh))
+            v = (view - view.mean()) / (view.std() + 1e-6)
+            score = float((v * ref).mean())
+            if best is None or score > best[0]:
+                best = (score, H, q)
     score, H, q = best
     if score < 0.25:
         raise BoardNotFound(f"a red frame was found but it does not look like this board (match {score:.2f})")
     if refine:
-        H, score = _refine(image, ref, H, (sw, sh), score)
+        H, score = _refine(image, ref, H, S, (sw, sh), score)
         q = cv2.perspectiveTransform(np.float64(dst).reshape(-1, 1, 2), H).reshape(-1, 2)
     return BoardPose(H, q, score)
 
 
-def _refine(image: np.ndarray, ref: np.ndarray, H: np.ndarray, size: tuple[int, int], score: float):
+def _compare_matrix(board: tuple[int, int], size: tuple[int, int]) -> np.ndarray:
+    """Board units -> pixels of the small comparison view: a plain scaling.
+
+    ``cv2.resize``, which shrinks the reference, centres pixels half a pixel differently; the
+    committed region map was fitted to the real board photo with this same plain scaling
+    (``calibration.region_map``), so the two stay consistent and the map lands on the real
+    board. (Changing one without refitting the other moves every region by about 3 board units.)"""
+    return np.diag([size[0] / board[0], size[1] / board[1], 1.0])
+
+
+def _refine(image: np.ndarray, ref: np.ndarray, H: np.ndarray, S: np.ndarray, size: tuple[int, int],
+            score: float):
     """Align the rectified view with the reference by ECC (the printed art is richly textured),
     which corrects corners hidden by clutter or bent by the lens."""
-    S = np.diag([COMPARE_SCALE, COMPARE_SCALE, 1.0])
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
     view = cv2.warpPerspective(gray, S @ np.linalg.inv(H), size)
     found = ecc_homography(ref, view, 1.5, 60, 1e-5)

@@ -18,7 +18,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from calibration.localise import BoardPose, locate_board
+from calibration.lens import K1_CANDIDATES, undistort
+from calibration.localise import BoardNotFound, BoardPose, locate_board
 from tracker.errors import AugurError
 from tracker.pieces import ARMY_COLOURS, NEUTRAL
 from vision.geometry import BoardGeometry, load_geometry
@@ -52,6 +53,11 @@ class CalibrationProfile:
     legionary_area: float = DEFAULT_LEGIONARY_AREA
     learned: tuple[str, ...] = ()               # colours learned from markers
     version: int = PROFILE_VERSION
+    k1: float = 0.0                             # lens distortion (calibration.lens); H is for undistorted frames
+
+    def undistort(self, image: np.ndarray) -> np.ndarray:
+        """The frame as the homography expects it (see :mod:`calibration.lens`)."""
+        return undistort(image, self.k1)
 
     @property
     def pose(self) -> BoardPose:
@@ -66,7 +72,7 @@ class CalibrationProfile:
         return {"augur_calibration": self.version, "board": self.board_id, "image_size": list(self.image_size),
                 "homography": self.H.tolist(), "gains": self.gains.tolist(),
                 "colours_lab": {k: list(map(float, v)) for k, v in self.colours_lab.items()},
-                "legionary_area": self.legionary_area, "learned": list(self.learned),
+                "legionary_area": self.legionary_area, "learned": list(self.learned), "k1": self.k1,
                 "reference_png": base64.b64encode(png.tobytes()).decode("ascii")}
 
     def save(self, path: Path) -> None:
@@ -95,7 +101,7 @@ class CalibrationProfile:
             return cls(data["board"], tuple(data["image_size"]), np.array(data["homography"], float), ref,
                        np.array(data["gains"], np.float32),
                        {k: tuple(v) for k, v in data["colours_lab"].items()}, float(data["legionary_area"]),
-                       tuple(data.get("learned", ())), data["augur_calibration"])
+                       tuple(data.get("learned", ())), data["augur_calibration"], k1=float(data.get("k1", 0.0)))
         except (KeyError, TypeError, ValueError) as exc:
             raise CalibrationError(f"{path} is damaged: {exc}") from None
 
@@ -116,12 +122,44 @@ def calibrate(image: np.ndarray, reference_art: np.ndarray, board_id: str = "spq
               players: tuple[str, ...] = ()) -> CalibrationProfile:
     """Make a profile from a photo of the empty board with the score markers on box 0."""
     geo = load_geometry(board_id)
-    pose = locate_board(image, reference_art, geo)
+    k1, pose = estimate_lens(image, reference_art, geo)
+    image = undistort(image, k1)
     rect = pose.rectify(image, geo, WORK_SCALE)
     gains = water_gains(rect, geo)
-    profile = CalibrationProfile(board_id, (image.shape[1], image.shape[0]), pose.H, rect, gains)
+    profile = CalibrationProfile(board_id, (image.shape[1], image.shape[0]), pose.H, rect, gains, k1=k1)
     _learn_from_markers(profile, rect, reference_art, geo, players)
     return profile
+
+
+def estimate_lens(image: np.ndarray, reference_art: np.ndarray, geo: BoardGeometry) -> tuple[float, BoardPose]:
+    """The lens coefficient whose undistorted photo lines up best with the board art, and the
+    board's pose in that undistorted photo (a coarse pass over the candidates, then the
+    neighbours of the best)."""
+    tried: dict[float, BoardPose | None] = {}
+    error: BoardNotFound | None = None
+
+    def attempt(k: float) -> None:
+        nonlocal error
+        if k in tried or k not in K1_CANDIDATES:
+            return
+        try:
+            tried[k] = locate_board(undistort(image, k), reference_art, geo)
+        except BoardNotFound as exc:
+            tried[k], error = None, exc
+
+    for k in K1_CANDIDATES[::2]:
+        attempt(k)
+    found = {k: p for k, p in tried.items() if p is not None}
+    if not found:
+        raise error or BoardNotFound("no board in view")
+    best = max(found, key=lambda k: found[k].score)
+    i = K1_CANDIDATES.index(best)
+    for j in (i - 1, i + 1):
+        if 0 <= j < len(K1_CANDIDATES):
+            attempt(K1_CANDIDATES[j])
+    found = {k: p for k, p in tried.items() if p is not None}
+    best = max(found, key=lambda k: found[k].score)
+    return best, found[best]
 
 
 def _learn_from_markers(profile: CalibrationProfile, rect: np.ndarray, art: np.ndarray, geo: BoardGeometry,

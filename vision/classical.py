@@ -68,7 +68,7 @@ class ClassicalDetector:
         return fg, lab
 
     def detect(self, image: np.ndarray) -> Detections:
-        rect = self.profile.pose.rectify(image, self.geo, WORK_SCALE)
+        rect = self.profile.pose.rectify(self.profile.undistort(image), self.geo, WORK_SCALE)
         fg, lab = self.foreground(rect)
         ys, xs = np.nonzero(fg)
         if not len(xs):

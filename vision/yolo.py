@@ -13,6 +13,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from calibration.lens import undistort
 from calibration.localise import BoardPose
 from tracker.errors import AugurError
 from vision.classes import CLASSES
@@ -60,8 +61,11 @@ def camera_nadir(H: np.ndarray, size: tuple[int, int]) -> np.ndarray | None:
 class YoloDetector:
     name = "yolo11n-onnx"
 
-    def __init__(self, pose: BoardPose, image_size: tuple[int, int], model: Path = DEFAULT_MODEL, threads: int = 2):
+    def __init__(self, pose: BoardPose, image_size: tuple[int, int], model: Path = DEFAULT_MODEL, threads: int = 2,
+                 k1: float = 0.0):
+        """``pose`` is for frames undistorted with the lens coefficient ``k1`` (the calibration's)."""
         import onnxruntime as ort
+        self.k1 = k1
         if not Path(model).is_file():
             raise AugurError(f"no trained detector at {model} (train one with augur train, or use the classical "
                              "detector)")
@@ -118,7 +122,7 @@ class YoloDetector:
         return centres + u * np.maximum(0.0, half - base)[:, None]
 
     def detect(self, image: np.ndarray) -> Detections:
-        boxes, scores, classes = self.raw(image)
+        boxes, scores, classes = self.raw(undistort(image, self.k1))
         if not len(boxes):
             return Detections.empty(self.name)
         feet = self.pose.to_board(self.footprints(boxes))

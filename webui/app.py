@@ -120,7 +120,7 @@ def create_app(live: LiveGame, join_token: str | None = None) -> Flask:
         path = live.store.frame_path(sid)
         if path is None or live.profile is None:
             abort(404, "no frame or no calibration for this snapshot")
-        frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        frame = live.profile.undistort(cv2.imread(str(path), cv2.IMREAD_COLOR))
         pose = live.profile.pose
         out = draw_overlay(frame, pose, load_geometry(live.game.board.id), names=False)
         dets = live.store.detections(sid)
@@ -140,7 +140,7 @@ def create_app(live: LiveGame, join_token: str | None = None) -> Flask:
         from calibration.overlay import draw_overlay
         if live.profile is None or not live.frame_jpeg:
             abort(404, "no calibrated camera frame yet")
-        frame = cv2.imdecode(np.frombuffer(live.frame_jpeg, np.uint8), cv2.IMREAD_COLOR)
+        frame = live.profile.undistort(cv2.imdecode(np.frombuffer(live.frame_jpeg, np.uint8), cv2.IMREAD_COLOR))
         ok, buf = cv2.imencode(".jpg", draw_overlay(frame, live.profile.pose, load_geometry(live.game.board.id)))
         return Response(buf.tobytes(), mimetype="image/jpeg")
 

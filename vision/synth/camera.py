@@ -7,9 +7,9 @@ the board from a tilt (0 = straight down) and a yaw (rotation of the board in th
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
-
 import numpy as np
+
+from calibration.lens import distortion_maps
 
 
 def _rx(a: float) -> np.ndarray:
@@ -91,15 +91,4 @@ class Camera:
 
     def distortion_maps(self) -> tuple[np.ndarray, np.ndarray]:
         """cv2.remap maps that turn an ideal render into the distorted camera image."""
-        return _distortion_maps(self.width, self.height, float(self.k1))
-
-
-@lru_cache(maxsize=16)
-def _distortion_maps(width: int, height: int, k1: float) -> tuple[np.ndarray, np.ndarray]:
-    """The inverse radial model of :class:`Camera` as remap tables (cached: k1 is quantised)."""
-    ys, xs = np.mgrid[0:height, 0:width].astype(np.float32)
-    cx, cy = np.float32(width / 2), np.float32(height / 2)
-    n = np.float32(np.hypot(width, height) / 2)
-    ux, uy = (xs - cx) / n, (ys - cy) / n
-    f = 1 + np.float32(k1) * (ux * ux + uy * uy)
-    return (ux * f * n + cx).astype(np.float32), (uy * f * n + cy).astype(np.float32)
+        return distortion_maps(self.width, self.height, float(self.k1))

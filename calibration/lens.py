@@ -1,0 +1,56 @@
+"""The camera's lens: one radial distortion coefficient, estimated at calibration.
+
+Webcams bend straight lines (barrel distortion); a homography cannot, so near the edges of a
+wide view a board point can land several pixels from where the homography puts it, enough to
+give a piece to the neighbouring region. The model is the one the renderer draws with: an image
+pixel at normalised radius ``r_d`` (radius over half the image diagonal, from the centre) shows
+the ideal (pinhole) point at ``r_u = r_d (1 + k1 r_d^2)``. Frames are undistorted once, then
+everything downstream works with the homography alone.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+#: Coefficients tried at calibration (webcams are barrel-distorted: k1 <= 0).
+K1_CANDIDATES = tuple(round(-0.02 * i, 2) for i in range(8))
+
+
+def _normalised_grid(width: int, height: int):
+    ys, xs = np.mgrid[0:height, 0:width].astype(np.float32)
+    cx, cy = np.float32(width / 2), np.float32(height / 2)
+    n = np.float32(np.hypot(width, height) / 2)
+    return (xs - cx) / n, (ys - cy) / n, cx, cy, n
+
+
+@lru_cache(maxsize=16)
+def distortion_maps(width: int, height: int, k1: float) -> tuple[np.ndarray, np.ndarray]:
+    """``cv2.remap`` tables that turn an ideal image into the distorted camera image."""
+    ux, uy, cx, cy, n = _normalised_grid(width, height)
+    f = 1 + np.float32(k1) * (ux * ux + uy * uy)
+    return (ux * f * n + cx).astype(np.float32), (uy * f * n + cy).astype(np.float32)
+
+
+@lru_cache(maxsize=16)
+def undistortion_maps(width: int, height: int, k1: float) -> tuple[np.ndarray, np.ndarray]:
+    """``cv2.remap`` tables that turn the camera image into the ideal one (Newton's method on the
+    radius for every pixel)."""
+    ux, uy, cx, cy, n = _normalised_grid(width, height)
+    r_u = np.sqrt(ux * ux + uy * uy)
+    r_d = r_u.copy()
+    for _ in range(6):
+        f = r_d * (1 + k1 * r_d ** 2) - r_u
+        r_d -= f / (1 + 3 * k1 * r_d ** 2)
+    scale = np.where(r_u > 1e-9, r_d / np.maximum(r_u, 1e-9), 1.0).astype(np.float32)
+    return (ux * scale * n + cx).astype(np.float32), (uy * scale * n + cy).astype(np.float32)
+
+
+def undistort(image: np.ndarray, k1: float) -> np.ndarray:
+    """The frame as a pinhole camera would have taken it (a copy-free no-op when ``k1`` is 0)."""
+    if not k1:
+        return image
+    h, w = image.shape[:2]
+    mx, my = undistortion_maps(w, h, float(k1))
+    return cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)

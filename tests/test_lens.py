@@ -1,0 +1,67 @@
+"""The lens model and its estimate at calibration."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from calibration.lens import distortion_maps, undistort, undistortion_maps
+from calibration.profile import calibrate
+from tracker.state import ObservedState
+from vision.synth.board_art import procedural_art
+from vision.synth.camera import Camera
+from vision.synth.render import render
+
+EMPTY = ObservedState.from_dict({"regions": {}})
+
+
+class TestLensModel:
+    @pytest.mark.parametrize("k1", [-0.04, -0.12])
+    def test_undistortion_inverts_the_distortion(self, k1):
+        dx, dy = distortion_maps(320, 180, k1)        # distorted pixel -> ideal point
+        ux, uy = undistortion_maps(320, 180, k1)      # ideal pixel -> distorted point
+        for x, y in [(10, 10), (300, 170), (160, 90), (40, 150)]:
+            ix, iy = dx[y, x], dy[y, x]
+            # the distorted point of that ideal point is the pixel we started from
+            bx = np.interp(ix, np.arange(320), ux[int(round(iy))])
+            by = np.interp(iy, np.arange(180), uy[:, int(round(ix))])
+            assert abs(bx - x) < 0.6 and abs(by - y) < 0.6
+
+    def test_undistorted_project_agrees_with_the_camera(self):
+        cam = Camera.looking_at(1280, 720, 70, (700, 500), 1600, 25, 15, -0.1)
+        pts = np.array([[60.0, 220.0, 0.0], [1330.0, 940.0, 0.0]])
+        ideal, seen = cam.project(pts, distort=False), cam.project(pts)
+        mx, my = undistortion_maps(1280, 720, -0.1)
+        for (u, v), (x, y) in zip(ideal, seen):
+            assert abs(mx[int(round(v)), int(round(u))] - x) < 1.0
+            assert abs(my[int(round(v)), int(round(u))] - y) < 1.0
+
+    def test_zero_is_a_no_op(self):
+        img = np.zeros((20, 30, 3), np.uint8)
+        assert undistort(img, 0.0) is img
+
+
+class TestLensAtCalibration:
+    @pytest.mark.parametrize("seed", [1, 3])
+    def test_calibration_finds_the_lens_and_the_board_points(self, seed):
+        img, truth = render(EMPTY, "hard", seed=(606, seed), vp={"red": 0}, hands=0)
+        profile = calibrate(img, procedural_art(), players=("red",))
+        assert abs(profile.k1 - truth.k1) <= 0.045
+        # board points land where the camera (distortion and all) put them
+        H = np.array(truth.homography)
+        errors = []
+        for bx in np.linspace(80, 1300, 5):
+            for by in np.linspace(250, 920, 4):
+                t = H @ np.array([bx, by, 1.0])
+                e = profile.H @ np.array([bx, by, 1.0])
+                tu, tv, eu, ev = t[0] / t[2], t[1] / t[2], e[0] / e[2], e[1] / e[2]
+                if 0 <= tu < 1279 and 0 <= tv < 719:
+                    # compare in the undistorted frame: the truth's ideal point vs the estimate
+                    errors.append(np.hypot(tu - eu, tv - ev))
+        assert np.median(errors) < 2.5
+
+    def test_profile_keeps_the_lens(self, tmp_path):
+        img, truth = render(EMPTY, "medium", seed=(606, 2), vp={"red": 0}, hands=0)
+        profile = calibrate(img, procedural_art(), players=("red",))
+        profile.save(tmp_path / "cal.json")
+        from calibration.profile import CalibrationProfile
+        assert CalibrationProfile.load(tmp_path / "cal.json").k1 == profile.k1
