@@ -37,6 +37,9 @@ PIECE_HEIGHT = {LEGIONARY: 17.0 * PIECE_SCALE, VEXILLUM: 26.0 * PIECE_SCALE, TRI
                 CENTRE: 7.0 * PIECE_SCALE}
 
 TIERS = ("easy", "medium", "hard")
+#: How much of a piece's base radius its footprint keeps from a printed border: at least half of
+#: the base stands inside the region, as players place pieces (one astride a border is a dispute).
+BASE_INSIDE = 0.5
 
 
 @dataclass(frozen=True)
@@ -103,6 +106,8 @@ class GroundTruth:
     extras: dict = field(default_factory=dict)
     #: the image exactly as the camera delivered it (JPEG); datasets write these bytes
     jpeg: bytes = b""
+    #: image pixels hidden by a hand, a card, dice or a cup (uint8, 255 where hidden); not serialised
+    occluder: np.ndarray | None = field(default=None, repr=False)
 
     def to_dict(self) -> dict:
         return {"tier": self.tier, "seed": self.seed, "size": list(self.size), "state": self.state,
@@ -138,6 +143,16 @@ def _region_pixels(board_id: str) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     return out
 
 
+@lru_cache(maxsize=4)
+def _border_distance(board_id: str) -> np.ndarray:
+    """Board units from every point to the nearest printed border (a change of region label)."""
+    labels = load_geometry(board_id).labels
+    edge = np.zeros(labels.shape, bool)
+    edge[:, 1:] |= labels[:, 1:] != labels[:, :-1]
+    edge[1:, :] |= labels[1:, :] != labels[:-1, :]
+    return cv2.distanceTransform(np.where(edge, 0, 255).astype(np.uint8), cv2.DIST_L2, 5)
+
+
 def split_legions(legions: int, rng: np.random.Generator) -> tuple[int, int]:
     """How players stack a strength: vexilla for full tens, though many keep 10-15 loose legionaries."""
     vex = legions // VEXILLUM_VALUE
@@ -150,6 +165,7 @@ def place_pieces(state: ObservedState, rng: np.random.Generator, geo: BoardGeome
                  vp: dict[str, int] | None = None) -> tuple[list[Placed], dict]:
     """Positions for every piece of ``state`` (footprints inside their region), and the state as placed."""
     pix = _region_pixels(geo.board.id)
+    to_border = _border_distance(geo.board.id)
     placed: list[Placed] = []
     drawn: dict[str, dict[str, dict[str, int]]] = {}
     for rid in sorted(state.regions):
@@ -181,6 +197,9 @@ def place_pieces(state: ObservedState, rng: np.random.Generator, geo: BoardGeome
                     cand = centre + rng.normal(0, spread, 2)
                     xi, yi = int(round(cand[0])), int(round(cand[1]))
                     if not (0 <= xi < geo.size[0] and 0 <= yi < geo.size[1]) or geo.labels[yi, xi] != geo.region_ids.index(rid) + 1:
+                        continue
+                    # players stand a piece in its region, not astride the printed border
+                    if to_border[yi, xi] < BASE_INSIDE * r:
                         continue
                 else:
                     cand = inner[rng.integers(len(inner))]
@@ -469,7 +488,7 @@ def render(state: ObservedState, tier: str = "easy", seed: int | tuple = 0, size
         state=drawn_state, pieces=pieces, board_corners=[[round(float(a), 2) for a in c] for c in corners],
         homography=[[float(v) for v in row] for row in H], k1=float(cam.k1), hand_present=n_hands > 0,
         occluded_fraction=float(occ_b.sum() / max(1, board_px.sum())), occluded_regions=occluded_regions,
-        tier=tier, seed=seed_seq, size=(w, h), jpeg=buf.tobytes())
+        tier=tier, seed=seed_seq, size=(w, h), jpeg=buf.tobytes(), occluder=occ)
     return out, truth
 
 
