@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Sequence
 
 from tracker.errors import AugurError, GameError, StateError
+from vision.records import DETECTORS
 
 EXIT_BAD_INPUT = 2
 
@@ -222,8 +223,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     from calibration.overlay import draw_overlay
     from vision.geometry import load_geometry
     preview = Path(args.preview) if args.preview else Path(args.output).with_suffix(".preview.jpg")
-    cv2.imwrite(str(preview), draw_overlay(image, profile.pose, load_geometry(args.board)))
-    print(f"board found; learned colours: {', '.join(profile.learned) or 'none (defaults used)'}; "
+    cv2.imwrite(str(preview), draw_overlay(profile.undistort(image), profile.pose, load_geometry(args.board)))
+    print(f"board found; lens k1 {profile.k1:+.2f}; learned colours: {', '.join(profile.learned) or 'none (defaults used)'}; "
           f"wrote {args.output}; check the fitted map in {preview}")
     return 0
 
@@ -260,6 +261,22 @@ def cmd_train(args: argparse.Namespace) -> int:
     card = train(Path(args.work), Path(args.models), images=args.images, epochs=args.epochs, seed=args.seed,
                  batch=args.batch, init=Path(args.init) if args.init else None)
     print(json.dumps(card["metrics_val_tiles"]))
+    return 0
+
+
+def cmd_train_counter(args: argparse.Namespace) -> int:
+    from vision.density_train import train, write_data
+    data = Path(args.work) / "samples"
+    n = {"easy": args.images[0], "medium": args.images[1], "hard": args.images[2]}
+    total = sum(n.values())
+    write_data(data, n, args.seed, workers=args.workers,
+               progress=lambda i, t: print(f"\rrendered {i}/{t}", end="" if i < t else "\n", flush=True))
+    if args.epochs:
+        card = train(data, Path(args.models), epochs=args.epochs, steps=args.steps, batch=args.batch, seed=args.seed,
+                     init=Path(args.init) if args.init else None)
+        print(json.dumps(card["history"][-1]))
+    else:
+        print(f"{total} samples in {data}; no training asked (--epochs 0)")
     return 0
 
 
@@ -514,6 +531,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--models", default=str(Path(__file__).resolve().parents[1] / "models"))
     p.set_defaults(func=cmd_train)
 
+    p = sub.add_parser("train-counter", help="reproduce the shipped counting network (needs torch and onnx)")
+    p.add_argument("--images", type=int, nargs=3, default=(400, 500, 600), metavar=("EASY", "MEDIUM", "HARD"),
+                   help="rendered tables per tier")
+    p.add_argument("--epochs", type=int, default=12)
+    p.add_argument("--steps", type=int, default=400, help="batches per epoch")
+    p.add_argument("--batch", type=int, default=16)
+    p.add_argument("--seed", type=int, default=11)
+    p.add_argument("--workers", type=int, default=2, help="processes rendering the samples")
+    p.add_argument("--work", default="out/train-counter", help="scratch folder for the rendered samples")
+    p.add_argument("--init", help="continue from this checkpoint (.pt)")
+    p.add_argument("--models", default=str(Path(__file__).resolve().parents[1] / "models"))
+    p.set_defaults(func=cmd_train_counter)
+
     p = sub.add_parser("calibrate", help="learn the board pose and piece colours from a photo of the empty board")
     p.add_argument("image", nargs="?", help="photo of the empty board with the score markers on box 0")
     p.add_argument("--camera", type=int, help="take the photo from this camera instead")
@@ -527,8 +557,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("images", nargs="+")
     p.add_argument("--calibration", required=True)
     p.add_argument("--board", default="spqrisiko")
-    p.add_argument("--detector", default="auto", choices=["auto", "yolo", "classical"],
-                   help="the trained model (default when shipped) or the classical baseline")
+    p.add_argument("--detector", default="auto", choices=DETECTORS,
+                   help="the counting network (default when shipped), the box detector, or the classical baseline")
     p.set_defaults(func=cmd_count)
 
     p = sub.add_parser("synth", help="render synthetic tables: images, a contact sheet, or a game video")

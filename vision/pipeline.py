@@ -18,7 +18,7 @@ from vision.count import count
 from vision.fuse import Fusion
 from vision.gate import Gate, GateResult
 from vision.geometry import load_geometry
-from vision.records import Detections
+from vision.records import DETECTORS, Detections
 
 
 #: Alignment of a still frame with the calibration reference (edge correlation, 0..1) below which
@@ -47,12 +47,16 @@ class FrameResult:
 
 
 def make_detector(profile: CalibrationProfile, which: str = "auto"):
-    """``yolo`` (the shipped ONNX model), ``classical``, or ``auto``: the model when it is there."""
+    """``density`` (the shipped counting network), ``yolo`` (the box detector, when its ONNX file
+    is there), ``classical``, or ``auto``: the best one that is shipped."""
+    from vision.density import DEFAULT_COUNTER, DensityCounter
     from vision.yolo import DEFAULT_MODEL, YoloDetector
+    if which == "density" or (which == "auto" and DEFAULT_COUNTER.is_file()):
+        return DensityCounter(profile)
     if which == "yolo" or (which == "auto" and DEFAULT_MODEL.is_file()):
-        return YoloDetector(profile.pose, tuple(profile.image_size))
-    if which not in ("auto", "classical"):
-        raise ValueError(f"unknown detector '{which}' (auto, yolo, classical)")
+        return YoloDetector(profile.pose, tuple(profile.image_size), k1=profile.k1)
+    if which not in DETECTORS:
+        raise ValueError(f"unknown detector '{which}' ({', '.join(DETECTORS)})")
     return ClassicalDetector(profile)
 
 
@@ -88,7 +92,7 @@ class Pipeline:
     def _relocalise(self, image: np.ndarray) -> bool:
         from calibration.localise import BoardNotFound, locate_board
         try:
-            pose = locate_board(image, self.profile.reference, self.geo)
+            pose = locate_board(self.profile.undistort(image), self.profile.reference, self.geo)
         except BoardNotFound:
             return False
         self.profile.H = pose.H

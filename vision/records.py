@@ -6,6 +6,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 
+#: The detectors a user can choose (``auto`` picks the best one shipped); see vision.pipeline.make_detector.
+DETECTORS = ("auto", "density", "yolo", "classical")
+
+
 @dataclass(frozen=True)
 class Frame:
     """One camera image and when it was taken (seconds)."""

@@ -1,0 +1,291 @@
+"""The trained piece counter at run time: a small density network, run with onnxruntime.
+
+Why a density map rather than boxes: players pile legionaries against each other, and at a
+tilted camera their silhouettes overlap so much that a box detector with non-maximum
+suppression loses a third of them (measured on the YOLO checkpoint, see ``models/README.md``).
+Crowd counters solve the same problem by predicting, per pixel, how much of a piece stands
+there; a pile's count is the sum over its area whatever the overlap. Here the network predicts,
+at half the camera's resolution:
+
+- one density channel: each piece a small blob of mass 1 centred on the point where it stands
+  on the board;
+- the kind of the piece standing there (legionary, vexillum, trireme, centre), as class scores:
+  a count split by kind, rather than one density per kind, lets the rare kinds (a vexillum is
+  one piece in a hundred) learn from every piece's density;
+- the colour of the piece standing there (the five armies and the neutral ivory);
+- where a hand, a card, dice or a cup hides the board.
+
+It sees the frame beside the empty board as the camera saw it at calibration (warped back from
+the calibration profile), both white-balanced, so the printed art is not mistaken for a piece.
+Because the density sits where the pieces stand (the board plane), summing it over each region
+of the board's label map, projected through the calibrated homography, counts that region.
+
+No torch is needed at run time. ``vision/density_train.py`` makes the data and trains the net.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from calibration.profile import WORK_SCALE, CalibrationProfile
+from tracker.errors import AugurError
+from tracker.pieces import ARMY_COLOURS, CENTRE, LEGIONARY, NEUTRAL, TRIREME, VEXILLUM
+from vision.geometry import BoardGeometry, load_geometry
+from vision.records import Detections
+
+MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
+DEFAULT_COUNTER = MODELS_DIR / "pieces-density.onnx"
+
+#: The output channels, in order: density, kind logits, colour logits, the occluder logit.
+KINDS = (LEGIONARY, VEXILLUM, TRIREME, CENTRE)
+COLOURS = tuple(ARMY_COLOURS) + (NEUTRAL,)
+KIND_AT = slice(1, 1 + len(KINDS))
+COLOUR_AT = slice(KIND_AT.stop, KIND_AT.stop + len(COLOURS))
+N_OUT = COLOUR_AT.stop + 1
+#: The network's output is this many times smaller than its input.
+STRIDE = 2
+#: The input size must be a multiple of this (three stride-2 stages).
+MULTIPLE = 8
+#: Margin (pixels) around the board quad kept in the crop: pieces on the edge stand out of it.
+MARGIN = 24
+#: Density below this is noise (a region of thousands of pixels would add it up).
+DENSITY_FLOOR = 0.004
+#: A density peak lower than this is not a piece (a perfect blob peaks near 0.16).
+PEAK_MIN = 0.03
+#: A region is unseen when this much of it lies under a hand, a card or a cup.
+UNSEEN_COVER = 0.25
+
+
+@dataclass(frozen=True)
+class Crop:
+    """The part of the frame the network sees: the board's bounding box with a margin."""
+
+    x0: int
+    y0: int
+    x1: int
+    y1: int
+
+    @classmethod
+    def around(cls, corners: np.ndarray, size: tuple[int, int], margin: int = MARGIN) -> "Crop":
+        w, h = size
+        x0 = int(max(0, np.floor(corners[:, 0].min()) - margin))
+        y0 = int(max(0, np.floor(corners[:, 1].min()) - margin))
+        x1 = int(min(w, np.ceil(corners[:, 0].max()) + margin))
+        y1 = int(min(h, np.ceil(corners[:, 1].max()) + margin))
+        # grow to a multiple of the network's stride, inside the frame where possible
+        cw = -(-(x1 - x0) // MULTIPLE) * MULTIPLE
+        ch = -(-(y1 - y0) // MULTIPLE) * MULTIPLE
+        x0 = max(0, min(x0, w - cw))
+        y0 = max(0, min(y0, h - ch))
+        return cls(x0, y0, x0 + cw, y0 + ch)
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return self.x1 - self.x0, self.y1 - self.y0
+
+
+def reference_in_image(profile: CalibrationProfile) -> np.ndarray:
+    """The empty board as the camera saw it at calibration, in image pixels (black off the board)."""
+    w, h = profile.image_size
+    S = np.diag([WORK_SCALE, WORK_SCALE, 1.0])
+    return cv2.warpPerspective(profile.reference, profile.H @ np.linalg.inv(S), (int(w), int(h)),
+                               flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+
+
+def balanced(image: np.ndarray, gains: np.ndarray) -> np.ndarray:
+    """White balance against the board (the calibration's gains), kept in 8 bits."""
+    return cv2.convertScaleAbs(image.astype(np.float32) * np.float32(gains)[None, None])
+
+
+def network_input(image: np.ndarray, reference: np.ndarray, gains: np.ndarray, crop: Crop) -> np.ndarray:
+    """The 6-channel uint8 input (frame, reference; BGR each), cropped: H x W x 6.
+
+    The same function prepares training samples and live frames, so the two cannot drift."""
+    sl = np.s_[crop.y0:crop.y1, crop.x0:crop.x1]
+    frame = balanced(image[sl], gains)
+    ref = balanced(reference[sl], gains)
+    out = np.concatenate([frame, ref], axis=2)
+    ch, cw = crop.size[1], crop.size[0]
+    if out.shape[:2] != (ch, cw):               # a frame smaller than one stride: pad
+        out = cv2.copyMakeBorder(out, 0, ch - out.shape[0], 0, cw - out.shape[1], cv2.BORDER_CONSTANT)
+    return out
+
+
+def output_to_image(crop: Crop) -> np.ndarray:
+    """3x3 map from output cells (pixel centres) to image pixels."""
+    return np.array([[STRIDE, 0, crop.x0 + (STRIDE - 1) / 2], [0, STRIDE, crop.y0 + (STRIDE - 1) / 2],
+                     [0, 0, 1.0]])
+
+
+def region_labels_in_output(H: np.ndarray, geo: BoardGeometry, crop: Crop) -> np.ndarray:
+    """The board's region label of every output cell (0 off the map)."""
+    M = np.linalg.inv(output_to_image(crop)) @ H
+    w, h = crop.size[0] // STRIDE, crop.size[1] // STRIDE
+    return cv2.warpPerspective(geo.labels, M, (w, h), flags=cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT)
+
+
+class CounterError(AugurError):
+    """The counting model is missing or unusable."""
+
+
+@lru_cache(maxsize=2)
+def _session(path: Path, threads: int | None):
+    """One onnxruntime session per model file, shared by every counter (a re-calibration or a
+    re-localisation makes a new counter, not a new session)."""
+    import onnxruntime as ort
+    if not path.is_file():
+        raise CounterError(f"counting model not found: {path}")
+    opts = ort.SessionOptions()
+    if threads:
+        opts.intra_op_num_threads = threads
+    opts.log_severity_level = 3
+    try:
+        return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # noqa: BLE001 - onnxruntime raises its own exception types
+        raise CounterError(f"cannot load the counting model {path.name}: {exc}") from None
+
+
+class DensityCounter:
+    """Counts pieces per region from the density network; reports them as :class:`Detections`.
+
+    Each counted piece becomes one detection at the density-weighted centre of its region and
+    kind, so :func:`vision.count.count` (the zone counting every detector shares) puts it back in
+    the same region. A region's score says how close its density sums were to whole numbers.
+    """
+
+    name = "density"
+
+    def __init__(self, profile: CalibrationProfile, model: Path | None = None, threads: int | None = None,
+                 session=None):
+        """``session`` replaces the onnxruntime session (anything with ``run`` and ``get_inputs``)."""
+        self.session = session or _session(Path(model or DEFAULT_COUNTER).resolve(), threads)
+        self.input_name = self.session.get_inputs()[0].name
+        self.profile = profile
+        self.geo = load_geometry(profile.board_id)
+        self.reference = reference_in_image(profile)
+        self.crop = Crop.around(profile.pose.corners, tuple(profile.image_size))
+        self.labels = region_labels_in_output(profile.H, self.geo, self.crop)
+        self.n_regions = len(self.geo.region_ids)
+        self.is_sea = np.array([False] + [self.geo.board.is_sea(r) for r in self.geo.region_ids])
+        self._area = np.bincount(self.labels.ravel(), minlength=self.n_regions + 1).astype(np.float64)
+
+    def predict(self, image: np.ndarray) -> np.ndarray:
+        """Raw network output for a frame: N_OUT x h x w (densities already non-negative)."""
+        if tuple(image.shape[1::-1]) != tuple(self.profile.image_size):
+            raise CounterError(f"frame is {image.shape[1]}x{image.shape[0]}, the calibration was made at "
+                               f"{self.profile.image_size[0]}x{self.profile.image_size[1]}")
+        x = network_input(self.profile.undistort(image), self.reference, self.profile.gains, self.crop)
+        x = np.ascontiguousarray(x.transpose(2, 0, 1)[None], dtype=np.float32)
+        return self.session.run(None, {self.input_name: x})[0][0]
+
+    def detect(self, image: np.ndarray) -> Detections:
+        out = self.predict(image)
+        return self.read(out)
+
+    def read(self, out: np.ndarray) -> Detections:
+        """Per-region counts from the network's output maps (see the class docstring)."""
+        total = np.where(out[0] > DENSITY_FLOOR, out[0], 0.0)
+        density = total[None] * _softmax(out[KIND_AT])
+        colour_p = _softmax(out[COLOUR_AT])
+        occluded = out[-1] > 0
+        labels = self.labels.ravel()
+        minlength = self.n_regions + 1
+        hidden = np.bincount(labels[occluded.ravel()], minlength=minlength)
+        cover = hidden / np.maximum(self._area, 1)
+        unseen = frozenset(self.geo.region_ids[i - 1] for i in range(1, minlength)
+                           if self._area[i] and cover[i] > UNSEEN_COVER)
+        region_of, anchors = self._attribute(total)
+        foot, kinds, colours, scores = [], [], [], []
+        for k, kind in enumerate(KINDS):
+            d = density[k].ravel()
+            if not d.any():
+                continue
+            mass = np.bincount(region_of, weights=d, minlength=minlength)
+            per_colour = np.stack([np.bincount(region_of, weights=d * colour_p[c].ravel(), minlength=minlength)
+                                   for c in range(len(COLOURS))])
+            for r in range(1, minlength):
+                n = int(round(mass[r]))
+                if n <= 0 or r not in anchors:
+                    continue
+                score = float(np.clip(1 - 2 * abs(mass[r] - n), 0.05, 1.0))
+                split = self._colours_of(kind, n, per_colour[:, r])
+                for c, m in enumerate(split):
+                    for _ in range(m):
+                        foot.append(anchors[r])
+                        kinds.append(kind)
+                        colours.append(COLOURS[c])
+                        scores.append(score)
+        if not kinds:
+            return Detections.empty(self.name, unseen)
+        return Detections(np.array(foot, float), tuple(kinds), tuple(colours), np.array(scores, float),
+                          np.full((len(kinds), 4), np.nan), self.name, unseen)
+
+
+    def _attribute(self, total: np.ndarray) -> tuple[np.ndarray, dict[int, tuple[float, float]]]:
+        """Which region each output cell's density counts towards, and a board point per region.
+
+        Summing the density inside each region's outline would split a piece standing near a
+        printed border between two regions. Instead every local peak of the density (a piece, or
+        one of a pile) takes the region under it, and each cell's mass goes with its nearest peak.
+        The anchor of a region is its strongest peak, a point inside it."""
+        peaks = (total >= cv2.dilate(total, np.ones((3, 3), np.uint8))) & (total > PEAK_MIN)
+        if not peaks.any():
+            return np.zeros(total.size, np.int64), {}
+        inv = np.where(peaks, 0, 255).astype(np.uint8)
+        _, nearest = cv2.distanceTransformWithLabels(inv, cv2.DIST_L2, 5, labelType=cv2.DIST_LABEL_PIXEL)
+        lut = np.zeros(int(nearest.max()) + 1, np.int64)
+        lut[nearest[peaks]] = self.labels[peaks]
+        region_of = lut[nearest].ravel()
+        anchors: dict[int, tuple[float, float]] = {}
+        ys, xs = np.nonzero(peaks)
+        A = np.linalg.inv(self.profile.H) @ output_to_image(self.crop)
+        for i in np.argsort(-total[ys, xs]):
+            r = int(self.labels[ys[i], xs[i]])
+            if r and r not in anchors:
+                b = A @ np.array([xs[i], ys[i], 1.0])
+                anchors[r] = (float(b[0] / b[2]), float(b[1] / b[2]))
+        return region_of, anchors
+
+    @staticmethod
+    def _colours_of(kind: str, n: int, colour_mass: np.ndarray) -> list[int]:
+        """How many of ``n`` pieces of ``kind`` in one region have each colour.
+
+        A centre is always neutral. Legionaries and vexilla of one province belong to one army
+        (the rules allow no other), so they all take the army colour with the most mass; triremes
+        of several fleets may share a sea, so they are shared out by colour mass."""
+        out = [0] * len(COLOURS)
+        if kind == CENTRE:
+            out[COLOURS.index(NEUTRAL)] = n
+            return out
+        armies = colour_mass[:len(ARMY_COLOURS)]
+        if kind == TRIREME:
+            return _split(n, armies) + [0]
+        out[int(np.argmax(armies))] = n
+        return out
+
+
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    e = np.exp(logits - logits.max(axis=0, keepdims=True))
+    return e / e.sum(axis=0, keepdims=True)
+
+
+def _split(n: int, weights: np.ndarray) -> list[int]:
+    """Share ``n`` pieces among colours in proportion to ``weights`` (largest remainders)."""
+    total = float(weights.sum())
+    if total <= 0:
+        return [n] + [0] * (len(weights) - 1)
+    share = weights / total * n
+    out = np.floor(share).astype(int)
+    for i in np.argsort(-(share - out))[:n - int(out.sum())]:
+        out[i] += 1
+    return out.tolist()
+
+
+def model_card(path: Path | None = None) -> dict:
+    card = Path(path or DEFAULT_COUNTER).with_suffix(".json")
+    return json.loads(card.read_text(encoding="utf-8")) if card.is_file() else {}

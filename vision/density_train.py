@@ -1,0 +1,321 @@
+"""Reproduce the shipped counting network (``augur train-counter``; needs the ``[train]`` extra).
+
+The data: seeded renders of each tier (a game image and the calibration photo of the same
+table), calibrated by the real calibration code and cut by :func:`vision.density.network_input`
+exactly as at run time. Each sample keeps the network input and every piece's footprint,
+kind and colour in output cells, and the occluder mask; target maps are drawn per crop.
+
+The net is a small encoder-decoder (about 0.15 M weights), fast enough for a 2-core laptop.
+It is trained from scratch with torch on the CPU and exported to ONNX with dynamic height and
+width. torch is imported only here; the run time uses onnxruntime (:mod:`vision.density`).
+"""
+from __future__ import annotations
+
+import json
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.density import COLOUR_AT, COLOURS, KIND_AT, KINDS, N_OUT, STRIDE, Crop, network_input, output_to_image, reference_in_image
+
+TIER_SEED = {"easy": 1, "medium": 2, "hard": 3}
+#: Training crops, in input pixels.
+CROP = 256
+#: Width (output cells) of the blob each piece adds to its kind's density; its mass is 1.
+SIGMA = 1.0
+#: A piece more hidden than this by a hand or an object is not a target (it cannot be seen).
+MAX_HIDDEN = 0.5
+
+
+# -- data --------------------------------------------------------------------------------
+def make_sample(tier: str, seed: int, i: int) -> dict:
+    """One training sample: render the table and its calibration photo, calibrate, cut the input."""
+    from calibration.profile import calibrate
+    from tracker.pieces import ARMY_COLOURS
+    from tracker.state import ObservedState
+    from vision.synth.board_art import procedural_art
+    from vision.synth.render import render
+
+    steps = _states(seed)
+    step = steps[int(np.random.default_rng([seed, i, TIER_SEED[tier], 7]).integers(len(steps)))]
+    img, truth = render(step.state, tier, seed=(seed, i, TIER_SEED[tier]), vp=step.vp)
+    players = tuple(c for c in ARMY_COLOURS if any(p.region is None and p.colour == c for p in truth.pieces))
+    empty = ObservedState.from_dict({"regions": {}})
+    cal_img, _ = render(empty, tier, seed=tuple(truth.seed), vp={c: 0 for c in players}, hands=0)
+    profile = calibrate(cal_img, procedural_art(), players=players)
+    return sample_from(img, truth, profile)
+
+
+def sample_from(img: np.ndarray, truth, profile) -> dict:
+    """The network input of a rendered image and its targets: every visible piece's footprint
+    (output cells), kind and colour, and the occluder mask (output cells)."""
+    crop = Crop.around(profile.pose.corners, tuple(profile.image_size))
+    x = network_input(img, reference_in_image(profile), profile.gains, crop)
+    to_out = np.linalg.inv(output_to_image(crop))
+    pts, kinds, colours = [], [], []
+    for p in truth.pieces:
+        if p.occluded > MAX_HIDDEN:
+            continue
+        u = to_out @ np.array([p.footprint[0], p.footprint[1], 1.0])
+        pts.append(u[:2] / u[2])
+        kinds.append(KINDS.index(p.kind))
+        colours.append(COLOURS.index(p.colour))
+    occ = np.zeros(x.shape[:2], np.uint8)
+    part = truth.occluder[crop.y0:crop.y1, crop.x0:crop.x1]
+    occ[:part.shape[0], :part.shape[1]] = part
+    occ = cv2.resize(occ, (x.shape[1] // STRIDE, x.shape[0] // STRIDE), interpolation=cv2.INTER_AREA) > 127
+    return {"x": x, "pts": np.array(pts, np.float32).reshape(-1, 2), "kind": np.array(kinds, np.int8),
+            "colour": np.array(colours, np.int8), "occ": occ}
+
+
+def ideal_output(sample: dict) -> np.ndarray:
+    """The maps a perfect network would output for a sample (N_OUT x h x w): tests read them."""
+    h, w = sample["occ"].shape
+    dens, colour, kind, occ = targets(sample, 0, 0, w, h)
+    out = np.zeros((N_OUT, h, w), np.float32)
+    out[0] = dens.sum(axis=0)
+    # where pieces of two kinds meet, each cell's kind is the one with more density there
+    out[KIND_AT] = np.where(dens > 0, 20.0 * (dens == dens.max(axis=0, keepdims=True)), 0.0)
+    ys, xs = np.nonzero(colour >= 0)
+    out[COLOUR_AT.start + colour[ys, xs], ys, xs] = 10.0
+    out[-1] = occ * 20 - 10
+    return out
+
+
+_STATES: dict[int, list] = {}
+
+
+def _states(seed: int) -> list:
+    from vision.synth.dataset import game_states
+    if seed not in _STATES:
+        _STATES[seed] = game_states(seed)
+    return _STATES[seed]
+
+
+def _write_one(args: tuple[Path, str, int, int]) -> str:
+    out, tier, seed, i = args
+    from tracker.errors import AugurError
+    path = out / f"{tier}-{i:05d}.npz"
+    skip = path.with_suffix(".skipped")
+    if not path.is_file() and not skip.is_file():
+        try:
+            s = make_sample(tier, seed, i)
+        except AugurError as exc:          # the calibration photo was not understood: no sample
+            skip.write_text(f"{exc}\n")
+            return ""
+        tmp = path.with_suffix(".tmp.npz")
+        np.savez_compressed(tmp, **s)
+        tmp.rename(path)
+    return path.name
+
+
+def write_data(out: Path, n_per_tier: dict[str, int], seed: int, workers: int = 2, progress=None) -> list[Path]:
+    """Render the samples (resumable: existing files are kept)."""
+    out.mkdir(parents=True, exist_ok=True)
+    jobs = [(out, tier, seed, i) for tier, n in n_per_tier.items() for i in range(n)]
+    done = 0
+    with ProcessPoolExecutor(workers) as ex:
+        for _ in ex.map(_write_one, jobs, chunksize=4):
+            done += 1
+            if progress:
+                progress(done, len(jobs))
+    return sorted(out.glob("*-*[0-9].npz"))
+
+
+# -- targets -----------------------------------------------------------------------------
+def _blob(fx: float, fy: float) -> tuple[int, int, np.ndarray]:
+    """A 5x5 Gaussian of mass 1 centred on the sub-cell point (fx, fy)."""
+    ix, iy = int(np.floor(fx)) - 2, int(np.floor(fy)) - 2
+    xs = np.arange(ix, ix + 5) - fx
+    ys = np.arange(iy, iy + 5) - fy
+    g = np.exp(-(ys[:, None] ** 2 + xs[None, :] ** 2) / (2 * SIGMA ** 2))
+    return ix, iy, g / g.sum()
+
+
+def targets(sample: dict, x0: int, y0: int, w: int, h: int) -> tuple[np.ndarray, ...]:
+    """Of an output window: density per kind (kinds x h x w), and near each piece its colour and
+    kind index (h x w, -1 elsewhere), and the occluder (h x w)."""
+    dens = np.zeros((len(KINDS), h + 12, w + 12), np.float32)     # 6-cell border: blobs may hang over
+    colour = np.full((h, w), -1, np.int64)
+    kind = np.full((h, w), -1, np.int64)
+    best = np.full((h, w), 9.0, np.float32)
+    gy, gx = np.mgrid[0:h, 0:w].astype(np.float32)
+    for (px, py), k, c in zip(sample["pts"], sample["kind"], sample["colour"]):
+        fx, fy = px - x0, py - y0
+        if not (-3 <= fx < w + 3 and -3 <= fy < h + 3):
+            continue
+        ix, iy, g = _blob(fx, fy)
+        dens[k, iy + 6:iy + 11, ix + 6:ix + 11] += g
+        d2 = (gx - fx) ** 2 + (gy - fy) ** 2
+        near = d2 < np.minimum(best, 2.5 ** 2)
+        colour[near] = c
+        kind[near] = k
+        best[near] = d2[near]
+    occ_t = np.zeros((h, w), np.float32)
+    part = sample["occ"][y0:y0 + h, x0:x0 + w]
+    occ_t[:part.shape[0], :part.shape[1]] = part
+    return dens[:, 6:-6, 6:-6], colour, kind, occ_t
+
+
+# -- the network -------------------------------------------------------------------------
+def build_net():
+    import torch
+    from torch import nn
+
+    def cbr(i, o, s=1, d=1, k=3):
+        return nn.Sequential(nn.Conv2d(i, o, k, s, padding=d * (k // 2), dilation=d, bias=False),
+                             nn.BatchNorm2d(o), nn.ReLU(inplace=True))
+
+    class DensityNet(nn.Module):
+        """Input N x 6 x H x W (0..255), output N x N_OUT x H/2 x W/2."""
+
+        def __init__(self):
+            super().__init__()
+            self.e1 = nn.Sequential(cbr(6, 16, 2), cbr(16, 16))
+            self.e2 = nn.Sequential(cbr(16, 32, 2), cbr(32, 32))
+            self.e3 = nn.Sequential(cbr(32, 64, 2), cbr(64, 64, d=2), cbr(64, 64, d=4))
+            self.d2 = nn.Sequential(cbr(96, 32, k=1), cbr(32, 32))
+            self.d1 = nn.Sequential(cbr(48, 24), cbr(24, 24))
+            self.head = nn.Conv2d(24, N_OUT, 1)
+            self.up = nn.Upsample(scale_factor=2, mode="nearest")
+
+        def forward(self, x):
+            x = x / 127.5 - 1.0
+            f1 = self.e1(x)
+            f2 = self.e2(f1)
+            f3 = self.e3(f2)
+            u2 = self.d2(torch.cat([self.up(f3), f2], 1))
+            u1 = self.d1(torch.cat([self.up(u2), f1], 1))
+            y = self.head(u1)
+            return torch.cat([torch.relu(y[:, :1]), y[:, 1:]], 1)
+
+    return DensityNet()
+
+
+# -- training ----------------------------------------------------------------------------
+class _Crops:
+    """Random training crops: most centred near a piece, some anywhere on the board; random flips
+    and quarter turns (any is a view a camera could have)."""
+
+    def __init__(self, samples: list[dict], seed: int):
+        self.samples = samples
+        self.rng = np.random.default_rng(seed)
+
+    def batch(self, n: int):
+        xs, ds, cs, ks, os_ = [], [], [], [], []
+        for _ in range(n):
+            s = self.samples[int(self.rng.integers(len(self.samples)))]
+            H, W = s["x"].shape[:2]
+            c = CROP
+            if len(s["pts"]) and self.rng.random() < 0.75:
+                px, py = s["pts"][int(self.rng.integers(len(s["pts"])))] * STRIDE
+                cx, cy = px + self.rng.uniform(-c / 3, c / 3), py + self.rng.uniform(-c / 3, c / 3)
+            else:
+                cx, cy = self.rng.uniform(0, W), self.rng.uniform(0, H)
+            x0 = int(np.clip(cx - c / 2, 0, max(0, W - c))) // STRIDE * STRIDE
+            y0 = int(np.clip(cy - c / 2, 0, max(0, H - c))) // STRIDE * STRIDE
+            x = np.zeros((c, c, 6), np.uint8)
+            part = s["x"][y0:y0 + c, x0:x0 + c]
+            x[:part.shape[0], :part.shape[1]] = part
+            d, col, kind, occ = targets(s, x0 // STRIDE, y0 // STRIDE, c // STRIDE, c // STRIDE)
+            # light drifts between calibration and play: jitter the frame's brightness a little
+            x[..., :3] = cv2.convertScaleAbs(x[..., :3], alpha=float(self.rng.uniform(0.85, 1.15)),
+                                             beta=float(self.rng.uniform(-10, 10)))
+            k = int(self.rng.integers(4))
+            flip = self.rng.random() < 0.5
+            x = np.rot90(x, k, axes=(0, 1))
+            d, col, kind, occ = (np.rot90(a, k, axes=(-2, -1)) for a in (d, col, kind, occ))
+            if flip:
+                x, d, col, kind, occ = x[:, ::-1], d[..., ::-1], col[..., ::-1], kind[..., ::-1], occ[..., ::-1]
+            xs.append(np.ascontiguousarray(x.transpose(2, 0, 1)))
+            ds.append(np.ascontiguousarray(d))
+            cs.append(np.ascontiguousarray(col))
+            ks.append(np.ascontiguousarray(kind))
+            os_.append(np.ascontiguousarray(occ))
+        return np.stack(xs), np.stack(ds), np.stack(cs), np.stack(ks), np.stack(os_)
+
+
+#: Kind classes weighted against their rarity (about 120 legionaries to 1 vexillum, 10 triremes
+#: and 3 centres per table).
+KIND_WEIGHTS = (1.0, 4.0, 2.0, 2.0)
+
+
+def loss_fn(out, dens, colour, kind, occ):
+    """Counts first: the L1 error of the piece count in windows of 4, 8 and 16 cells, plus the
+    per-cell density error (where the mass sits); then the kind and colour of the cells near a
+    piece, and the occluder."""
+    import torch
+    import torch.nn.functional as F
+    d, t = out[:, :1], dens.sum(1, keepdim=True)
+    pix = F.mse_loss(d, t) * 300
+    cnt = sum((F.avg_pool2d(d, k) - F.avg_pool2d(t, k)).abs().mean() * k for k in (4, 8, 16))
+    weights = torch.tensor(KIND_WEIGHTS, dtype=out.dtype)
+    kd = F.cross_entropy(out[:, KIND_AT], kind, weight=weights, ignore_index=-1) if (kind >= 0).any() \
+        else out.sum() * 0
+    col = F.cross_entropy(out[:, COLOUR_AT], colour, ignore_index=-1) if (colour >= 0).any() else out.sum() * 0
+    oc = F.binary_cross_entropy_with_logits(out[:, -1], occ)
+    parts = {"pix": pix, "count": cnt, "kind": kd, "colour": col, "occ": oc}
+    return pix + cnt + kd + col + 0.3 * oc, {k: float(v.detach()) for k, v in parts.items()}
+
+
+def train(data_dir: Path, models: Path, epochs: int = 20, steps: int = 400, batch: int = 12, seed: int = 0,
+          lr: float = 3e-3, init: Path | None = None, log=print) -> dict:
+    import torch
+    torch.manual_seed(seed)
+    files = sorted(Path(data_dir).glob("*-*[0-9].npz"))
+    if not files:
+        raise FileNotFoundError(f"no samples in {data_dir} (run with --images first)")
+    samples = [dict(np.load(f)) for f in files]
+    log(f"{len(samples)} samples loaded")
+    net = build_net()
+    if init:
+        # a checkpoint of another output layout still gives its features: skip what does not fit
+        own = net.state_dict()
+        found = {k: v for k, v in torch.load(init, map_location="cpu").items()
+                 if k in own and own[k].shape == v.shape}
+        net.load_state_dict(found, strict=False)
+        log(f"started from {init} ({len(found)}/{len(own)} tensors)")
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=epochs * steps, pct_start=0.1)
+    crops = _Crops(samples, seed)
+    models = Path(models)
+    (models / "training").mkdir(parents=True, exist_ok=True)
+    history = []
+    t0 = time.time()
+    for epoch in range(epochs):
+        net.train()
+        agg: dict[str, float] = {}
+        for _ in range(steps):
+            x, d, c, k, o = (torch.from_numpy(a) for a in crops.batch(batch))
+            out = net(x.float())
+            loss, parts = loss_fn(out, d, c, k, o.float())
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            for k, v in parts.items():
+                agg[k] = agg.get(k, 0.0) + v / steps
+        history.append({"epoch": epoch + 1, **{k: round(v, 4) for k, v in agg.items()},
+                        "minutes": round((time.time() - t0) / 60, 1)})
+        log(json.dumps(history[-1]))
+        torch.save(net.state_dict(), models / "training" / "pieces-density.pt")
+    export(net, models / "pieces-density.onnx")
+    card = {"model": "pieces-density.onnx", "architecture": "encoder-decoder density net, output at 1/2 resolution",
+            "parameters": int(sum(p.numel() for p in net.parameters())), "outputs": {
+                "density": list(KINDS), "colour": list(COLOURS), "occluder": 1},
+            "data": {"samples": len(samples), "files": f"{data_dir}", "crop": CROP, "sigma": SIGMA},
+            "seed": seed, "epochs": epochs, "steps_per_epoch": steps, "batch": batch, "lr": lr,
+            "history": history, "train_minutes": round((time.time() - t0) / 60, 1)}
+    (models / "pieces-density.json").write_text(json.dumps(card, indent=1) + "\n")
+    return card
+
+
+def export(net, path: Path) -> None:
+    import torch
+    net.eval()
+    dummy = torch.zeros(1, 6, 256, 256)
+    torch.onnx.export(net, dummy, str(path), input_names=["input"], output_names=["maps"], opset_version=17,
+                      dynamic_axes={"input": {2: "h", 3: "w"}, "maps": {2: "h2", 3: "w2"}}, dynamo=False)
