@@ -173,7 +173,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         return 0
     if args.what == "vision":
         from vision.bench import run_vision_bench
-        run_vision_bench(n=args.images)
+        run_vision_bench(n=args.images, tiers=args.tiers, detector=args.detector, video=not args.no_video)
         return 0
     if args.what == "dashboard":
         from webui.bench import run_dashboard_bench
@@ -273,7 +273,8 @@ def cmd_train_counter(args: argparse.Namespace) -> int:
                progress=lambda i, t: print(f"\rrendered {i}/{t}", end="" if i < t else "\n", flush=True))
     if args.epochs:
         card = train(data, Path(args.models), epochs=args.epochs, steps=args.steps, batch=args.batch, seed=args.seed,
-                     init=Path(args.init) if args.init else None)
+                     init=Path(args.init) if args.init else None,
+                     recipe={"renders_per_tier": n, "render_seed": args.seed, "command": "augur train-counter"})
         print(json.dumps(card["history"][-1]))
     else:
         print(f"{total} samples in {data}; no training asked (--epochs 0)")
@@ -516,6 +517,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--commits", type=int, default=1440, help="dashboard: committed states (one per 5 s for 2 hours)")
     p.add_argument("--games", type=int, default=5)
     p.add_argument("--images", type=int, default=40, help="synth: images timed per tier; vision: images per tier")
+    p.add_argument("--detector", default="auto", choices=DETECTORS,
+                   help="vision: the detector to measure (auto: every shipped one, side by side)")
+    p.add_argument("--tiers", nargs="+", default=["easy", "medium", "hard"], choices=["easy", "medium", "hard"],
+                   help="vision: the tiers to measure")
+    p.add_argument("--no-video", action="store_true", help="vision: skip the gating and commit-delay video")
     p.add_argument("--dataset", type=int, default=300, help="synth: images in the streamed dataset run")
     p.add_argument("--turns", type=int, default=300)
     p.add_argument("--seed", type=int, default=0)

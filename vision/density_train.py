@@ -190,7 +190,15 @@ def build_net():
             u2 = self.d2(torch.cat([self.up(f3), f2], 1))
             u1 = self.d1(torch.cat([self.up(u2), f1], 1))
             y = self.head(u1)
-            return torch.cat([torch.relu(y[:, :1]), y[:, 1:]], 1)
+            d = y[:, :1]
+            if self.training:
+                # a plain ReLU density goes dark everywhere early in training (most cells hold no
+                # piece) and never recovers; this one is a ReLU going forward but passes the
+                # gradient straight through, so a missed piece still pulls its cell back up
+                d = d + (torch.relu(d) - d).detach()
+            else:
+                d = torch.relu(d)
+            return torch.cat([d, y[:, 1:]], 1)
 
     return DensityNet()
 
@@ -250,7 +258,7 @@ def loss_fn(out, dens, colour, kind, occ):
     import torch
     import torch.nn.functional as F
     d, t = out[:, :1], dens.sum(1, keepdim=True)
-    pix = F.mse_loss(d, t) * 300
+    pix = F.mse_loss(d, t) * 1000
     cnt = sum((F.avg_pool2d(d, k) - F.avg_pool2d(t, k)).abs().mean() * k for k in (4, 8, 16))
     weights = torch.tensor(KIND_WEIGHTS, dtype=out.dtype)
     kd = F.cross_entropy(out[:, KIND_AT], kind, weight=weights, ignore_index=-1) if (kind >= 0).any() \
@@ -262,7 +270,7 @@ def loss_fn(out, dens, colour, kind, occ):
 
 
 def train(data_dir: Path, models: Path, epochs: int = 20, steps: int = 400, batch: int = 12, seed: int = 0,
-          lr: float = 3e-3, init: Path | None = None, log=print) -> dict:
+          lr: float = 3e-3, init: Path | None = None, recipe: dict | None = None, log=print) -> dict:
     import torch
     torch.manual_seed(seed)
     files = sorted(Path(data_dir).glob("*-*[0-9].npz"))
@@ -305,9 +313,9 @@ def train(data_dir: Path, models: Path, epochs: int = 20, steps: int = 400, batc
     export(net, models / "pieces-density.onnx")
     card = {"model": "pieces-density.onnx", "architecture": "encoder-decoder density net, output at 1/2 resolution",
             "parameters": int(sum(p.numel() for p in net.parameters())), "outputs": {
-                "density": list(KINDS), "colour": list(COLOURS), "occluder": 1},
-            "data": {"samples": len(samples), "files": f"{data_dir}", "crop": CROP, "sigma": SIGMA},
-            "seed": seed, "epochs": epochs, "steps_per_epoch": steps, "batch": batch, "lr": lr,
+                "density": 1, "kind": list(KINDS), "colour": list(COLOURS), "occluder": 1},
+            "data": {**(recipe or {}), "samples": len(samples), "crop": CROP, "sigma": SIGMA},
+            "init": Path(init).name if init else None, "seed": seed, "epochs": epochs, "steps_per_epoch": steps, "batch": batch, "lr": lr,
             "history": history, "train_minutes": round((time.time() - t0) / 60, 1)}
     (models / "pieces-density.json").write_text(json.dumps(card, indent=1) + "\n")
     return card
