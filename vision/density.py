@@ -153,9 +153,10 @@ def _session(path: Path, threads: int | None):
 class DensityCounter:
     """Counts pieces per region from the density network; reports them as :class:`Detections`.
 
-    Each counted piece becomes one detection at the density-weighted centre of its region and
-    kind, so :func:`vision.count.count` (the zone counting every detector shares) puts it back in
-    the same region. A region's score says how close its density sums were to whole numbers.
+    Each counted piece becomes one detection at its region's strongest density peak (a point
+    inside the region), so :func:`vision.count.count` (the zone counting every detector shares)
+    puts it back in the same region. A region's score says how close its density sums were to
+    whole numbers.
     """
 
     name = "density"
@@ -171,7 +172,6 @@ class DensityCounter:
         self.crop = Crop.around(profile.pose.corners, tuple(profile.image_size))
         self.labels = region_labels_in_output(profile.H, self.geo, self.crop)
         self.n_regions = len(self.geo.region_ids)
-        self.is_sea = np.array([False] + [self.geo.board.is_sea(r) for r in self.geo.region_ids])
         self._area = np.bincount(self.labels.ravel(), minlength=self.n_regions + 1).astype(np.float64)
 
     def predict(self, image: np.ndarray) -> np.ndarray:
