@@ -18,6 +18,16 @@ import numpy as np
 K1_CANDIDATES = tuple(round(-0.02 * i, 2) for i in range(8))
 
 
+def distortion_scale(r_u: np.ndarray, k1: float) -> np.ndarray:
+    """For ideal points at normalised radius ``r_u``: how much nearer the centre (``r_d / r_u``)
+    the camera shows them, solving ``r_u = r_d (1 + k1 r_d^2)`` by Newton's method."""
+    r_d = r_u.copy()
+    for _ in range(6):
+        f = r_d * (1 + k1 * r_d ** 2) - r_u
+        r_d -= f / (1 + 3 * k1 * r_d ** 2)
+    return np.where(r_u > 1e-9, r_d / np.maximum(r_u, 1e-9), 1.0)
+
+
 def _normalised_grid(width: int, height: int):
     ys, xs = np.mgrid[0:height, 0:width].astype(np.float32)
     cx, cy = np.float32(width / 2), np.float32(height / 2)
@@ -38,12 +48,7 @@ def undistortion_maps(width: int, height: int, k1: float) -> tuple[np.ndarray, n
     """``cv2.remap`` tables that turn the camera image into the ideal one (Newton's method on the
     radius for every pixel)."""
     ux, uy, cx, cy, n = _normalised_grid(width, height)
-    r_u = np.sqrt(ux * ux + uy * uy)
-    r_d = r_u.copy()
-    for _ in range(6):
-        f = r_d * (1 + k1 * r_d ** 2) - r_u
-        r_d -= f / (1 + 3 * k1 * r_d ** 2)
-    scale = np.where(r_u > 1e-9, r_d / np.maximum(r_u, 1e-9), 1.0).astype(np.float32)
+    scale = distortion_scale(np.sqrt(ux * ux + uy * uy), k1).astype(np.float32)
     return (ux * scale * n + cx).astype(np.float32), (uy * scale * n + cy).astype(np.float32)
 
 

@@ -116,6 +116,17 @@ class TurnFollower:
                 return c
         return colour
 
+    def start_turn(self, colour: str) -> ScoreEntry:
+        """The tablet says ``colour``'s turn has begun (the current turn is over)."""
+        if self.state is None:
+            raise GameError("the game has not started")
+        if colour not in self.active_players():
+            raise GameError(f"'{colour}' is not an active player")
+        return self._begin_turn(colour, self.state)
+
+    def _begin_turn(self, colour: str, state: ObservedState) -> ScoreEntry:
+        raise NotImplementedError
+
     def _read(self, prev: ObservedState, state: ObservedState, ctx) -> list[Reading]:
         raise NotImplementedError
 
@@ -280,14 +291,6 @@ class Game(TurnFollower):
                                phase=Phase.SCORING, entitlement=entitlement(state, colour).total,
                                hand_count=self.hands[colour].count)
         return entry
-
-    def start_turn(self, colour: str) -> ScoreEntry:
-        """The tablet says ``colour``'s turn has begun (the current turn is over)."""
-        if self.state is None:
-            raise GameError("the game has not started")
-        if colour not in self.active_players():
-            raise GameError(f"'{colour}' is not an active player")
-        return self._begin_turn(colour, self.state)
 
     # -- what the camera cannot see ------------------------------------------------------
     def play_cards(self, colour: str, cards: Sequence[str]) -> list[Verdict]:

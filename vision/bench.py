@@ -25,6 +25,7 @@ from tracker.errors import AugurError
 from tracker.pieces import ARMY_COLOURS
 from tracker.state import ObservedState
 from vision.count import count
+from vision.density import UNSEEN_COVER
 from vision.geometry import load_geometry
 from vision.synth.board_art import procedural_art
 from vision.synth.dataset import iter_renders
@@ -141,8 +142,8 @@ def _bench_detector(which: str, n: int, tiers, seed: int) -> dict:
     return results
 
 
-#: A region is hidden when an occluder covers this much of it (the share the detectors use).
-HIDDEN_COVER = 0.25
+#: A region is hidden when an occluder covers more of it than the counting network's unseen share.
+HIDDEN_COVER = UNSEEN_COVER
 #: ... or when one of its pieces is at least this much under an occluder.
 HIDDEN_PIECE = 0.5
 

@@ -199,14 +199,6 @@ class RisikoGame(TurnFollower):
         self.score_track.append(entry)
         return entry
 
-    def start_turn(self, colour: str) -> ScoreEntry:
-        """The tablet says ``colour``'s turn has begun."""
-        if self.state is None:
-            raise GameError("the game has not started")
-        if colour not in self.active_players():
-            raise GameError(f"'{colour}' is not an active player")
-        return self._begin_turn(colour, self.state)
-
     # -- the tablet ----------------------------------------------------------------------------
     def play_cards(self, colour: str, cards: Sequence) -> list[Verdict]:
         """A card set played by ``colour`` (symbols, or ``{"symbol", "territory"}`` for the +2 bonus)."""

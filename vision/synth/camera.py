@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 import numpy as np
 
-from calibration.lens import distortion_maps
+from calibration.lens import distortion_maps, distortion_scale
 
 
 def _rx(a: float) -> np.ndarray:
@@ -81,13 +81,7 @@ class Camera:
         return float(np.hypot(self.width, self.height) / 2)
 
     def _distort_normalised(self, u: np.ndarray) -> np.ndarray:
-        r_u = np.linalg.norm(u, axis=1, keepdims=True)
-        r_d = r_u.copy()
-        for _ in range(6):
-            f = r_d * (1 + self.k1 * r_d ** 2) - r_u
-            r_d -= f / (1 + 3 * self.k1 * r_d ** 2)
-        scale = np.where(r_u > 1e-9, r_d / np.maximum(r_u, 1e-9), 1.0)
-        return u * scale
+        return u * distortion_scale(np.linalg.norm(u, axis=1, keepdims=True), self.k1)
 
     def distortion_maps(self) -> tuple[np.ndarray, np.ndarray]:
         """cv2.remap maps that turn an ideal render into the distorted camera image."""
