@@ -273,7 +273,7 @@ def cmd_train_counter(args: argparse.Namespace) -> int:
                progress=lambda i, t: print(f"\rrendered {i}/{t}", end="" if i < t else "\n", flush=True))
     if args.epochs:
         card = train(data, Path(args.models), epochs=args.epochs, steps=args.steps, batch=args.batch, seed=args.seed,
-                     init=Path(args.init) if args.init else None,
+                     lr=args.lr, init=Path(args.init) if args.init else None,
                      recipe={"renders_per_tier": n, "render_seed": args.seed, "command": "augur train-counter"})
         print(json.dumps(card["history"][-1]))
     else:
@@ -543,6 +543,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--epochs", type=int, default=12)
     p.add_argument("--steps", type=int, default=400, help="batches per epoch")
     p.add_argument("--batch", type=int, default=16)
+    p.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (one-cycle schedule)")
     p.add_argument("--seed", type=int, default=11)
     p.add_argument("--workers", type=int, default=2, help="processes rendering the samples")
     p.add_argument("--work", default="out/train-counter", help="scratch folder for the rendered samples")

@@ -124,6 +124,57 @@ class TestReadingTheMaps:
             assert geo.region_ids[labels[oy, ox] - 1] == rid
 
 
+def _cell_of(profile, counter, rid):
+    """The output cell under a region's label point."""
+    bx, by = load_geometry().label_points[rid]
+    u = profile.H @ np.array([bx, by, 1.0])
+    crop = counter.crop
+    return (int(round((u[0] / u[2] - crop.x0 - (STRIDE - 1) / 2) / STRIDE)),
+            int(round((u[1] / u[2] - crop.y0 - (STRIDE - 1) / 2) / STRIDE)))
+
+
+def _maps_with_blobs(shape, blobs, kind, colour):
+    """Output maps holding Gaussian density blobs (sigma one cell) of the given masses."""
+    maps = np.zeros((N_OUT,) + shape, np.float32)
+    maps[-1] = -9.0                                     # nothing hidden
+    ys, xs = np.mgrid[:shape[0], :shape[1]]
+    for (x, y), mass in blobs:
+        maps[0] += mass / (2 * np.pi) * np.exp(-((xs - x) ** 2 + (ys - y) ** 2) / 2)
+    maps[1 + KINDS.index(kind)] = 5.0
+    maps[1 + len(KINDS) + COLOURS.index(colour)] = 5.0
+    return maps
+
+
+class TestPeakCounting:
+    """A region's count is the number of its density peaks, not its rounded mass."""
+
+    def counted(self, rid, offsets, masses, kind, colour):
+        img, truth, profile = calibrated_scene("easy")
+        counter = DensityCounter(profile, session=FakeSession(np.zeros((N_OUT, 8, 8), np.float32)))
+        x, y = _cell_of(profile, counter, rid)
+        blobs = [((x + dx, y + dy), m) for (dx, dy), m in zip(offsets, masses)]
+        counter.session = FakeSession(_maps_with_blobs(counter.labels.shape, blobs, kind, colour))
+        det = counter.detect(img)
+        return count(det, load_geometry(), det.unseen).regions.get(rid, {})
+
+    def test_a_pile_whose_mass_comes_out_short_still_counts_every_summit(self):
+        # three touching legionaries whose summed mass (1.8) would round to two
+        got = self.counted("italia", [(0, 0), (3, 0), (0, 3)], [0.6, 0.6, 0.6], "legionary", "red")
+        assert got == {"red": {"legionary": 3}}
+
+    def test_a_long_hull_with_two_summits_is_one_trireme(self):
+        got = self.counted("tyrrenum", [(0, 0), (3, 0)], [0.5, 0.5], "trireme", "blue")
+        assert got == {"blue": {"trireme": 1}}
+
+    def test_two_hulls_apart_are_two_triremes(self):
+        got = self.counted("tyrrenum", [(0, 0), (9, 0)], [1.0, 1.0], "trireme", "blue")
+        assert got == {"blue": {"trireme": 2}}
+
+    def test_a_faint_summit_is_no_piece(self):
+        got = self.counted("italia", [(0, 0), (4, 0)], [1.0, 0.1], "legionary", "red")
+        assert got == {"red": {"legionary": 1}}
+
+
 class TestColourRules:
     def test_split_shares_by_mass_and_keeps_the_total(self):
         assert _split(5, np.array([3.0, 1.0, 1.0])) == [3, 1, 1]

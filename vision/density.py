@@ -17,8 +17,9 @@ at half the camera's resolution:
 
 It sees the frame beside the empty board as the camera saw it at calibration (warped back from
 the calibration profile), both white-balanced, so the printed art is not mistaken for a piece.
-Because the density sits where the pieces stand (the board plane), summing it over each region
-of the board's label map, projected through the calibrated homography, counts that region.
+Because the density sits where the pieces stand (the board plane), its peaks fall inside the
+region of the board's label map (projected through the calibrated homography) that holds the
+piece: a region's count is the number of its peaks, and its mass says how sure that count is.
 
 No torch is needed at run time. ``vision/density_train.py`` makes the data and trains the net.
 """
@@ -57,6 +58,15 @@ MARGIN = 24
 DENSITY_FLOOR = 0.004
 #: A density peak lower than this is not a piece (a perfect blob peaks near 0.16).
 PEAK_MIN = 0.03
+#: Peaks are local maxima over this many cells square (touching legionaries stand about two
+#: output cells apart at the closest cameras of the renders)...
+PEAK_WINDOW = 3
+#: ...and triremes' over this many (a hull is about seven cells long).
+HULL_WINDOW = 7
+#: A region holds no more triremes than its trireme mass rounded up from this fraction.
+HULL_MASS_SLACK = 0.3
+#: A cell is under an occluder where the occluder logit exceeds this.
+OCCLUDED_LOGIT = 0.0
 #: A region is unseen when this much of it lies under a hand, a card or a cup.
 UNSEEN_COVER = 0.25
 
@@ -188,29 +198,39 @@ class DensityCounter:
         return self.read(out)
 
     def read(self, out: np.ndarray) -> Detections:
-        """Per-region counts from the network's output maps (see the class docstring)."""
+        """Per-region counts from the network's output maps.
+
+        One density peak is one piece: the network puts a blob on every piece's standing point,
+        and in a pile the blobs keep their own summits even where the summed mass comes out
+        short (measured on validation renders: a region of three legionaries read right 91 % of
+        the time by its peaks, 71 % by its rounded mass). A peak's kind is the kind scored
+        highest there. Triremes are the exception: a hull is long enough to show two summits,
+        so their peaks must lie a hull apart and the region's trireme mass must bear them."""
         total = np.where(out[0] > DENSITY_FLOOR, out[0], 0.0)
         density = total[None] * _softmax(out[KIND_AT])
         colour_p = _softmax(out[COLOUR_AT])
-        occluded = out[-1] > 0
-        labels = self.labels.ravel()
         minlength = self.n_regions + 1
-        hidden = np.bincount(labels[occluded.ravel()], minlength=minlength)
-        cover = hidden / np.maximum(self._area, 1)
-        unseen = frozenset(self.geo.region_ids[i - 1] for i in range(1, minlength)
-                           if self._area[i] and cover[i] > UNSEEN_COVER)
+        unseen = self._unseen(out[-1])
         region_of, anchors = self._attribute(total)
+        kind_at = np.argmax(out[KIND_AT], axis=0)
+        peaks = {PEAK_WINDOW: _peaks(total, PEAK_WINDOW), HULL_WINDOW: _peaks(total, HULL_WINDOW)}
         foot, kinds, colours, scores = [], [], [], []
         for k, kind in enumerate(KINDS):
-            d = density[k].ravel()
-            if not d.any():
+            at = peaks[HULL_WINDOW if kind == TRIREME else PEAK_WINDOW] & (kind_at == k)
+            if not at.any():
                 continue
+            found = np.bincount(self.labels[at], minlength=minlength)
+            d = density[k].ravel()
             mass = np.bincount(region_of, weights=d, minlength=minlength)
             per_colour = np.stack([np.bincount(region_of, weights=d * colour_p[c].ravel(), minlength=minlength)
                                    for c in range(len(COLOURS))])
-            for r in range(1, minlength):
-                n = int(round(mass[r]))
-                if n <= 0 or r not in anchors:
+            for r in np.nonzero(found)[0]:
+                if r == 0 or r not in anchors:
+                    continue
+                n = int(found[r])
+                if kind == TRIREME:
+                    n = min(n, int(np.ceil(mass[r] - HULL_MASS_SLACK)))
+                if n <= 0:
                     continue
                 score = float(np.clip(1 - 2 * abs(mass[r] - n), 0.05, 1.0))
                 split = self._colours_of(kind, n, per_colour[:, r])
@@ -225,6 +245,14 @@ class DensityCounter:
         return Detections(np.array(foot, float), tuple(kinds), tuple(colours), np.array(scores, float),
                           np.full((len(kinds), 4), np.nan), self.name, unseen)
 
+    def _unseen(self, occluder_logit: np.ndarray) -> frozenset[str]:
+        """Regions a hand, a card or a cup covers more than UNSEEN_COVER of."""
+        occluded = occluder_logit.ravel() > OCCLUDED_LOGIT
+        minlength = self.n_regions + 1
+        hidden = np.bincount(self.labels.ravel()[occluded], minlength=minlength)
+        cover = hidden / np.maximum(self._area, 1)
+        return frozenset(self.geo.region_ids[i - 1] for i in range(1, minlength)
+                         if self._area[i] and cover[i] > UNSEEN_COVER)
 
     def _attribute(self, total: np.ndarray) -> tuple[np.ndarray, dict[int, tuple[float, float]]]:
         """Which region each output cell's density counts towards, and a board point per region.
@@ -233,7 +261,7 @@ class DensityCounter:
         printed border between two regions. Instead every local peak of the density (a piece, or
         one of a pile) takes the region under it, and each cell's mass goes with its nearest peak.
         The anchor of a region is its strongest peak, a point inside it."""
-        peaks = (total >= cv2.dilate(total, np.ones((3, 3), np.uint8))) & (total > PEAK_MIN)
+        peaks = _peaks(total, PEAK_WINDOW)
         if not peaks.any():
             return np.zeros(total.size, np.int64), {}
         inv = np.where(peaks, 0, 255).astype(np.uint8)
@@ -267,6 +295,11 @@ class DensityCounter:
             return _split(n, armies) + [0]
         out[int(np.argmax(armies))] = n
         return out
+
+
+def _peaks(total: np.ndarray, window: int) -> np.ndarray:
+    """Cells that are the highest in their window and above PEAK_MIN."""
+    return (total >= cv2.dilate(total, np.ones((window, window), np.uint8))) & (total > PEAK_MIN)
 
 
 def _softmax(logits: np.ndarray) -> np.ndarray:
