@@ -162,6 +162,10 @@ class TestPeakCounting:
         got = self.counted("italia", [(0, 0), (3, 0), (0, 3)], [0.6, 0.6, 0.6], "legionary", "red")
         assert got == {"red": {"legionary": 3}}
 
+    def test_two_legionaries_merged_into_one_summit_count_two(self):
+        got = self.counted("italia", [(0, 0), (1, 0)], [1.0, 1.0], "legionary", "red")
+        assert got == {"red": {"legionary": 2}}
+
     def test_a_long_hull_with_two_summits_is_one_trireme(self):
         got = self.counted("tyrrenum", [(0, 0), (3, 0)], [0.5, 0.5], "trireme", "blue")
         assert got == {"blue": {"trireme": 1}}

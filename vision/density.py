@@ -63,6 +63,9 @@ PEAK_MIN = 0.03
 PEAK_WINDOW = 3
 #: ...and triremes' over this many (a hull is about seven cells long).
 HULL_WINDOW = 7
+#: A summit whose basin holds this much mass stands for two pieces (and one more for each
+#: further unit): touching legionaries at the far side of a tilted view merge into one blob.
+TWIN_MASS = 1.7
 #: A region holds no more triremes than its trireme mass rounded up from this fraction.
 HULL_MASS_SLACK = 0.3
 #: A cell is under an occluder where the occluder logit exceeds this.
@@ -203,15 +206,16 @@ class DensityCounter:
         One density peak is one piece: the network puts a blob on every piece's standing point,
         and in a pile the blobs keep their own summits even where the summed mass comes out
         short (measured on validation renders: a region of three legionaries read right 91 % of
-        the time by its peaks, 71 % by its rounded mass). A peak's kind is the kind scored
-        highest there. Triremes are the exception: a hull is long enough to show two summits,
+        the time by its peaks, 71 % by its rounded mass), unless two pieces stand so close that
+        their blobs merge: a summit with the mass of two counts two. A peak's kind is the kind
+        scored highest there. Triremes are the exception: a hull is long enough to show two summits,
         so their peaks must lie a hull apart and the region's trireme mass must bear them."""
         total = np.where(out[0] > DENSITY_FLOOR, out[0], 0.0)
         density = total[None] * _softmax(out[KIND_AT])
         colour_p = _softmax(out[COLOUR_AT])
         minlength = self.n_regions + 1
         unseen = self._unseen(out[-1])
-        region_of, anchors = self._attribute(total)
+        region_of, anchors, basin = self._attribute(total)
         kind_at = np.argmax(out[KIND_AT], axis=0)
         peaks = {PEAK_WINDOW: _peaks(total, PEAK_WINDOW), HULL_WINDOW: _peaks(total, HULL_WINDOW)}
         foot, kinds, colours, scores = [], [], [], []
@@ -219,7 +223,12 @@ class DensityCounter:
             at = peaks[HULL_WINDOW if kind == TRIREME else PEAK_WINDOW] & (kind_at == k)
             if not at.any():
                 continue
-            found = np.bincount(self.labels[at], minlength=minlength)
+            pieces = np.ones(int(at.sum()))
+            if kind == LEGIONARY:
+                # two legionaries standing close enough share one summit; its basin holds both masses
+                b = basin[at]
+                pieces = np.where(b >= TWIN_MASS, 2 + np.floor(b - TWIN_MASS), 1)
+            found = np.rint(np.bincount(self.labels[at], weights=pieces, minlength=minlength)).astype(int)
             d = density[k].ravel()
             mass = np.bincount(region_of, weights=d, minlength=minlength)
             per_colour = np.stack([np.bincount(region_of, weights=d * colour_p[c].ravel(), minlength=minlength)
@@ -254,8 +263,9 @@ class DensityCounter:
         return frozenset(self.geo.region_ids[i - 1] for i in range(1, minlength)
                          if self._area[i] and cover[i] > UNSEEN_COVER)
 
-    def _attribute(self, total: np.ndarray) -> tuple[np.ndarray, dict[int, tuple[float, float]]]:
-        """Which region each output cell's density counts towards, and a board point per region.
+    def _attribute(self, total: np.ndarray) -> tuple[np.ndarray, dict[int, tuple[float, float]], np.ndarray]:
+        """Which region each output cell's density counts towards, a board point per region, and
+        the mass of each peak's basin (the cells nearer to it than to any other peak).
 
         Summing the density inside each region's outline would split a piece standing near a
         printed border between two regions. Instead every local peak of the density (a piece, or
@@ -263,9 +273,10 @@ class DensityCounter:
         The anchor of a region is its strongest peak, a point inside it."""
         peaks = _peaks(total, PEAK_WINDOW)
         if not peaks.any():
-            return np.zeros(total.size, np.int64), {}
+            return np.zeros(total.size, np.int64), {}, np.zeros_like(total)
         inv = np.where(peaks, 0, 255).astype(np.uint8)
         _, nearest = cv2.distanceTransformWithLabels(inv, cv2.DIST_L2, 5, labelType=cv2.DIST_LABEL_PIXEL)
+        basin = np.bincount(nearest.ravel(), weights=total.ravel())[nearest]
         lut = np.zeros(int(nearest.max()) + 1, np.int64)
         lut[nearest[peaks]] = self.labels[peaks]
         region_of = lut[nearest].ravel()
@@ -277,7 +288,7 @@ class DensityCounter:
             if r and r not in anchors:
                 b = A @ np.array([xs[i], ys[i], 1.0])
                 anchors[r] = (float(b[0] / b[2]), float(b[1] / b[2]))
-        return region_of, anchors
+        return region_of, anchors, basin
 
     @staticmethod
     def _colours_of(kind: str, n: int, colour_mass: np.ndarray) -> list[int]:
