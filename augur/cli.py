@@ -270,7 +270,7 @@ def cmd_train_counter(args: argparse.Namespace) -> int:
     n = {"easy": args.images[0], "medium": args.images[1], "hard": args.images[2]}
     total = sum(n.values())
     write_data(data, n, args.seed, workers=args.workers,
-               progress=lambda i, t: print(f"\rrendered {i}/{t}", end="" if i < t else "\n", flush=True))
+               progress=lambda i, t: print(f"rendered {i}/{t}", flush=True) if i == t or i % 100 == 0 else None)
     if args.epochs:
         card = train(data, Path(args.models), epochs=args.epochs, steps=args.steps, batch=args.batch, seed=args.seed,
                      lr=args.lr, init=Path(args.init) if args.init else None,

@@ -112,16 +112,19 @@ def reference_in_image(profile: CalibrationProfile) -> np.ndarray:
 
 def balanced(image: np.ndarray, gains: np.ndarray) -> np.ndarray:
     """White balance against the board (the calibration's gains), kept in 8 bits."""
-    return cv2.convertScaleAbs(image.astype(np.float32) * np.float32(gains)[None, None])
+    g = [float(v) for v in gains]
+    return cv2.multiply(image, (g[0], g[1], g[2], 0.0))
 
 
-def network_input(image: np.ndarray, reference: np.ndarray, gains: np.ndarray, crop: Crop) -> np.ndarray:
+def network_input(image: np.ndarray, reference: np.ndarray, gains: np.ndarray, crop: Crop,
+                  balanced_reference: np.ndarray | None = None) -> np.ndarray:
     """The 6-channel uint8 input (frame, reference; BGR each), cropped: H x W x 6.
 
-    The same function prepares training samples and live frames, so the two cannot drift."""
+    The same function prepares training samples and live frames, so the two cannot drift.
+    ``balanced_reference``: the reference's crop already balanced (a live counter makes it once)."""
     sl = np.s_[crop.y0:crop.y1, crop.x0:crop.x1]
     frame = balanced(image[sl], gains)
-    ref = balanced(reference[sl], gains)
+    ref = balanced(reference[sl], gains) if balanced_reference is None else balanced_reference
     out = np.concatenate([frame, ref], axis=2)
     ch, cw = crop.size[1], crop.size[0]
     if out.shape[:2] != (ch, cw):               # a frame smaller than one stride: pad
@@ -183,6 +186,8 @@ class DensityCounter:
         self.geo = load_geometry(profile.board_id)
         self.reference = reference_in_image(profile)
         self.crop = Crop.around(profile.pose.corners, tuple(profile.image_size))
+        c = self.crop
+        self.balanced_reference = balanced(self.reference[c.y0:c.y1, c.x0:c.x1], profile.gains)
         self.labels = region_labels_in_output(profile.H, self.geo, self.crop)
         self.n_regions = len(self.geo.region_ids)
         self._area = np.bincount(self.labels.ravel(), minlength=self.n_regions + 1).astype(np.float64)
@@ -192,7 +197,8 @@ class DensityCounter:
         if tuple(image.shape[1::-1]) != tuple(self.profile.image_size):
             raise CounterError(f"frame is {image.shape[1]}x{image.shape[0]}, the calibration was made at "
                                f"{self.profile.image_size[0]}x{self.profile.image_size[1]}")
-        x = network_input(self.profile.undistort(image), self.reference, self.profile.gains, self.crop)
+        x = network_input(self.profile.undistort(image), self.reference, self.profile.gains, self.crop,
+                          self.balanced_reference)
         x = np.ascontiguousarray(x.transpose(2, 0, 1)[None], dtype=np.float32)
         return self.session.run(None, {self.input_name: x})[0][0]
 
@@ -211,27 +217,33 @@ class DensityCounter:
         scored highest there. Triremes are the exception: a hull is long enough to show two summits,
         so their peaks must lie a hull apart and the region's trireme mass must bear them."""
         total = np.where(out[0] > DENSITY_FLOOR, out[0], 0.0)
-        density = total[None] * _softmax(out[KIND_AT])
-        colour_p = _softmax(out[COLOUR_AT])
         minlength = self.n_regions + 1
         unseen = self._unseen(out[-1])
         region_of, anchors, basin = self._attribute(total)
-        kind_at = np.argmax(out[KIND_AT], axis=0)
-        peaks = {PEAK_WINDOW: _peaks(total, PEAK_WINDOW), HULL_WINDOW: _peaks(total, HULL_WINDOW)}
+        flat = out.reshape(len(out), -1)
+        cells = np.flatnonzero(total)               # the few cells that hold any density
+        region = region_of[cells]
+        by_kind = total.ravel()[cells] * _softmax(flat[KIND_AT, cells])
+        colour_p = _softmax(flat[COLOUR_AT, cells])
+        summits = {}
+        for window in (PEAK_WINDOW, HULL_WINDOW):
+            at = np.flatnonzero(_peaks(total, window))
+            summits[window] = (at, np.argmax(flat[KIND_AT, at], axis=0))
+        labels = self.labels.ravel()
         foot, kinds, colours, scores = [], [], [], []
         for k, kind in enumerate(KINDS):
-            at = peaks[HULL_WINDOW if kind == TRIREME else PEAK_WINDOW] & (kind_at == k)
-            if not at.any():
+            at, kind_at = summits[HULL_WINDOW if kind == TRIREME else PEAK_WINDOW]
+            at = at[kind_at == k]
+            if not len(at):
                 continue
-            pieces = np.ones(int(at.sum()))
+            pieces = np.ones(len(at))
             if kind == LEGIONARY:
                 # two legionaries standing close enough share one summit; its basin holds both masses
-                b = basin[at]
+                b = basin.ravel()[at]
                 pieces = np.where(b >= TWIN_MASS, 2 + np.floor(b - TWIN_MASS), 1)
-            found = np.rint(np.bincount(self.labels[at], weights=pieces, minlength=minlength)).astype(int)
-            d = density[k].ravel()
-            mass = np.bincount(region_of, weights=d, minlength=minlength)
-            per_colour = np.stack([np.bincount(region_of, weights=d * colour_p[c].ravel(), minlength=minlength)
+            found = np.rint(np.bincount(labels[at], weights=pieces, minlength=minlength)).astype(int)
+            mass = np.bincount(region, weights=by_kind[k], minlength=minlength)
+            per_colour = np.stack([np.bincount(region, weights=by_kind[k] * colour_p[c], minlength=minlength)
                                    for c in range(len(COLOURS))])
             for r in np.nonzero(found)[0]:
                 if r == 0 or r not in anchors:
