@@ -269,12 +269,12 @@ def cmd_train_counter(args: argparse.Namespace) -> int:
     data = Path(args.work) / "samples"
     n = {"easy": args.images[0], "medium": args.images[1], "hard": args.images[2]}
     total = sum(n.values())
-    write_data(data, n, args.seed, workers=args.workers,
+    write_data(data, n, args.render_seed, workers=args.workers,
                progress=lambda i, t: print(f"rendered {i}/{t}", flush=True) if i == t or i % 100 == 0 else None)
     if args.epochs:
         card = train(data, Path(args.models), epochs=args.epochs, steps=args.steps, batch=args.batch, seed=args.seed,
                      lr=args.lr, init=Path(args.init) if args.init else None,
-                     recipe={"renders_per_tier": n, "render_seed": args.seed, "command": "augur train-counter"})
+                     recipe={"renders_per_tier": n, "render_seed": args.render_seed, "command": "augur train-counter"})
         print(json.dumps(card["history"][-1]))
     else:
         print(f"{total} samples in {data}; no training asked (--epochs 0)")
@@ -544,7 +544,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--steps", type=int, default=400, help="batches per epoch")
     p.add_argument("--batch", type=int, default=16)
     p.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (one-cycle schedule)")
-    p.add_argument("--seed", type=int, default=11)
+    p.add_argument("--render-seed", type=int, default=11, help="seed of the rendered tables")
+    p.add_argument("--seed", type=int, default=11, help="seed of the training (crops, weights)")
     p.add_argument("--workers", type=int, default=2, help="processes rendering the samples")
     p.add_argument("--work", default="out/train-counter", help="scratch folder for the rendered samples")
     p.add_argument("--init", help="continue from this checkpoint (.pt)")

@@ -38,20 +38,15 @@ class ClassicalDetector:
 
     name = "classical"
 
-    def __init__(self, profile: CalibrationProfile, geo: BoardGeometry | None = None, scale: float = WORK_SCALE):
-        """``scale``: pixels per board unit of the rectified frame it works in (coarser is faster)."""
+    def __init__(self, profile: CalibrationProfile, geo: BoardGeometry | None = None):
         self.profile = profile
         self.geo = geo or load_geometry(profile.board_id)
-        self.scale = scale
         ref = white_balance(profile.reference, profile.gains)
-        if scale != WORK_SCALE:
-            size = (int(round(self.geo.size[0] * scale)), int(round(self.geo.size[1] * scale)))
-            ref = cv2.resize(ref, size, interpolation=cv2.INTER_AREA)
         self.ref_lab = cv2.cvtColor(ref, cv2.COLOR_BGR2LAB).astype(np.float32)
         self.names = list(ARMY_COLOURS) + [NEUTRAL]
         self.centroids = np.float32([profile.colours_lab[c] for c in self.names])
         labels = self.geo.labels
-        if labels.shape != self.ref_lab.shape[:2]:
+        if WORK_SCALE != 1.0:
             labels = cv2.resize(labels, (self.ref_lab.shape[1], self.ref_lab.shape[0]), interpolation=cv2.INTER_NEAREST)
         self.labels = labels
         self.on_map = labels > 0
@@ -73,7 +68,7 @@ class ClassicalDetector:
         return fg, lab
 
     def detect(self, image: np.ndarray) -> Detections:
-        rect = self.profile.pose.rectify(self.profile.undistort(image), self.geo, self.scale)
+        rect = self.profile.pose.rectify(self.profile.undistort(image), self.geo, WORK_SCALE)
         fg, lab = self.foreground(rect)
         ys, xs = np.nonzero(fg)
         if not len(xs):
@@ -84,7 +79,7 @@ class ClassicalDetector:
         ok = d[np.arange(len(cls)), cls] < MAX_COLOUR_DISTANCE
         colour_img = np.full(fg.shape, -1, np.int16)
         colour_img[ys[ok], xs[ok]] = cls[ok]
-        unit = self.profile.legionary_area * self.scale ** 2
+        unit = self.profile.legionary_area * WORK_SCALE ** 2
         # objects: changed pixels of no piece colour, or of the neutral (ivory) colour in blobs far
         # bigger than a centre (a card, a cup)
         neutral = self.names.index(NEUTRAL)
@@ -116,7 +111,7 @@ class ClassicalDetector:
                 count = 1 if kind == CENTRE else max(1, int(round(k)))
                 conf = float(np.clip(1 - 2 * abs(k - round(k)), 0.05, 1.0)) if kind != CENTRE else 0.9
                 for _ in range(count):
-                    foot.append((cx / self.scale, cy / self.scale))
+                    foot.append((cx / WORK_SCALE, cy / WORK_SCALE))
                     kinds.append(kind)
                     colours.append(colour)
                     scores.append(conf)

@@ -58,10 +58,11 @@ MARGIN = 24
 DENSITY_FLOOR = 0.004
 #: A density peak lower than this is not a piece (a perfect blob peaks near 0.16).
 PEAK_MIN = 0.03
-#: Peaks are local maxima over this many cells square (touching legionaries stand about two
-#: output cells apart at the closest cameras of the renders)...
-PEAK_WINDOW = 3
-#: ...and triremes' over this many (a hull is about seven cells long).
+#: Peaks are local maxima over a square window about as wide as a legionary seen by this camera
+#: (see :func:`peak_window`), within these bounds: a wider window merges touching pieces, a
+#: narrower one splits a near piece's blob into two summits...
+PEAK_WINDOWS = (3, 5)
+#: ...and triremes' over this many cells (a hull is about seven cells long).
 HULL_WINDOW = 7
 #: A summit whose basin holds this much mass stands for two pieces (and one more for each
 #: further unit): touching legionaries at the far side of a tilted view merge into one blob.
@@ -190,6 +191,7 @@ class DensityCounter:
         self.balanced_reference = balanced(self.reference[c.y0:c.y1, c.x0:c.x1], profile.gains)
         self.labels = region_labels_in_output(profile.H, self.geo, self.crop)
         self.n_regions = len(self.geo.region_ids)
+        self.peak_window = peak_window(profile, self.geo)
         self._area = np.bincount(self.labels.ravel(), minlength=self.n_regions + 1).astype(np.float64)
 
     def predict(self, image: np.ndarray) -> np.ndarray:
@@ -226,13 +228,13 @@ class DensityCounter:
         by_kind = total.ravel()[cells] * _softmax(flat[KIND_AT, cells])
         colour_p = _softmax(flat[COLOUR_AT, cells])
         summits = {}
-        for window in (PEAK_WINDOW, HULL_WINDOW):
+        for window in (self.peak_window, HULL_WINDOW):
             at = np.flatnonzero(_peaks(total, window))
             summits[window] = (at, np.argmax(flat[KIND_AT, at], axis=0))
         labels = self.labels.ravel()
         foot, kinds, colours, scores = [], [], [], []
         for k, kind in enumerate(KINDS):
-            at, kind_at = summits[HULL_WINDOW if kind == TRIREME else PEAK_WINDOW]
+            at, kind_at = summits[HULL_WINDOW if kind == TRIREME else self.peak_window]
             at = at[kind_at == k]
             if not len(at):
                 continue
@@ -283,7 +285,7 @@ class DensityCounter:
         printed border between two regions. Instead every local peak of the density (a piece, or
         one of a pile) takes the region under it, and each cell's mass goes with its nearest peak.
         The anchor of a region is its strongest peak, a point inside it."""
-        peaks = _peaks(total, PEAK_WINDOW)
+        peaks = _peaks(total, self.peak_window)
         if not peaks.any():
             return np.zeros(total.size, np.int64), {}, np.zeros_like(total)
         inv = np.where(peaks, 0, 255).astype(np.uint8)
@@ -318,6 +320,19 @@ class DensityCounter:
             return _split(n, armies) + [0]
         out[int(np.argmax(armies))] = n
         return out
+
+
+def peak_window(profile: CalibrationProfile, geo: BoardGeometry) -> int:
+    """The odd peak window (output cells) for this camera: the width of one legionary at the
+    board's centre (from the legionary area learnt at calibration and the homography's local
+    scale) less half a cell, within PEAK_WINDOWS. Tuned on validation renders (seed 5150): 5 cells
+    for the near cameras of easy tables, 3 for the far ones of medium and hard tables."""
+    cx, cy = geo.size[0] / 2, geo.size[1] / 2
+    q = cv2.perspectiveTransform(np.array([[[cx, cy], [cx + 1, cy], [cx, cy + 1]]], np.float64), profile.H)[0]
+    px_per_unit2 = abs(np.linalg.det(np.stack([q[1] - q[0], q[2] - q[0]], axis=1)))
+    across = np.sqrt(profile.legionary_area * px_per_unit2) / STRIDE
+    window = int((across - 1.5) // 2) * 2 + 1
+    return int(np.clip(window, *PEAK_WINDOWS))
 
 
 def _peaks(total: np.ndarray, window: int) -> np.ndarray:

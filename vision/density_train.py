@@ -19,6 +19,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from tracker.errors import AugurError
 from vision.density import COLOUR_AT, COLOURS, KIND_AT, KINDS, N_OUT, STRIDE, Crop, network_input, output_to_image, reference_in_image
 
 TIER_SEED = {"easy": 1, "medium": 2, "hard": 3}
@@ -112,9 +113,21 @@ def _write_one(args: tuple[Path, str, int, int]) -> str:
     return path.name
 
 
+class SampleSeedError(AugurError):
+    """A samples folder holds tables rendered with another seed."""
+
+
 def write_data(out: Path, n_per_tier: dict[str, int], seed: int, workers: int = 2, progress=None) -> list[Path]:
-    """Render the samples (resumable: existing files are kept)."""
+    """Render the samples (resumable: existing files are kept).
+
+    The folder remembers the seed its samples were rendered with (``seed.txt``), so a later run
+    with another seed cannot silently train on the old tables."""
     out.mkdir(parents=True, exist_ok=True)
+    marker = out / "seed.txt"
+    if marker.is_file() and marker.read_text().strip() != str(seed):
+        raise SampleSeedError(f"the samples in {out} were rendered with seed {marker.read_text().strip()}, "
+                              f"not {seed}: choose another --work folder")
+    marker.write_text(f"{seed}\n")
     jobs = [(out, tier, seed, i) for tier, n in n_per_tier.items() for i in range(n)]
     done = 0
     with ProcessPoolExecutor(workers) as ex:
