@@ -174,6 +174,16 @@ class TestPeakCounting:
         got = self.counted("tyrrenum", [(0, 0), (9, 0)], [1.0, 1.0], "trireme", "blue")
         assert got == {"blue": {"trireme": 2}}
 
+    def test_the_peak_window_follows_the_apparent_size_of_a_legionary(self):
+        import dataclasses
+        from vision.density import PEAK_WINDOWS, peak_window
+        _, _, profile = calibrated_scene("easy")
+        geo = load_geometry()
+        small = peak_window(dataclasses.replace(profile, legionary_area=profile.legionary_area / 9), geo)
+        large = peak_window(dataclasses.replace(profile, legionary_area=profile.legionary_area * 9), geo)
+        assert (small, large) == PEAK_WINDOWS
+        assert peak_window(profile, geo) % 2 == 1
+
     def test_a_faint_summit_is_no_piece(self):
         got = self.counted("italia", [(0, 0), (4, 0)], [1.0, 0.1], "legionary", "red")
         assert got == {"red": {"legionary": 1}}

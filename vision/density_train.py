@@ -225,6 +225,15 @@ class _Crops:
         self.samples = samples
         self.rng = np.random.default_rng(seed)
 
+    def _piece(self, kinds: np.ndarray) -> int:
+        """A piece to centre a crop on. With BALANCE_KINDS, first a kind present in the table
+        (uniformly), then a piece of it: a vexillum is one piece in a hundred, and crops centred on
+        pieces drawn uniformly almost never show one."""
+        if not BALANCE_KINDS:
+            return int(self.rng.integers(len(kinds)))
+        kind = self.rng.choice(np.unique(kinds))
+        return int(self.rng.choice(np.flatnonzero(kinds == kind)))
+
     def batch(self, n: int):
         xs, ds, cs, ks, os_ = [], [], [], [], []
         for _ in range(n):
@@ -232,7 +241,7 @@ class _Crops:
             H, W = s["x"].shape[:2]
             c = CROP
             if len(s["pts"]) and self.rng.random() < 0.75:
-                px, py = s["pts"][int(self.rng.integers(len(s["pts"])))] * STRIDE
+                px, py = s["pts"][self._piece(s["kind"])] * STRIDE
                 cx, cy = px + self.rng.uniform(-c / 3, c / 3), py + self.rng.uniform(-c / 3, c / 3)
             else:
                 cx, cy = self.rng.uniform(0, W), self.rng.uniform(0, H)
@@ -262,6 +271,9 @@ class _Crops:
 #: Kind classes weighted against their rarity (about 120 legionaries to 1 vexillum, 10 triremes
 #: and 3 centres per table).
 KIND_WEIGHTS = (1.0, 4.0, 2.0, 2.0)
+#: Centre crops on a kind drawn uniformly among those on the table, then on one of its pieces
+#: (stage 6 on; the earlier stages drew the piece uniformly).
+BALANCE_KINDS = True
 #: Weight of the occluder loss, and of its occluded cells against the (far more) visible ones.
 #: At 0.3 and unweighted, the head learnt to mark almost nothing (3 of 1,498 hidden regions).
 OCC_WEIGHT = 1.0
@@ -333,6 +345,7 @@ def train(data_dir: Path, models: Path, epochs: int = 20, steps: int = 400, batc
                 "density": 1, "kind": list(KINDS), "colour": list(COLOURS), "occluder": 1},
             "data": {**(recipe or {}), "samples": len(samples), "crop": CROP, "sigma": SIGMA},
             "loss": {"kind_weights": list(KIND_WEIGHTS), "occ_weight": OCC_WEIGHT, "occ_pos_weight": OCC_POS_WEIGHT},
+            "crops_balanced_by_kind": BALANCE_KINDS,
             "init": Path(init).name if init else None, "seed": seed, "epochs": epochs, "steps_per_epoch": steps, "batch": batch, "lr": lr,
             "history": history, "train_minutes": round((time.time() - t0) / 60, 1)}
     (models / "pieces-density.json").write_text(json.dumps(card, indent=1) + "\n")
