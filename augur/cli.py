@@ -273,7 +273,7 @@ def cmd_train_counter(args: argparse.Namespace) -> int:
                progress=lambda i, t: print(f"rendered {i}/{t}", flush=True) if i == t or i % 100 == 0 else None)
     if args.epochs:
         card = train(data, Path(args.models), epochs=args.epochs, steps=args.steps, batch=args.batch, seed=args.seed,
-                     lr=args.lr, init=Path(args.init) if args.init else None,
+                     lr=args.lr, balance_kinds=args.balance_kinds, init=Path(args.init) if args.init else None,
                      recipe={"renders_per_tier": n, "render_seed": args.render_seed, "command": "augur train-counter"})
         print(json.dumps(card["history"][-1]))
     else:
@@ -545,6 +545,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batch", type=int, default=16)
     p.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (one-cycle schedule)")
     p.add_argument("--render-seed", type=int, default=11, help="seed of the rendered tables")
+    p.add_argument("--balance-kinds", action="store_true",
+                   help="centre training crops on a kind drawn uniformly, then on one of its pieces")
     p.add_argument("--seed", type=int, default=11, help="seed of the training (crops, weights)")
     p.add_argument("--workers", type=int, default=2, help="processes rendering the samples")
     p.add_argument("--work", default="out/train-counter", help="scratch folder for the rendered samples")

@@ -229,3 +229,11 @@ class TestTrainingSamples:
         assert (tmp_path / "seed.txt").read_text().strip() == "11"
         with pytest.raises(SampleSeedError, match="rendered with seed 11, not 12"):
             write_data(tmp_path, {"easy": 0}, 12)
+
+    def test_kind_balanced_crops_centre_on_a_rare_kind_as_often_as_on_a_common_one(self):
+        from vision.density_train import _Crops
+        kinds = np.array([0] * 99 + [1], np.int8)
+        plain, balanced = _Crops([], 3), _Crops([], 3, balance_kinds=True)
+        rare_plain = sum(kinds[plain._piece(kinds)] == 1 for _ in range(400))
+        rare_balanced = sum(kinds[balanced._piece(kinds)] == 1 for _ in range(400))
+        assert rare_plain < 20 and 150 < rare_balanced < 250

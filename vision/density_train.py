@@ -221,15 +221,16 @@ class _Crops:
     """Random training crops: most centred near a piece, some anywhere on the board; random flips
     and quarter turns (any is a view a camera could have)."""
 
-    def __init__(self, samples: list[dict], seed: int):
+    def __init__(self, samples: list[dict], seed: int, balance_kinds: bool = False):
         self.samples = samples
         self.rng = np.random.default_rng(seed)
+        self.balance_kinds = balance_kinds
 
     def _piece(self, kinds: np.ndarray) -> int:
-        """A piece to centre a crop on. With BALANCE_KINDS, first a kind present in the table
+        """A piece to centre a crop on. Balanced by kind: first a kind present on the table
         (uniformly), then a piece of it: a vexillum is one piece in a hundred, and crops centred on
         pieces drawn uniformly almost never show one."""
-        if not BALANCE_KINDS:
+        if not self.balance_kinds:
             return int(self.rng.integers(len(kinds)))
         kind = self.rng.choice(np.unique(kinds))
         return int(self.rng.choice(np.flatnonzero(kinds == kind)))
@@ -271,9 +272,6 @@ class _Crops:
 #: Kind classes weighted against their rarity (about 120 legionaries to 1 vexillum, 10 triremes
 #: and 3 centres per table).
 KIND_WEIGHTS = (1.0, 4.0, 2.0, 2.0)
-#: Centre crops on a kind drawn uniformly among those on the table, then on one of its pieces
-#: (stage 6 on; the earlier stages drew the piece uniformly).
-BALANCE_KINDS = True
 #: Weight of the occluder loss, and of its occluded cells against the (far more) visible ones.
 #: At 0.3 and unweighted, the head learnt to mark almost nothing (3 of 1,498 hidden regions).
 OCC_WEIGHT = 1.0
@@ -299,7 +297,8 @@ def loss_fn(out, dens, colour, kind, occ):
 
 
 def train(data_dir: Path, models: Path, epochs: int = 20, steps: int = 400, batch: int = 12, seed: int = 0,
-          lr: float = 3e-3, init: Path | None = None, recipe: dict | None = None, log=print) -> dict:
+          lr: float = 3e-3, init: Path | None = None, recipe: dict | None = None, balance_kinds: bool = False,
+          log=print) -> dict:
     import torch
     torch.manual_seed(seed)
     files = sorted(Path(data_dir).glob("*-*[0-9].npz"))
@@ -317,7 +316,7 @@ def train(data_dir: Path, models: Path, epochs: int = 20, steps: int = 400, batc
         log(f"started from {init} ({len(found)}/{len(own)} tensors)")
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=epochs * steps, pct_start=0.1)
-    crops = _Crops(samples, seed)
+    crops = _Crops(samples, seed, balance_kinds)
     models = Path(models)
     (models / "training").mkdir(parents=True, exist_ok=True)
     history = []
@@ -345,7 +344,7 @@ def train(data_dir: Path, models: Path, epochs: int = 20, steps: int = 400, batc
                 "density": 1, "kind": list(KINDS), "colour": list(COLOURS), "occluder": 1},
             "data": {**(recipe or {}), "samples": len(samples), "crop": CROP, "sigma": SIGMA},
             "loss": {"kind_weights": list(KIND_WEIGHTS), "occ_weight": OCC_WEIGHT, "occ_pos_weight": OCC_POS_WEIGHT},
-            "crops_balanced_by_kind": BALANCE_KINDS,
+            "crops_balanced_by_kind": balance_kinds,
             "init": Path(init).name if init else None, "seed": seed, "epochs": epochs, "steps_per_epoch": steps, "batch": batch, "lr": lr,
             "history": history, "train_minutes": round((time.time() - t0) / 60, 1)}
     (models / "pieces-density.json").write_text(json.dumps(card, indent=1) + "\n")
