@@ -118,7 +118,7 @@ def locate_board(image: np.ndarray, reference: np.ndarray, geo: BoardGeometry | 
     if score < 0.25:
         raise BoardNotFound(f"a red frame was found but it does not look like this board (match {score:.2f})")
     if refine:
-        H, score = _refine(image, ref, H, S, (sw, sh), score)
+        H, score = _refine(gray, ref, H, S, (sw, sh), score)
         q = cv2.perspectiveTransform(np.float64(dst).reshape(-1, 1, 2), H).reshape(-1, 2)
     return BoardPose(H, q, score)
 
@@ -133,12 +133,11 @@ def _compare_matrix(board: tuple[int, int], size: tuple[int, int]) -> np.ndarray
     return np.diag([size[0] / board[0], size[1] / board[1], 1.0])
 
 
-def _refine(image: np.ndarray, ref: np.ndarray, H: np.ndarray, S: np.ndarray, size: tuple[int, int],
+def _refine(gray: np.ndarray, ref: np.ndarray, H: np.ndarray, S: np.ndarray, size: tuple[int, int],
             score: float):
-    """Align the rectified view with the reference by ECC (the printed art is richly textured),
-    which corrects corners hidden by clutter or bent by the lens."""
-    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
-    view = cv2.warpPerspective(gray, S @ np.linalg.inv(H), size)
+    """Align the rectified view (of the grey photo) with the reference by ECC (the printed art is
+    richly textured), which corrects corners hidden by clutter or bent by the lens."""
+    view = cv2.warpPerspective(gray.astype(np.float32), S @ np.linalg.inv(H), size)
     found = ecc_homography(ref, view, 1.5, 60, 1e-5)
     if found is None or found[0] < score:
         return H, score

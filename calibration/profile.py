@@ -147,19 +147,20 @@ def estimate_lens(image: np.ndarray, reference_art: np.ndarray, geo: BoardGeomet
         except BoardNotFound as exc:
             tried[k], error = None, exc
 
+    def best() -> float:
+        found = [k for k, p in tried.items() if p is not None]
+        if not found:
+            raise error or BoardNotFound("no board in view")
+        return max(found, key=lambda k: tried[k].score)
+
     for k in K1_CANDIDATES[::2]:
         attempt(k)
-    found = {k: p for k, p in tried.items() if p is not None}
-    if not found:
-        raise error or BoardNotFound("no board in view")
-    best = max(found, key=lambda k: found[k].score)
-    i = K1_CANDIDATES.index(best)
+    i = K1_CANDIDATES.index(best())
     for j in (i - 1, i + 1):
         if 0 <= j < len(K1_CANDIDATES):
             attempt(K1_CANDIDATES[j])
-    found = {k: p for k, p in tried.items() if p is not None}
-    best = max(found, key=lambda k: found[k].score)
-    return best, found[best]
+    k = best()
+    return k, tried[k]
 
 
 def _learn_from_markers(profile: CalibrationProfile, rect: np.ndarray, art: np.ndarray, geo: BoardGeometry,

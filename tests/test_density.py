@@ -16,9 +16,8 @@ from vision.density_train import ideal_output, sample_from, targets
 from vision.geometry import load_geometry
 from vision.synth.board_art import procedural_art
 from vision.synth.dataset import iter_renders
-from vision.synth.render import render
+from vision.synth.render import calibration_render
 
-EMPTY = ObservedState.from_dict({"regions": {}})
 
 
 @lru_cache(maxsize=None)
@@ -26,9 +25,7 @@ def calibrated_scene(tier: str, k: int = 0):
     """A held-out game image, its truth and the calibration profile made from its empty table."""
     for i, img, truth in iter_renders(tier, k + 1, 4242):
         if i == k:
-            players = tuple(sorted({p.colour for p in truth.pieces if p.region is None}))
-            cal, _ = render(EMPTY, tier, seed=tuple(truth.seed), vp={c: 0 for c in players}, hands=0)
-            return img, truth, calibrate(cal, procedural_art(), players=players)
+            return img, truth, calibrate(calibration_render(truth), procedural_art(), players=truth.players)
 
 
 class FakeSession:

@@ -22,20 +22,15 @@ import numpy as np
 
 from calibration.profile import calibrate
 from tracker.errors import AugurError
-from tracker.pieces import ARMY_COLOURS
 from tracker.state import ObservedState
 from vision.count import count
 from vision.density import UNSEEN_COVER
 from vision.geometry import load_geometry
 from vision.synth.board_art import procedural_art
 from vision.synth.dataset import iter_renders
-from vision.synth.render import render
+from vision.synth.render import calibration_render
 
 HELD_OUT_SEED = 90_210
-
-
-def _players_of(truth) -> tuple[str, ...]:
-    return tuple(c for c in ARMY_COLOURS if any(p.region is None and p.colour == c for p in truth.pieces))
 
 
 def run_vision_bench(n: int = 200, tiers=("easy", "medium", "hard"), seed: int = HELD_OUT_SEED,
@@ -65,7 +60,6 @@ def _bench_detector(which: str, n: int, tiers, seed: int) -> dict:
     from vision.pipeline import make_detector
     geo = load_geometry()
     art = procedural_art()
-    empty = ObservedState.from_dict({"regions": {}})
     results = {}
     for tier in tiers:
         right = total = boards = plain = hidden_total = 0
@@ -75,11 +69,10 @@ def _bench_detector(which: str, n: int, tiers, seed: int) -> dict:
         colours: Counter = Counter()
         lat: dict[str, list[float]] = {"calibrate": [], "detect": [], "count": []}
         for i, img, truth in iter_renders(tier, n, seed):
-            players = _players_of(truth)
-            cal_img, _ = render(empty, tier, seed=tuple(truth.seed), vp={c: 0 for c in players}, hands=0)
+            cal_img = calibration_render(truth)
             t0 = time.perf_counter()
             try:
-                profile = calibrate(cal_img, art, players=players)
+                profile = calibrate(cal_img, art, players=truth.players)
             except AugurError as exc:        # the board was not found: every region of this image is wrong
                 failed.append(f"image {i}: {exc}")
                 total += len(geo.region_ids)

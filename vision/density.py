@@ -117,16 +117,19 @@ def balanced(image: np.ndarray, gains: np.ndarray) -> np.ndarray:
     return cv2.multiply(image, (g[0], g[1], g[2], 0.0))
 
 
-def network_input(image: np.ndarray, reference: np.ndarray, gains: np.ndarray, crop: Crop,
-                  balanced_reference: np.ndarray | None = None) -> np.ndarray:
-    """The 6-channel uint8 input (frame, reference; BGR each), cropped: H x W x 6.
+def reference_input(profile: CalibrationProfile, crop: Crop) -> np.ndarray:
+    """The empty board's half of the network input: the calibration reference as the camera saw
+    it, cropped and white-balanced (the same for every frame of one calibration)."""
+    return balanced(reference_in_image(profile)[crop.y0:crop.y1, crop.x0:crop.x1], profile.gains)
 
-    The same function prepares training samples and live frames, so the two cannot drift.
-    ``balanced_reference``: the reference's crop already balanced (a live counter makes it once)."""
-    sl = np.s_[crop.y0:crop.y1, crop.x0:crop.x1]
-    frame = balanced(image[sl], gains)
-    ref = balanced(reference[sl], gains) if balanced_reference is None else balanced_reference
-    out = np.concatenate([frame, ref], axis=2)
+
+def network_input(image: np.ndarray, reference: np.ndarray, gains: np.ndarray, crop: Crop) -> np.ndarray:
+    """The 6-channel uint8 input (frame, reference; BGR each), cropped: H x W x 6.
+    ``reference`` is :func:`reference_input` for the same calibration and crop.
+
+    The same functions prepare training samples and live frames, so the two cannot drift."""
+    frame = balanced(image[crop.y0:crop.y1, crop.x0:crop.x1], gains)
+    out = np.concatenate([frame, reference], axis=2)
     ch, cw = crop.size[1], crop.size[0]
     if out.shape[:2] != (ch, cw):               # a frame smaller than one stride: pad
         out = cv2.copyMakeBorder(out, 0, ch - out.shape[0], 0, cw - out.shape[1], cv2.BORDER_CONSTANT)
@@ -185,10 +188,8 @@ class DensityCounter:
         self.input_name = self.session.get_inputs()[0].name
         self.profile = profile
         self.geo = load_geometry(profile.board_id)
-        self.reference = reference_in_image(profile)
         self.crop = Crop.around(profile.pose.corners, tuple(profile.image_size))
-        c = self.crop
-        self.balanced_reference = balanced(self.reference[c.y0:c.y1, c.x0:c.x1], profile.gains)
+        self.reference = reference_input(profile, self.crop)
         self.labels = region_labels_in_output(profile.H, self.geo, self.crop)
         self.n_regions = len(self.geo.region_ids)
         self.peak_window = peak_window(profile, self.geo)
@@ -199,8 +200,7 @@ class DensityCounter:
         if tuple(image.shape[1::-1]) != tuple(self.profile.image_size):
             raise CounterError(f"frame is {image.shape[1]}x{image.shape[0]}, the calibration was made at "
                                f"{self.profile.image_size[0]}x{self.profile.image_size[1]}")
-        x = network_input(self.profile.undistort(image), self.reference, self.profile.gains, self.crop,
-                          self.balanced_reference)
+        x = network_input(self.profile.undistort(image), self.reference, self.profile.gains, self.crop)
         x = np.ascontiguousarray(x.transpose(2, 0, 1)[None], dtype=np.float32)
         return self.session.run(None, {self.input_name: x})[0][0]
 

@@ -1,7 +1,7 @@
 """Reproduce the shipped counting network (``augur train-counter``; needs the ``[train]`` extra).
 
 The data: seeded renders of each tier (a game image and the calibration photo of the same
-table), calibrated by the real calibration code and cut by :func:`vision.density.network_input`
+table), calibrated by the real calibration code and cut by :mod:`vision.density`'s input functions
 exactly as at run time. Each sample keeps the network input and every piece's footprint,
 kind and colour in output cells, and the occluder mask; target maps are drawn per crop.
 
@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 from tracker.errors import AugurError
-from vision.density import COLOUR_AT, COLOURS, KIND_AT, KINDS, N_OUT, STRIDE, Crop, network_input, output_to_image, reference_in_image
+from vision.density import COLOUR_AT, COLOURS, KIND_AT, KINDS, N_OUT, STRIDE, Crop, network_input, output_to_image, reference_input
 
 TIER_SEED = {"easy": 1, "medium": 2, "hard": 3}
 #: Training crops, in input pixels.
@@ -35,18 +35,13 @@ MAX_HIDDEN = 0.5
 def make_sample(tier: str, seed: int, i: int) -> dict:
     """One training sample: render the table and its calibration photo, calibrate, cut the input."""
     from calibration.profile import calibrate
-    from tracker.pieces import ARMY_COLOURS
-    from tracker.state import ObservedState
     from vision.synth.board_art import procedural_art
-    from vision.synth.render import render
+    from vision.synth.render import calibration_render, render
 
     steps = _states(seed)
     step = steps[int(np.random.default_rng([seed, i, TIER_SEED[tier], 7]).integers(len(steps)))]
     img, truth = render(step.state, tier, seed=(seed, i, TIER_SEED[tier]), vp=step.vp)
-    players = tuple(c for c in ARMY_COLOURS if any(p.region is None and p.colour == c for p in truth.pieces))
-    empty = ObservedState.from_dict({"regions": {}})
-    cal_img, _ = render(empty, tier, seed=tuple(truth.seed), vp={c: 0 for c in players}, hands=0)
-    profile = calibrate(cal_img, procedural_art(), players=players)
+    profile = calibrate(calibration_render(truth), procedural_art(), players=truth.players)
     return sample_from(img, truth, profile)
 
 
@@ -54,7 +49,7 @@ def sample_from(img: np.ndarray, truth, profile) -> dict:
     """The network input of a rendered image and its targets: every visible piece's footprint
     (output cells), kind and colour, and the occluder mask (output cells)."""
     crop = Crop.around(profile.pose.corners, tuple(profile.image_size))
-    x = network_input(img, reference_in_image(profile), profile.gains, crop)
+    x = network_input(img, reference_input(profile, crop), profile.gains, crop)
     to_out = np.linalg.inv(output_to_image(crop))
     pts, kinds, colours = [], [], []
     for p in truth.pieces:
@@ -98,7 +93,6 @@ def _states(seed: int) -> list:
 
 def _write_one(args: tuple[Path, str, int, int]) -> str:
     out, tier, seed, i = args
-    from tracker.errors import AugurError
     path = out / f"{tier}-{i:05d}.npz"
     skip = path.with_suffix(".skipped")
     if not path.is_file() and not skip.is_file():

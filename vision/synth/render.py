@@ -17,7 +17,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from tracker.pieces import (BLACK, BLUE, CENTRE, GREEN, LEGIONARY, NEUTRAL, RED, TRIREME, VEXILLUM,
+from tracker.pieces import (ARMY_COLOURS, BLACK, BLUE, CENTRE, GREEN, LEGIONARY, NEUTRAL, RED, TRIREME, VEXILLUM,
                             VEXILLUM_VALUE, YELLOW)
 from tracker.state import ObservedState
 from vision.geometry import BoardGeometry, load_geometry
@@ -108,6 +108,11 @@ class GroundTruth:
     jpeg: bytes = b""
     #: image pixels hidden by a hand, a card, dice or a cup (uint8, 255 where hidden); not serialised
     occluder: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        """The armies in play: those with a score marker on the track (a piece in no region)."""
+        return tuple(c for c in ARMY_COLOURS if any(p.region is None and p.colour == c for p in self.pieces))
 
     def to_dict(self) -> dict:
         return {"tier": self.tier, "seed": self.seed, "size": list(self.size), "state": self.state,
@@ -610,3 +615,12 @@ def _draw_clutter(img: np.ndarray, occ: np.ndarray, rng: np.random.Generator, w:
         cv2.circle(img, (int(cx), int(cy)), int(r), (225, 225, 230), -1, cv2.LINE_AA)
         cv2.circle(img, (int(cx), int(cy)), int(r * 0.82), (30, 60, 90), -1, cv2.LINE_AA)
         cv2.circle(occ, (int(cx), int(cy)), int(r), 255, -1)
+
+
+def calibration_render(truth: GroundTruth) -> np.ndarray:
+    """The photo the players take at calibration of the table ``truth`` describes: the same camera
+    and light, the board empty, every player's marker on box 0, no hands."""
+    empty = ObservedState.from_dict({"regions": {}})
+    img, _ = render(empty, truth.tier, seed=tuple(truth.seed), size=tuple(truth.size),
+                    vp={c: 0 for c in truth.players}, hands=0)
+    return img
