@@ -11,7 +11,7 @@ from tracker.state import ObservedState
 from vision.bench import hidden_regions
 from vision.count import count
 from vision.density import (COLOURS, DEFAULT_COUNTER, KINDS, MULTIPLE, N_OUT, STRIDE, Crop, DensityCounter,
-                            _split, region_labels_in_output)
+                            _split, counting_crop, output_to_image, region_labels_in_output)
 from vision.density_train import ideal_output, sample_from, targets
 from vision.geometry import load_geometry
 from vision.synth.board_art import procedural_art
@@ -81,9 +81,11 @@ class TestReadingTheMaps:
         """The maps a perfect network would make are read back to the exact state: this checks the
         crop, the half-resolution grid, the projected region labels and the colour rules."""
         img, truth, profile = calibrated_scene(tier)
-        maps = ideal_output(sample_from(img, truth, profile))
+        crop = counting_crop(profile, load_geometry())
+        maps = ideal_output(sample_from(img, truth, profile, crop))
         session = FakeSession(maps)
         counter = DensityCounter(profile, session=session)
+        assert counter.crop == crop
         det = counter.detect(img)
         assert session.seen[0][1] == 6 and session.seen[0][2] == maps.shape[1] * STRIDE
         geo = load_geometry()
@@ -124,10 +126,8 @@ class TestReadingTheMaps:
 def _cell_of(profile, counter, rid):
     """The output cell under a region's label point."""
     bx, by = load_geometry().label_points[rid]
-    u = profile.H @ np.array([bx, by, 1.0])
-    crop = counter.crop
-    return (int(round((u[0] / u[2] - crop.x0 - (STRIDE - 1) / 2) / STRIDE)),
-            int(round((u[1] / u[2] - crop.y0 - (STRIDE - 1) / 2) / STRIDE)))
+    u = np.linalg.inv(output_to_image(counter.crop)) @ profile.H @ np.array([bx, by, 1.0])
+    return int(round(u[0] / u[2])), int(round(u[1] / u[2]))
 
 
 def _maps_with_blobs(shape, blobs, kind, colour):
@@ -173,13 +173,14 @@ class TestPeakCounting:
 
     def test_the_peak_window_follows_the_apparent_size_of_a_legionary(self):
         import dataclasses
-        from vision.density import PEAK_WINDOWS, peak_window
+        from vision.density import PEAK_WINDOWS, legionary_across, peak_window
         _, _, profile = calibrated_scene("easy")
         geo = load_geometry()
-        small = peak_window(dataclasses.replace(profile, legionary_area=profile.legionary_area / 9), geo)
-        large = peak_window(dataclasses.replace(profile, legionary_area=profile.legionary_area * 9), geo)
-        assert (small, large) == PEAK_WINDOWS
-        assert peak_window(profile, geo) % 2 == 1
+        across = legionary_across(profile, geo)
+        assert legionary_across(dataclasses.replace(profile, legionary_area=profile.legionary_area * 4),
+                                geo) == pytest.approx(2 * across)
+        assert (peak_window(0.5), peak_window(20.0)) == PEAK_WINDOWS
+        assert all(peak_window(a) % 2 == 1 for a in np.linspace(0.5, 20, 40))
 
     def test_a_faint_summit_is_no_piece(self):
         got = self.counted("italia", [(0, 0), (4, 0)], [1.0, 0.1], "legionary", "red")

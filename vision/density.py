@@ -54,6 +54,17 @@ STRIDE = 2
 MULTIPLE = 8
 #: Margin (pixels) around the board quad kept in the crop: pieces on the edge stand out of it.
 MARGIN = 24
+#: The crop is resized so that a legionary at the board's centre spans about this many output
+#: cells (its width in camera pixels / STRIDE)...
+TARGET_ACROSS = 5.0
+#: ...by a factor within these bounds. Tuned on validation renders (seed 5150): the shipped
+#: network counted 89.6 / 82.8 / 71.5 % of regions right at the camera's own scale and
+#: 92.0 / 84.3 / 73.1 % at this one. Near cameras gain most (a near piece's blob no longer shows
+#: two summits); every board then reaches the network at about one size, and the peak window is
+#: then 3 cells for nearly all of them (5.0 sits mid-way between the window's steps, 3.5 and 5.5).
+SCALES = (0.7, 1.3)
+#: ...and never past this many input pixels (the time per frame grows with them).
+MAX_INPUT_PIXELS = 700_000
 #: Density below this is noise (a region of thousands of pixels would add it up).
 DENSITY_FLOOR = 0.004
 #: A density peak lower than this is not a piece (a perfect blob peaks near 0.16).
@@ -77,15 +88,18 @@ UNSEEN_COVER = 0.25
 
 @dataclass(frozen=True)
 class Crop:
-    """The part of the frame the network sees: the board's bounding box with a margin."""
+    """The part of the frame the network sees: the board's bounding box with a margin, in image
+    pixels, resized by ``scale`` (to ``input_size``, a multiple of MULTIPLE) for the network."""
 
     x0: int
     y0: int
     x1: int
     y1: int
+    scale: float = 1.0
 
     @classmethod
-    def around(cls, corners: np.ndarray, size: tuple[int, int], margin: int = MARGIN) -> "Crop":
+    def around(cls, corners: np.ndarray, size: tuple[int, int], margin: int = MARGIN,
+               scale: float = 1.0) -> "Crop":
         w, h = size
         x0 = int(max(0, np.floor(corners[:, 0].min()) - margin))
         y0 = int(max(0, np.floor(corners[:, 1].min()) - margin))
@@ -96,11 +110,25 @@ class Crop:
         ch = -(-(y1 - y0) // MULTIPLE) * MULTIPLE
         x0 = max(0, min(x0, w - cw))
         y0 = max(0, min(y0, h - ch))
-        return cls(x0, y0, x0 + cw, y0 + ch)
+        return cls(x0, y0, x0 + cw, y0 + ch, float(scale))
 
     @property
     def size(self) -> tuple[int, int]:
+        """Width and height in image pixels."""
         return self.x1 - self.x0, self.y1 - self.y0
+
+    @property
+    def input_size(self) -> tuple[int, int]:
+        """Width and height of the network input."""
+        w, h = self.size
+        return (max(MULTIPLE, int(round(w * self.scale / MULTIPLE)) * MULTIPLE),
+                max(MULTIPLE, int(round(h * self.scale / MULTIPLE)) * MULTIPLE))
+
+    def resize(self, pixels: np.ndarray) -> np.ndarray:
+        """Crop-sized pixels to the network's input size (unchanged at scale 1)."""
+        if self.input_size == self.size:
+            return pixels
+        return cv2.resize(pixels, self.input_size, interpolation=cv2.INTER_LINEAR)
 
 
 def reference_in_image(profile: CalibrationProfile) -> np.ndarray:
@@ -120,7 +148,21 @@ def balanced(image: np.ndarray, gains: np.ndarray) -> np.ndarray:
 def reference_input(profile: CalibrationProfile, crop: Crop) -> np.ndarray:
     """The empty board's half of the network input: the calibration reference as the camera saw
     it, cropped and white-balanced (the same for every frame of one calibration)."""
-    return balanced(reference_in_image(profile)[crop.y0:crop.y1, crop.x0:crop.x1], profile.gains)
+    return crop.resize(_cut(balanced(reference_in_image(profile), profile.gains), crop))
+
+
+def frame_input(image: np.ndarray, gains: np.ndarray, crop: Crop) -> np.ndarray:
+    """The frame's half of the network input: cropped, white-balanced and resized (H x W x 3)."""
+    return crop.resize(balanced(_cut(image, crop), gains))
+
+
+def _cut(image: np.ndarray, crop: Crop) -> np.ndarray:
+    """The crop's pixels, padded with black where a frame smaller than one stride ends early."""
+    part = image[crop.y0:crop.y1, crop.x0:crop.x1]
+    cw, ch = crop.size
+    if part.shape[:2] == (ch, cw):
+        return part
+    return cv2.copyMakeBorder(part, 0, ch - part.shape[0], 0, cw - part.shape[1], cv2.BORDER_CONSTANT)
 
 
 def network_input(image: np.ndarray, reference: np.ndarray, gains: np.ndarray, crop: Crop) -> np.ndarray:
@@ -128,24 +170,24 @@ def network_input(image: np.ndarray, reference: np.ndarray, gains: np.ndarray, c
     ``reference`` is :func:`reference_input` for the same calibration and crop.
 
     The same functions prepare training samples and live frames, so the two cannot drift."""
-    frame = balanced(image[crop.y0:crop.y1, crop.x0:crop.x1], gains)
-    out = np.concatenate([frame, reference], axis=2)
-    ch, cw = crop.size[1], crop.size[0]
-    if out.shape[:2] != (ch, cw):               # a frame smaller than one stride: pad
-        out = cv2.copyMakeBorder(out, 0, ch - out.shape[0], 0, cw - out.shape[1], cv2.BORDER_CONSTANT)
-    return out
+    return np.concatenate([frame_input(image, gains, crop), reference], axis=2)
 
 
 def output_to_image(crop: Crop) -> np.ndarray:
-    """3x3 map from output cells (pixel centres) to image pixels."""
-    return np.array([[STRIDE, 0, crop.x0 + (STRIDE - 1) / 2], [0, STRIDE, crop.y0 + (STRIDE - 1) / 2],
+    """3x3 map from output cells (pixel centres) to image pixels. An output cell covers STRIDE
+    input pixels; an input pixel centre ``u`` comes from image ``x0 + (u + 0.5) / sx - 0.5`` (the
+    resize's convention), so at scale 1 a cell's centre is ``x0 + STRIDE * cell + (STRIDE - 1) / 2``."""
+    (w, h), (iw, ih) = crop.size, crop.input_size
+    sx, sy = iw / w, ih / h
+    return np.array([[STRIDE / sx, 0, crop.x0 + STRIDE / 2 / sx - 0.5],
+                     [0, STRIDE / sy, crop.y0 + STRIDE / 2 / sy - 0.5],
                      [0, 0, 1.0]])
 
 
 def region_labels_in_output(H: np.ndarray, geo: BoardGeometry, crop: Crop) -> np.ndarray:
     """The board's region label of every output cell (0 off the map)."""
     M = np.linalg.inv(output_to_image(crop)) @ H
-    w, h = crop.size[0] // STRIDE, crop.size[1] // STRIDE
+    w, h = crop.input_size[0] // STRIDE, crop.input_size[1] // STRIDE
     return cv2.warpPerspective(geo.labels, M, (w, h), flags=cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT)
 
 
@@ -188,11 +230,16 @@ class DensityCounter:
         self.input_name = self.session.get_inputs()[0].name
         self.profile = profile
         self.geo = load_geometry(profile.board_id)
-        self.crop = Crop.around(profile.pose.corners, tuple(profile.image_size))
-        self.reference = reference_input(profile, self.crop)
+        self.crop = counting_crop(profile, self.geo)
+        reference = reference_input(profile, self.crop)
+        # the network's float input (1 x 6 x H x W): the reference half is filled once, and each
+        # frame only writes its own three planes (an interleaved concatenation cost 6 ms a frame)
+        self._input = np.zeros((1, 6) + reference.shape[:2], np.float32)
+        for k, plane in enumerate(cv2.split(reference)):
+            self._input[0, 3 + k] = plane
         self.labels = region_labels_in_output(profile.H, self.geo, self.crop)
         self.n_regions = len(self.geo.region_ids)
-        self.peak_window = peak_window(profile, self.geo)
+        self.peak_window = peak_window(legionary_across(profile, self.geo) * self.crop.scale)
         self._area = np.bincount(self.labels.ravel(), minlength=self.n_regions + 1).astype(np.float64)
 
     def predict(self, image: np.ndarray) -> np.ndarray:
@@ -200,9 +247,10 @@ class DensityCounter:
         if tuple(image.shape[1::-1]) != tuple(self.profile.image_size):
             raise CounterError(f"frame is {image.shape[1]}x{image.shape[0]}, the calibration was made at "
                                f"{self.profile.image_size[0]}x{self.profile.image_size[1]}")
-        x = network_input(self.profile.undistort(image), self.reference, self.profile.gains, self.crop)
-        x = np.ascontiguousarray(x.transpose(2, 0, 1)[None], dtype=np.float32)
-        return self.session.run(None, {self.input_name: x})[0][0]
+        frame = frame_input(self.profile.undistort(image), self.profile.gains, self.crop)
+        for k, plane in enumerate(cv2.split(frame)):
+            self._input[0, k] = plane
+        return self.session.run(None, {self.input_name: self._input})[0][0]
 
     def detect(self, image: np.ndarray) -> Detections:
         out = self.predict(image)
@@ -322,15 +370,27 @@ class DensityCounter:
         return out
 
 
-def peak_window(profile: CalibrationProfile, geo: BoardGeometry) -> int:
-    """The odd peak window (output cells) for this camera: the width of one legionary at the
-    board's centre (from the legionary area learnt at calibration and the homography's local
-    scale) less half a cell, within PEAK_WINDOWS. Tuned on validation renders (seed 5150): 5 cells
-    for the near cameras of easy tables, 3 for the far ones of medium and hard tables."""
+def counting_crop(profile: CalibrationProfile, geo: BoardGeometry) -> Crop:
+    """The crop the counter reads: the board with its margin, resized so that a legionary spans
+    about TARGET_ACROSS output cells (within SCALES and MAX_INPUT_PIXELS)."""
+    native = Crop.around(profile.pose.corners, tuple(profile.image_size))
+    scale = min(float(np.clip(TARGET_ACROSS / legionary_across(profile, geo), *SCALES)),
+                float(np.sqrt(MAX_INPUT_PIXELS / (native.size[0] * native.size[1]))))
+    return Crop.around(profile.pose.corners, tuple(profile.image_size), scale=scale)
+
+
+def legionary_across(profile: CalibrationProfile, geo: BoardGeometry) -> float:
+    """How many output cells (at the camera's own scale) one legionary spans at the board's
+    centre: from the legionary area learnt at calibration and the homography's local scale."""
     cx, cy = geo.size[0] / 2, geo.size[1] / 2
     q = cv2.perspectiveTransform(np.array([[[cx, cy], [cx + 1, cy], [cx, cy + 1]]], np.float64), profile.H)[0]
     px_per_unit2 = abs(np.linalg.det(np.stack([q[1] - q[0], q[2] - q[0]], axis=1)))
-    across = np.sqrt(profile.legionary_area * px_per_unit2) / STRIDE
+    return float(np.sqrt(profile.legionary_area * px_per_unit2) / STRIDE)
+
+
+def peak_window(across: float) -> int:
+    """The odd peak window (output cells) for a legionary ``across`` cells wide: its width less
+    half a cell, within PEAK_WINDOWS (tuned on validation renders, seed 5150)."""
     window = int((across - 1.5) // 2) * 2 + 1
     return int(np.clip(window, *PEAK_WINDOWS))
 

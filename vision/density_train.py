@@ -45,10 +45,11 @@ def make_sample(tier: str, seed: int, i: int) -> dict:
     return sample_from(img, truth, profile)
 
 
-def sample_from(img: np.ndarray, truth, profile) -> dict:
+def sample_from(img: np.ndarray, truth, profile, crop: Crop | None = None) -> dict:
     """The network input of a rendered image and its targets: every visible piece's footprint
-    (output cells), kind and colour, and the occluder mask (output cells)."""
-    crop = Crop.around(profile.pose.corners, tuple(profile.image_size))
+    (output cells), kind and colour, and the occluder mask (output cells). The shipped model was
+    trained on crops at the camera's own scale (``crop`` None); the counter may read another."""
+    crop = crop or Crop.around(profile.pose.corners, tuple(profile.image_size))
     x = network_input(img, reference_input(profile, crop), profile.gains, crop)
     to_out = np.linalg.inv(output_to_image(crop))
     pts, kinds, colours = [], [], []
@@ -59,7 +60,7 @@ def sample_from(img: np.ndarray, truth, profile) -> dict:
         pts.append(u[:2] / u[2])
         kinds.append(KINDS.index(p.kind))
         colours.append(COLOURS.index(p.colour))
-    occ = np.zeros(x.shape[:2], np.uint8)
+    occ = np.zeros(crop.size[::-1], np.uint8)
     part = truth.occluder[crop.y0:crop.y1, crop.x0:crop.x1]
     occ[:part.shape[0], :part.shape[1]] = part
     occ = cv2.resize(occ, (x.shape[1] // STRIDE, x.shape[0] // STRIDE), interpolation=cv2.INTER_AREA) > 127
