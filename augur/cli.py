@@ -265,16 +265,17 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def cmd_train_counter(args: argparse.Namespace) -> int:
-    from vision.density_train import train, write_data
+    from vision.density_train import VIEW_NAMES, train, write_data
     data = Path(args.work) / "samples"
     n = {"easy": args.images[0], "medium": args.images[1], "hard": args.images[2]}
     total = sum(n.values())
-    write_data(data, n, args.render_seed, workers=args.workers,
+    write_data(data, n, args.render_seed, workers=args.workers, counter_view=args.counter_view,
                progress=lambda i, t: print(f"rendered {i}/{t}", flush=True) if i == t or i % 100 == 0 else None)
     if args.epochs:
         card = train(data, Path(args.models), epochs=args.epochs, steps=args.steps, batch=args.batch, seed=args.seed,
                      lr=args.lr, balance_kinds=args.balance_kinds, init=Path(args.init) if args.init else None,
-                     recipe={"renders_per_tier": n, "render_seed": args.render_seed, "command": "augur train-counter"})
+                     recipe={"renders_per_tier": n, "render_seed": args.render_seed,
+                             "view": VIEW_NAMES[args.counter_view], "command": "augur train-counter"})
         print(json.dumps(card["history"][-1]))
     else:
         print(f"{total} samples in {data}; no training asked (--epochs 0)")
@@ -545,6 +546,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batch", type=int, default=16)
     p.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (one-cycle schedule)")
     p.add_argument("--render-seed", type=int, default=11, help="seed of the rendered tables")
+    p.add_argument("--counter-view", action="store_true",
+                   help="cut the samples as the counter reads frames (undistorted, at its counting scale), "
+                        "not as the camera took them")
     p.add_argument("--balance-kinds", action="store_true",
                    help="centre training crops on a kind drawn uniformly, then on one of its pieces")
     p.add_argument("--seed", type=int, default=11, help="seed of the training (crops, weights)")

@@ -52,6 +52,17 @@ def undistortion_maps(width: int, height: int, k1: float) -> tuple[np.ndarray, n
     return (ux * scale * n + cx).astype(np.float32), (uy * scale * n + cy).astype(np.float32)
 
 
+def undistort_points(points: np.ndarray, size: tuple[int, int], k1: float) -> np.ndarray:
+    """Camera pixels (N x 2) -> where :func:`undistort` puts them (``r_u = r_d (1 + k1 r_d^2)``)."""
+    pts = np.asarray(points, np.float64).reshape(-1, 2)
+    if not k1:
+        return pts
+    c = np.array([size[0] / 2, size[1] / 2])
+    n = np.hypot(size[0], size[1]) / 2
+    u = (pts - c) / n
+    return u * (1 + k1 * (u ** 2).sum(axis=1, keepdims=True)) * n + c
+
+
 def undistort(image: np.ndarray, k1: float) -> np.ndarray:
     """The frame as a pinhole camera would have taken it (a copy-free no-op when ``k1`` is 0)."""
     if not k1:

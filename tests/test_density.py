@@ -54,6 +54,22 @@ class TestCrop:
         assert c.x0 <= 90 - 20 and c.y0 <= 50 - 20 and c.x1 >= 600 and c.y1 >= 400
 
 
+    @pytest.mark.parametrize("scale", [0.75, 1.0, 1.3])
+    def test_output_cells_map_back_to_the_image_pixels_they_were_resized_from(self, scale):
+        corners = np.array([[100.0, 50.0], [600.0, 70.0], [590.0, 400.0], [90.0, 380.0]])
+        crop = Crop.around(corners, (1280, 720), scale=scale)
+        iw, ih = crop.input_size
+        assert iw % MULTIPLE == 0 and ih % MULTIPLE == 0 and abs(iw / crop.size[0] - scale) < 0.02
+        image = np.zeros((720, 1280), np.float32)
+        image[300:305, 400:405] = 1.0                      # a dot centred on pixel (402, 302)
+        seen = crop.resize(image[crop.y0:crop.y1, crop.x0:crop.x1])
+        ys, xs = np.mgrid[:ih, :iw]
+        cx, cy = (xs * seen).sum() / seen.sum(), (ys * seen).sum() / seen.sum()
+        cell = np.array([(cx - (STRIDE - 1) / 2) / STRIDE, (cy - (STRIDE - 1) / 2) / STRIDE, 1.0])
+        back = output_to_image(crop) @ cell
+        assert back[:2] == pytest.approx([402, 302], abs=0.3)
+
+
 class TestTargets:
     def test_every_visible_piece_adds_mass_one_to_its_kind(self):
         img, truth, profile = calibrated_scene("easy")
@@ -81,11 +97,9 @@ class TestReadingTheMaps:
         """The maps a perfect network would make are read back to the exact state: this checks the
         crop, the half-resolution grid, the projected region labels and the colour rules."""
         img, truth, profile = calibrated_scene(tier)
-        crop = counting_crop(profile, load_geometry())
-        maps = ideal_output(sample_from(img, truth, profile, crop))
+        maps = ideal_output(sample_from(img, truth, profile, counter_view=True))
         session = FakeSession(maps)
         counter = DensityCounter(profile, session=session)
-        assert counter.crop == crop
         det = counter.detect(img)
         assert session.seen[0][1] == 6 and session.seen[0][2] == maps.shape[1] * STRIDE
         geo = load_geometry()
@@ -222,11 +236,30 @@ class TestShippedCounter:
 
 class TestTrainingSamples:
     def test_a_samples_folder_of_another_render_seed_is_refused(self, tmp_path):
-        from vision.density_train import SampleSeedError, write_data
+        from vision.density_train import SampleFolderError, write_data
         assert write_data(tmp_path, {"easy": 0}, 11) == []
         assert (tmp_path / "seed.txt").read_text().strip() == "11"
-        with pytest.raises(SampleSeedError, match="rendered with seed 11, not 12"):
+        with pytest.raises(SampleFolderError, match="rendered with seed 11, not 12"):
             write_data(tmp_path, {"easy": 0}, 12)
+
+    def test_a_samples_folder_cut_from_another_view_is_refused(self, tmp_path):
+        from vision.density_train import SampleFolderError, write_data
+        (tmp_path / "seed.txt").write_text("11\n")          # a folder from before view.txt: the camera's
+        with pytest.raises(SampleFolderError, match="rendered with view camera, not counter"):
+            write_data(tmp_path, {"easy": 0}, 11, counter_view=True)
+        write_data(tmp_path / "new", {"easy": 0}, 11, counter_view=True)
+        with pytest.raises(SampleFolderError, match="view counter, not camera"):
+            write_data(tmp_path / "new", {"easy": 0}, 11)
+
+    def test_a_sample_cut_from_the_counters_view_is_the_counters_input(self):
+        img, truth, profile = calibrated_scene("hard")
+        assert profile.k1 != 0 and counting_crop(profile, load_geometry()).scale != 1.0
+        s = sample_from(img, truth, profile, counter_view=True)
+        counter = DensityCounter(profile, session=FakeSession(np.zeros((N_OUT, 8, 8), np.float32)))
+        counter.predict(img)
+        assert s["x"].shape[:2] == counter._input.shape[2:]
+        assert np.array_equal(s["x"].transpose(2, 0, 1), counter._input[0])
+        assert s["occ"].shape == counter.labels.shape
 
     def test_kind_balanced_crops_centre_on_a_rare_kind_as_often_as_on_a_common_one(self):
         from vision.density_train import _Crops

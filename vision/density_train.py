@@ -20,7 +20,10 @@ import cv2
 import numpy as np
 
 from tracker.errors import AugurError
-from vision.density import COLOUR_AT, COLOURS, KIND_AT, KINDS, N_OUT, STRIDE, Crop, network_input, output_to_image, reference_input
+from vision.density import (COLOUR_AT, COLOURS, KIND_AT, KINDS, N_OUT, STRIDE, Crop, counting_crop, network_input,
+                            output_to_image, reference_input)
+from calibration.lens import undistort_points
+from vision.geometry import load_geometry
 
 TIER_SEED = {"easy": 1, "medium": 2, "hard": 3}
 #: Training crops, in input pixels.
@@ -32,8 +35,9 @@ MAX_HIDDEN = 0.5
 
 
 # -- data --------------------------------------------------------------------------------
-def make_sample(tier: str, seed: int, i: int) -> dict:
-    """One training sample: render the table and its calibration photo, calibrate, cut the input."""
+def make_sample(tier: str, seed: int, i: int, counter_view: bool = False) -> dict:
+    """One training sample: render the table and its calibration photo, calibrate, cut the input
+    (see :func:`sample_from` for ``counter_view``)."""
     from calibration.profile import calibrate
     from vision.synth.board_art import procedural_art
     from vision.synth.render import calibration_render, render
@@ -42,26 +46,35 @@ def make_sample(tier: str, seed: int, i: int) -> dict:
     step = steps[int(np.random.default_rng([seed, i, TIER_SEED[tier], 7]).integers(len(steps)))]
     img, truth = render(step.state, tier, seed=(seed, i, TIER_SEED[tier]), vp=step.vp)
     profile = calibrate(calibration_render(truth), procedural_art(), players=truth.players)
-    return sample_from(img, truth, profile)
+    return sample_from(img, truth, profile, counter_view)
 
 
-def sample_from(img: np.ndarray, truth, profile, crop: Crop | None = None) -> dict:
+def sample_from(img: np.ndarray, truth, profile, counter_view: bool = False) -> dict:
     """The network input of a rendered image and its targets: every visible piece's footprint
-    (output cells), kind and colour, and the occluder mask (output cells). The shipped model was
-    trained on crops at the camera's own scale (``crop`` None); the counter may read another."""
-    crop = crop or Crop.around(profile.pose.corners, tuple(profile.image_size))
-    x = network_input(img, reference_input(profile, crop), profile.gains, crop)
+    (output cells), kind and colour, and the occluder mask (output cells).
+
+    ``counter_view``: cut exactly as :class:`vision.density.DensityCounter` reads a frame, undistorted
+    by the calibrated lens and at its counting scale (:func:`vision.density.counting_crop`).
+    Otherwise the raw frame at the camera's own scale, as the shipped stages 1 to 5 were trained."""
+    if counter_view:
+        crop = counting_crop(profile, load_geometry(profile.board_id))
+        frame, occluder = profile.undistort(img), profile.undistort(truth.occluder)
+    else:
+        crop = Crop.around(profile.pose.corners, tuple(profile.image_size))
+        frame, occluder = img, truth.occluder
+    x = network_input(frame, reference_input(profile, crop), profile.gains, crop)
     to_out = np.linalg.inv(output_to_image(crop))
     pts, kinds, colours = [], [], []
     for p in truth.pieces:
         if p.occluded > MAX_HIDDEN:
             continue
-        u = to_out @ np.array([p.footprint[0], p.footprint[1], 1.0])
+        foot = undistort_points(p.footprint, profile.image_size, profile.k1)[0] if counter_view else p.footprint
+        u = to_out @ np.array([foot[0], foot[1], 1.0])
         pts.append(u[:2] / u[2])
         kinds.append(KINDS.index(p.kind))
         colours.append(COLOURS.index(p.colour))
     occ = np.zeros(crop.size[::-1], np.uint8)
-    part = truth.occluder[crop.y0:crop.y1, crop.x0:crop.x1]
+    part = occluder[crop.y0:crop.y1, crop.x0:crop.x1]
     occ[:part.shape[0], :part.shape[1]] = part
     occ = cv2.resize(occ, (x.shape[1] // STRIDE, x.shape[0] // STRIDE), interpolation=cv2.INTER_AREA) > 127
     return {"x": x, "pts": np.array(pts, np.float32).reshape(-1, 2), "kind": np.array(kinds, np.int8),
@@ -92,13 +105,13 @@ def _states(seed: int) -> list:
     return _STATES[seed]
 
 
-def _write_one(args: tuple[Path, str, int, int]) -> str:
-    out, tier, seed, i = args
+def _write_one(args: tuple[Path, str, int, int, bool]) -> str:
+    out, tier, seed, i, counter_view = args
     path = out / f"{tier}-{i:05d}.npz"
     skip = path.with_suffix(".skipped")
     if not path.is_file() and not skip.is_file():
         try:
-            s = make_sample(tier, seed, i)
+            s = make_sample(tier, seed, i, counter_view)
         except AugurError as exc:          # the calibration photo was not understood: no sample
             skip.write_text(f"{exc}\n")
             return ""
@@ -108,22 +121,34 @@ def _write_one(args: tuple[Path, str, int, int]) -> str:
     return path.name
 
 
-class SampleSeedError(AugurError):
-    """A samples folder holds tables rendered with another seed."""
+class SampleFolderError(AugurError):
+    """A samples folder holds tables rendered with another seed, or cut from another view."""
 
 
-def write_data(out: Path, n_per_tier: dict[str, int], seed: int, workers: int = 2, progress=None) -> list[Path]:
+#: How a samples folder's tables were cut: as the camera took them, or as the counter reads them.
+VIEW_NAMES = {False: "camera", True: "counter"}
+
+
+def write_data(out: Path, n_per_tier: dict[str, int], seed: int, workers: int = 2, progress=None,
+               counter_view: bool = False) -> list[Path]:
     """Render the samples (resumable: existing files are kept).
 
-    The folder remembers the seed its samples were rendered with (``seed.txt``), so a later run
-    with another seed cannot silently train on the old tables."""
+    The folder remembers the seed its samples were rendered with (``seed.txt``) and how they were
+    cut (``view.txt``; none means the camera's view), so a later run with other settings cannot
+    silently train on the old tables."""
     out.mkdir(parents=True, exist_ok=True)
-    marker = out / "seed.txt"
-    if marker.is_file() and marker.read_text().strip() != str(seed):
-        raise SampleSeedError(f"the samples in {out} were rendered with seed {marker.read_text().strip()}, "
-                              f"not {seed}: choose another --work folder")
-    marker.write_text(f"{seed}\n")
-    jobs = [(out, tier, seed, i) for tier, n in n_per_tier.items() for i in range(n)]
+    wanted = {"seed.txt": str(seed), "view.txt": VIEW_NAMES[counter_view]}
+    found = {name: (out / name).read_text().strip() for name in wanted if (out / name).is_file()}
+    if found and "view.txt" not in found:
+        found["view.txt"] = VIEW_NAMES[False]
+    for name, value in wanted.items():
+        if name in found and found[name] != value:
+            what = "seed" if name == "seed.txt" else "view"
+            raise SampleFolderError(f"the samples in {out} were rendered with {what} {found[name]}, "
+                                    f"not {value}: choose another --work folder")
+    for name, value in wanted.items():
+        (out / name).write_text(f"{value}\n")
+    jobs = [(out, tier, seed, i, counter_view) for tier, n in n_per_tier.items() for i in range(n)]
     done = 0
     with ProcessPoolExecutor(workers) as ex:
         for _ in ex.map(_write_one, jobs, chunksize=4):
