@@ -5,7 +5,8 @@ tilted camera their silhouettes overlap so much that a box detector with non-max
 suppression loses a third of them (measured on the YOLO checkpoint, see ``models/README.md``).
 Crowd counters solve the same problem by predicting, per pixel, how much of a piece stands
 there; a pile's count is the sum over its area whatever the overlap. Here the network predicts,
-at half the camera's resolution:
+at half the resolution of its input (the board cut from the undistorted frame and resized so that
+a legionary always spans about the same number of pixels, see :func:`counting_crop`):
 
 - one density channel: each piece a small blob of mass 1 centred on the point where it stands
   on the board;
