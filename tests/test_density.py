@@ -53,7 +53,6 @@ class TestCrop:
         assert 0 <= c.x0 and c.x1 <= size[0] and 0 <= c.y0 and c.y1 <= size[1]
         assert c.x0 <= 90 - 20 and c.y0 <= 50 - 20 and c.x1 >= 600 and c.y1 >= 400
 
-
     @pytest.mark.parametrize("scale", [0.75, 1.0, 1.3])
     def test_output_cells_map_back_to_the_image_pixels_they_were_resized_from(self, scale):
         corners = np.array([[100.0, 50.0], [600.0, 70.0], [590.0, 400.0], [90.0, 380.0]])
@@ -68,6 +67,33 @@ class TestCrop:
         cell = np.array([(cx - (STRIDE - 1) / 2) / STRIDE, (cy - (STRIDE - 1) / 2) / STRIDE, 1.0])
         back = output_to_image(crop) @ cell
         assert back[:2] == pytest.approx([402, 302], abs=0.3)
+
+
+    @pytest.mark.parametrize("tier", ["easy", "hard"])
+    def test_the_counting_crop_brings_a_legionary_to_one_width(self, tier):
+        import dataclasses
+        from vision.density import FAR_ACROSS, MAX_INPUT_PIXELS, SCALES, TARGET_ACROSS, legionary_across
+        _, _, profile = calibrated_scene(tier)
+        geo = load_geometry()
+        scales, unbounded = [], 0
+        for factor in (0.25, 0.5, 0.8, 1.0, 1.25, 2.0, 4.0):    # pieces drawn smaller or larger
+            p = dataclasses.replace(profile, legionary_area=profile.legionary_area * factor)
+            crop = counting_crop(p, geo)
+            at_centre, farthest = legionary_across(p, geo), legionary_across(p, geo, smallest=True)
+            assert SCALES[0] <= crop.scale <= SCALES[1]
+            assert crop.input_size[0] * crop.input_size[1] <= MAX_INPUT_PIXELS * 1.05
+            assert farthest * crop.scale >= min(FAR_ACROSS, farthest) - 1e-6     # the far side never shrinks past it
+            cap = np.sqrt(MAX_INPUT_PIXELS / (crop.size[0] * crop.size[1]))
+            if SCALES[0] < crop.scale < min(SCALES[1], cap) - 1e-6:
+                # the centre's legionary at the target width, or the farthest one at the floor, or
+                # (a far side already narrower than the floor) not shrunk at all
+                assert (at_centre * crop.scale == pytest.approx(TARGET_ACROSS, rel=1e-6)
+                        or farthest * crop.scale == pytest.approx(FAR_ACROSS, rel=1e-6)
+                        or (crop.scale == 1.0 and farthest < FAR_ACROSS and at_centre > TARGET_ACROSS))
+                unbounded += 1
+            scales.append(crop.scale)
+        assert scales == sorted(scales, reverse=True) and scales[0] > scales[-1]
+        assert unbounded >= 1
 
 
 class TestTargets:

@@ -19,10 +19,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from calibration.lens import undistort_points
 from tracker.errors import AugurError
 from vision.density import (COLOUR_AT, COLOURS, KIND_AT, KINDS, N_OUT, STRIDE, Crop, counting_crop, network_input,
                             output_to_image, reference_input)
-from calibration.lens import undistort_points
 from vision.geometry import load_geometry
 
 TIER_SEED = {"easy": 1, "medium": 2, "hard": 3}
