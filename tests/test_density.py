@@ -82,8 +82,9 @@ class TestCrop:
             at_centre, farthest = legionary_across(p, geo), legionary_across(p, geo, smallest=True)
             assert SCALES[0] <= crop.scale <= SCALES[1]
             assert crop.input_size[0] * crop.input_size[1] <= MAX_INPUT_PIXELS * 1.05
-            assert farthest * crop.scale >= min(FAR_ACROSS, farthest) - 1e-6     # the far side never shrinks past it
             cap = np.sqrt(MAX_INPUT_PIXELS / (crop.size[0] * crop.size[1]))
+            # the far side never shrinks past the floor, unless the pixel budget forces it
+            assert crop.scale >= min(1.0, FAR_ACROSS / farthest, cap) - 1e-6
             if SCALES[0] < crop.scale < min(SCALES[1], cap) - 1e-6:
                 # the centre's legionary at the target width, or the farthest one at the floor, or
                 # (a far side already narrower than the floor) not shrunk at all
