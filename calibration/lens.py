@@ -28,10 +28,14 @@ def distortion_scale(r_u: np.ndarray, k1: float) -> np.ndarray:
     return np.where(r_u > 1e-9, r_d / np.maximum(r_u, 1e-9), 1.0)
 
 
+def _centre_and_radius(width: int, height: int) -> tuple[float, float, float]:
+    """The image centre and the radius (half the diagonal) that normalise the model's radii."""
+    return width / 2, height / 2, float(np.hypot(width, height) / 2)
+
+
 def _normalised_grid(width: int, height: int):
     ys, xs = np.mgrid[0:height, 0:width].astype(np.float32)
-    cx, cy = np.float32(width / 2), np.float32(height / 2)
-    n = np.float32(np.hypot(width, height) / 2)
+    cx, cy, n = (np.float32(v) for v in _centre_and_radius(width, height))
     return (xs - cx) / n, (ys - cy) / n, cx, cy, n
 
 
@@ -57,8 +61,8 @@ def undistort_points(points: np.ndarray, size: tuple[int, int], k1: float) -> np
     pts = np.asarray(points, np.float64).reshape(-1, 2)
     if not k1:
         return pts
-    c = np.array([size[0] / 2, size[1] / 2])
-    n = np.hypot(size[0], size[1]) / 2
+    cx, cy, n = _centre_and_radius(*size)
+    c = np.array([cx, cy])
     u = (pts - c) / n
     return u * (1 + k1 * (u ** 2).sum(axis=1, keepdims=True)) * n + c
 

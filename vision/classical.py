@@ -46,7 +46,7 @@ class ClassicalDetector:
         self.names = list(ARMY_COLOURS) + [NEUTRAL]
         self.centroids = np.float32([profile.colours_lab[c] for c in self.names])
         labels = self.geo.labels
-        if WORK_SCALE != 1.0:
+        if labels.shape != self.ref_lab.shape[:2]:        # the reference is kept at WORK_SCALE
             labels = cv2.resize(labels, (self.ref_lab.shape[1], self.ref_lab.shape[0]), interpolation=cv2.INTER_NEAREST)
         self.labels = labels
         self.on_map = labels > 0

@@ -27,7 +27,7 @@ No torch is needed at run time. ``vision/density_train.py`` makes the data and t
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -387,7 +387,7 @@ def counting_crop(profile: CalibrationProfile, geo: BoardGeometry) -> Crop:
     floor = max(SCALES[0], min(1.0, FAR_ACROSS / smallest))
     scale = min(float(np.clip(TARGET_ACROSS / at_centre, floor, SCALES[1])),
                 float(np.sqrt(MAX_INPUT_PIXELS / (native.size[0] * native.size[1]))))
-    return Crop.around(profile.pose.corners, tuple(profile.image_size), scale=scale)
+    return replace(native, scale=scale)
 
 
 def legionary_across(profile: CalibrationProfile, geo: BoardGeometry, smallest: bool = False) -> float:

@@ -63,16 +63,14 @@ def sample_from(img: np.ndarray, truth, profile, counter_view: bool = False) -> 
         crop = Crop.around(profile.pose.corners, tuple(profile.image_size))
         frame, occluder = img, truth.occluder
     x = network_input(frame, reference_input(profile, crop), profile.gains, crop)
+    seen = [p for p in truth.pieces if p.occluded <= MAX_HIDDEN]
+    feet = np.array([p.footprint for p in seen], np.float64).reshape(-1, 2)
+    if counter_view:
+        feet = undistort_points(feet, profile.image_size, profile.k1)
     to_out = np.linalg.inv(output_to_image(crop))
-    pts, kinds, colours = [], [], []
-    for p in truth.pieces:
-        if p.occluded > MAX_HIDDEN:
-            continue
-        foot = undistort_points(p.footprint, profile.image_size, profile.k1)[0] if counter_view else p.footprint
-        u = to_out @ np.array([foot[0], foot[1], 1.0])
-        pts.append(u[:2] / u[2])
-        kinds.append(KINDS.index(p.kind))
-        colours.append(COLOURS.index(p.colour))
+    pts = cv2.perspectiveTransform(feet.reshape(-1, 1, 2), to_out).reshape(-1, 2) if len(feet) else feet
+    kinds = [KINDS.index(p.kind) for p in seen]
+    colours = [COLOURS.index(p.colour) for p in seen]
     occ = np.zeros(crop.size[::-1], np.uint8)
     part = occluder[crop.y0:crop.y1, crop.x0:crop.x1]
     occ[:part.shape[0], :part.shape[1]] = part
