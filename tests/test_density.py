@@ -227,6 +227,64 @@ class TestPeakCounting:
         got = self.counted("italia", [(0, 0), (4, 0)], [1.0, 0.1], "legionary", "red")
         assert got == {"red": {"legionary": 1}}
 
+    def test_a_wide_centre_blob_with_two_summits_is_one_centre(self):
+        # two summits less than a legionary apart, inside the disc (a legionary's window splits them)
+        apart = int(self.counter().across) - 1
+        assert apart > self.counter().peak_window // 2
+        got = self.counted("italia", [(0, 0), (apart, 0)], [0.6, 0.5], "centre", "neutral")
+        assert got == {"neutral": {"centre": 1}}
+
+    def counter(self):
+        img, truth, profile = calibrated_scene("easy")
+        return DensityCounter(profile, session=FakeSession(np.zeros((N_OUT, 8, 8), np.float32)))
+
+
+class TestCentresWithoutSummit:
+    """A power centre the density missed is found by the kind output alone: a patch of cells
+    scoring centre, about a centre's size, confidently."""
+
+    def counted(self, rid, radius_in_legionaries, centre_logit):
+        img, truth, profile = calibrated_scene("easy")
+        counter = DensityCounter(profile, session=FakeSession(np.zeros((N_OUT, 8, 8), np.float32)))
+        x, y = _cell_of(profile, counter, rid)
+        maps = np.zeros((N_OUT,) + counter.labels.shape, np.float32)
+        maps[-1] = -9.0
+        ys, xs = np.mgrid[:maps.shape[1], :maps.shape[2]]
+        disc = (xs - x) ** 2 + (ys - y) ** 2 <= (radius_in_legionaries * counter.across) ** 2
+        maps[1 + KINDS.index("centre")][disc] = centre_logit          # no density anywhere
+        counter.session = FakeSession(maps)
+        det = counter.detect(img)
+        return count(det, load_geometry(), det.unseen).regions.get(rid, {}), det
+
+    def test_a_confident_centre_sized_patch_is_a_centre(self):
+        got, det = self.counted("italia", 1.0, 4.0)
+        assert got == {"neutral": {"centre": 1}}
+        assert det.scores[0] > 0.9
+
+    def test_a_hesitant_patch_is_no_centre(self):
+        # p = e^1 / (e^1 + 3) = 0.48: below one half everywhere
+        assert self.counted("italia", 1.0, 1.0)[0] == {}
+        # p = e^1.5 / (e^1.5 + 3) = 0.6: a patch, but as unsure as the untrained background
+        assert self.counted("italia", 1.0, 1.5)[0] == {}
+
+    def test_a_patch_too_small_or_too_large_for_a_centre_is_none(self):
+        assert self.counted("italia", 0.3, 4.0)[0] == {}
+        assert self.counted("italia", 3.0, 4.0)[0] == {}
+
+    def test_a_region_whose_centre_has_a_summit_gets_no_second_one(self):
+        img, truth, profile = calibrated_scene("easy")
+        counter = DensityCounter(profile, session=FakeSession(np.zeros((N_OUT, 8, 8), np.float32)))
+        x, y = _cell_of(profile, counter, "italia")
+        maps = _maps_with_blobs(counter.labels.shape, [((x, y), 1.0)], "centre", "neutral")
+        maps[1:1 + len(KINDS)] = 0.0
+        ys, xs = np.mgrid[:maps.shape[1], :maps.shape[2]]
+        near = (xs - x) ** 2 + (ys - y) ** 2 <= counter.across ** 2
+        maps[1 + KINDS.index("centre")][near] = 4.0
+        maps[1 + KINDS.index("centre")][np.roll(near, int(3 * counter.across), axis=1)] = 4.0
+        counter.session = FakeSession(maps)
+        det = counter.detect(img)
+        assert count(det, load_geometry(), det.unseen).regions.get("italia") == {"neutral": {"centre": 1}}
+
 
 class TestColourRules:
     def test_split_shares_by_mass_and_keeps_the_total(self):

@@ -77,13 +77,24 @@ PEAK_MIN = 0.03
 #: (see :func:`peak_window`), within these bounds: a wider window merges touching pieces, a
 #: narrower one splits a near piece's blob into two summits...
 PEAK_WINDOWS = (3, 5)
-#: ...and triremes' over this many cells (a hull is about seven cells long).
+#: ...triremes' over this many cells (a hull is about seven cells long)...
 HULL_WINDOW = 7
+#: ...and power centres' over this many (a centre is a disc about two legionaries wide, and its
+#: wide blob showed two summits in a 3 or 5-cell window: on validation renders a province's one
+#: centre was read as two in 41 / 59 / 28 regions per 200 easy / medium / hard tables).
+CENTRE_WINDOW = 11
 #: A summit whose basin holds this much mass stands for two pieces (and one more for each
 #: further unit): touching legionaries at the far side of a tilted view merge into one blob.
 TWIN_MASS = 1.7
 #: A region holds no more triremes than its trireme mass rounded up from this fraction.
 HULL_MASS_SLACK = 0.3
+#: A power centre the density missed (a wide ivory disc often gets no summit of its own) is still
+#: found by the kind output: a patch of cells scoring centre above one half, whose mean centre
+#: score reaches CENTRE_SCORE and whose area is CENTRE_AREA legionary footprints (one legionary's
+#: width squared). Tuned on validation renders (seed 5150): the kind output is untrained away from
+#: pieces and scores about 0.6 there, a missed centre about 0.84.
+CENTRE_SCORE = 0.78
+CENTRE_AREA = (1.0, 8.0)
 #: A cell is under an occluder where the occluder logit exceeds this.
 OCCLUDED_LOGIT = 0.0
 #: A region is unseen when this much of it lies under a hand, a card or a cup.
@@ -243,7 +254,8 @@ class DensityCounter:
             self._input[0, 3 + k] = plane
         self.labels = region_labels_in_output(profile.H, self.geo, self.crop)
         self.n_regions = len(self.geo.region_ids)
-        self.peak_window = peak_window(legionary_across(profile, self.geo) * self.crop.scale)
+        self.across = legionary_across(profile, self.geo) * self.crop.scale
+        self.peak_window = peak_window(self.across)
         self._area = np.bincount(self.labels.ravel(), minlength=self.n_regions + 1).astype(np.float64)
 
     def predict(self, image: np.ndarray) -> np.ndarray:
@@ -268,8 +280,11 @@ class DensityCounter:
         short (measured on validation renders: a region of three legionaries read right 91 % of
         the time by its peaks, 71 % by its rounded mass), unless two pieces stand so close that
         their blobs merge: a summit with the mass of two counts two. A peak's kind is the kind
-        scored highest there. Triremes are the exception: a hull is long enough to show two summits,
-        so their peaks must lie a hull apart and the region's trireme mass must bear them."""
+        scored highest there. Triremes and centres are the exceptions: a hull is long enough to
+        show two summits, so their peaks must lie a hull apart and the region's trireme mass must
+        bear them; a centre's disc is wide, so its summits are sought over its width, in its own
+        kind's density, and a centre the density missed altogether may still be found by the kind
+        output alone (:meth:`_centres_without_summit`)."""
         total = np.where(out[0] > DENSITY_FLOOR, out[0], 0.0)
         minlength = self.n_regions + 1
         unseen = self._unseen(out[-1])
@@ -283,10 +298,23 @@ class DensityCounter:
         for window in (self.peak_window, HULL_WINDOW):
             at = np.flatnonzero(_peaks(total, window))
             summits[window] = (at, np.argmax(flat[KIND_AT, at], axis=0))
+        # a centre's summits are sought in its own kind's density, over a window as wide as the
+        # disc: its neighbours' summits cannot hide it, nor can its wide blob show two summits
+        centre_density = np.zeros(total.size, np.float32)
+        centre_density[cells] = by_kind[KINDS.index(CENTRE)]
+        at = np.flatnonzero(_peaks(centre_density.reshape(total.shape), CENTRE_WINDOW))
+        summits[CENTRE] = (at, np.argmax(flat[KIND_AT, at], axis=0))
         labels = self.labels.ravel()
         foot, kinds, colours, scores = [], [], [], []
+        at, kind_at = summits[CENTRE]
+        centres = {int(r) for r in labels[at[kind_at == KINDS.index(CENTRE)]] if r in anchors}
+        for r, point, score in self._centres_without_summit(out[KIND_AT], centres):
+            foot.append(point)
+            kinds.append(CENTRE)
+            colours.append(NEUTRAL)
+            scores.append(score)
         for k, kind in enumerate(KINDS):
-            at, kind_at = summits[HULL_WINDOW if kind == TRIREME else self.peak_window]
+            at, kind_at = summits[HULL_WINDOW if kind == TRIREME else CENTRE if kind == CENTRE else self.peak_window]
             at = at[kind_at == k]
             if not len(at):
                 continue
@@ -319,6 +347,28 @@ class DensityCounter:
             return Detections.empty(self.name, unseen)
         return Detections(np.array(foot, float), tuple(kinds), tuple(colours), np.array(scores, float),
                           np.full((len(kinds), 4), np.nan), self.name, unseen)
+
+    def _centres_without_summit(self, kind_logits: np.ndarray, counted: set[int]):
+        """Power centres the density missed, one per region that counted none: patches of cells
+        whose kind is centre (see CENTRE_SCORE). Yields (region, board point, score)."""
+        centre = KINDS.index(CENTRE)
+        gap = np.delete(kind_logits, centre, axis=0) - kind_logits[centre]
+        p = 1.0 / (1.0 + np.exp(np.minimum(gap, 50.0)).sum(axis=0))       # the centre score
+        n, comp, stats, middle = cv2.connectedComponentsWithStats((p > 0.5).astype(np.uint8), connectivity=4)
+        area = stats[:, cv2.CC_STAT_AREA]
+        mean = np.bincount(comp.ravel(), weights=p.ravel(), minlength=n) / np.maximum(area, 1)
+        lo, hi = CENTRE_AREA[0] * self.across ** 2, CENTRE_AREA[1] * self.across ** 2
+        A = np.linalg.inv(self.profile.H) @ output_to_image(self.crop)
+        for j in np.flatnonzero((area >= lo) & (area <= hi) & (mean >= CENTRE_SCORE)):
+            if j == 0:
+                continue
+            x, y = (int(round(v)) for v in middle[j])
+            r = int(self.labels[y, x])
+            if not r or r in counted:
+                continue
+            counted.add(r)
+            b = A @ np.array([x, y, 1.0])
+            yield r, (float(b[0] / b[2]), float(b[1] / b[2])), float(mean[j])
 
     def _unseen(self, occluder_logit: np.ndarray) -> frozenset[str]:
         """Regions a hand, a card or a cup covers more than UNSEEN_COVER of."""
