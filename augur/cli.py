@@ -282,6 +282,24 @@ def cmd_train_counter(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_fit_confidence(args: argparse.Namespace) -> int:
+    from vision.confidence import DEFAULT_CONFIDENCE, FIT_SEED, describe, fit_confidence, rendered_rows
+    from vision.density import DEFAULT_COUNTER
+    n = {"easy": args.images[0], "medium": args.images[1], "hard": args.images[2]}
+    seed = FIT_SEED if args.render_seed is None else args.render_seed
+    counter = Path(args.counter) if args.counter else DEFAULT_COUNTER
+    if not counter.is_file():
+        raise AugurError(f"counting model not found: {counter}")
+    rows = rendered_rows(n, seed, counter, progress=lambda tier, i, total: print(
+        f"[{tier}] counted {i}/{total}", flush=True) if i == total or i % 50 == 0 else None)
+    card = fit_confidence(rows, counter, {"renders_per_tier": n, "render_seed": seed,
+                                          "command": "augur fit-confidence"},
+                          Path(args.out) if args.out else DEFAULT_CONFIDENCE)
+    for tier, figures in card["figures_on_fitting_tables"].items():
+        print(f"[{tier}] below {card['threshold']}: {describe(figures)} (on the fitting tables)")
+    return 0
+
+
 # -- regionmap --------------------------------------------------------------------------
 def cmd_regionmap(args: argparse.Namespace) -> int:
     from calibration.region_map import build_geometry, load_north_up_photo, write_geometry, RegionMapError
@@ -557,6 +575,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--init", help="continue from this checkpoint (.pt)")
     p.add_argument("--models", default=str(Path(__file__).resolve().parents[1] / "models"))
     p.set_defaults(func=cmd_train_counter)
+
+    p = sub.add_parser("fit-confidence", help="fit the per-region confidence of the counting network on rendered "
+                                              "tables (numpy only)")
+    p.add_argument("--images", type=int, nargs=3, default=(150, 150, 150), metavar=("EASY", "MEDIUM", "HARD"),
+                   help="rendered tables per tier")
+    p.add_argument("--render-seed", type=int, default=None, help="seed of the rendered tables (default: "
+                                                                 "vision.confidence.FIT_SEED)")
+    p.add_argument("--counter", help="the counting network (default: the shipped one)")
+    p.add_argument("--out", help="where to write the model (default: beside the shipped network)")
+    p.set_defaults(func=cmd_fit_confidence)
 
     p = sub.add_parser("calibrate", help="learn the board pose and piece colours from a photo of the empty board")
     p.add_argument("image", nargs="?", help="photo of the empty board with the score markers on box 0")

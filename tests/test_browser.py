@@ -103,3 +103,36 @@ def test_dashboard_plays_corrects_confirms_and_reviews(browser, tmp_path):
     finally:
         server.shutdown()
         store.close()
+
+
+def test_regions_the_camera_doubts_are_outlined_until_a_player_counts_them(browser, tmp_path):
+    from selenium.webdriver.common.by import By
+    from tracker.readings import LOW_CONFIDENCE
+    from tracker.state import ObservedState
+    store = Store(tmp_path / "rec")
+    live = LiveGame.open(store, PLAYERS, resume=False)
+    _, server = serve(create_app(live), "127.0.0.1", 0)
+    try:
+        browser.get(f"http://127.0.0.1:{server.server_port}/")
+        wait_for(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#map path.region")) == 57)
+        state = game_states(1)[0]
+        owned = sorted(state.owners)
+        doubtful, sure, hidden = owned[0], owned[1], owned[2]
+        d = state.to_dict()
+        d["confidence"] = {doubtful: round(LOW_CONFIDENCE - 0.3, 3), sure: round(LOW_CONFIDENCE + 0.1, 3)}
+        d["unseen"] = [hidden]
+        live.commit(ObservedState.from_dict(d), b"\xff\xd8\xff\xe0")
+        outlined = lambda: {e.get_attribute("id")[2:] for e in browser.find_elements(By.CSS_SELECTOR, "#map path.doubt")}  # noqa: E731
+        wait_for(lambda: outlined() == {doubtful, hidden})
+        assert browser.find_element(By.ID, "check").text == "2 to check"
+        assert "check the count" in browser.find_element(By.CSS_SELECTOR, f"#r-{doubtful} title").get_attribute("textContent")
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        browser.save_screenshot(str(SHOTS / "dashboard-doubts.png"))
+        # a player counts the doubtful region by hand: the doubt is gone
+        colour, pieces = next(iter(d["regions"][doubtful].items()))
+        live.correct(doubtful, {colour: pieces})
+        wait_for(lambda: outlined() == {hidden})
+        assert browser.find_element(By.ID, "check").text == "1 to check"
+    finally:
+        server.shutdown()
+        store.close()

@@ -4,7 +4,8 @@ For every image of a tier, the renderer also makes the calibration photo the pla
 take (the same camera and light, the board empty, the markers on box 0); the pipeline
 calibrates on it, then detects and counts on the game image. Images are held out from any
 training set (different seeds). Prints per-region and whole-board exact accuracy, per-kind
-and per-colour confusion, latency per stage and peak memory.
+and per-colour confusion, how well the per-region confidence points at the wrong regions,
+latency per stage and peak memory.
 
 How a region is scored: it is right when its counts equal the truth, or when the detector
 marked it unseen and it really is hidden (a hand, a card or a cup covers a quarter of it, or
@@ -22,7 +23,9 @@ import numpy as np
 
 from calibration.profile import calibrate
 from tracker.errors import AugurError
+from tracker.readings import LOW_CONFIDENCE
 from tracker.state import ObservedState
+from vision.confidence import describe, flag_figures
 from vision.count import count
 from vision.density import UNSEEN_COVER
 from vision.geometry import load_geometry
@@ -68,6 +71,7 @@ def _bench_detector(which: str, n: int, tiers, seed: int) -> dict:
         kinds: Counter = Counter()
         colours: Counter = Counter()
         lat: dict[str, list[float]] = {"calibrate": [], "detect": [], "count": []}
+        sure: list[tuple[float, bool]] = []          # every seen region's confidence, and whether it was right
         for i, img, truth in iter_renders(tier, n, seed):
             cal_img = calibration_render(truth)
             t0 = time.perf_counter()
@@ -98,6 +102,7 @@ def _bench_detector(which: str, n: int, tiers, seed: int) -> dict:
                     unseen[("hidden" if r in hidden else "visible")] += 1
                     continue
                 ok += g == w
+                sure.append((got.confidence_of(r), g == w))
                 for colour in set(g) | set(w):
                     for kind in set(g.get(colour, {})) | set(w.get(colour, {})):
                         kinds[(kind, "exact" if g.get(colour, {}).get(kind, 0) == w.get(colour, {}).get(kind, 0)
@@ -110,7 +115,8 @@ def _bench_detector(which: str, n: int, tiers, seed: int) -> dict:
             boards += ok == len(geo.region_ids)
             hidden_total += len(hidden)
         pct = lambda xs, q: 1000 * float(np.percentile(xs, q))  # noqa: E731
-        res = {"per_region": right / total, "per_region_plain": plain / total, "whole_board": boards / n,
+        doubt = flag_figures(*zip(*sure), LOW_CONFIDENCE) if sure else None
+        res = {"flagged_below_low_confidence": doubt, "per_region": right / total, "per_region_plain": plain / total, "whole_board": boards / n,
                "unseen": dict(unseen), "hidden": hidden_total, "calibration_failed": failed, "latency_ms": {
             k: (pct(v, 50), pct(v, 95)) for k, v in lat.items()}, "kinds": dict(kinds), "owners": dict(colours)}
         results[tier] = res
@@ -121,6 +127,8 @@ def _bench_detector(which: str, n: int, tiers, seed: int) -> dict:
         print(f"[{tier}]   counts alone (unseen marks ignored) {100 * res['per_region_plain']:.1f}%; "
               f"regions marked unseen: {unseen['hidden']} really hidden, {unseen['visible']} visible "
               f"(of {hidden_total} hidden)")
+        if doubt:
+            print(f"[{tier}]   confidence below {LOW_CONFIDENCE} (the dashboard asks for a check): {describe(doubt)}")
         for k, (p50, p95) in res["latency_ms"].items():
             print(f"[{tier}]   {k}: p50 {p50:.0f} ms, p95 {p95:.0f} ms")
         per_kind = {}

@@ -1,5 +1,8 @@
 """Counting: detections -> the observed board state, with a confidence per region.
 
+A region's confidence is the detector's own estimate when it gives one (the density counter's
+probability that the count is right, :mod:`vision.confidence`), else the mean score of its pieces.
+
 Each detection goes to the region under its footprint (supervision's zone counting, with the
 board's label image as the zones). A piece that cannot stand where it was seen (a legionary at
 sea, a trireme on land) is dropped and lowers the region's confidence. A province holds one army: if detections of two army
@@ -22,20 +25,26 @@ def count(detections: Detections, geo: BoardGeometry, unseen: frozenset[str] = f
     regions = geo.regions_at(detections.footprints) if len(detections) else []
     tally: dict[str, Counter] = defaultdict(Counter)
     score: dict[str, list[float]] = defaultdict(list)
+    impossible: Counter = Counter()
     for rid, kind, colour, s in zip(regions, detections.kinds, detections.colours, detections.scores):
         if rid is None or rid in unseen:
             continue
         at_sea = geo.board.is_sea(rid)
         if (at_sea and (kind in LAND_KINDS or kind == CENTRE)) or (not at_sea and kind == TRIREME):
-            score[rid].append(0.0)          # impossible where it stands: a misdetection, and a doubt
+            impossible[rid] += 1            # impossible where it stands: a misdetection, and a doubt
             continue
         tally[rid][(colour, kind)] += 1
         score[rid].append(float(s))
+    given = {r: c for r, c in detections.region_confidence.items() if r not in unseen}
     out: dict[str, dict[str, dict[str, int]]] = {}
     confidence: dict[str, float] = {}
-    for rid in set(tally) | set(score):
+    for rid in set(tally) | set(impossible) | set(given):
         counts = tally.get(rid, Counter())
-        conf = float(np.mean(score[rid])) if score[rid] else 1.0
+        seen = len(score[rid]) + impossible[rid]
+        if rid in given:
+            conf = given[rid] * (1 - impossible[rid] / seen) if seen else given[rid]
+        else:
+            conf = sum(score[rid]) / seen if seen else 1.0
         armies = Counter()
         for (colour, kind), n in counts.items():
             if colour != NEUTRAL:

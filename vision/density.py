@@ -37,6 +37,7 @@ import numpy as np
 from calibration.profile import WORK_SCALE, CalibrationProfile
 from tracker.errors import AugurError
 from tracker.pieces import ARMY_COLOURS, CENTRE, LEGIONARY, NEUTRAL, TRIREME, VEXILLUM
+from vision.confidence import FEATURES, RegionConfidence, confidence_for
 from vision.geometry import BoardGeometry, load_geometry
 from vision.records import Detections
 
@@ -86,6 +87,8 @@ CENTRE_WINDOW = 11
 #: A summit whose basin holds this much mass stands for two pieces (and one more for each
 #: further unit): touching legionaries at the far side of a tilted view merge into one blob.
 TWIN_MASS = 1.7
+#: A summit whose basin holds between this and TWIN_MASS is a doubt (one piece, or two merged).
+NEAR_TWIN = 1.3
 #: A region holds no more triremes than its trireme mass rounded up from this fraction.
 HULL_MASS_SLACK = 0.3
 #: A power centre the density missed (a wide ivory disc often gets no summit of its own) is still
@@ -232,15 +235,18 @@ class DensityCounter:
 
     Each counted piece becomes one detection at its region's strongest density peak (a point
     inside the region), so :func:`vision.count.count` (the zone counting every detector shares)
-    puts it back in the same region. A region's score says how close its density sums were to
-    whole numbers.
+    puts it back in the same region. A region's confidence is the probability that its count is
+    right (:mod:`vision.confidence`; without that model, how close its density sums were to whole
+    numbers).
     """
 
     name = "density"
 
     def __init__(self, profile: CalibrationProfile, model: Path | None = None, threads: int | None = None,
-                 session=None):
-        """``session`` replaces the onnxruntime session (anything with ``run`` and ``get_inputs``)."""
+                 session=None, confidence: RegionConfidence | None | bool = False):
+        """``session`` replaces the onnxruntime session (anything with ``run`` and ``get_inputs``).
+        ``confidence``: the region confidence model; by default the one fitted for ``model``
+        (none with a replaced session), and None reads confidence from the masses alone."""
         self.session = session or _session(Path(model or DEFAULT_COUNTER).resolve(), threads)
         self.input_name = self.session.get_inputs()[0].name
         self.profile = profile
@@ -257,6 +263,11 @@ class DensityCounter:
         self.across = legionary_across(profile, self.geo) * self.crop.scale
         self.peak_window = peak_window(self.across)
         self._area = np.bincount(self.labels.ravel(), minlength=self.n_regions + 1).astype(np.float64)
+        # a legionary's width (output cells) at each region's label point; index 0 is off the map
+        points = [self.geo.label_points[r] for r in self.geo.region_ids]
+        self._across_at = np.concatenate([[1.0], legionary_across_at(profile, points) * self.crop.scale])
+        self.confidence = confidence if confidence is not False else \
+            (None if session else confidence_for(Path(model or DEFAULT_COUNTER).resolve()))
 
     def predict(self, image: np.ndarray) -> np.ndarray:
         """Raw network output for a frame: N_OUT x h x w (densities already non-negative)."""
@@ -273,7 +284,12 @@ class DensityCounter:
         return self.read(out)
 
     def read(self, out: np.ndarray) -> Detections:
-        """Per-region counts from the network's output maps.
+        """Per-region counts from the network's output maps (see :meth:`reading`)."""
+        return self.reading(out, features=self.confidence is not None)[0]
+
+    def reading(self, out: np.ndarray, features: bool = True) -> tuple[Detections, np.ndarray | None]:
+        """Per-region counts from the network's output maps, and (``features``) every region's
+        signs of doubt (:meth:`region_features`), which the confidence model reads.
 
         One density peak is one piece: the network puts a blob on every piece's standing point,
         and in a pile the blobs keep their own summits even where the summed mass comes out
@@ -287,7 +303,8 @@ class DensityCounter:
         output alone (:meth:`_centres_without_summit`)."""
         total = np.where(out[0] > DENSITY_FLOOR, out[0], 0.0)
         minlength = self.n_regions + 1
-        unseen = self._unseen(out[-1])
+        cover = self._cover(out[-1])
+        unseen = frozenset(self.geo.region_ids[i - 1] for i in np.flatnonzero(cover > UNSEEN_COVER))
         region_of, anchors, basin = self._attribute(total)
         flat = out.reshape(len(out), -1)
         cells = np.flatnonzero(total)               # the few cells that hold any density
@@ -306,13 +323,17 @@ class DensityCounter:
         summits[CENTRE] = (at, np.argmax(flat[KIND_AT, at], axis=0))
         labels = self.labels.ravel()
         foot, kinds, colours, scores = [], [], [], []
+        counted = np.zeros((len(KINDS), minlength), np.int64)        # pieces per kind and region
         at, kind_at = summits[CENTRE]
         centres = {int(r) for r in labels[at[kind_at == KINDS.index(CENTRE)]] if r in anchors}
+        by_kind_output = []
         for r, point, score in self._centres_without_summit(out[KIND_AT], centres):
             foot.append(point)
             kinds.append(CENTRE)
             colours.append(NEUTRAL)
             scores.append(score)
+            counted[KINDS.index(CENTRE), r] += 1
+            by_kind_output.append(r)
         for k, kind in enumerate(KINDS):
             at, kind_at = summits[HULL_WINDOW if kind == TRIREME else CENTRE if kind == CENTRE else self.peak_window]
             at = at[kind_at == k]
@@ -335,6 +356,7 @@ class DensityCounter:
                     n = min(n, int(np.ceil(mass[r] - HULL_MASS_SLACK)))
                 if n <= 0:
                     continue
+                counted[k, r] += n
                 score = float(np.clip(1 - 2 * abs(mass[r] - n), 0.05, 1.0))
                 split = self._colours_of(kind, n, per_colour[:, r])
                 for c, m in enumerate(split):
@@ -343,10 +365,75 @@ class DensityCounter:
                         kinds.append(kind)
                         colours.append(COLOURS[c])
                         scores.append(score)
+        region_confidence, signs = {}, None
+        if features:
+            signs = self.region_features(total=total, cells=cells, region=region, basin=basin, by_kind=by_kind,
+                                         colour_p=colour_p, counted=counted, summits=summits[self.peak_window],
+                                         cover=cover, by_kind_output=by_kind_output)
+        if signs is not None and self.confidence is not None:
+            p = self.confidence.predict(signs[1:])
+            region_confidence = {rid: round(float(p[i]), 3) for i, rid in enumerate(self.geo.region_ids)
+                                 if rid not in unseen}
         if not kinds:
-            return Detections.empty(self.name, unseen)
+            return replace(Detections.empty(self.name, unseen), region_confidence=region_confidence), signs
         return Detections(np.array(foot, float), tuple(kinds), tuple(colours), np.array(scores, float),
-                          np.full((len(kinds), 4), np.nan), self.name, unseen)
+                          np.full((len(kinds), 4), np.nan), self.name, unseen, region_confidence), signs
+
+    def region_features(self, *, total, cells, region, basin, by_kind, colour_p, counted, summits, cover,
+                        by_kind_output) -> np.ndarray:
+        """The signs of doubt of every region (row = label value; :data:`vision.confidence.FEATURES`),
+        from what :meth:`reading` worked out (``summits``: the peaks' cells and kind indices)."""
+        minlength = self.n_regions + 1
+        bins = lambda idx, w=None: np.bincount(idx, weights=w, minlength=minlength).astype(np.float64)  # noqa: E731
+        labels = self.labels.ravel()
+        weights = total.ravel()[cells]
+        sea = np.zeros(minlength)
+        sea[1:] = [self.geo.board.is_sea(r) for r in self.geo.region_ids]
+        pieces = counted.sum(axis=0).astype(np.float64)
+        mass = bins(region, weights)
+        all_summits, kind_at = summits
+        legion_summits = all_summits[kind_at == KINDS.index(LEGIONARY)]
+        b = basin.ravel()[legion_summits]
+        heights = total.ravel()
+        at_label = labels[legion_summits]
+        lowest = np.full(minlength, np.inf)
+        np.minimum.at(lowest, labels[all_summits], heights[all_summits])
+        lowest[np.isinf(lowest)] = 0.0
+        armies = np.stack([bins(region, weights * colour_p[c]) for c in range(len(ARMY_COLOURS))])
+        army_mass = armies.sum(axis=0)
+        tri = KINDS.index(TRIREME)
+        kind_mass = np.stack([bins(region, by_kind[k]) for k in range(len(KINDS))])
+        # a missed piece often leaves a hill too low or too close to another to make a summit
+        stray = np.zeros(minlength)
+        away = np.ones(total.size, bool)
+        away[all_summits] = False
+        np.maximum.at(stray, labels[cells][away[cells]], heights[cells][away[cells]])
+        by_output = np.zeros(minlength)
+        by_output[by_kind_output] = 1.0
+        columns = {
+            "sea": sea,
+            "pieces": pieces,
+            "mass": mass,
+            "residual": np.abs(mass - pieces),
+            "signed_residual": mass - pieces,
+            "relative_residual": np.abs(mass - pieces) / np.maximum(pieces, 1),
+            "twin_summits": bins(at_label, (b >= TWIN_MASS).astype(float)),
+            "near_twins": bins(at_label, ((b >= NEAR_TWIN) & (b < TWIN_MASS)).astype(float)),
+            "faint_summits": bins(labels[all_summits], (heights[all_summits] < 2 * PEAK_MIN).astype(float)),
+            "lowest_summit": lowest,
+            "border_mass": np.abs(bins(labels[cells], weights) - mass),
+            "cover": cover,
+            "across": self._across_at,
+            "log_area": np.log1p(self._area / self._across_at ** 2),
+            "hull_gap": np.abs(bins(region, by_kind[tri]) - counted[tri]),
+            "centre_by_kind": by_output,
+            "colour_doubt": np.where(army_mass > 0, 1 - armies.max(axis=0) / np.maximum(army_mass, 1e-9), 0.0),
+            "empty": (pieces == 0).astype(np.float64),
+            "log_pieces": np.log1p(pieces),
+            "stray_peak": stray,
+            "kind_doubt": np.where(mass > 0, 1 - kind_mass.max(axis=0) / np.maximum(mass, 1e-9), 0.0),
+        }
+        return np.column_stack([columns[name] for name in FEATURES])
 
     def _centres_without_summit(self, kind_logits: np.ndarray, counted: set[int]):
         """Power centres the density missed, one per region that counted none: patches of cells
@@ -370,14 +457,13 @@ class DensityCounter:
             b = A @ np.array([x, y, 1.0])
             yield r, (float(b[0] / b[2]), float(b[1] / b[2])), float(mean[j])
 
-    def _unseen(self, occluder_logit: np.ndarray) -> frozenset[str]:
-        """Regions a hand, a card or a cup covers more than UNSEEN_COVER of."""
+    def _cover(self, occluder_logit: np.ndarray) -> np.ndarray:
+        """The share of each region (by label value) under a hand, a card or a cup."""
         occluded = occluder_logit.ravel() > OCCLUDED_LOGIT
-        minlength = self.n_regions + 1
-        hidden = np.bincount(self.labels.ravel()[occluded], minlength=minlength)
+        hidden = np.bincount(self.labels.ravel()[occluded], minlength=self.n_regions + 1)
         cover = hidden / np.maximum(self._area, 1)
-        return frozenset(self.geo.region_ids[i - 1] for i in range(1, minlength)
-                         if self._area[i] and cover[i] > UNSEEN_COVER)
+        cover[0] = 0.0
+        return cover
 
     def _attribute(self, total: np.ndarray) -> tuple[np.ndarray, dict[int, tuple[float, float]], np.ndarray]:
         """Which region each output cell's density counts towards, a board point per region, and
@@ -442,17 +528,22 @@ def counting_crop(profile: CalibrationProfile, geo: BoardGeometry) -> Crop:
 
 def legionary_across(profile: CalibrationProfile, geo: BoardGeometry, smallest: bool = False) -> float:
     """How many output cells (at the camera's own scale) one legionary spans at the board's
-    centre, or (``smallest``) at the board corner farthest from the camera: from the legionary
-    area learnt at calibration and the homography's local scale there."""
+    centre, or (``smallest``) at the board corner farthest from the camera."""
     w, h = geo.size
     points = [(0.1 * w, 0.1 * h), (0.9 * w, 0.1 * h), (0.1 * w, 0.9 * h), (0.9 * w, 0.9 * h)] if smallest \
         else [(0.5 * w, 0.5 * h)]
+    return float(legionary_across_at(profile, points).min())
+
+
+def legionary_across_at(profile: CalibrationProfile, points) -> np.ndarray:
+    """How many output cells (at the camera's own scale) one legionary spans at each board point:
+    from the legionary area learnt at calibration and the homography's local scale there."""
     across = []
     for x, y in points:
         q = cv2.perspectiveTransform(np.array([[[x, y], [x + 1, y], [x, y + 1]]], np.float64), profile.H)[0]
         px_per_unit2 = abs(np.linalg.det(np.stack([q[1] - q[0], q[2] - q[0]], axis=1)))
         across.append(float(np.sqrt(profile.legionary_area * px_per_unit2) / STRIDE))
-    return min(across)
+    return np.array(across)
 
 
 def peak_window(across: float) -> int:

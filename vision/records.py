@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Mapping
 
 import numpy as np
 
@@ -36,6 +37,9 @@ class Detections:
     source: str = ""
     #: regions the detector could not see in this frame (under a cup, a card, a sleeve)
     unseen: frozenset[str] = frozenset()
+    #: the detector's own probability that each seen region's count is right, empty regions
+    #: included (see :mod:`vision.confidence`); without it a region's confidence is its pieces' mean score
+    region_confidence: Mapping[str, float] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.kinds)

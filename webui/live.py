@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass, field
 
 from tracker.pieces import VP_TRACK_MAX
+from tracker.readings import LOW_CONFIDENCE
 from tracker.rulesets import apply_entry, make_game
 from tracker.state import ObservedState
 from webui.store import Snapshot, Store
@@ -135,6 +136,7 @@ class LiveGame:
         d = state.to_dict()
         for region, o in list(self.overrides.items()):
             if d["regions"].get(region, {}) == o.camera_value:
+                d.get("confidence", {}).pop(region, None)      # a player counted it: no doubt left
                 if o.value:
                     d["regions"][region] = copy.deepcopy(o.value)
                 else:
@@ -153,6 +155,7 @@ class LiveGame:
             if region not in self.game.board.regions:
                 raise ValueError(f"unknown region '{region}'")
             d = copy.deepcopy(current)
+            d.get("confidence", {}).pop(region, None)          # a player counted it: no doubt left
             if value:
                 d["regions"][region] = value
             else:
@@ -242,7 +245,7 @@ class LiveGame:
         return {
             "game_id": self.game_id, "players": list(g.players), "ruleset": self.ruleset, "target_vp": g.target_vp,
             "board": g.board.id,
-            "vp": g.vp, "vp_max": VP_TRACK_MAX, "round": g.round_no, "turn": g.turn_no, "current": g.current,
+            "vp": g.vp, "vp_max": VP_TRACK_MAX, "low_confidence": LOW_CONFIDENCE, "round": g.round_no, "turn": g.turn_no, "current": g.current,
             "phase": g.ctx.phase.name.lower() if g.ctx else None, "winner": g.winner,
             "eliminated": sorted(g.eliminated), "state": g.state.to_dict() if g.state else None,
             "scores": self._scores(), "out_of_sync": self.out_of_sync,

@@ -35,8 +35,17 @@ function drawMap() {
 // what each garrison piece counts for on this board (legionary 1, vexillum 10; tank 1, flag 10; LotR 1/3/5)
 function strength(pieces) { return Object.entries(geo.values || { legionary: 1, vexillum: 10 }).reduce((n, [k, v]) => n + v * (pieces[k] || 0), 0); }
 
+// regions the camera is unsure of (below the tracker's LOW_CONFIDENCE) or cannot see: a player should look
+function doubtOf(state, rid) {
+  if (state && (state.unseen || []).includes(rid)) return "not seen by the camera: last count kept";
+  const c = state && state.confidence && state.confidence[rid];
+  if (c !== undefined && view && c < view.low_confidence) return `check the count (camera ${Math.round(100 * c)}% sure)`;
+  return "";
+}
+
 function renderMap(state, changed) {
   const regions = (state && state.regions) || {};
+  let doubts = 0;
   for (const rid of Object.keys(geo.polygons)) {
     const path = $("#r-" + rid), text = $("#t-" + rid), content = regions[rid] || {};
     const sea = geo.seas.includes(rid);
@@ -52,8 +61,14 @@ function renderMap(state, changed) {
     }
     path.style.fill = fill; path.style.fillOpacity = sea ? 1 : 0.75;
     path.classList.toggle("changed", !!(changed && changed[rid]));
+    const doubt = doubtOf(state, rid);
+    path.classList.toggle("doubt", !!doubt);
+    path.querySelector("title").textContent = geo.names[rid] + (doubt ? ` — ${doubt}` : "");
+    if (doubt) { label += " ?"; doubts += 1; }
     text.textContent = label;
   }
+  const check = $("#check");
+  if (check) { check.hidden = !doubts; check.textContent = `${doubts} to check`; }
 }
 
 function renderTrack(v) {

@@ -1,0 +1,153 @@
+"""The per-region confidence: the logistic model, its file, and how counting and the counter use it."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from tests.test_density import FakeSession, _cell_of, _maps_with_blobs, calibrated_scene
+from vision.confidence import (DEFAULT_CONFIDENCE, FEATURES, ConfidenceError, RegionConfidence, confidence_for,
+                               file_sha256, fit_logistic, flag_figures)
+from vision.count import count
+from vision.density import DEFAULT_COUNTER, N_OUT, DensityCounter
+from vision.geometry import load_geometry
+from vision.records import Detections
+
+
+def _model(coef=None, intercept=0.0, sha=""):
+    n = len(FEATURES)
+    return RegionConfidence(np.zeros(n), np.ones(n), np.zeros(n) if coef is None else np.asarray(coef, float),
+                            intercept, sha)
+
+
+class TestLogisticFit:
+    def test_it_learns_which_sign_means_doubt_and_is_calibrated(self):
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(4000, len(FEATURES)))
+        p_true = 1 / (1 + np.exp(-(1.5 - 2.0 * X[:, 3])))         # "residual" high: likely wrong
+        y = rng.random(4000) < p_true
+        model = fit_logistic(X, y)
+        assert model.coef[3] < -1.5 and abs(model.coef[0]) < 0.2
+        p = model.predict(X)
+        for lo, hi in ((0.2, 0.4), (0.6, 0.8), (0.9, 1.0)):
+            sel = (p >= lo) & (p < hi)
+            assert lo - 0.07 <= y[sel].mean() <= hi + 0.07
+
+    def test_a_constant_feature_does_not_break_it(self):
+        X = np.zeros((50, len(FEATURES)))
+        X[:, 1] = np.arange(50)
+        y = np.arange(50) < 40
+        model = fit_logistic(X, y)
+        assert np.all(np.isfinite(model.coef)) and model.predict(X)[0] > model.predict(X)[-1]
+
+
+class TestModelFile:
+    def test_round_trip(self):
+        m = _model(coef=np.arange(len(FEATURES)) / 10, intercept=0.5, sha="abc")
+        back = RegionConfidence.from_dict(json.loads(json.dumps(m.to_dict())))
+        x = np.ones((3, len(FEATURES)))
+        assert np.allclose(back.predict(x), m.predict(x)) and back.counter_sha256 == "abc"
+
+    def test_a_model_of_other_features_or_malformed_is_refused(self):
+        d = _model().to_dict()
+        with pytest.raises(ConfidenceError, match="other features"):
+            RegionConfidence.from_dict({**d, "features": d["features"][:-1]})
+        with pytest.raises(ConfidenceError, match="malformed"):
+            RegionConfidence.from_dict({**d, "scale": [0.0] * len(FEATURES)})
+        with pytest.raises(ConfidenceError, match="malformed"):
+            RegionConfidence.from_dict({k: v for k, v in d.items() if k != "coef"})
+
+    def test_a_model_fitted_for_other_weights_is_not_used(self, tmp_path):
+        weights = tmp_path / "net.onnx"
+        weights.write_bytes(b"one network")
+        path = tmp_path / "conf.json"
+        path.write_text(json.dumps({"model": _model(sha=file_sha256(weights)).to_dict()}))
+        assert confidence_for(weights, path) is not None
+        other = tmp_path / "other.onnx"
+        other.write_bytes(b"another network")
+        assert confidence_for(other, path) is None
+        path.write_text("{not json")
+        confidence_for.cache_clear()
+        with pytest.raises(ConfidenceError):
+            confidence_for(weights, path)
+        confidence_for.cache_clear()
+
+
+class TestFlagFigures:
+    def test_what_a_player_sees(self):
+        f = flag_figures([0.2, 0.5, 0.9, 0.95, 0.99], [False, True, True, False, True], 0.8)
+        assert f["flagged"] == pytest.approx(0.4) and f["wrong"] == 2 and f["wrong_flagged"] == 1
+        assert f["unflagged_right"] == pytest.approx(2 / 3)
+
+
+class TestCountingWithConfidence:
+    def test_every_seen_region_gets_the_detectors_confidence_empty_ones_too(self):
+        geo = load_geometry()
+        det = Detections(np.array([geo.label_points["italia"]]), ("legionary",), ("red",), np.array([0.9]),
+                         region_confidence={"italia": 0.42, "africa": 0.97, "sicilia": 0.3}, source="t",
+                         unseen=frozenset({"sicilia"}))
+        state = count(det, geo, det.unseen)
+        assert state.confidence_of("italia") == 0.42 and state.confidence_of("africa") == 0.97
+        assert state.confidence_of("sicilia") == 0.0            # unseen: no confidence at all
+        assert state.regions["italia"] == {"red": {"legionary": 1}}
+
+    def test_a_piece_that_cannot_stand_there_still_lowers_it(self):
+        geo = load_geometry()
+        at = geo.label_points["tyrrenum"]
+        det = Detections(np.array([at, at]), ("trireme", "legionary"), ("red", "red"), np.array([1.0, 1.0]),
+                         region_confidence={"tyrrenum": 0.8})
+        assert count(det, geo).confidence_of("tyrrenum") == pytest.approx(0.4)
+
+
+class TestCounterConfidence:
+    def test_the_counter_reports_signs_of_doubt_for_every_region(self):
+        img, truth, profile = calibrated_scene("easy")
+        counter = DensityCounter(profile, session=FakeSession(np.zeros((N_OUT, 8, 8), np.float32)))
+        x, y = _cell_of(profile, counter, "italia")
+        # two legionaries merged into one summit (a twin), nothing hidden
+        counter.session = FakeSession(_maps_with_blobs(counter.labels.shape, [((x, y), 2.0)], "legionary", "red"))
+        det, signs = counter.reading(counter.predict(img))
+        geo = load_geometry()
+        assert signs.shape == (len(geo.region_ids) + 1, len(FEATURES))
+        row = signs[geo.region_ids.index("italia") + 1]
+        named = dict(zip(FEATURES, row))
+        assert named["pieces"] == 2 and named["twin_summits"] == 1 and named["sea"] == 0 and named["empty"] == 0
+        assert named["mass"] == pytest.approx(2.0, abs=0.05) and named["cover"] == 0
+        other = dict(zip(FEATURES, signs[geo.region_ids.index("africa") + 1]))
+        assert other["empty"] == 1 and other["pieces"] == 0
+
+    def test_a_given_model_sets_every_seen_regions_confidence(self):
+        img, truth, profile = calibrated_scene("easy")
+        k = FEATURES.index("twin_summits")
+        coef = np.zeros(len(FEATURES))
+        coef[k] = -3.0                                           # a twin summit is a doubt
+        counter = DensityCounter(profile, session=FakeSession(np.zeros((N_OUT, 8, 8), np.float32)),
+                                 confidence=_model(coef=coef, intercept=2.0))
+        x, y = _cell_of(profile, counter, "italia")
+        counter.session = FakeSession(_maps_with_blobs(counter.labels.shape, [((x, y), 2.0)], "legionary", "red"))
+        state = count(counter.detect(img), load_geometry())
+        assert state.confidence_of("italia") == pytest.approx(1 / (1 + np.exp(1.0)), abs=1e-3)
+        assert state.confidence_of("africa") == pytest.approx(1 / (1 + np.exp(-2.0)), abs=1e-3)
+
+
+@pytest.mark.skipif(not (DEFAULT_COUNTER.is_file() and DEFAULT_CONFIDENCE.is_file()),
+                    reason="no counting network or confidence model shipped in models/")
+class TestShippedConfidence:
+    def test_it_belongs_to_the_shipped_network(self):
+        assert confidence_for(DEFAULT_COUNTER.resolve()) is not None
+
+    def test_wrong_regions_are_less_sure_than_right_ones(self):
+        """On held-out tables (not the fitting tables' seed) the regions read wrong have a lower
+        mean confidence than those read right: the model points at what to check."""
+        from tracker.state import ObservedState
+        geo = load_geometry()
+        right, wrong = [], []
+        for tier in ("easy", "hard"):
+            img, truth, profile = calibrated_scene(tier)
+            det = DensityCounter(profile).detect(img)
+            got, want = count(det, geo, det.unseen), ObservedState.from_dict(truth.state)
+            for r in geo.region_ids:
+                if r not in got.unseen:
+                    (right if got.regions.get(r, {}) == want.regions.get(r, {}) else wrong).append(got.confidence_of(r))
+        assert wrong and np.mean(wrong) < np.mean(right) - 0.1

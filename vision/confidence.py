@@ -1,0 +1,214 @@
+"""How sure the counter is of each region: a logistic model of "this region's count is right".
+
+Why: the counting network is not yet right everywhere (see ``models/README.md``), and players
+need to know which regions to check by eye. The density maps say a lot about a doubtful
+region: its mass is far from a whole number of pieces, two summits share a basin, a summit is
+faint, a hand covers part of it, the pieces stand far from the camera. This module turns those
+signs (:data:`FEATURES`, computed by :class:`vision.density.DensityCounter` from its maps) into
+the probability that the region's count is right. That probability is the region's confidence
+in the observed state, and below :data:`tracker.readings.LOW_CONFIDENCE` the dashboard asks
+for a check and the tracker reports a broken rule there as a warning only.
+
+The model is fitted (``augur fit-confidence``) on rendered tables held out from both the
+network's training set and the bench, against the counts the shipped network actually reads
+on them; it is stored beside the network (``models/pieces-density-confidence.json``) with the
+network's checksum, and is used only with that network.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from tracker.errors import AugurError
+
+#: The signs of doubt, one value per region (see ``DensityCounter.region_features``).
+FEATURES = (
+    "sea",              # 1 for a sea area
+    "pieces",           # pieces counted in the region (a vexillum is one piece)
+    "mass",             # density mass that went to the region
+    "residual",         # |mass - pieces|
+    "signed_residual",  # mass - pieces
+    "relative_residual",  # |mass - pieces| / max(pieces, 1)
+    "twin_summits",     # legionary summits counted as two or more (their basin held two masses)
+    "near_twins",       # legionary summits whose basin held between NEAR_TWIN and TWIN_MASS
+    "faint_summits",    # summits lower than twice the peak threshold
+    "lowest_summit",    # the lowest summit's height (0 when none)
+    "border_mass",      # |mass on the region's cells - mass that went to it|: pieces astride a border
+    "cover",            # share of the region under a hand, card or cup
+    "across",           # a legionary's width in output cells where the region lies
+    "log_area",         # log of the region's area in legionary footprints
+    "hull_gap",         # |trireme mass - triremes counted|
+    "centre_by_kind",   # 1 when a centre was found by the kind output alone
+    "colour_doubt",     # share of the army-colour mass not of the region's leading colour
+    "empty",            # 1 when no piece was counted
+    "log_pieces",       # log(1 + pieces): doubt grows with the pile, but not linearly
+    "stray_peak",       # the highest density on the region's cells that is not a summit's
+    "kind_doubt",       # share of the region's mass whose kind is not the one counted most
+)
+
+#: The confidence model of the shipped network.
+DEFAULT_CONFIDENCE = Path(__file__).resolve().parents[1] / "models" / "pieces-density-confidence.json"
+
+
+class ConfidenceError(AugurError):
+    """The confidence model file is unreadable or does not fit this code."""
+
+
+@dataclass(frozen=True)
+class RegionConfidence:
+    """A logistic model over standardised :data:`FEATURES`."""
+
+    mean: np.ndarray
+    scale: np.ndarray
+    coef: np.ndarray
+    intercept: float
+    counter_sha256: str = ""
+
+    def predict(self, features: np.ndarray) -> np.ndarray:
+        """P(count right) for each row of an N x len(FEATURES) array."""
+        z = ((np.asarray(features, np.float64) - self.mean) / self.scale) @ self.coef + self.intercept
+        return 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
+
+    def to_dict(self) -> dict:
+        return {"features": list(FEATURES), "mean": self.mean.tolist(), "scale": self.scale.tolist(),
+                "coef": self.coef.tolist(), "intercept": self.intercept, "counter_sha256": self.counter_sha256}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "RegionConfidence":
+        if list(data.get("features", [])) != list(FEATURES):
+            raise ConfidenceError("the confidence model was fitted on other features: run augur fit-confidence again")
+        try:
+            arrays = [np.asarray(data[k], np.float64) for k in ("mean", "scale", "coef")]
+            intercept = float(data["intercept"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ConfidenceError(f"the confidence model is malformed: {exc}") from None
+        if any(a.shape != (len(FEATURES),) for a in arrays) or not np.all(arrays[1] > 0):
+            raise ConfidenceError("the confidence model is malformed: wrong sizes or a zero scale")
+        return cls(*arrays, intercept, str(data.get("counter_sha256", "")))
+
+
+def file_sha256(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+@lru_cache(maxsize=4)
+def confidence_for(counter_path: Path, path: Path = DEFAULT_CONFIDENCE) -> RegionConfidence | None:
+    """The confidence model fitted for the network at ``counter_path``, or None when there is none
+    (or it was fitted for other weights: its probabilities would mean nothing for these)."""
+    if not path.is_file() or not counter_path.is_file():
+        return None
+    try:
+        model = RegionConfidence.from_dict(json.loads(path.read_text(encoding="utf-8"))["model"])
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ConfidenceError(f"cannot read the confidence model {path.name}: {exc}") from None
+    return model if model.counter_sha256 == file_sha256(counter_path) else None
+
+
+def fit_logistic(X: np.ndarray, y: np.ndarray, l2: float = 1.0, iterations: int = 50) -> RegionConfidence:
+    """Logistic regression by Newton's method on standardised features, with an L2 penalty on the
+    weights (not the intercept). A few thousand rows and a score of features: exact and fast."""
+    X = np.asarray(X, np.float64)
+    y = np.asarray(y, np.float64)
+    mean = X.mean(axis=0)
+    scale = X.std(axis=0)
+    scale[scale < 1e-9] = 1.0
+    Z = np.column_stack([(X - mean) / scale, np.ones(len(X))])
+    w = np.zeros(Z.shape[1])
+    penalty = np.full(Z.shape[1], l2)
+    penalty[-1] = 0.0
+    for _ in range(iterations):
+        p = 1.0 / (1.0 + np.exp(-np.clip(Z @ w, -30, 30)))
+        grad = Z.T @ (p - y) + penalty * w
+        hess = (Z * (p * (1 - p))[:, None]).T @ Z + np.diag(penalty + 1e-9)
+        step = np.linalg.solve(hess, grad)
+        w -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    return RegionConfidence(mean, scale, w[:-1], float(w[-1]))
+
+
+def flag_figures(confidence: np.ndarray, right: np.ndarray, threshold: float) -> dict:
+    """What a player sees when regions below ``threshold`` are flagged for a check: the share
+    flagged, how many of the wrong regions are among them, and how often an unflagged region is right."""
+    confidence = np.asarray(confidence, float)
+    right = np.asarray(right, bool)
+    flagged = confidence < threshold
+    return {"regions": int(len(right)), "flagged": float(flagged.mean()) if len(right) else 0.0,
+            "wrong": int((~right).sum()), "wrong_flagged": int((flagged & ~right).sum()),
+            "unflagged_right": float(right[~flagged].mean()) if (~flagged).any() else float("nan")}
+
+
+def describe(figures: dict) -> str:
+    return (f"{100 * figures['flagged']:.1f}% of regions flagged for a check, holding "
+            f"{figures['wrong_flagged']} of the {figures['wrong']} wrong ones; unflagged regions "
+            f"{100 * figures['unflagged_right']:.2f}% right")
+
+
+# -- fitting (``augur fit-confidence``) ----------------------------------------------------
+#: Seed of the rendered tables the shipped confidence model was fitted on: neither the
+#: network's training tables (11), nor the validation tables (5150), nor the bench's (90210).
+FIT_SEED = 7070
+
+
+def table_rows(counter, image: np.ndarray, want, hidden: set[str]) -> tuple[np.ndarray, np.ndarray]:
+    """One table's seen regions: their signs of doubt, and whether the counter read them right
+    (``want`` is the true observed state). Regions marked unseen are left out: their confidence is 0."""
+    from vision.count import count
+    det, signs = counter.reading(counter.predict(image))
+    got = count(det, counter.geo, det.unseen)
+    rows = [i for i, r in enumerate(counter.geo.region_ids) if r not in det.unseen]
+    right = [got.regions.get(counter.geo.region_ids[i], {}) == want.regions.get(counter.geo.region_ids[i], {})
+             for i in rows]
+    return signs[1:][rows], np.array(right, bool)
+
+
+def rendered_rows(n_per_tier: dict[str, int], seed: int = FIT_SEED, counter_path: Path | None = None,
+                  progress=None) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Render tables of each tier, calibrate on their empty photos, count them with the network
+    (no confidence model), and return every seen region's signs of doubt and rightness, per tier."""
+    from calibration.profile import calibrate
+    from tracker.state import ObservedState
+    from vision.bench import hidden_regions
+    from vision.density import DEFAULT_COUNTER, DensityCounter
+    from vision.synth.board_art import procedural_art
+    from vision.synth.dataset import iter_renders
+    from vision.synth.render import calibration_render
+    art = procedural_art()
+    out = {}
+    for tier, n in n_per_tier.items():
+        xs, ys = [], []
+        for i, img, truth in iter_renders(tier, n, seed):
+            try:
+                profile = calibrate(calibration_render(truth), art, players=truth.players)
+            except AugurError:
+                continue                      # the board was not found: no regions to learn from
+            counter = DensityCounter(profile, model=counter_path or DEFAULT_COUNTER, confidence=None)
+            x, y = table_rows(counter, img, ObservedState.from_dict(truth.state), hidden_regions(truth))
+            xs.append(x)
+            ys.append(y)
+            if progress:
+                progress(tier, i + 1, n)
+        out[tier] = (np.vstack(xs), np.concatenate(ys))
+    return out
+
+
+def fit_confidence(rows: dict[str, tuple[np.ndarray, np.ndarray]], counter_path: Path, recipe: dict,
+                   out: Path = DEFAULT_CONFIDENCE) -> dict:
+    """Fit the model on every tier's rows together and write it, with its recipe and its figures
+    on the rows it was fitted on, beside the network it belongs to."""
+    from tracker.readings import LOW_CONFIDENCE
+    X = np.vstack([x for x, _ in rows.values()])
+    y = np.concatenate([r for _, r in rows.values()])
+    model = fit_logistic(X, y)
+    model = RegionConfidence(model.mean, model.scale, model.coef, model.intercept, file_sha256(counter_path))
+    figures = {tier: flag_figures(model.predict(x), r, LOW_CONFIDENCE) for tier, (x, r) in rows.items()}
+    card = {"model": model.to_dict(), "counter": Path(counter_path).name, "recipe": recipe,
+            "threshold": LOW_CONFIDENCE, "figures_on_fitting_tables": figures}
+    Path(out).write_text(json.dumps(card, indent=1) + "\n", encoding="utf-8")
+    confidence_for.cache_clear()
+    return card
