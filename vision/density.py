@@ -439,11 +439,18 @@ class DensityCounter:
         """Power centres the density missed, one per region that counted none: patches of cells
         whose kind is centre (see CENTRE_SCORE). Yields (region, board point, score)."""
         centre = KINDS.index(CENTRE)
-        gap = np.delete(kind_logits, centre, axis=0) - kind_logits[centre]
-        p = 1.0 / (1.0 + np.exp(np.minimum(gap, 50.0)).sum(axis=0))       # the centre score
-        n, comp, stats, middle = cv2.connectedComponentsWithStats((p > 0.5).astype(np.uint8), connectivity=4)
+        others = np.delete(kind_logits, centre, axis=0)
+        # the centre score p = 1 / (1 + sum exp(other - centre)) passes 1/2 only where centre scores
+        # highest, a small part of the map: score just those cells
+        ys, xs = np.nonzero(kind_logits[centre] > others.max(axis=0))
+        p = 1.0 / (1.0 + np.exp(np.minimum(others[:, ys, xs] - kind_logits[centre, ys, xs], 50.0)).sum(axis=0))
+        keep = p > 0.5
+        ys, xs, p = ys[keep], xs[keep], p[keep]
+        mask = np.zeros(kind_logits.shape[1:], np.uint8)
+        mask[ys, xs] = 1
+        n, comp, stats, middle = cv2.connectedComponentsWithStats(mask, connectivity=4)
         area = stats[:, cv2.CC_STAT_AREA]
-        mean = np.bincount(comp.ravel(), weights=p.ravel(), minlength=n) / np.maximum(area, 1)
+        mean = np.bincount(comp[ys, xs], weights=p, minlength=n) / np.maximum(area, 1)
         lo, hi = CENTRE_AREA[0] * self.across ** 2, CENTRE_AREA[1] * self.across ** 2
         A = np.linalg.inv(self.profile.H) @ output_to_image(self.crop)
         for j in np.flatnonzero((area >= lo) & (area <= hi) & (mean >= CENTRE_SCORE)):
