@@ -151,3 +151,26 @@ class TestShippedConfidence:
                 if r not in got.unseen:
                     (right if got.regions.get(r, {}) == want.regions.get(r, {}) else wrong).append(got.confidence_of(r))
         assert wrong and np.mean(wrong) < np.mean(right) - 0.1
+
+
+@pytest.mark.skipif(not DEFAULT_COUNTER.is_file(), reason="no counting network shipped in models/")
+class TestFitCommand:
+    def test_fit_confidence_writes_a_model_for_the_shipped_network(self, tmp_path, capsys):
+        from augur.cli import main
+        out = tmp_path / "models" / "conf.json"
+        assert main(["fit-confidence", "--images", "1", "1", "0", "--render-seed", "31", "--out", str(out)]) == 0
+        card = json.loads(out.read_text())
+        assert card["recipe"]["render_seed"] == 31 and card["recipe"]["renders_per_tier"]["hard"] == 0
+        assert card["model"]["counter_sha256"] == file_sha256(DEFAULT_COUNTER)
+        assert set(card["figures_on_fitting_tables"]) == {"easy", "medium"}
+        assert "regions flagged" in capsys.readouterr().out
+        confidence_for.cache_clear()
+        assert confidence_for(DEFAULT_COUNTER.resolve(), out) is not None
+
+    def test_an_unwritable_destination_is_one_line(self, tmp_path, capsys):
+        from augur.cli import main
+        blocker = tmp_path / "file"
+        blocker.write_text("not a folder")
+        assert main(["fit-confidence", "--images", "1", "0", "0", "--out", str(blocker / "conf.json")]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("augur: error: cannot write the confidence model") and err.count("\n") == 1

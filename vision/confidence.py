@@ -181,6 +181,8 @@ def rendered_rows(n_per_tier: dict[str, int], seed: int = FIT_SEED, counter_path
     art = procedural_art()
     out = {}
     for tier, n in n_per_tier.items():
+        if n < 1:
+            continue
         xs, ys = [], []
         for i, img, truth in iter_renders(tier, n, seed):
             try:
@@ -193,7 +195,8 @@ def rendered_rows(n_per_tier: dict[str, int], seed: int = FIT_SEED, counter_path
             ys.append(y)
             if progress:
                 progress(tier, i + 1, n)
-        out[tier] = (np.vstack(xs), np.concatenate(ys))
+        if xs:
+            out[tier] = (np.vstack(xs), np.concatenate(ys))
     return out
 
 
@@ -202,6 +205,8 @@ def fit_confidence(rows: dict[str, tuple[np.ndarray, np.ndarray]], counter_path:
     """Fit the model on every tier's rows together and write it, with its recipe and its figures
     on the rows it was fitted on, beside the network it belongs to."""
     from tracker.readings import LOW_CONFIDENCE
+    if not rows:
+        raise ConfidenceError("no table could be calibrated and counted: nothing to fit the confidence on")
     X = np.vstack([x for x, _ in rows.values()])
     y = np.concatenate([r for _, r in rows.values()])
     model = fit_logistic(X, y)
@@ -209,6 +214,10 @@ def fit_confidence(rows: dict[str, tuple[np.ndarray, np.ndarray]], counter_path:
     figures = {tier: flag_figures(model.predict(x), r, LOW_CONFIDENCE) for tier, (x, r) in rows.items()}
     card = {"model": model.to_dict(), "counter": Path(counter_path).name, "recipe": recipe,
             "threshold": LOW_CONFIDENCE, "figures_on_fitting_tables": figures}
-    Path(out).write_text(json.dumps(card, indent=1) + "\n", encoding="utf-8")
+    try:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        Path(out).write_text(json.dumps(card, indent=1) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise ConfidenceError(f"cannot write the confidence model to {out}: {exc.strerror or exc}") from None
     confidence_for.cache_clear()
     return card
