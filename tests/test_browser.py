@@ -122,10 +122,12 @@ def test_regions_the_camera_doubts_are_outlined_until_a_player_counts_them(brows
         d["confidence"] = {doubtful: round(LOW_CONFIDENCE - 0.3, 3), sure: round(LOW_CONFIDENCE + 0.1, 3)}
         d["unseen"] = [hidden]
         live.commit(ObservedState.from_dict(d), b"\xff\xd8\xff\xe0")
-        outlined = lambda: {e.get_attribute("id")[2:] for e in browser.find_elements(By.CSS_SELECTOR, "#map path.doubt")}  # noqa: E731
+        def outlined():
+            return {e.get_attribute("id")[2:] for e in browser.find_elements(By.CSS_SELECTOR, "#map path.doubt")}
         wait_for(lambda: outlined() == {doubtful, hidden})
         assert browser.find_element(By.ID, "check").text == "2 to check"
-        assert "check the count" in browser.find_element(By.CSS_SELECTOR, f"#r-{doubtful} title").get_attribute("textContent")
+        title = browser.find_element(By.CSS_SELECTOR, f"#r-{doubtful} title").get_attribute("textContent")
+        assert "check the count" in title
         SHOTS.mkdir(parents=True, exist_ok=True)
         browser.save_screenshot(str(SHOTS / "dashboard-doubts.png"))
         # a player counts the doubtful region by hand: the doubt is gone

@@ -116,7 +116,8 @@ def _bench_detector(which: str, n: int, tiers, seed: int) -> dict:
             hidden_total += len(hidden)
         pct = lambda xs, q: 1000 * float(np.percentile(xs, q))  # noqa: E731
         doubt = flag_figures(*zip(*sure), LOW_CONFIDENCE) if sure else None
-        res = {"flagged_below_low_confidence": doubt, "per_region": right / total, "per_region_plain": plain / total, "whole_board": boards / n,
+        res = {"per_region": right / total, "per_region_plain": plain / total, "whole_board": boards / n,
+               "flagged_below_low_confidence": doubt,
                "unseen": dict(unseen), "hidden": hidden_total, "calibration_failed": failed, "latency_ms": {
             k: (pct(v, 50), pct(v, 95)) for k, v in lat.items()}, "kinds": dict(kinds), "owners": dict(colours)}
         results[tier] = res

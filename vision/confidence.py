@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -155,7 +155,7 @@ def describe(figures: dict) -> str:
 FIT_SEED = 7070
 
 
-def table_rows(counter, image: np.ndarray, want, hidden: set[str]) -> tuple[np.ndarray, np.ndarray]:
+def table_rows(counter, image: np.ndarray, want) -> tuple[np.ndarray, np.ndarray]:
     """One table's seen regions: their signs of doubt, and whether the counter read them right
     (``want`` is the true observed state). Regions marked unseen are left out: their confidence is 0."""
     from vision.count import count
@@ -173,7 +173,6 @@ def rendered_rows(n_per_tier: dict[str, int], seed: int = FIT_SEED, counter_path
     (no confidence model), and return every seen region's signs of doubt and rightness, per tier."""
     from calibration.profile import calibrate
     from tracker.state import ObservedState
-    from vision.bench import hidden_regions
     from vision.density import DEFAULT_COUNTER, DensityCounter
     from vision.synth.board_art import procedural_art
     from vision.synth.dataset import iter_renders
@@ -190,7 +189,7 @@ def rendered_rows(n_per_tier: dict[str, int], seed: int = FIT_SEED, counter_path
             except AugurError:
                 continue                      # the board was not found: no regions to learn from
             counter = DensityCounter(profile, model=counter_path or DEFAULT_COUNTER, confidence=None)
-            x, y = table_rows(counter, img, ObservedState.from_dict(truth.state), hidden_regions(truth))
+            x, y = table_rows(counter, img, ObservedState.from_dict(truth.state))
             xs.append(x)
             ys.append(y)
             if progress:
@@ -209,8 +208,7 @@ def fit_confidence(rows: dict[str, tuple[np.ndarray, np.ndarray]], counter_path:
         raise ConfidenceError("no table could be calibrated and counted: nothing to fit the confidence on")
     X = np.vstack([x for x, _ in rows.values()])
     y = np.concatenate([r for _, r in rows.values()])
-    model = fit_logistic(X, y)
-    model = RegionConfidence(model.mean, model.scale, model.coef, model.intercept, file_sha256(counter_path))
+    model = replace(fit_logistic(X, y), counter_sha256=file_sha256(counter_path))
     figures = {tier: flag_figures(model.predict(x), r, LOW_CONFIDENCE) for tier, (x, r) in rows.items()}
     card = {"model": model.to_dict(), "counter": Path(counter_path).name, "recipe": recipe,
             "threshold": LOW_CONFIDENCE, "figures_on_fitting_tables": figures}

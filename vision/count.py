@@ -5,15 +5,13 @@ probability that the count is right, :mod:`vision.confidence`), else the mean sc
 
 Each detection goes to the region under its footprint (supervision's zone counting, with the
 board's label image as the zones). A piece that cannot stand where it was seen (a legionary at
-sea, a trireme on land) is dropped and lowers the region's confidence. A province holds one army: if detections of two army
-colours fall in one province, the colour with fewer is dropped and the region's confidence
-falls accordingly.
+sea, a trireme on land) is dropped and lowers the region's confidence. A province holds one
+army: if detections of two army colours fall in one province, the colour with fewer is dropped
+and the region's confidence falls accordingly.
 """
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-
-import numpy as np
 
 from tracker.pieces import CENTRE, LAND_KINDS, NEUTRAL, TRIREME
 from tracker.state import ObservedState

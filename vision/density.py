@@ -266,6 +266,7 @@ class DensityCounter:
         # a legionary's width (output cells) at each region's label point; index 0 is off the map
         points = [self.geo.label_points[r] for r in self.geo.region_ids]
         self._across_at = np.concatenate([[1.0], legionary_across_at(profile, points) * self.crop.scale])
+        self._sea = np.array([0.0] + [float(self.geo.board.is_sea(r)) for r in self.geo.region_ids])
         self.confidence = confidence if confidence is not False else \
             (None if session else confidence_for(Path(model or DEFAULT_COUNTER).resolve()))
 
@@ -387,8 +388,6 @@ class DensityCounter:
         bins = lambda idx, w=None: np.bincount(idx, weights=w, minlength=minlength).astype(np.float64)  # noqa: E731
         labels = self.labels.ravel()
         weights = total.ravel()[cells]
-        sea = np.zeros(minlength)
-        sea[1:] = [self.geo.board.is_sea(r) for r in self.geo.region_ids]
         pieces = counted.sum(axis=0).astype(np.float64)
         mass = bins(region, weights)
         all_summits, kind_at = summits
@@ -411,7 +410,7 @@ class DensityCounter:
         by_output = np.zeros(minlength)
         by_output[by_kind_output] = 1.0
         columns = {
-            "sea": sea,
+            "sea": self._sea,
             "pieces": pieces,
             "mass": mass,
             "residual": np.abs(mass - pieces),

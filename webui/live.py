@@ -245,7 +245,8 @@ class LiveGame:
         return {
             "game_id": self.game_id, "players": list(g.players), "ruleset": self.ruleset, "target_vp": g.target_vp,
             "board": g.board.id,
-            "vp": g.vp, "vp_max": VP_TRACK_MAX, "low_confidence": LOW_CONFIDENCE, "round": g.round_no, "turn": g.turn_no, "current": g.current,
+            "vp": g.vp, "vp_max": VP_TRACK_MAX, "round": g.round_no, "turn": g.turn_no, "current": g.current,
+            "low_confidence": LOW_CONFIDENCE,
             "phase": g.ctx.phase.name.lower() if g.ctx else None, "winner": g.winner,
             "eliminated": sorted(g.eliminated), "state": g.state.to_dict() if g.state else None,
             "scores": self._scores(), "out_of_sync": self.out_of_sync,
