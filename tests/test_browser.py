@@ -130,6 +130,14 @@ def test_regions_the_camera_doubts_are_outlined_until_a_player_counts_them(brows
         assert "check the count" in title
         SHOTS.mkdir(parents=True, exist_ok=True)
         browser.save_screenshot(str(SHOTS / "dashboard-doubts.png"))
+        # in review, the snapshot says which of its changes the camera doubted
+        browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="review"]').click()
+        wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#timeline button"))
+        browser.find_elements(By.CSS_SELECTOR, "#timeline button")[0].click()
+        wait_for(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#snap-a li.doubt")) == 2)
+        texts = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#snap-a li.doubt")]
+        assert any("% sure: check" in t for t in texts) and any("not seen by the camera" in t for t in texts)
+        browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="live"]').click()
         # a player counts the doubtful region by hand: the doubt is gone
         colour, pieces = next(iter(d["regions"][doubtful].items()))
         live.correct(doubtful, {colour: pieces})

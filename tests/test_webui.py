@@ -16,6 +16,7 @@ import pytest
 
 from tracker.board import load_board
 from tracker.spqrisiko.simulator import Simulator
+from tracker.state import ObservedState
 from webui.app import create_app
 from webui.live import LiveGame
 from webui.loop import export_archive, import_archive, serve
@@ -134,12 +135,23 @@ class TestDashboardApi:
         assert post(client, "/api/corrections", {"region": region, "pieces": {"red": {"trireme": 1}}}).status_code == 400
 
     def test_review_endpoints(self, client, live):
-        for s in game_states(3):
+        states = game_states(3)
+        for k, s in enumerate(states):
+            if k == 1:      # the camera doubted one region of the second state and could not see another
+                d = s.to_dict()
+                changed = sorted(r for r in set(d["regions"]) | set(states[0].to_dict()["regions"])
+                                 if d["regions"].get(r) != states[0].to_dict()["regions"].get(r))
+                d["confidence"] = {changed[0]: 0.42}
+                d["unseen"] = changed[1:2]
+                s = ObservedState.from_dict(d)
             live.commit(s, b"\xff\xd8x")
         snaps = client.get("/api/snapshots").get_json()
         assert len(snaps) == 3
         d = client.get(f"/api/snapshots/{snaps[1]['id']}").get_json()
         assert d["changed"] and d["previous"] == snaps[0]["id"]
+        assert d["changed"][changed[0]]["confidence"] == 0.42 and d["changed"][changed[0]]["seen"]
+        assert d["changed"][changed[1]]["confidence"] == 0.0 and not d["changed"][changed[1]]["seen"]
+        assert all(c["confidence"] == 1.0 for r, c in d["changed"].items() if r not in changed[:2])
         assert client.get(f"/api/snapshots/{snaps[1]['id']}/frame.jpg").data == b"\xff\xd8x"
         assert client.get("/api/snapshots/999/frame.jpg").status_code == 404
         assert client.get("/api/snapshots/..%2f..%2fgame.sqlite/frame.jpg").status_code == 404

@@ -263,7 +263,10 @@ class LiveGame:
         prev = [s for s in self.store.snapshots(self.game_id) if s.id < sid]
         before = prev[-1].state["regions"] if prev else {}
         after = snap.state["regions"]
-        changed = {r: {"before": before.get(r, {}), "after": after.get(r, {})}
+        # how sure the camera was of each changed region: what a dispute turns on
+        sure, unseen = snap.state.get("confidence", {}), set(snap.state.get("unseen", []))
+        changed = {r: {"before": before.get(r, {}), "after": after.get(r, {}),
+                       "confidence": 0.0 if r in unseen else sure.get(r, 1.0), "seen": r not in unseen}
                    for r in sorted(set(before) | set(after)) if before.get(r) != after.get(r)}
         out = snap.to_dict()
         out.update({"changed": changed, "decisions": self.store.decisions(sid),

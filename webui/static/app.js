@@ -161,7 +161,10 @@ async function pick(id, button) {
       box.appendChild(img);
     }
     const ul = el("ul");
-    for (const [r, c] of Object.entries(d.changed)) ul.appendChild(el("li", {}, `${geo.names[r]}: ${JSON.stringify(c.before)} → ${JSON.stringify(c.after)}`));
+    for (const [r, c] of Object.entries(d.changed)) {
+      const doubt = !c.seen ? " (not seen by the camera)" : (view && c.confidence < view.low_confidence) ? ` (camera ${Math.round(100 * c.confidence)}% sure: check)` : "";
+      ul.appendChild(el("li", { class: doubt ? "doubt" : "" }, `${geo.names[r]}: ${JSON.stringify(c.before)} → ${JSON.stringify(c.after)}${doubt}`));
+    }
     for (const e of d.events) ul.appendChild(el("li", {}, e.text || e.kind));
     for (const v of d.verdicts) ul.appendChild(el("li", { class: v.level }, `${v.level} ${v.rule}: ${v.message}`));
     box.appendChild(ul);
