@@ -267,6 +267,7 @@ class DensityCounter:
         points = [self.geo.label_points[r] for r in self.geo.region_ids]
         self._across_at = np.concatenate([[1.0], legionary_across_at(profile, points) * self.crop.scale])
         self._sea = np.array([0.0] + [float(self.geo.board.is_sea(r)) for r in self.geo.region_ids])
+        self._to_board = np.linalg.inv(profile.H) @ output_to_image(self.crop)     # output cell -> board
         self.confidence = confidence if confidence is not False else \
             (None if session else confidence_for(Path(model or DEFAULT_COUNTER).resolve()))
 
@@ -306,22 +307,25 @@ class DensityCounter:
         minlength = self.n_regions + 1
         cover = self._cover(out[-1])
         unseen = frozenset(self.geo.region_ids[i - 1] for i in np.flatnonzero(cover > UNSEEN_COVER))
-        region_of, anchors, basin = self._attribute(total)
+        peaks = _peaks(total, self.peak_window)
+        region_of, anchors, basin = self._attribute(total, peaks)
         flat = out.reshape(len(out), -1)
         cells = np.flatnonzero(total)               # the few cells that hold any density
         region = region_of[cells]
         by_kind = total.ravel()[cells] * _softmax(flat[KIND_AT, cells])
         colour_p = _softmax(flat[COLOUR_AT, cells])
-        summits = {}
-        for window in (self.peak_window, HULL_WINDOW):
-            at = np.flatnonzero(_peaks(total, window))
-            summits[window] = (at, np.argmax(flat[KIND_AT, at], axis=0))
-        # a centre's summits are sought in its own kind's density, over a window as wide as the
-        # disc: its neighbours' summits cannot hide it, nor can its wide blob show two summits
+        # each kind's candidate summits (cells) and the kind scored highest at each
         centre_density = np.zeros(total.size, np.float32)
         centre_density[cells] = by_kind[KINDS.index(CENTRE)]
-        at = np.flatnonzero(_peaks(centre_density.reshape(total.shape), CENTRE_WINDOW))
-        summits[CENTRE] = (at, np.argmax(flat[KIND_AT, at], axis=0))
+        peaks_of = {
+            LEGIONARY: np.flatnonzero(peaks),
+            TRIREME: np.flatnonzero(_peaks(total, HULL_WINDOW)),
+            # a centre's summits are sought in its own kind's density, over a window as wide as the
+            # disc: its neighbours' summits cannot hide it, nor can its wide blob show two summits
+            CENTRE: np.flatnonzero(_peaks(centre_density.reshape(total.shape), CENTRE_WINDOW)),
+        }
+        summits = {kind: (at, np.argmax(flat[KIND_AT, at], axis=0)) for kind, at in peaks_of.items()}
+        summits[VEXILLUM] = summits[LEGIONARY]          # a vexillum's base is about a legionary's size
         labels = self.labels.ravel()
         foot, kinds, colours, scores = [], [], [], []
         counted = np.zeros((len(KINDS), minlength), np.int64)        # pieces per kind and region
@@ -336,7 +340,7 @@ class DensityCounter:
             counted[KINDS.index(CENTRE), r] += 1
             by_kind_output.append(r)
         for k, kind in enumerate(KINDS):
-            at, kind_at = summits[HULL_WINDOW if kind == TRIREME else CENTRE if kind == CENTRE else self.peak_window]
+            at, kind_at = summits[kind]
             at = at[kind_at == k]
             if not len(at):
                 continue
@@ -369,7 +373,7 @@ class DensityCounter:
         region_confidence, signs = {}, None
         if features:
             signs = self.region_features(total=total, cells=cells, region=region, basin=basin, by_kind=by_kind,
-                                         colour_p=colour_p, counted=counted, summits=summits[self.peak_window],
+                                         colour_p=colour_p, counted=counted, summits=summits[LEGIONARY],
                                          cover=cover, by_kind_output=by_kind_output)
         if signs is not None and self.confidence is not None:
             p = self.confidence.predict(signs[1:])
@@ -383,7 +387,8 @@ class DensityCounter:
     def region_features(self, *, total, cells, region, basin, by_kind, colour_p, counted, summits, cover,
                         by_kind_output) -> np.ndarray:
         """The signs of doubt of every region (row = label value; :data:`vision.confidence.FEATURES`),
-        from what :meth:`reading` worked out (``summits``: the peaks' cells and kind indices)."""
+        from what :meth:`reading` worked out (``summits``: the cells of the peaks over the legionary
+        window and the kind scored highest at each)."""
         minlength = self.n_regions + 1
         bins = lambda idx, w=None: np.bincount(idx, weights=w, minlength=minlength).astype(np.float64)  # noqa: E731
         labels = self.labels.ravel()
@@ -434,7 +439,7 @@ class DensityCounter:
         }
         return np.column_stack([columns[name] for name in FEATURES])
 
-    def _centres_without_summit(self, kind_logits: np.ndarray, counted: set[int]):
+    def _centres_without_summit(self, kind_logits: np.ndarray, has_centre: set[int]):
         """Power centres the density missed, one per region that counted none: patches of cells
         whose kind is centre (see CENTRE_SCORE). Yields (region, board point, score)."""
         centre = KINDS.index(CENTRE)
@@ -451,17 +456,15 @@ class DensityCounter:
         area = stats[:, cv2.CC_STAT_AREA]
         mean = np.bincount(comp[ys, xs], weights=p, minlength=n) / np.maximum(area, 1)
         lo, hi = CENTRE_AREA[0] * self.across ** 2, CENTRE_AREA[1] * self.across ** 2
-        A = np.linalg.inv(self.profile.H) @ output_to_image(self.crop)
         for j in np.flatnonzero((area >= lo) & (area <= hi) & (mean >= CENTRE_SCORE)):
             if j == 0:
                 continue
             x, y = (int(round(v)) for v in middle[j])
             r = int(self.labels[y, x])
-            if not r or r in counted:
+            if not r or r in has_centre:
                 continue
-            counted.add(r)
-            b = A @ np.array([x, y, 1.0])
-            yield r, (float(b[0] / b[2]), float(b[1] / b[2])), float(mean[j])
+            has_centre.add(r)
+            yield r, self._board_point(x, y), float(mean[j])
 
     def _cover(self, occluder_logit: np.ndarray) -> np.ndarray:
         """The share of each region (by label value) under a hand, a card or a cup."""
@@ -471,15 +474,16 @@ class DensityCounter:
         cover[0] = 0.0
         return cover
 
-    def _attribute(self, total: np.ndarray) -> tuple[np.ndarray, dict[int, tuple[float, float]], np.ndarray]:
+    def _attribute(self, total: np.ndarray, peaks: np.ndarray) -> tuple[np.ndarray, dict[int, tuple[float, float]],
+                                                                        np.ndarray]:
         """Which region each output cell's density counts towards, a board point per region, and
-        the mass of each peak's basin (the cells nearer to it than to any other peak).
+        the mass of each peak's basin (the cells nearer to it than to any other peak); ``peaks``
+        is the density's peak mask over the legionary window.
 
         Summing the density inside each region's outline would split a piece standing near a
         printed border between two regions. Instead every local peak of the density (a piece, or
         one of a pile) takes the region under it, and each cell's mass goes with its nearest peak.
         The anchor of a region is its strongest peak, a point inside it."""
-        peaks = _peaks(total, self.peak_window)
         if not peaks.any():
             return np.zeros(total.size, np.int64), {}, np.zeros_like(total)
         inv = np.where(peaks, 0, 255).astype(np.uint8)
@@ -490,13 +494,16 @@ class DensityCounter:
         region_of = lut[nearest].ravel()
         anchors: dict[int, tuple[float, float]] = {}
         ys, xs = np.nonzero(peaks)
-        A = np.linalg.inv(self.profile.H) @ output_to_image(self.crop)
         for i in np.argsort(-total[ys, xs]):
             r = int(self.labels[ys[i], xs[i]])
             if r and r not in anchors:
-                b = A @ np.array([xs[i], ys[i], 1.0])
-                anchors[r] = (float(b[0] / b[2]), float(b[1] / b[2]))
+                anchors[r] = self._board_point(xs[i], ys[i])
         return region_of, anchors, basin
+
+    def _board_point(self, x: float, y: float) -> tuple[float, float]:
+        """The board point (board units) under an output cell."""
+        b = self._to_board @ np.array([x, y, 1.0])
+        return float(b[0] / b[2]), float(b[1] / b[2])
 
     @staticmethod
     def _colours_of(kind: str, n: int, colour_mass: np.ndarray) -> list[int]:
