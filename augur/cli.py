@@ -256,7 +256,17 @@ def cmd_count(args: argparse.Namespace) -> int:
 
 
 # -- train ------------------------------------------------------------------------------
+def _require_training(*modules: str) -> None:
+    """Training needs the [train] extra; say so in one line instead of an import traceback."""
+    import importlib.util
+    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    if missing:
+        raise AugurError(f"training needs {', '.join(missing)}: install the [train] extra "
+                         f"(pip install -e '.[train]') in a separate environment")
+
+
 def cmd_train(args: argparse.Namespace) -> int:
+    _require_training("torch", "ultralytics", "onnx")
     from vision.train import train
     card = train(Path(args.work), Path(args.models), images=args.images, epochs=args.epochs, seed=args.seed,
                  batch=args.batch, init=Path(args.init) if args.init else None)
@@ -265,6 +275,8 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def cmd_train_counter(args: argparse.Namespace) -> int:
+    if args.epochs:
+        _require_training("torch", "onnx")
     from vision.density_train import VIEW_NAMES, train, write_data
     data = Path(args.work) / "samples"
     n = {"easy": args.images[0], "medium": args.images[1], "hard": args.images[2]}
@@ -279,6 +291,24 @@ def cmd_train_counter(args: argparse.Namespace) -> int:
         print(json.dumps(card["history"][-1]))
     else:
         print(f"{total} samples in {data}; no training asked (--epochs 0)")
+    return 0
+
+
+def cmd_train_summits(args: argparse.Namespace) -> int:
+    if args.epochs:
+        _require_training("torch", "onnx")
+    from vision.summits_train import train, write_windows
+    data = Path(args.work) / "windows"
+    n = {"easy": args.images[0], "medium": args.images[1], "hard": args.images[2]}
+    write_windows(data, n, args.render_seed, workers=args.workers,
+                  progress=lambda i, t: print(f"rendered {i}/{t}", flush=True) if i == t or i % 100 == 0 else None)
+    if args.epochs:
+        card = train(data, Path(args.models), epochs=args.epochs, batch=args.batch, seed=args.seed, lr=args.lr,
+                     recipe={"renders_per_tier": n, "render_seed": args.render_seed,
+                             "command": "augur train-summits"})
+        print(json.dumps(card["held_out"]))
+    else:
+        print(f"windows of {sum(n.values())} tables in {data}; no training asked (--epochs 0)")
     return 0
 
 
@@ -575,6 +605,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--init", help="continue from this checkpoint (.pt)")
     p.add_argument("--models", default=str(Path(__file__).resolve().parents[1] / "models"))
     p.set_defaults(func=cmd_train_counter)
+
+    p = sub.add_parser("train-summits", help="reproduce the shipped summit classifier (vexilla, pieces per summit; "
+                                             "needs torch and onnx)")
+    p.add_argument("--images", type=int, nargs=3, default=(800, 800, 800), metavar=("EASY", "MEDIUM", "HARD"),
+                   help="rendered tables per tier")
+    p.add_argument("--epochs", type=int, default=12)
+    p.add_argument("--batch", type=int, default=256)
+    p.add_argument("--lr", type=float, default=2e-3, help="peak learning rate (one-cycle schedule)")
+    p.add_argument("--render-seed", type=int, default=11, help="seed of the rendered tables")
+    p.add_argument("--seed", type=int, default=0, help="seed of the training (batches, weights)")
+    p.add_argument("--workers", type=int, default=2, help="processes rendering the tables")
+    p.add_argument("--work", default="out/train-summits", help="scratch folder for the rendered windows")
+    p.add_argument("--models", default=str(Path(__file__).resolve().parents[1] / "models"))
+    p.set_defaults(func=cmd_train_summits)
 
     p = sub.add_parser("fit-confidence", help="fit the per-region confidence of the counting network on rendered "
                                               "tables (numpy only)")

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from pathlib import Path
 
 import cv2
@@ -39,7 +38,9 @@ from tracker.errors import AugurError
 from tracker.pieces import ARMY_COLOURS, CENTRE, LEGIONARY, NEUTRAL, TRIREME, VEXILLUM
 from vision.confidence import FEATURES, RegionConfidence, confidence_for
 from vision.geometry import BoardGeometry, load_geometry
+from vision.onnx_models import onnx_session
 from vision.records import Detections
+from vision.summits import PIECES_P, VEXILLUM_P, SummitClassifier, summits_for
 
 MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 DEFAULT_COUNTER = MODELS_DIR / "pieces-density.onnx"
@@ -213,23 +214,6 @@ class CounterError(AugurError):
     """The counting model is missing or unusable."""
 
 
-@lru_cache(maxsize=2)
-def _session(path: Path, threads: int | None):
-    """One onnxruntime session per model file, shared by every counter (a re-calibration or a
-    re-localisation makes a new counter, not a new session)."""
-    import onnxruntime as ort
-    if not path.is_file():
-        raise CounterError(f"counting model not found: {path}")
-    opts = ort.SessionOptions()
-    if threads:
-        opts.intra_op_num_threads = threads
-    opts.log_severity_level = 3
-    try:
-        return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
-    except Exception as exc:  # noqa: BLE001 - onnxruntime raises its own exception types
-        raise CounterError(f"cannot load the counting model {path.name}: {exc}") from None
-
-
 class DensityCounter:
     """Counts pieces per region from the density network; reports them as :class:`Detections`.
 
@@ -243,11 +227,16 @@ class DensityCounter:
     name = "density"
 
     def __init__(self, profile: CalibrationProfile, model: Path | None = None, threads: int | None = None,
-                 session=None, confidence: RegionConfidence | None | bool = False):
+                 session=None, confidence: RegionConfidence | None | bool = False,
+                 summits: SummitClassifier | None | bool = False):
         """``session`` replaces the onnxruntime session (anything with ``run`` and ``get_inputs``).
         ``confidence``: the region confidence model; by default the one fitted for ``model``
-        (none with a replaced session), and None reads confidence from the masses alone."""
-        self.session = session or _session(Path(model or DEFAULT_COUNTER).resolve(), threads)
+        (none with a replaced session), and None reads confidence from the masses alone.
+        ``summits``: the classifier that takes a second look at each legionary summit (vexillum
+        or not, how many pieces; :mod:`vision.summits`); by default the shipped one (none with a
+        replaced session), and None reads every summit from the density maps alone."""
+        self.session = session or onnx_session(Path(model or DEFAULT_COUNTER).resolve(), threads, CounterError,
+                                               "counting model")
         self.input_name = self.session.get_inputs()[0].name
         self.profile = profile
         self.geo = load_geometry(profile.board_id)
@@ -270,6 +259,7 @@ class DensityCounter:
         self._to_board = np.linalg.inv(profile.H) @ output_to_image(self.crop)     # output cell -> board
         self.confidence = confidence if confidence is not False else \
             (None if session else confidence_for(Path(model or DEFAULT_COUNTER).resolve()))
+        self.summits = summits if summits is not False else (None if session else summits_for())
 
     def predict(self, image: np.ndarray) -> np.ndarray:
         """Raw network output for a frame: N_OUT x h x w (densities already non-negative)."""
@@ -302,7 +292,10 @@ class DensityCounter:
         show two summits, so their peaks must lie a hull apart and the region's trireme mass must
         bear them; a centre's disc is wide, so its summits are sought over its width, in its own
         kind's density, and a centre the density missed altogether may still be found by the kind
-        output alone (:meth:`_centres_without_summit`)."""
+        output alone (:meth:`_centres_without_summit`). Whether a province's summit is a legionary
+        or a vexillum, and how many pieces stand there where it is sure, is the summit
+        classifier's call when there is one (:mod:`vision.summits`): the network's kind output
+        never tells a vexillum from a legionary."""
         total = np.where(out[0] > DENSITY_FLOOR, out[0], 0.0)
         minlength = self.n_regions + 1
         cover = self._cover(out[-1])
@@ -326,6 +319,8 @@ class DensityCounter:
         }
         summits = {kind: (at, np.argmax(flat[KIND_AT, at], axis=0)) for kind, at in peaks_of.items()}
         summits[VEXILLUM] = summits[LEGIONARY]          # a vexillum's base is about a legionary's size
+        # pieces the summit classifier is sure of at each legionary summit (-1: read from the basin)
+        sure = self._second_look(*summits[LEGIONARY]) if self.summits is not None else None
         labels = self.labels.ravel()
         foot, kinds, colours, scores = [], [], [], []
         counted = np.zeros((len(KINDS), minlength), np.int64)        # pieces per kind and region
@@ -341,14 +336,21 @@ class DensityCounter:
             by_kind_output.append(r)
         for k, kind in enumerate(KINDS):
             at, kind_at = summits[kind]
-            at = at[kind_at == k]
-            if not len(at):
-                continue
-            pieces = np.ones(len(at))
+            pieces = np.ones(int(np.count_nonzero(kind_at == k)))
             if kind == LEGIONARY:
                 # two legionaries standing close enough share one summit; its basin holds both masses
+                # (and a vexillum's summit whose basin holds two stands beside a legionary)
+                on_foot = (kind_at == k) | (kind_at == KINDS.index(VEXILLUM))
+                at, is_vexillum = at[on_foot], kind_at[on_foot] != k
                 b = basin.ravel()[at]
                 pieces = np.where(b >= TWIN_MASS, 2 + np.floor(b - TWIN_MASS), 1)
+                if sure is not None:
+                    pieces = np.where(sure[on_foot] >= 0, np.maximum(sure[on_foot], is_vexillum), pieces)
+                pieces = pieces - is_vexillum
+            else:
+                at = at[kind_at == k]
+            if not len(at):
+                continue
             found = np.rint(np.bincount(labels[at], weights=pieces, minlength=minlength)).astype(int)
             mass = np.bincount(region, weights=by_kind[k], minlength=minlength)
             per_colour = np.stack([np.bincount(region, weights=by_kind[k] * colour_p[c], minlength=minlength)
@@ -438,6 +440,39 @@ class DensityCounter:
             "kind_doubt": np.where(mass > 0, 1 - kind_mass.max(axis=0) / np.maximum(mass, 1e-9), 0.0),
         }
         return np.column_stack([columns[name] for name in FEATURES])
+
+    def second_look_candidates(self, out: np.ndarray) -> np.ndarray:
+        """The output cells (flat indices) where :meth:`reading` asks the summit classifier for a
+        second look: its legionary summits in provinces (training reads these too)."""
+        total = np.where(out[0] > DENSITY_FLOOR, out[0], 0.0)
+        at = np.flatnonzero(_peaks(total, self.peak_window))
+        kind_at = np.argmax(out[KIND_AT].reshape(len(KINDS), -1)[:, at], axis=0)
+        return at[self._second_look_candidates(at, kind_at)]
+
+    def summit_pixels(self, at: np.ndarray) -> np.ndarray:
+        """The network input pixel (N x 2, x and y) at the centre of each output cell of ``at``
+        (flat indices): a cell covers STRIDE x STRIDE input pixels."""
+        w = self.labels.shape[1]
+        return np.column_stack([STRIDE * (at % w) + STRIDE // 2, STRIDE * (at // w) + STRIDE // 2])
+
+    def _second_look_candidates(self, at: np.ndarray, kind_at: np.ndarray) -> np.ndarray:
+        """Indices into ``at`` of the summits scored legionary or vexillum that stand in a province."""
+        label = self.labels.ravel()[at]
+        kind_ok = (kind_at == KINDS.index(LEGIONARY)) | (kind_at == KINDS.index(VEXILLUM))
+        return np.flatnonzero(kind_ok & (label > 0) & (self._sea[label] == 0))
+
+    def _second_look(self, at: np.ndarray, kind_at: np.ndarray) -> np.ndarray:
+        """The summit classifier's word on every candidate summit: it decides the kind
+        (legionary or vexillum, in ``kind_at``, in place), and returns the pieces it is sure of
+        at each summit of ``at`` (-1 where it is not, or did not look)."""
+        sure = np.full(len(at), -1)
+        pick = self._second_look_candidates(at, kind_at)
+        if not len(pick):
+            return sure
+        seen = self.summits.read(self._input[0], self.summit_pixels(at[pick]))
+        kind_at[pick] = np.where(seen.vexillum >= VEXILLUM_P, KINDS.index(VEXILLUM), KINDS.index(LEGIONARY))
+        sure[pick] = seen.sure_pieces(PIECES_P)
+        return sure
 
     def _centres_without_summit(self, kind_logits: np.ndarray, has_centre: set[int]):
         """Power centres the density missed, one per region that counted none: patches of cells

@@ -1,0 +1,177 @@
+"""The summit classifier: its windows, how the counter uses it, its training data, the shipped model."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.test_density import FakeSession, _cell_of, _maps_with_blobs, calibrated_scene
+from tracker.errors import AugurError
+from vision.count import count
+from vision.density import N_OUT, STRIDE, DensityCounter
+from vision.geometry import load_geometry
+from vision.summits import DEFAULT_SUMMITS, PATCH, PIECE_CLASSES, SummitReading, patches
+
+
+class TestWindows:
+    def test_a_window_is_centred_on_its_point(self):
+        planes = np.zeros((6, 100, 120), np.float32)
+        planes[:, 40, 70] = 200.0
+        win = patches(planes, np.array([[70, 40]]))
+        assert win.shape == (1, 6, PATCH, PATCH)
+        assert win[0, :, PATCH // 2, PATCH // 2].tolist() == [200.0] * 6
+        assert win.sum() == 6 * 200.0
+
+    def test_beyond_the_input_edge_a_window_is_black(self):
+        planes = np.full((6, 60, 60), 9.0, np.float32)
+        win = patches(planes, np.array([[0, 59]]), size=10)
+        assert (win[0, :, :, :5] == 0).all()                   # left of x = 0: outside
+        assert (win[0, :, 6:, :] == 0).all()                   # below y = 59: outside
+        assert (win[0, :, :6, 5:] == 9.0).all()
+
+    def test_the_counter_asks_about_the_centre_of_each_summit_cell(self):
+        _, _, profile = calibrated_scene("easy")
+        counter = DensityCounter(profile, session=FakeSession(np.zeros((N_OUT, 8, 8), np.float32)))
+        w = counter.labels.shape[1]
+        got = counter.summit_pixels(np.array([0, w + 3]))
+        assert got.tolist() == [[STRIDE // 2, STRIDE // 2], [3 * STRIDE + STRIDE // 2, STRIDE + STRIDE // 2]]
+
+
+class FakeSummits:
+    """Stands in for the classifier: sure of a vexillum at the given input pixels and of the given
+    counts, unsure of the count elsewhere; remembers what it was asked."""
+
+    def __init__(self, vexilla=(), counts=None):
+        self.vexilla = [tuple(p) for p in vexilla]
+        self.counts = {tuple(p): n for p, n in (counts or {}).items()}
+        self.asked: list[np.ndarray] = []
+        self.planes_shape = None
+
+    @staticmethod
+    def _near(x, y, points):
+        return [q for q in points if abs(x - q[0]) + abs(y - q[1]) <= STRIDE]
+
+    def read(self, planes, points):
+        self.asked.append(np.asarray(points))
+        self.planes_shape = planes.shape
+        vex, pieces = [], []
+        for x, y in points:
+            vex.append(0.99 if self._near(x, y, self.vexilla) else 0.01)
+            near = self._near(x, y, self.counts)
+            row = np.full(PIECE_CLASSES, 1.0 / PIECE_CLASSES)           # unsure
+            if near:
+                row[:] = 0.01
+                row[self.counts[near[0]]] = 0.97
+            pieces.append(row)
+        return SummitReading(np.array(vex), np.array(pieces).reshape(-1, PIECE_CLASSES))
+
+
+class TestCountingWithTheClassifier:
+    def counted(self, rid, offsets, masses, kind="legionary", colour="red", vexilla=(), counts=None):
+        img, truth, profile = calibrated_scene("easy")
+        counter = DensityCounter(profile, session=FakeSession(np.zeros((N_OUT, 8, 8), np.float32)))
+        x, y = _cell_of(profile, counter, rid)
+        blobs = [((x + dx, y + dy), m) for (dx, dy), m in zip(offsets, masses)]
+        counter.session = FakeSession(_maps_with_blobs(counter.labels.shape, blobs, kind, colour))
+        pixel = lambda dx, dy: (STRIDE * (x + dx) + STRIDE // 2, STRIDE * (y + dy) + STRIDE // 2)  # noqa: E731
+        counter.summits = FakeSummits([pixel(*d) for d in vexilla],
+                                      {pixel(*d): n for d, n in (counts or {}).items()})
+        det = counter.detect(img)
+        return count(det, load_geometry(), det.unseen).regions.get(rid, {}), counter
+
+    def test_a_summit_the_classifier_is_sure_of_is_a_vexillum(self):
+        got, counter = self.counted("italia", [(0, 0), (4, 0), (0, 4)], [1.0, 1.0, 1.0], vexilla=[(4, 0)])
+        assert got == {"red": {"legionary": 2, "vexillum": 1}}
+        assert counter.summits.planes_shape == counter._input[0].shape
+
+    def test_without_a_sure_answer_every_summit_stays_a_legionary(self):
+        got, _ = self.counted("italia", [(0, 0), (4, 0), (0, 4)], [1.0, 1.0, 1.0])
+        assert got == {"red": {"legionary": 3}}
+
+    def test_the_classifiers_count_replaces_the_basins(self):
+        # a merged pair the basin reads as one; a summit on nothing
+        got, _ = self.counted("italia", [(0, 0), (4, 0), (0, 4)], [1.0, 1.0, 1.0], counts={(0, 0): 2, (4, 0): 0})
+        assert got == {"red": {"legionary": 3}}
+        got, _ = self.counted("italia", [(0, 0), (4, 0)], [1.0, 1.0], counts={(0, 0): 3})
+        assert got == {"red": {"legionary": 4}}
+
+    def test_a_vexillum_counted_with_a_neighbour_stands_beside_a_legionary(self):
+        got, _ = self.counted("italia", [(0, 0), (4, 0)], [1.0, 1.0], vexilla=[(0, 0)], counts={(0, 0): 2})
+        assert got == {"red": {"legionary": 2, "vexillum": 1}}
+        # a vexillum is at least one piece, whatever the count says
+        got, _ = self.counted("italia", [(0, 0)], [1.0], vexilla=[(0, 0)], counts={(0, 0): 0})
+        assert got == {"red": {"vexillum": 1}}
+
+    def test_where_it_is_not_sure_the_basin_decides(self):
+        # one summit (on the heavier blob) whose basin holds both masses
+        got, _ = self.counted("italia", [(0, 0), (1, 0)], [0.9, 1.1], vexilla=[(1, 0)])
+        assert got == {"red": {"legionary": 1, "vexillum": 1}}
+
+    def test_the_classifier_is_not_asked_about_fleets(self):
+        got, counter = self.counted("tyrrenum", [(0, 0), (9, 0)], [1.0, 1.0], kind="trireme", colour="blue")
+        assert got == {"blue": {"trireme": 2}}
+        assert all(len(a) == 0 for a in counter.summits.asked)
+
+    def test_the_classifier_overrules_the_networks_vexillum(self):
+        # the counting network scores vexillum at the summit; the classifier is sure it is not one
+        got, _ = self.counted("italia", [(0, 0)], [1.0], kind="vexillum")
+        assert got == {"red": {"legionary": 1}}
+
+
+class TestSummitReading:
+    def test_logits_become_probabilities(self):
+        seen = SummitReading.from_logits(np.array([[0.0, 0.0, 9.0, 0.0, 0.0], [4.0, 0.0, 0.0, 0.0, 0.0]]))
+        assert seen.vexillum == pytest.approx([0.5, 0.982], abs=1e-3)
+        assert seen.pieces.sum(axis=1) == pytest.approx([1.0, 1.0])
+        assert seen.sure_pieces(0.9).tolist() == [1, -1]
+        assert seen.sure_pieces(0.2).tolist() == [1, 0]
+
+
+class TestTraining:
+    def test_held_out_figures_weigh_the_lone_summits_back(self):
+        from vision.summits_train import held_out_figures
+        data = {"label": np.array([1, 1, 0, 0, 0]), "weight": np.array([1.0, 1.0, 1.0, 4.0, 4.0]),
+                "pieces": np.array([1, 1, 2, 1, 0]), "rule": np.array([1, 1, 1, 1, 1]),
+                "game": np.zeros(5, int), "tier": np.array(["easy"] * 5)}
+        # vexillum logits, then pieces logits: sure of 2 at the third summit, of 0 at the last
+        logits = np.zeros((5, 5))
+        logits[:, 0] = [5.0, -5.0, 1.0, 3.0, -5.0]
+        logits[2, 3] = logits[4, 1] = 9.0
+        got = held_out_figures(data, np.arange(5), logits, thresholds=(0.5, 0.9))
+        assert got["summits"] == 11 and got["vexilla"] == 2
+        assert got["pieces_right_by_mass"] == pytest.approx(6 / 11, abs=1e-4)
+        assert got["at_0.5"]["vexilla_found"] == 0.5 and got["at_0.5"]["false_vexilla"] == 5.0
+        assert got["at_0.9"]["false_vexilla"] == 4.0
+        assert got["at_0.9"]["pieces_right"] == 1.0
+
+    def test_a_windows_folder_of_another_render_seed_is_refused(self, tmp_path):
+        from vision.summits_train import write_windows
+        assert write_windows(tmp_path, {"easy": 0}, 11) == []
+        with pytest.raises(AugurError, match="rendered with seed 11, not 12"):
+            write_windows(tmp_path, {"easy": 0}, 12)
+
+    def test_a_tables_windows_are_labelled_by_the_rendered_pieces(self):
+        from vision.summits_train import SHIFT, table_windows
+        got = table_windows("medium", 4242, 1)
+        n = len(got["label"])
+        assert n > 10 and got["windows"].shape == (n, 6, PATCH + 2 * SHIFT, PATCH + 2 * SHIFT)
+        assert got["windows"].dtype == np.uint8 and got["windows"].max() > 0
+        # every summit kept is near a rendered piece, and vexilla are labelled only near one
+        assert np.median(got["dist"]) < 2.0
+        assert set(np.unique(got["weight"])) <= {1.0, 4.0}
+        # most summits stand on one piece; no summit claims more pieces than were rendered there
+        assert np.median(got["standing"]) == 1 and got["standing"].max() <= 6
+
+    def test_training_without_torch_is_one_clear_line(self):
+        from augur.cli import _require_training
+        with pytest.raises(AugurError, match=r"training needs no_such_module_x: install the \[train\] extra"):
+            _require_training("no_such_module_x")
+
+
+@pytest.mark.skipif(not DEFAULT_SUMMITS.is_file(), reason="no summit classifier shipped in models/")
+class TestShippedClassifier:
+    def test_the_shipped_classifier_reads_windows_of_its_size(self):
+        from vision.summits import summits_for
+        planes = np.random.default_rng(0).uniform(0, 255, (6, 120, 160)).astype(np.float32)
+        seen = summits_for().read(planes, np.array([[30, 40], [100, 60], [0, 0]]))
+        assert seen.vexillum.shape == (3,) and seen.pieces.shape == (3, PIECE_CLASSES)
+        assert np.isfinite(seen.pieces).all() and seen.pieces.sum(axis=1) == pytest.approx(np.ones(3))

@@ -1,0 +1,26 @@
+"""Opening ONNX models for onnxruntime on the CPU: one way for every model the counter runs."""
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from tracker.errors import AugurError
+
+
+@lru_cache(maxsize=4)
+def onnx_session(path: Path, threads: int | None = None, error: type[AugurError] = AugurError,
+                 what: str = "model"):
+    """One onnxruntime session per model file, shared by every user (a re-calibration or a
+    re-localisation makes a new counter, not a new session). A missing or unreadable file raises
+    ``error`` with a one-line message naming ``what`` it is."""
+    import onnxruntime as ort
+    if not path.is_file():
+        raise error(f"{what} not found: {path}")
+    opts = ort.SessionOptions()
+    if threads:
+        opts.intra_op_num_threads = threads
+    opts.log_severity_level = 3
+    try:
+        return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # noqa: BLE001 - onnxruntime raises its own exception types
+        raise error(f"cannot load the {what} {path.name}: {exc}") from None

@@ -1,0 +1,318 @@
+"""Reproduce the shipped summit classifier (``augur train-summits``; needs the ``[train]`` extra).
+
+The data: seeded renders of each tier, each table from one of many simulated games, calibrated
+by the real calibration code and read by the shipped counting network exactly as at run time.
+Every legionary summit of a province (:meth:`vision.density.DensityCounter.second_look_candidates`)
+gives one window of the network's input, labelled a vexillum when the visible rendered piece
+nearest to the summit, within half a legionary's width, is one, and with the number of rendered
+pieces of its province standing nearer to it than to any other summit. The windows are cut SHIFT
+pixels wider than the classifier's, so training can move them a little. torch is imported only here.
+"""
+from __future__ import annotations
+
+import json
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from calibration.lens import undistort_points
+from tracker.errors import AugurError
+from tracker.pieces import LEGIONARY, VEXILLUM
+from vision.density_train import MAX_HIDDEN, TIER_SEED
+from vision.summits import PATCH, PIECE_CLASSES, patches
+
+#: Training windows are this many pixels wider on each side than the classifier's (random shifts).
+SHIFT = 2
+#: A summit is labelled by the nearest rendered piece within this share of a legionary's width.
+MATCH = 0.5
+#: Tables per simulated game (each game's committed states are drawn from at random).
+GAME_EVERY = 8
+#: Summits of a region with at least PILE of them are all kept; of the others, LONE_SHARE.
+PILE = 4
+LONE_SHARE = 0.25
+
+
+_GAMES: dict[tuple[int, int], list] = {}
+
+
+def game_of(i: int) -> int:
+    """The simulated game table ``i`` shows: a new game every GAME_EVERY tables."""
+    return i // GAME_EVERY
+
+
+def _game(seed: int, i: int) -> list:
+    """The committed states of table ``i``'s game. Many games, not a few: with the four games the
+    counting network's samples come from, the classifier learnt where those games' vexilla
+    stood (the board art around them) and failed on other games."""
+    from vision.synth.dataset import game_states
+    key = (seed, game_of(i))
+    if key not in _GAMES:
+        _GAMES.clear()
+        _GAMES[key] = game_states(seed * 100_003 + key[1], games=1)
+    return _GAMES[key]
+
+
+def table_windows(tier: str, seed: int, i: int) -> dict:
+    """One rendered table's candidate summits: windows (N x 6 x P x P uint8, P = PATCH + 2 SHIFT),
+    label (1 = vexillum), the distance (cells) to the nearest visible rendered legionary or
+    vexillum, ``standing`` (how many rendered legionaries and vexilla of the summit's province,
+    hidden or not, stand nearer to it than to any other of its summits, within a legionary and a
+    half: what a perfect reading would count there), ``basin`` (the density mass of the summit's
+    basin), ``rule`` (the pieces the reading counts there from that mass) and ``weight`` (how
+    many summits each kept one stands for)."""
+    from calibration.profile import calibrate
+    from vision.density import DENSITY_FLOOR, TWIN_MASS, DensityCounter, _peaks, output_to_image
+    from vision.synth.board_art import procedural_art
+    from vision.synth.render import calibration_render, render
+
+    steps = _game(seed, i)
+    step = steps[int(np.random.default_rng([seed, i, TIER_SEED[tier], 7]).integers(len(steps)))]
+    img, truth = render(step.state, tier, seed=(seed, i, TIER_SEED[tier]), vp=step.vp)
+    profile = calibrate(calibration_render(truth), procedural_art(), players=truth.players)
+    counter = DensityCounter(profile, confidence=None, summits=None)
+    out = counter.predict(img)
+    at = counter.second_look_candidates(out)
+    total = np.where(out[0] > DENSITY_FLOOR, out[0], 0.0)
+    basin = counter._attribute(total, _peaks(total, counter.peak_window))[2].ravel()[at]
+    rule = np.where(basin >= TWIN_MASS, 2 + np.floor(basin - TWIN_MASS), 1).astype(np.uint8)
+    w = counter.labels.shape[1]
+    cells = np.column_stack([at % w, at // w]).astype(np.float64)
+    region = counter.labels.ravel()[at]
+    pieces = [p for p in truth.pieces if p.kind in (LEGIONARY, VEXILLUM) and p.region is not None]
+    label = np.zeros(len(at), np.uint8)
+    dist = np.full(len(at), np.inf)
+    standing = np.zeros(len(at), np.uint8)
+    if pieces and len(at):
+        feet = undistort_points(np.array([p.footprint for p in pieces], np.float64), profile.image_size, profile.k1)
+        pts = cv2.perspectiveTransform(feet.reshape(-1, 1, 2), np.linalg.inv(output_to_image(counter.crop)))
+        d = np.linalg.norm(cells[:, None, :] - pts.reshape(1, -1, 2), axis=2)
+        visible = np.array([p.occluded <= MAX_HIDDEN for p in pieces])
+        seen_d = np.where(visible[None, :], d, np.inf)
+        nearest = seen_d.argmin(axis=1)
+        dist = seen_d[np.arange(len(at)), nearest]
+        is_vex = np.array([p.kind == VEXILLUM for p in pieces])
+        label = (is_vex[nearest] & (dist <= max(1.5, MATCH * counter.across))).astype(np.uint8)
+        index = {rid: k + 1 for k, rid in enumerate(counter.geo.region_ids)}
+        own = np.array([index[p.region] for p in pieces])
+        d_own = np.where(region[:, None] == own[None, :], d, np.inf)
+        owner = d_own.argmin(axis=0)
+        near = d_own[owner, np.arange(len(pieces))] <= 1.5 * counter.across
+        standing = np.bincount(owner[near], minlength=len(at)).astype(np.uint8)
+    # vexilla stand in piles: keep every summit of a pile, and a share of the lone ones (weighted)
+    pile = np.bincount(region, minlength=counter.n_regions + 1)[region] >= PILE
+    rng = np.random.default_rng([seed, i, TIER_SEED[tier], 8])
+    keep = (label == 1) | pile | (rng.random(len(at)) < LONE_SHARE)
+    weight = np.where((label == 1) | pile, 1.0, 1.0 / LONE_SHARE)[keep]
+    win = patches(counter._input[0], counter.summit_pixels(at[keep]), PATCH + 2 * SHIFT)
+    return {"windows": np.clip(win, 0, 255).astype(np.uint8), "label": label[keep],
+            "dist": dist[keep].astype(np.float32), "weight": weight.astype(np.float32),
+            "standing": standing[keep], "basin": basin[keep].astype(np.float32), "rule": rule[keep]}
+
+
+def _write_one(args: tuple[Path, str, int, int]) -> str:
+    out, tier, seed, i = args
+    path = out / f"{tier}-{i:05d}.npz"
+    skip = path.with_suffix(".skipped")
+    if not path.is_file() and not skip.is_file():
+        try:
+            s = table_windows(tier, seed, i)
+        except AugurError as exc:          # the calibration photo was not understood: no table
+            skip.write_text(f"{exc}\n")
+            return ""
+        tmp = path.with_suffix(".tmp.npz")
+        np.savez_compressed(tmp, **s)
+        tmp.rename(path)
+    return path.name
+
+
+def write_windows(out: Path, n_per_tier: dict[str, int], seed: int, workers: int = 2, progress=None) -> list[Path]:
+    """Render the tables and cut their windows (resumable: existing files are kept)."""
+    out.mkdir(parents=True, exist_ok=True)
+    seed_file = out / "seed.txt"
+    if seed_file.is_file() and seed_file.read_text().strip() != str(seed):
+        raise AugurError(f"the windows in {out} were rendered with seed {seed_file.read_text().strip()}, "
+                         f"not {seed}: choose another --work folder")
+    seed_file.write_text(f"{seed}\n")
+    jobs = [(out, tier, seed, i) for tier, n in n_per_tier.items() for i in range(n)]
+    done = 0
+    with ProcessPoolExecutor(workers) as ex:
+        for _ in ex.map(_write_one, jobs, chunksize=GAME_EVERY):     # one game per worker at a time
+            done += 1
+            if progress:
+                progress(done, len(jobs))
+    return sorted(out.glob("*-*[0-9].npz"))
+
+
+# -- the classifier ----------------------------------------------------------------------
+def build_net(width: int = 16):
+    """A small convolutional classifier: N x 6 x PATCH x PATCH (0..255) -> N x 5 logits (vexillum,
+    then 0, 1, 2, 3+ pieces).
+
+    Three stride-2 stages keep it cheap (about 2 M multiply-adds a window; a table has about a
+    hundred candidate summits) and the last stage keeps where things are in the window: a
+    neighbour's flag or body beside the summit must not count as this summit's."""
+    from torch import nn
+
+    def cbr(i, o, s=1, k=3):
+        return nn.Sequential(nn.Conv2d(i, o, k, s, padding=k // 2, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True))
+
+    class SummitNet(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.features = nn.Sequential(cbr(6, width, 2), cbr(width, 2 * width, 2), cbr(2 * width, 4 * width, 2),
+                                          cbr(4 * width, 16, k=1))
+            side = PATCH // 8
+            self.head = nn.Sequential(nn.Flatten(), nn.Linear(16 * side * side, 64), nn.ReLU(inplace=True),
+                                      nn.Dropout(0.2), nn.Linear(64, 1 + PIECE_CLASSES))
+
+        def forward(self, x):
+            return self.head(self.features(x / 127.5 - 1.0))
+
+    return SummitNet()
+
+
+def load_windows(files: list[Path]) -> dict[str, np.ndarray]:
+    """Every table's windows stacked, with the game and tier each came from."""
+    keys = ("windows", "label", "weight", "standing", "rule")
+    parts: dict[str, list] = {k: [] for k in keys + ("game", "tier")}
+    for f in files:
+        d = np.load(f)
+        n = len(d["label"])
+        tier, i = f.stem.split("-")
+        for k in keys:
+            parts[k].append(d[k])
+        parts["game"].append(np.full(n, game_of(int(i))))
+        parts["tier"].append(np.full(n, tier))
+    data = {k: np.concatenate(v) for k, v in parts.items()}
+    data["pieces"] = np.minimum(data["standing"], PIECE_CLASSES - 1).astype(np.int64)
+    return data
+
+
+def _batch(data: dict, idx: np.ndarray, rng: np.random.Generator | None, train: bool) -> np.ndarray:
+    """Windows of the classifier's size: random shifts, quarter turns, mirror images and frame
+    brightness in training (a flag may point any way), the centre otherwise."""
+    win = data["windows"][idx]
+    if not train:
+        return win[:, :, SHIFT:SHIFT + PATCH, SHIFT:SHIFT + PATCH].astype(np.float32)
+    out = np.empty((len(idx), win.shape[1], PATCH, PATCH), np.float32)
+    dx, dy = rng.integers(0, 2 * SHIFT + 1, (2, len(idx)))
+    for j in range(len(idx)):
+        out[j] = win[j, :, dy[j]:dy[j] + PATCH, dx[j]:dx[j] + PATCH]
+    flip = rng.random(len(idx)) < 0.5
+    out[flip] = out[flip, :, :, ::-1]
+    turns = rng.integers(0, 4, len(idx))
+    for k in (1, 2, 3):
+        out[turns == k] = np.rot90(out[turns == k], k, axes=(2, 3))
+    out[:, :3] *= rng.uniform(0.85, 1.15, (len(idx), 1, 1, 1)).astype(np.float32)
+    return np.clip(out, 0, 255)
+
+
+def _logits(net, data: dict, idx: np.ndarray) -> np.ndarray:
+    import torch
+    net.eval()
+    out = [np.zeros((0, 1 + PIECE_CLASSES), np.float32)]
+    with torch.no_grad():
+        for k in range(0, len(idx), 1024):
+            out.append(net(torch.from_numpy(_batch(data, idx[k:k + 1024], None, False))).numpy())
+    return np.concatenate(out)
+
+
+def held_out_figures(data: dict, idx: np.ndarray, logits: np.ndarray, thresholds=(0.5, 0.9)) -> dict:
+    """On held-out summits (weighted back to every summit): vexilla found and false vexilla per
+    table, and how often the pieces at a summit are right by the basin's mass alone and with the
+    classifier's count where it is sure."""
+    from vision.summits import SummitReading
+    seen = SummitReading.from_logits(logits)
+    label, weight = data["label"][idx], data["weight"][idx]
+    truth, rule = data["pieces"][idx], np.minimum(data["rule"][idx], PIECE_CLASSES - 1)
+    out = {"vexilla": int(label.sum()), "summits": round(float(weight.sum())),
+           "pieces_right_by_mass": round(float((weight * (rule == truth)).sum() / max(weight.sum(), 1e-9)), 4)}
+    for t in thresholds:
+        hit = seen.vexillum >= t
+        sure = seen.sure_pieces(t)
+        pieces = np.where(sure >= 0, sure, rule)
+        out[f"at_{t}"] = {"vexilla_found": round(float((hit & (label == 1)).sum() / max(1, label.sum())), 4),
+                          "false_vexilla": round(float(weight[hit & (label == 0)].sum()), 1),
+                          "pieces_right": round(float((weight * (pieces == truth)).sum() / max(weight.sum(), 1e-9)), 4)}
+    return out
+
+
+def train(data_dir: Path, models: Path, epochs: int = 12, batch: int = 256, seed: int = 0, lr: float = 2e-3,
+          hard_weight: float = 4.0, width: int = 16, recipe: dict | None = None, log=print) -> dict:
+    """Train on the tables of every game but one in ten (held out for the figures: the tables of
+    one game share its armies, so holding out tables alone would flatter the figures), export
+    ONNX, write the card.
+
+    Batches draw the summits worth a second look (a vexillum, or not one piece, or a basin
+    mass that says otherwise) ``hard_weight`` times as often as the others."""
+    import torch
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    files = sorted(Path(data_dir).glob("*-*[0-9].npz"))
+    if not files:
+        raise AugurError(f"no windows in {data_dir} (run with --images first)")
+    data = load_windows(files)
+    held = data["game"] % 10 == 0
+    train_idx, held_idx = np.flatnonzero(~held), np.flatnonzero(held)
+    if not len(train_idx) or not data["label"][train_idx].any():
+        raise AugurError("no vexillum among the training windows: render more tables")
+    rule = np.minimum(data["rule"], PIECE_CLASSES - 1)
+    hard = (data["label"] == 1) | (data["pieces"] != 1) | (rule != data["pieces"])
+    draw = np.where(hard[train_idx], hard_weight, 1.0)
+    draw /= draw.sum()
+    log(f"{len(files)} tables, {len(train_idx)} training windows ({int(data['label'][train_idx].sum())} vexilla, "
+        f"{hard[train_idx].mean():.1%} worth a second look), {len(held_idx)} held out")
+    net = build_net(width)
+    steps = max(1, len(train_idx) // batch)
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=epochs * steps, pct_start=0.1)
+    bce, ce = torch.nn.functional.binary_cross_entropy_with_logits, torch.nn.functional.cross_entropy
+    history = []
+    t0 = time.time()
+    for epoch in range(epochs):
+        net.train()
+        total = 0.0
+        for _ in range(steps):
+            idx = rng.choice(train_idx, batch, p=draw)
+            out = net(torch.from_numpy(_batch(data, idx, rng, True)))
+            loss = bce(out[:, 0], torch.from_numpy(data["label"][idx].astype(np.float32))) + \
+                ce(out[:, 1:], torch.from_numpy(data["pieces"][idx]))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += loss.item() / steps
+        figures = held_out_figures(data, held_idx, _logits(net, data, held_idx))
+        history.append({"epoch": epoch + 1, "loss": round(total, 4), "held_out_at_0.9": figures["at_0.9"],
+                        "minutes": round((time.time() - t0) / 60, 1)})
+        log(json.dumps(history[-1]))
+    models = Path(models)
+    (models / "training").mkdir(parents=True, exist_ok=True)
+    torch.save(net.state_dict(), models / "training" / "pieces-summits.pt")
+    export(net, models / "pieces-summits.onnx")
+    by_tier = {}
+    for tier in sorted(set(data["tier"][held_idx])):
+        sel = held_idx[data["tier"][held_idx] == tier]
+        by_tier[tier] = held_out_figures(data, sel, _logits(net, data, sel))
+    card = {"model": "pieces-summits.onnx", "architecture": "3-stage convolutional window classifier",
+            "input": f"N x 6 x {PATCH} x {PATCH} (frame and reference planes of the counting network's input, 0..255)",
+            "output": "N x 5 logits: vexillum, then 0, 1, 2, 3 or more pieces at the window's centre",
+            "parameters": int(sum(q.numel() for q in net.parameters())),
+            "data": {**(recipe or {}), "tables": len(files), "windows": int(len(data["label"])),
+                     "vexilla": int(data["label"].sum()), "tables_per_game": GAME_EVERY, "pile": PILE,
+                     "lone_share": LONE_SHARE, "match": MATCH},
+            "seed": seed, "epochs": epochs, "batch": batch, "lr": lr, "hard_weight": hard_weight, "width": width,
+            "history": history, "held_out": by_tier, "train_minutes": round((time.time() - t0) / 60, 1)}
+    (models / "pieces-summits.json").write_text(json.dumps(card, indent=1) + "\n")
+    return card
+
+
+def export(net, path: Path) -> None:
+    import torch
+    net.eval()
+    torch.onnx.export(net, torch.zeros(2, 6, PATCH, PATCH), str(path), input_names=["windows"],
+                      output_names=["logits"], opset_version=17,
+                      dynamic_axes={"windows": {0: "n"}, "logits": {0: "n"}}, dynamo=False)
