@@ -313,8 +313,9 @@ def cmd_train_summits(args: argparse.Namespace) -> int:
 
 
 def cmd_fit_confidence(args: argparse.Namespace) -> int:
-    from vision.confidence import DEFAULT_CONFIDENCE, FIT_SEED, describe, fit_confidence, rendered_rows
+    from vision.confidence import DEFAULT_CONFIDENCE, FIT_SEED, describe, file_sha256, fit_confidence, rendered_rows
     from vision.density import DEFAULT_COUNTER
+    from vision.summits import DEFAULT_SUMMITS
     n = {"easy": args.images[0], "medium": args.images[1], "hard": args.images[2]}
     seed = FIT_SEED if args.render_seed is None else args.render_seed
     counter = Path(args.counter) if args.counter else DEFAULT_COUNTER
@@ -322,7 +323,10 @@ def cmd_fit_confidence(args: argparse.Namespace) -> int:
         raise AugurError(f"counting model not found: {counter}")
     rows = rendered_rows(n, seed, counter, progress=lambda tier, i, total: print(
         f"[{tier}] counted {i}/{total}", flush=True) if i == total or i % 50 == 0 else None)
+    # the counts it learns from are read with the shipped summit classifier, when there is one
+    summits = file_sha256(DEFAULT_SUMMITS) if DEFAULT_SUMMITS.is_file() else None
     card = fit_confidence(rows, counter, {"renders_per_tier": n, "render_seed": seed,
+                                          "summit_classifier_sha256": summits,
                                           "command": "augur fit-confidence"},
                           Path(args.out) if args.out else DEFAULT_CONFIDENCE)
     for tier, figures in card["figures_on_fitting_tables"].items():

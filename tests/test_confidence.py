@@ -162,6 +162,9 @@ class TestFitCommand:
         card = json.loads(out.read_text())
         assert card["recipe"]["render_seed"] == 31 and card["recipe"]["renders_per_tier"]["hard"] == 0
         assert card["model"]["counter_sha256"] == file_sha256(DEFAULT_COUNTER)
+        from vision.summits import DEFAULT_SUMMITS
+        assert card["recipe"]["summit_classifier_sha256"] == (file_sha256(DEFAULT_SUMMITS)
+                                                              if DEFAULT_SUMMITS.is_file() else None)
         assert set(card["figures_on_fitting_tables"]) == {"easy", "medium"}
         assert "regions flagged" in capsys.readouterr().out
         confidence_for.cache_clear()

@@ -17,6 +17,7 @@ from calibration.lens import undistort
 from calibration.localise import BoardPose
 from tracker.errors import AugurError
 from vision.classes import CLASSES
+from vision.onnx_models import onnx_session
 from vision.records import Detections
 from vision.train import TILE, tile_origins
 
@@ -64,14 +65,11 @@ class YoloDetector:
     def __init__(self, pose: BoardPose, image_size: tuple[int, int], model: Path = DEFAULT_MODEL, threads: int = 2,
                  k1: float = 0.0):
         """``pose`` is for frames undistorted with the lens coefficient ``k1`` (the calibration's)."""
-        import onnxruntime as ort
         self.k1 = k1
         if not Path(model).is_file():
             raise AugurError(f"no trained detector at {model} (train one with augur train, or use the classical "
                              "detector)")
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads
-        self.session = ort.InferenceSession(str(model), opts, providers=["CPUExecutionProvider"])
+        self.session = onnx_session(Path(model).resolve(), threads, AugurError, "trained detector")
         self.input = self.session.get_inputs()[0].name
         self.pose = pose
         self.size = image_size
