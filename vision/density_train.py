@@ -103,20 +103,28 @@ def _states(seed: int) -> list:
     return _STATES[seed]
 
 
-def _write_one(args: tuple[Path, str, int, int, bool]) -> str:
-    out, tier, seed, i, counter_view = args
-    path = out / f"{tier}-{i:05d}.npz"
+def save_once(path: Path, make) -> str:
+    """Write the arrays ``make()`` returns to ``path`` unless it (or its ``.skipped`` note) exists,
+    so an interrupted rendering resumes; a table whose calibration photo was not understood
+    leaves the note instead. Returns the file's name, or "" for a skipped table."""
     skip = path.with_suffix(".skipped")
-    if not path.is_file() and not skip.is_file():
+    if skip.is_file():
+        return ""
+    if not path.is_file():
         try:
-            s = make_sample(tier, seed, i, counter_view)
+            arrays = make()
         except AugurError as exc:          # the calibration photo was not understood: no sample
             skip.write_text(f"{exc}\n")
             return ""
         tmp = path.with_suffix(".tmp.npz")
-        np.savez_compressed(tmp, **s)
+        np.savez_compressed(tmp, **arrays)
         tmp.rename(path)
     return path.name
+
+
+def _write_one(args: tuple[Path, str, int, int, bool]) -> str:
+    out, tier, seed, i, counter_view = args
+    return save_once(out / f"{tier}-{i:05d}.npz", lambda: make_sample(tier, seed, i, counter_view))
 
 
 class SampleFolderError(AugurError):

@@ -21,7 +21,7 @@ import numpy as np
 from calibration.lens import undistort_points
 from tracker.errors import AugurError
 from tracker.pieces import LEGIONARY, VEXILLUM
-from vision.density_train import MAX_HIDDEN, TIER_SEED
+from vision.density_train import MAX_HIDDEN, TIER_SEED, save_once
 from vision.summits import PATCH, PIECE_CLASSES, patches
 
 #: Training windows are this many pixels wider on each side than the classifier's (random shifts).
@@ -114,18 +114,7 @@ def table_windows(tier: str, seed: int, i: int) -> dict:
 
 def _write_one(args: tuple[Path, str, int, int]) -> str:
     out, tier, seed, i = args
-    path = out / f"{tier}-{i:05d}.npz"
-    skip = path.with_suffix(".skipped")
-    if not path.is_file() and not skip.is_file():
-        try:
-            s = table_windows(tier, seed, i)
-        except AugurError as exc:          # the calibration photo was not understood: no table
-            skip.write_text(f"{exc}\n")
-            return ""
-        tmp = path.with_suffix(".tmp.npz")
-        np.savez_compressed(tmp, **s)
-        tmp.rename(path)
-    return path.name
+    return save_once(out / f"{tier}-{i:05d}.npz", lambda: table_windows(tier, seed, i))
 
 
 def write_windows(out: Path, n_per_tier: dict[str, int], seed: int, workers: int = 2, progress=None) -> list[Path]:
