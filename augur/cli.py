@@ -265,6 +265,17 @@ def _require_training(*modules: str) -> None:
                          f"(pip install -e '.[train]') in a separate environment")
 
 
+def _per_tier(images: Sequence[int]) -> dict[str, int]:
+    """``--images EASY MEDIUM HARD`` as tables per tier."""
+    return dict(zip(("easy", "medium", "hard"), images))
+
+
+def _rendered(i: int, total: int) -> None:
+    """Progress of a rendering: every hundredth table, and the last."""
+    if i == total or i % 100 == 0:
+        print(f"rendered {i}/{total}", flush=True)
+
+
 def cmd_train(args: argparse.Namespace) -> int:
     _require_training("torch", "ultralytics", "onnx")
     from vision.train import train
@@ -279,10 +290,10 @@ def cmd_train_counter(args: argparse.Namespace) -> int:
         _require_training("torch", "onnx")
     from vision.density_train import VIEW_NAMES, train, write_data
     data = Path(args.work) / "samples"
-    n = {"easy": args.images[0], "medium": args.images[1], "hard": args.images[2]}
+    n = _per_tier(args.images)
     total = sum(n.values())
     write_data(data, n, args.render_seed, workers=args.workers, counter_view=args.counter_view,
-               progress=lambda i, t: print(f"rendered {i}/{t}", flush=True) if i == t or i % 100 == 0 else None)
+               progress=_rendered)
     if args.epochs:
         card = train(data, Path(args.models), epochs=args.epochs, steps=args.steps, batch=args.batch, seed=args.seed,
                      lr=args.lr, balance_kinds=args.balance_kinds, init=Path(args.init) if args.init else None,
@@ -299,9 +310,9 @@ def cmd_train_summits(args: argparse.Namespace) -> int:
         _require_training("torch", "onnx")
     from vision.summits_train import train, write_windows
     data = Path(args.work) / "windows"
-    n = {"easy": args.images[0], "medium": args.images[1], "hard": args.images[2]}
+    n = _per_tier(args.images)
     write_windows(data, n, args.render_seed, workers=args.workers,
-                  progress=lambda i, t: print(f"rendered {i}/{t}", flush=True) if i == t or i % 100 == 0 else None)
+                  progress=_rendered)
     if args.epochs:
         card = train(data, Path(args.models), epochs=args.epochs, batch=args.batch, seed=args.seed, lr=args.lr,
                      recipe={"renders_per_tier": n, "render_seed": args.render_seed,
@@ -316,7 +327,7 @@ def cmd_fit_confidence(args: argparse.Namespace) -> int:
     from vision.confidence import DEFAULT_CONFIDENCE, FIT_SEED, describe, file_sha256, fit_confidence, rendered_rows
     from vision.density import DEFAULT_COUNTER
     from vision.summits import DEFAULT_SUMMITS
-    n = {"easy": args.images[0], "medium": args.images[1], "hard": args.images[2]}
+    n = _per_tier(args.images)
     seed = FIT_SEED if args.render_seed is None else args.render_seed
     counter = Path(args.counter) if args.counter else DEFAULT_COUNTER
     if not counter.is_file():
@@ -528,6 +539,16 @@ def cmd_narrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _rendering_options(p: argparse.ArgumentParser, images: tuple[int, int, int], work: str, what: str) -> None:
+    """The options of a training command that renders its own tables."""
+    p.add_argument("--images", type=int, nargs=3, default=images, metavar=("EASY", "MEDIUM", "HARD"),
+                   help="rendered tables per tier")
+    p.add_argument("--render-seed", type=int, default=11, help="seed of the rendered tables")
+    p.add_argument("--workers", type=int, default=2, help=f"processes rendering the {what}")
+    p.add_argument("--work", default=work, help=f"scratch folder for the rendered {what}")
+    p.add_argument("--models", default=str(Path(__file__).resolve().parents[1] / "models"))
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="augur", description="Augur: a camera companion for S.P.Q.RisiKo!")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -591,37 +612,27 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_train)
 
     p = sub.add_parser("train-counter", help="reproduce the shipped counting network (needs torch and onnx)")
-    p.add_argument("--images", type=int, nargs=3, default=(400, 500, 600), metavar=("EASY", "MEDIUM", "HARD"),
-                   help="rendered tables per tier")
+    _rendering_options(p, (400, 500, 600), "out/train-counter", "samples")
     p.add_argument("--epochs", type=int, default=12)
     p.add_argument("--steps", type=int, default=400, help="batches per epoch")
     p.add_argument("--batch", type=int, default=16)
     p.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (one-cycle schedule)")
-    p.add_argument("--render-seed", type=int, default=11, help="seed of the rendered tables")
     p.add_argument("--counter-view", action="store_true",
                    help="cut the samples as the counter reads frames (undistorted, at its counting scale), "
                         "not as the camera took them")
     p.add_argument("--balance-kinds", action="store_true",
                    help="centre training crops on a kind drawn uniformly, then on one of its pieces")
     p.add_argument("--seed", type=int, default=11, help="seed of the training (crops, weights)")
-    p.add_argument("--workers", type=int, default=2, help="processes rendering the samples")
-    p.add_argument("--work", default="out/train-counter", help="scratch folder for the rendered samples")
     p.add_argument("--init", help="continue from this checkpoint (.pt)")
-    p.add_argument("--models", default=str(Path(__file__).resolve().parents[1] / "models"))
     p.set_defaults(func=cmd_train_counter)
 
     p = sub.add_parser("train-summits", help="reproduce the shipped summit classifier (vexilla, pieces per summit; "
                                              "needs torch and onnx)")
-    p.add_argument("--images", type=int, nargs=3, default=(800, 800, 800), metavar=("EASY", "MEDIUM", "HARD"),
-                   help="rendered tables per tier")
+    _rendering_options(p, (800, 800, 800), "out/train-summits", "windows")
     p.add_argument("--epochs", type=int, default=12)
     p.add_argument("--batch", type=int, default=256)
     p.add_argument("--lr", type=float, default=2e-3, help="peak learning rate (one-cycle schedule)")
-    p.add_argument("--render-seed", type=int, default=11, help="seed of the rendered tables")
     p.add_argument("--seed", type=int, default=0, help="seed of the training (batches, weights)")
-    p.add_argument("--workers", type=int, default=2, help="processes rendering the tables")
-    p.add_argument("--work", default="out/train-summits", help="scratch folder for the rendered windows")
-    p.add_argument("--models", default=str(Path(__file__).resolve().parents[1] / "models"))
     p.set_defaults(func=cmd_train_summits)
 
     p = sub.add_parser("fit-confidence", help="fit the per-region confidence of the counting network on rendered "

@@ -296,7 +296,7 @@ class DensityCounter:
         or a vexillum, and how many pieces stand there where it is sure, is the summit
         classifier's call when there is one (:mod:`vision.summits`): the network's kind output
         never tells a vexillum from a legionary."""
-        total = np.where(out[0] > DENSITY_FLOOR, out[0], 0.0)
+        total = _density(out)
         minlength = self.n_regions + 1
         cover = self._cover(out[-1])
         unseen = frozenset(self.geo.region_ids[i - 1] for i in np.flatnonzero(cover > UNSEEN_COVER))
@@ -338,12 +338,12 @@ class DensityCounter:
             at, kind_at = summits[kind]
             pieces = np.ones(int(np.count_nonzero(kind_at == k)))
             if kind == LEGIONARY:
-                # two legionaries standing close enough share one summit; its basin holds both masses
-                # (and a vexillum's summit whose basin holds two stands beside a legionary)
+                # a summit may stand for merged legionaries, and a vexillum's summit whose basin
+                # holds two stands beside a legionary
                 on_foot = (kind_at == k) | (kind_at == KINDS.index(VEXILLUM))
                 at, is_vexillum = at[on_foot], kind_at[on_foot] != k
                 b = basin.ravel()[at]
-                pieces = np.where(b >= TWIN_MASS, 2 + np.floor(b - TWIN_MASS), 1)
+                pieces = pieces_at_summit(b)
                 if sure is not None:
                     pieces = np.where(sure[on_foot] >= 0, np.maximum(sure[on_foot], is_vexillum), pieces)
                 pieces = pieces - is_vexillum
@@ -441,13 +441,16 @@ class DensityCounter:
         }
         return np.column_stack([columns[name] for name in FEATURES])
 
-    def second_look_candidates(self, out: np.ndarray) -> np.ndarray:
+    def second_look_candidates(self, out: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The output cells (flat indices) where :meth:`reading` asks the summit classifier for a
-        second look: its legionary summits in provinces (training reads these too)."""
-        total = np.where(out[0] > DENSITY_FLOOR, out[0], 0.0)
-        at = np.flatnonzero(_peaks(total, self.peak_window))
+        second look (its legionary summits in provinces), and the mass of each one's basin: the
+        summit classifier's training reads both."""
+        total = _density(out)
+        peaks = _peaks(total, self.peak_window)
+        at = np.flatnonzero(peaks)
         kind_at = np.argmax(out[KIND_AT].reshape(len(KINDS), -1)[:, at], axis=0)
-        return at[self._second_look_candidates(at, kind_at)]
+        at = at[self._second_look_candidates(at, kind_at)]
+        return at, self._attribute(total, peaks)[2].ravel()[at]
 
     def summit_pixels(self, at: np.ndarray) -> np.ndarray:
         """The network input pixel (N x 2, x and y) at the centre of each output cell of ``at``
@@ -599,6 +602,17 @@ def peak_window(across: float) -> int:
     half a cell, within PEAK_WINDOWS (tuned on validation renders, seed 5150)."""
     window = int((across - 1.5) // 2) * 2 + 1
     return int(np.clip(window, *PEAK_WINDOWS))
+
+
+def _density(out: np.ndarray) -> np.ndarray:
+    """The network's density map, with the faint background below DENSITY_FLOOR cleared."""
+    return np.where(out[0] > DENSITY_FLOOR, out[0], 0.0)
+
+
+def pieces_at_summit(basin: np.ndarray) -> np.ndarray:
+    """How many legionaries a summit stands for, from its basin's mass: two standing close enough
+    share one summit, and its basin holds both masses (TWIN_MASS)."""
+    return np.where(basin >= TWIN_MASS, 2 + np.floor(basin - TWIN_MASS), 1)
 
 
 def _peaks(total: np.ndarray, window: int) -> np.ndarray:

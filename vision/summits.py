@@ -88,8 +88,7 @@ class SummitReading:
 
     def sure_pieces(self, at_least: float = PIECES_P) -> np.ndarray:
         """The count at each summit where the classifier is sure of it, -1 elsewhere."""
-        best = self.pieces.argmax(axis=1)
-        return np.where(self.pieces.max(axis=1) >= at_least, best, -1) if len(best) else best
+        return np.where(self.pieces.max(axis=1) >= at_least, self.pieces.argmax(axis=1), -1)
 
 
 class SummitClassifier:

@@ -64,7 +64,7 @@ def table_windows(tier: str, seed: int, i: int) -> dict:
     basin), ``rule`` (the pieces the reading counts there from that mass) and ``weight`` (how
     many summits each kept one stands for)."""
     from calibration.profile import calibrate
-    from vision.density import DENSITY_FLOOR, TWIN_MASS, DensityCounter, _peaks, output_to_image
+    from vision.density import DensityCounter, output_to_image, pieces_at_summit
     from vision.synth.board_art import procedural_art
     from vision.synth.render import calibration_render, render
 
@@ -74,10 +74,8 @@ def table_windows(tier: str, seed: int, i: int) -> dict:
     profile = calibrate(calibration_render(truth), procedural_art(), players=truth.players)
     counter = DensityCounter(profile, confidence=None, summits=None)
     out = counter.predict(img)
-    at = counter.second_look_candidates(out)
-    total = np.where(out[0] > DENSITY_FLOOR, out[0], 0.0)
-    basin = counter._attribute(total, _peaks(total, counter.peak_window))[2].ravel()[at]
-    rule = np.where(basin >= TWIN_MASS, 2 + np.floor(basin - TWIN_MASS), 1).astype(np.uint8)
+    at, basin = counter.second_look_candidates(out)
+    rule = pieces_at_summit(basin).astype(np.uint8)
     w = counter.labels.shape[1]
     cells = np.column_stack([at % w, at // w]).astype(np.float64)
     region = counter.labels.ravel()[at]
