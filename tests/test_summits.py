@@ -143,6 +143,15 @@ class TestTraining:
         assert got["at_0.9"]["false_vexilla"] == 4.0
         assert got["at_0.9"]["pieces_right"] == 1.0
 
+    def test_every_few_tables_show_a_new_game(self):
+        from vision.synth.dataset import TABLES_PER_GAME, game_of, table_game
+        first = table_game(5, 0)
+        assert table_game(5, TABLES_PER_GAME - 1) is first                  # the same game, cached
+        assert game_of(TABLES_PER_GAME - 1) == 0 and game_of(TABLES_PER_GAME) == 1
+        states = lambda steps: [s.state.to_dict() for s in steps[:5]]      # noqa: E731
+        assert states(table_game(5, TABLES_PER_GAME)) != states(first)
+        assert states(table_game(5, 0)) == states(first)                   # reproducible after the cache moved on
+
     def test_a_windows_folder_of_another_render_seed_is_refused(self, tmp_path):
         from vision.summits_train import write_windows
         assert write_windows(tmp_path, {"easy": 0}, 11) == []

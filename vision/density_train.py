@@ -24,8 +24,8 @@ from tracker.errors import AugurError
 from vision.density import (COLOUR_AT, COLOURS, KIND_AT, KINDS, N_OUT, STRIDE, Crop, counting_crop, network_input,
                             output_to_image, reference_input)
 from vision.geometry import load_geometry
+from vision.synth.dataset import TIER_SEED, game_states
 
-TIER_SEED = {"easy": 1, "medium": 2, "hard": 3}
 #: Training crops, in input pixels.
 CROP = 256
 #: Width (output cells) of the blob each piece adds to its kind's density; its mass is 1.
@@ -97,7 +97,6 @@ _STATES: dict[int, list] = {}
 
 
 def _states(seed: int) -> list:
-    from vision.synth.dataset import game_states
     if seed not in _STATES:
         _STATES[seed] = game_states(seed)
     return _STATES[seed]

@@ -23,36 +23,15 @@ from tracker.errors import AugurError
 from tracker.pieces import LEGIONARY, VEXILLUM
 from vision.density_train import MAX_HIDDEN, TIER_SEED, save_once
 from vision.summits import PATCH, PIECE_CLASSES, patches
+from vision.synth.dataset import TABLES_PER_GAME, game_of, table_game
 
 #: Training windows are this many pixels wider on each side than the classifier's (random shifts).
 SHIFT = 2
 #: A summit is labelled by the nearest rendered piece within this share of a legionary's width.
 MATCH = 0.5
-#: Tables per simulated game (each game's committed states are drawn from at random).
-GAME_EVERY = 8
 #: Summits of a region with at least PILE of them are all kept; of the others, LONE_SHARE.
 PILE = 4
 LONE_SHARE = 0.25
-
-
-_GAMES: dict[tuple[int, int], list] = {}
-
-
-def game_of(i: int) -> int:
-    """The simulated game table ``i`` shows: a new game every GAME_EVERY tables."""
-    return i // GAME_EVERY
-
-
-def _game(seed: int, i: int) -> list:
-    """The committed states of table ``i``'s game. Many games, not a few: with the four games the
-    counting network's samples come from, the classifier learnt where those games' vexilla
-    stood (the board art around them) and failed on other games."""
-    from vision.synth.dataset import game_states
-    key = (seed, game_of(i))
-    if key not in _GAMES:
-        _GAMES.clear()
-        _GAMES[key] = game_states(seed * 100_003 + key[1], games=1)
-    return _GAMES[key]
 
 
 def table_windows(tier: str, seed: int, i: int) -> dict:
@@ -68,7 +47,7 @@ def table_windows(tier: str, seed: int, i: int) -> dict:
     from vision.synth.board_art import procedural_art
     from vision.synth.render import calibration_render, render
 
-    steps = _game(seed, i)
+    steps = table_game(seed, i)
     step = steps[int(np.random.default_rng([seed, i, TIER_SEED[tier], 7]).integers(len(steps)))]
     img, truth = render(step.state, tier, seed=(seed, i, TIER_SEED[tier]), vp=step.vp)
     profile = calibrate(calibration_render(truth), procedural_art(), players=truth.players)
@@ -126,7 +105,7 @@ def write_windows(out: Path, n_per_tier: dict[str, int], seed: int, workers: int
     jobs = [(out, tier, seed, i) for tier, n in n_per_tier.items() for i in range(n)]
     done = 0
     with ProcessPoolExecutor(workers) as ex:
-        for _ in ex.map(_write_one, jobs, chunksize=GAME_EVERY):     # one game per worker at a time
+        for _ in ex.map(_write_one, jobs, chunksize=TABLES_PER_GAME):     # one game per worker at a time
             done += 1
             if progress:
                 progress(done, len(jobs))
@@ -289,7 +268,7 @@ def train(data_dir: Path, models: Path, epochs: int = 12, batch: int = 256, seed
             "output": "N x 5 logits: vexillum, then 0, 1, 2, 3 or more pieces at the window's centre",
             "parameters": int(sum(q.numel() for q in net.parameters())),
             "data": {**(recipe or {}), "tables": len(files), "windows": int(len(data["label"])),
-                     "vexilla": int(data["label"].sum()), "tables_per_game": GAME_EVERY, "pile": PILE,
+                     "vexilla": int(data["label"].sum()), "tables_per_game": TABLES_PER_GAME, "pile": PILE,
                      "lone_share": LONE_SHARE, "match": MATCH},
             "seed": seed, "epochs": epochs, "batch": batch, "lr": lr, "hard_weight": hard_weight, "width": width,
             "history": history, "held_out": by_tier, "train_minutes": round((time.time() - t0) / 60, 1)}

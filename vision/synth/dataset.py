@@ -39,6 +39,28 @@ def game_states(seed: int, games: int = 4, turns: int = 150) -> list[SimStep]:
     return steps
 
 
+#: Tables per simulated game when training tables are drawn from many games (see table_game).
+TABLES_PER_GAME = 8
+_TABLE_GAMES: dict[tuple[int, int], list[SimStep]] = {}
+
+
+def game_of(i: int) -> int:
+    """The simulated game training table ``i`` shows: a new game every TABLES_PER_GAME tables."""
+    return i // TABLES_PER_GAME
+
+
+def table_game(seed: int, i: int) -> list[SimStep]:
+    """The committed states of training table ``i``'s game: many games, not a few. The summit
+    classifier, trained on the four games of :func:`game_states`, learnt where those games'
+    vexilla stood on the board art and read other games worse. Only the latest game is cached:
+    tables are rendered in order, a game's tables together."""
+    key = (seed, game_of(i))
+    if key not in _TABLE_GAMES:
+        _TABLE_GAMES.clear()
+        _TABLE_GAMES[key] = game_states(seed * 100_003 + key[1], games=1)
+    return _TABLE_GAMES[key]
+
+
 def yolo_lines(truth: GroundTruth) -> list[str]:
     w, h = truth.size
     out = []
