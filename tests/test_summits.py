@@ -9,7 +9,8 @@ from tracker.errors import AugurError
 from vision.count import count
 from vision.density import N_OUT, STRIDE, DensityCounter
 from vision.geometry import load_geometry
-from vision.summits import DEFAULT_SUMMITS, PATCH, PIECE_CLASSES, SummitReading, patches
+from vision.summits import (CHANNELS, DEFAULT_SUMMITS, MARK, PATCH, PIECE_CLASSES, SummitReading, patches,
+                            summit_marks, windows)
 
 
 class TestWindows:
@@ -27,6 +28,25 @@ class TestWindows:
         assert (win[0, :, :, :5] == 0).all()                   # left of x = 0: outside
         assert (win[0, :, 6:, :] == 0).all()                   # below y = 59: outside
         assert (win[0, :, :6, 5:] == 9.0).all()
+
+    def test_the_other_summits_are_marked_where_they_stand(self):
+        points = np.array([[30, 40], [36, 40], [30 + PATCH, 40]])
+        marks = summit_marks(points, points, PATCH)
+        c, h = PATCH // 2, MARK // 2
+        first = marks[0, 0]
+        assert (first[c - h:c + h + 1, c - h:c + h + 1] == 255).all()             # itself, at the centre
+        assert (first[c - h:c + h + 1, c + 6 - h:c + 6 + h + 1] == 255).all()     # its neighbour, 6 to the right
+        assert first.sum() == 2 * MARK * MARK * 255                                # the far one is outside
+        assert marks[2, 0].sum() == MARK * MARK * 255                              # alone in its window
+        assert summit_marks(np.zeros((0, 2)), points).shape == (3, 1, PATCH, PATCH)
+
+    def test_the_classifier_sees_the_six_planes_and_the_marks(self):
+        planes = np.random.default_rng(0).uniform(0, 255, (6, 60, 80)).astype(np.float32)
+        points = np.array([[20, 30], [25, 30]])
+        got = windows(planes, points)
+        assert got.shape == (2, CHANNELS, PATCH, PATCH)
+        np.testing.assert_array_equal(got[:, :6], patches(planes, points))
+        np.testing.assert_array_equal(got[:, 6:], summit_marks(points, points))
 
     def test_the_counter_asks_about_the_centre_of_each_summit_cell(self):
         _, _, profile = calibrated_scene("easy")
@@ -162,7 +182,9 @@ class TestTraining:
         from vision.summits_train import SHIFT, table_windows
         got = table_windows("medium", 4242, 1)
         n = len(got["label"])
-        assert n > 10 and got["windows"].shape == (n, 6, PATCH + 2 * SHIFT, PATCH + 2 * SHIFT)
+        assert n > 10 and got["windows"].shape == (n, CHANNELS, PATCH + 2 * SHIFT, PATCH + 2 * SHIFT)
+        centre = (PATCH + 2 * SHIFT) // 2
+        assert (got["windows"][:, 6, centre, centre] == 255).all()                 # each summit marked
         assert got["windows"].dtype == np.uint8 and got["windows"].max() > 0
         # every summit kept is near a rendered piece, and vexilla are labelled only near one
         assert np.median(got["dist"]) < 2.0

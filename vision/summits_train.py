@@ -22,7 +22,7 @@ from calibration.lens import undistort_points
 from tracker.errors import AugurError
 from tracker.pieces import LEGIONARY, VEXILLUM
 from vision.density_train import MAX_HIDDEN, TIER_SEED, save_once
-from vision.summits import PATCH, PIECE_CLASSES, patches
+from vision.summits import CHANNELS, PATCH, PIECE_CLASSES, windows
 from vision.synth.dataset import TABLES_PER_GAME, game_of, table_game
 
 #: Training windows are this many pixels wider on each side than the classifier's (random shifts).
@@ -35,7 +35,8 @@ LONE_SHARE = 0.25
 
 
 def table_windows(tier: str, seed: int, i: int) -> dict:
-    """One rendered table's candidate summits: windows (N x 6 x P x P uint8, P = PATCH + 2 SHIFT),
+    """One rendered table's candidate summits: windows (N x CHANNELS x P x P uint8, P = PATCH + 2 SHIFT,
+    every candidate summit marked, kept or not),
     label (1 = vexillum), the distance (cells) to the nearest visible rendered legionary or
     vexillum, ``standing`` (how many rendered legionaries and vexilla of the summit's province,
     hidden or not, stand nearer to it than to any other of its summits, within a legionary and a
@@ -83,7 +84,8 @@ def table_windows(tier: str, seed: int, i: int) -> dict:
     rng = np.random.default_rng([seed, i, TIER_SEED[tier], 8])
     keep = (label == 1) | pile | (rng.random(len(at)) < LONE_SHARE)
     weight = np.where((label == 1) | pile, 1.0, 1.0 / LONE_SHARE)[keep]
-    win = patches(counter._input[0], counter.summit_pixels(at[keep]), PATCH + 2 * SHIFT)
+    size = PATCH + 2 * SHIFT
+    win = windows(counter._input[0], counter.summit_pixels(at), size)[keep]
     return {"windows": np.clip(win, 0, 255).astype(np.uint8), "label": label[keep],
             "dist": dist[keep].astype(np.float32), "weight": weight.astype(np.float32),
             "standing": standing[keep], "basin": basin[keep].astype(np.float32), "rule": rule[keep]}
@@ -114,7 +116,7 @@ def write_windows(out: Path, n_per_tier: dict[str, int], seed: int, workers: int
 
 # -- the classifier ----------------------------------------------------------------------
 def build_net(width: int = 16):
-    """A small convolutional classifier: N x 6 x PATCH x PATCH (0..255) -> N x 5 logits (vexillum,
+    """A small convolutional classifier: N x CHANNELS x PATCH x PATCH (0..255) -> N x 5 logits (vexillum,
     then 0, 1, 2, 3+ pieces).
 
     Three stride-2 stages keep it cheap (about 2 M multiply-adds a window; a table has about a
@@ -128,7 +130,7 @@ def build_net(width: int = 16):
     class SummitNet(nn.Module):
         def __init__(self):
             super().__init__()
-            self.features = nn.Sequential(cbr(6, width, 2), cbr(width, 2 * width, 2), cbr(2 * width, 4 * width, 2),
+            self.features = nn.Sequential(cbr(CHANNELS, width, 2), cbr(width, 2 * width, 2), cbr(2 * width, 4 * width, 2),
                                           cbr(4 * width, 16, k=1))
             side = PATCH // 8
             self.head = nn.Sequential(nn.Flatten(), nn.Linear(16 * side * side, 64), nn.ReLU(inplace=True),
@@ -264,7 +266,8 @@ def train(data_dir: Path, models: Path, epochs: int = 12, batch: int = 256, seed
         sel = held_idx[data["tier"][held_idx] == tier]
         by_tier[tier] = held_out_figures(data, sel, _logits(net, data, sel))
     card = {"model": "pieces-summits.onnx", "architecture": "3-stage convolutional window classifier",
-            "input": f"N x 6 x {PATCH} x {PATCH} (frame and reference planes of the counting network's input, 0..255)",
+            "input": f"N x {CHANNELS} x {PATCH} x {PATCH} (frame and reference planes of the counting network's input, "
+                     "and the candidate summits marked, 0..255)",
             "output": "N x 5 logits: vexillum, then 0, 1, 2, 3 or more pieces at the window's centre",
             "parameters": int(sum(q.numel() for q in net.parameters())),
             "data": {**(recipe or {}), "tables": len(files), "windows": int(len(data["label"])),
@@ -279,6 +282,6 @@ def train(data_dir: Path, models: Path, epochs: int = 12, batch: int = 256, seed
 def export(net, path: Path) -> None:
     import torch
     net.eval()
-    torch.onnx.export(net, torch.zeros(2, 6, PATCH, PATCH), str(path), input_names=["windows"],
+    torch.onnx.export(net, torch.zeros(2, CHANNELS, PATCH, PATCH), str(path), input_names=["windows"],
                       output_names=["logits"], opset_version=17,
                       dynamic_axes={"windows": {0: "n"}, "logits": {0: "n"}}, dynamo=False)
