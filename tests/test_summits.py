@@ -172,6 +172,14 @@ class TestTraining:
         assert states(table_game(5, TABLES_PER_GAME)) != states(first)
         assert states(table_game(5, 0)) == states(first)                   # reproducible after the cache moved on
 
+    def test_windows_cut_for_the_six_plane_classifier_are_refused(self, tmp_path):
+        from vision.summits_train import load_windows
+        f = tmp_path / "easy-00000.npz"
+        np.savez(f, windows=np.zeros((2, 6, 52, 52), np.uint8), label=np.zeros(2, np.uint8), weight=np.ones(2),
+                 standing=np.ones(2, np.uint8), rule=np.ones(2, np.uint8))
+        with pytest.raises(AugurError, match="have 6 planes, not 7: they were cut for an older classifier"):
+            load_windows([f])
+
     def test_a_windows_folder_of_another_render_seed_is_refused(self, tmp_path):
         from vision.summits_train import write_windows
         assert write_windows(tmp_path, {"easy": 0}, 11) == []

@@ -143,11 +143,15 @@ def build_net(width: int = 16):
 
 
 def load_windows(files: list[Path]) -> dict[str, np.ndarray]:
-    """Every table's windows stacked, with the game and tier each came from."""
+    """Every table's windows stacked, with the game and tier each came from. Windows cut for a
+    classifier of other input planes (before the summit marks) are refused in one line."""
     keys = ("windows", "label", "weight", "standing", "rule")
     parts: dict[str, list] = {k: [] for k in keys + ("game", "tier")}
     for f in files:
         d = np.load(f)
+        if d["windows"].shape[1] != CHANNELS:
+            raise AugurError(f"the windows in {f.parent} have {d['windows'].shape[1]} planes, not {CHANNELS}: they were "
+                             f"cut for an older classifier; choose another --work folder")
         n = len(d["label"])
         tier, i = f.stem.split("-")
         for k in keys:
