@@ -35,18 +35,23 @@ MAX_HIDDEN = 0.5
 
 
 # -- data --------------------------------------------------------------------------------
-def make_sample(tier: str, seed: int, i: int, counter_view: bool = False) -> dict:
-    """One training sample: render the table and its calibration photo, calibrate, cut the input
-    (see :func:`sample_from` for ``counter_view``)."""
+def render_table(tier: str, seed: int, i: int, steps: list):
+    """Training table ``i`` of a tier: a state drawn from ``steps`` (a simulated game's committed
+    states), rendered, and the calibration made from its empty photo. Returns the image, its
+    ground truth and the profile; raises AugurError when the photo is not understood."""
     from calibration.profile import calibrate
     from vision.synth.board_art import procedural_art
     from vision.synth.render import calibration_render, render
 
-    steps = _states(seed)
     step = steps[int(np.random.default_rng([seed, i, TIER_SEED[tier], 7]).integers(len(steps)))]
     img, truth = render(step.state, tier, seed=(seed, i, TIER_SEED[tier]), vp=step.vp)
-    profile = calibrate(calibration_render(truth), procedural_art(), players=truth.players)
-    return sample_from(img, truth, profile, counter_view)
+    return img, truth, calibrate(calibration_render(truth), procedural_art(), players=truth.players)
+
+
+def make_sample(tier: str, seed: int, i: int, counter_view: bool = False) -> dict:
+    """One training sample: render the table and its calibration photo, calibrate, cut the input
+    (see :func:`sample_from` for ``counter_view``)."""
+    return sample_from(*render_table(tier, seed, i, _states(seed)), counter_view)
 
 
 def sample_from(img: np.ndarray, truth, profile, counter_view: bool = False) -> dict:

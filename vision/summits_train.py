@@ -21,7 +21,7 @@ import numpy as np
 from calibration.lens import undistort_points
 from tracker.errors import AugurError
 from tracker.pieces import LEGIONARY, VEXILLUM
-from vision.density_train import MAX_HIDDEN, TIER_SEED, save_once
+from vision.density_train import MAX_HIDDEN, TIER_SEED, render_table, save_once
 from vision.summits import CHANNELS, PATCH, PIECE_CLASSES, windows
 from vision.synth.dataset import TABLES_PER_GAME, game_of, table_game
 
@@ -35,23 +35,16 @@ LONE_SHARE = 0.25
 
 
 def table_windows(tier: str, seed: int, i: int) -> dict:
-    """One rendered table's candidate summits: windows (N x CHANNELS x P x P uint8, P = PATCH + 2 SHIFT,
-    every candidate summit marked, kept or not),
-    label (1 = vexillum), the distance (cells) to the nearest visible rendered legionary or
+    """One rendered table's candidate summits: windows (N x CHANNELS x P x P uint8, P = PATCH +
+    2 SHIFT, every candidate summit marked, kept or not), label (1 = vexillum), the distance (cells) to the nearest visible rendered legionary or
     vexillum, ``standing`` (how many rendered legionaries and vexilla of the summit's province,
     hidden or not, stand nearer to it than to any other of its summits, within a legionary and a
     half: what a perfect reading would count there), ``basin`` (the density mass of the summit's
     basin), ``rule`` (the pieces the reading counts there from that mass) and ``weight`` (how
     many summits each kept one stands for)."""
-    from calibration.profile import calibrate
     from vision.density import DensityCounter, output_to_image, pieces_at_summit
-    from vision.synth.board_art import procedural_art
-    from vision.synth.render import calibration_render, render
 
-    steps = table_game(seed, i)
-    step = steps[int(np.random.default_rng([seed, i, TIER_SEED[tier], 7]).integers(len(steps)))]
-    img, truth = render(step.state, tier, seed=(seed, i, TIER_SEED[tier]), vp=step.vp)
-    profile = calibrate(calibration_render(truth), procedural_art(), players=truth.players)
+    img, truth, profile = render_table(tier, seed, i, table_game(seed, i))
     counter = DensityCounter(profile, confidence=None, summits=None)
     out = counter.predict(img)
     at, basin = counter.second_look_candidates(out)
