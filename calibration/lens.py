@@ -67,10 +67,16 @@ def undistort_points(points: np.ndarray, size: tuple[int, int], k1: float) -> np
     return u * (1 + k1 * (u ** 2).sum(axis=1, keepdims=True)) * n + c
 
 
-def undistort(image: np.ndarray, k1: float) -> np.ndarray:
-    """The frame as a pinhole camera would have taken it (a copy-free no-op when ``k1`` is 0)."""
-    if not k1:
-        return image
+def undistort(image: np.ndarray, k1: float, box: tuple[int, int, int, int] | None = None) -> np.ndarray:
+    """The frame as a pinhole camera would have taken it (a copy-free no-op when ``k1`` is 0), or
+    only ``box``'s part of it (x0, y0, x1, y1, within the frame).
+
+    The part holds the same pixels as the whole undistorted frame cut to ``box`` (each pixel is
+    looked up on its own), for the cost of the part: the counter needs only the board's part of
+    every frame, and undistorting the whole of a 1280x720 frame took about 10 ms."""
     h, w = image.shape[:2]
+    x0, y0, x1, y1 = box if box is not None else (0, 0, w, h)
+    if not k1:
+        return image if box is None else image[y0:y1, x0:x1]
     mx, my = undistortion_maps(w, h, float(k1))
-    return cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return cv2.remap(image, mx[y0:y1, x0:x1], my[y0:y1, x0:x1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)

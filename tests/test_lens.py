@@ -46,6 +46,16 @@ class TestLensModel:
     def test_zero_is_a_no_op(self):
         img = np.zeros((20, 30, 3), np.uint8)
         assert undistort(img, 0.0) is img
+        assert np.shares_memory(undistort(img, 0.0, (2, 3, 12, 9)), img)
+
+    @pytest.mark.parametrize("k1", [0.0, -0.1])
+    def test_a_part_holds_the_pixels_of_the_whole_undistorted_frame(self, k1):
+        img = np.random.default_rng(1).integers(0, 256, (180, 320, 3), np.uint8)
+        for box in [(0, 0, 320, 180), (40, 16, 296, 176), (0, 100, 64, 180)]:
+            x0, y0, x1, y1 = box
+            part = undistort(img, k1, box)
+            assert part.shape == (y1 - y0, x1 - x0, 3)
+            assert np.array_equal(part, undistort(img, k1)[y0:y1, x0:x1])
 
 
 class TestLensAtCalibration:

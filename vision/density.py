@@ -33,6 +33,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from calibration.lens import undistort
 from calibration.profile import WORK_SCALE, CalibrationProfile
 from tracker.errors import AugurError
 from tracker.pieces import ARMY_COLOURS, CENTRE, LEGIONARY, NEUTRAL, TRIREME, VEXILLUM
@@ -173,14 +174,18 @@ def reference_input(profile: CalibrationProfile, crop: Crop) -> np.ndarray:
     return crop.resize(_cut(balanced(reference_in_image(profile), profile.gains), crop))
 
 
-def frame_input(image: np.ndarray, gains: np.ndarray, crop: Crop) -> np.ndarray:
-    """The frame's half of the network input: cropped, white-balanced and resized (H x W x 3)."""
-    return crop.resize(balanced(_cut(image, crop), gains))
+def frame_input(image: np.ndarray, gains: np.ndarray, crop: Crop, k1: float = 0.0) -> np.ndarray:
+    """The frame's half of the network input: undistorted by the calibrated lens ``k1`` (0 for a
+    frame already undistorted), cropped, white-balanced and resized (H x W x 3). Only the crop's
+    part of the frame is undistorted, which gives the same pixels as undistorting it all first."""
+    return crop.resize(balanced(_cut(image, crop, k1), gains))
 
 
-def _cut(image: np.ndarray, crop: Crop) -> np.ndarray:
-    """The crop's pixels, padded with black where a frame smaller than one stride ends early."""
-    part = image[crop.y0:crop.y1, crop.x0:crop.x1]
+def _cut(image: np.ndarray, crop: Crop, k1: float = 0.0) -> np.ndarray:
+    """The crop's pixels (undistorted by ``k1``), padded with black where a frame smaller than
+    one stride ends early."""
+    h, w = image.shape[:2]
+    part = undistort(image, k1, (crop.x0, crop.y0, min(crop.x1, w), min(crop.y1, h)))
     cw, ch = crop.size
     if part.shape[:2] == (ch, cw):
         return part
@@ -269,7 +274,7 @@ class DensityCounter:
         if tuple(image.shape[1::-1]) != tuple(self.profile.image_size):
             raise CounterError(f"frame is {image.shape[1]}x{image.shape[0]}, the calibration was made at "
                                f"{self.profile.image_size[0]}x{self.profile.image_size[1]}")
-        frame = frame_input(self.profile.undistort(image), self.profile.gains, self.crop)
+        frame = frame_input(image, self.profile.gains, self.crop, self.profile.k1)
         for k, plane in enumerate(cv2.split(frame)):
             self._input[0, k] = plane
         return self.session.run(None, {self.input_name: self._input})[0][0]
