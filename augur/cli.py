@@ -315,6 +315,7 @@ def cmd_train_summits(args: argparse.Namespace) -> int:
                   progress=_rendered)
     if args.epochs:
         card = train(data, Path(args.models), epochs=args.epochs, batch=args.batch, seed=args.seed, lr=args.lr,
+                     width=args.width, depth=args.depth,
                      recipe={"renders_per_tier": n, "render_seed": args.render_seed,
                              "command": "augur train-summits"})
         print(json.dumps(card["held_out"]))
@@ -629,10 +630,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("train-summits", help="reproduce the shipped summit classifier (vexilla, pieces per summit; "
                                              "needs torch and onnx)")
     _rendering_options(p, (800, 800, 800), "out/train-summits", "windows")
-    p.add_argument("--epochs", type=int, default=12)
+    p.add_argument("--epochs", type=int, default=24)
     p.add_argument("--batch", type=int, default=256)
     p.add_argument("--lr", type=float, default=2e-3, help="peak learning rate (one-cycle schedule)")
     p.add_argument("--seed", type=int, default=0, help="seed of the training (batches, weights)")
+    p.add_argument("--width", type=int, default=16, help="channels of the classifier's first stage")
+    p.add_argument("--depth", type=int, default=2, help="convolutions per stage of the classifier")
     p.set_defaults(func=cmd_train_summits)
 
     p = sub.add_parser("fit-confidence", help="fit the per-region confidence of the counting network on rendered "

@@ -214,3 +214,13 @@ class TestShippedClassifier:
         seen = summits_for().read(planes, np.array([[30, 40], [100, 60], [0, 0]]))
         assert seen.vexillum.shape == (3,) and seen.pieces.shape == (3, PIECE_CLASSES)
         assert np.isfinite(seen.pieces).all() and seen.pieces.sum(axis=1) == pytest.approx(np.ones(3))
+
+    def test_train_summits_run_with_its_defaults_reproduces_the_shipped_card(self):
+        from augur.cli import build_parser
+        from vision.summits import model_card
+        card = model_card()
+        args = build_parser().parse_args(["train-summits"])
+        assert tuple(args.images) == tuple(card["data"]["renders_per_tier"][t] for t in ("easy", "medium", "hard"))
+        assert args.render_seed == card["data"]["render_seed"]
+        for key in ("seed", "epochs", "batch", "lr", "width", "depth"):
+            assert getattr(args, key) == card[key], key

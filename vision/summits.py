@@ -40,15 +40,15 @@ PATCH = 48
 #: The classifier's pieces classes: 0, 1, 2, and 3 or more pieces at a summit.
 PIECE_CLASSES = 4
 #: A summit is a vexillum when the classifier's probability reaches this (a false vexillum costs
-#: nine legionaries, so it must be sure). Tuned on the validation tables (seed 5150): at 0.8 the
-#: easy ones gained 71 of 118 vexilla but 9 false ones, at 0.85 69 and 8, at 0.9 63 and 2, and
-#: the regions read right moved by less than 0.05 points.
-VEXILLUM_P = 0.9
+#: nine legionaries, so it must be sure). Tuned on the validation tables (seed 5150, 200 per tier)
+#: with the shipped classifier: at 0.8 it found 103 / 50 / 13 of the 118 / 103 / 101 vexilla in
+#: view (easy / medium / hard) with 10 / 24 / 17 false ones, at 0.9 97 / 43 / 8 with 5 / 10 / 5,
+#: at 0.95 94 / 36 / 7 with 2 / 4 / 1; the regions read right moved by less than 0.05 points.
+VEXILLUM_P = 0.95
 #: A summit's pieces are the classifier's count, instead of the one read from its basin's mass,
-#: when the classifier gives that count at least this probability. Tuned there too: at 0.9 the
-#: regions read right were 95.15 / 87.28 / 72.64 % (easy / medium / hard), at 0.8 95.51 / 88.44
-#: / 74.12, at 0.7 95.77 / 88.87 / 75.35, at 0.6 95.81 / 89.01 / 75.54, at 0.5 95.46 / 88.62 /
-#: 74.61.
+#: when the classifier gives that count at least this probability. Tuned there too (vexilla at
+#: 0.9): at 0.5 the regions read right were 96.15 / 89.54 / 75.86 % (easy / medium / hard), at
+#: 0.6 96.34 / 89.86 / 76.48, at 0.7 96.40 / 90.00 / 76.32.
 PIECES_P = 0.6
 
 DEFAULT_SUMMITS = Path(__file__).resolve().parents[1] / "models" / "pieces-summits.onnx"

@@ -108,13 +108,15 @@ def write_windows(out: Path, n_per_tier: dict[str, int], seed: int, workers: int
 
 
 # -- the classifier ----------------------------------------------------------------------
-def build_net(width: int = 16):
+def build_net(width: int = 16, depth: int = 2):
     """A small convolutional classifier: N x CHANNELS x PATCH x PATCH (0..255) -> N x 5 logits (vexillum,
     then 0, 1, 2, 3+ pieces).
 
-    Three stride-2 stages keep it cheap (about 2 M multiply-adds a window; a table has about a
-    hundred candidate summits) and the last stage keeps where things are in the window: a
-    neighbour's flag or body beside the summit must not count as this summit's."""
+    Three stride-2 stages keep it cheap (about 2 M multiply-adds a window at one convolution a
+    stage; a table has about a hundred candidate summits) and the last stage keeps where things
+    are in the window: a neighbour's flag or body beside the summit must not count as this
+    summit's. ``depth`` convolutions a stage (the first strided) see further for the same
+    resolution."""
     from torch import nn
 
     def cbr(i, o, s=1, k=3):
@@ -123,8 +125,11 @@ def build_net(width: int = 16):
     class SummitNet(nn.Module):
         def __init__(self):
             super().__init__()
-            self.features = nn.Sequential(cbr(CHANNELS, width, 2), cbr(width, 2 * width, 2), cbr(2 * width, 4 * width, 2),
-                                          cbr(4 * width, 16, k=1))
+            stages, c = [], CHANNELS
+            for o in (width, 2 * width, 4 * width):
+                stages += [cbr(c, o, 2)] + [cbr(o, o) for _ in range(depth - 1)]
+                c = o
+            self.features = nn.Sequential(*stages, cbr(4 * width, 16, k=1))
             side = PATCH // 8
             self.head = nn.Sequential(nn.Flatten(), nn.Linear(16 * side * side, 64), nn.ReLU(inplace=True),
                                       nn.Dropout(0.2), nn.Linear(64, 1 + PIECE_CLASSES))
@@ -205,8 +210,8 @@ def held_out_figures(data: dict, idx: np.ndarray, logits: np.ndarray, thresholds
     return out
 
 
-def train(data_dir: Path, models: Path, epochs: int = 12, batch: int = 256, seed: int = 0, lr: float = 2e-3,
-          hard_weight: float = 4.0, width: int = 16, recipe: dict | None = None, log=print) -> dict:
+def train(data_dir: Path, models: Path, epochs: int = 24, batch: int = 256, seed: int = 0, lr: float = 2e-3,
+          hard_weight: float = 4.0, width: int = 16, depth: int = 2, recipe: dict | None = None, log=print) -> dict:
     """Train on the tables of every game but one in ten (held out for the figures: the tables of
     one game share its armies, so holding out tables alone would flatter the figures), export
     ONNX, write the card.
@@ -230,7 +235,7 @@ def train(data_dir: Path, models: Path, epochs: int = 12, batch: int = 256, seed
     draw /= draw.sum()
     log(f"{len(files)} tables, {len(train_idx)} training windows ({int(data['label'][train_idx].sum())} vexilla, "
         f"{hard[train_idx].mean():.1%} worth a second look), {len(held_idx)} held out")
-    net = build_net(width)
+    net = build_net(width, depth)
     steps = max(1, len(train_idx) // batch)
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=epochs * steps, pct_start=0.1)
@@ -262,7 +267,8 @@ def train(data_dir: Path, models: Path, epochs: int = 12, batch: int = 256, seed
     for tier in sorted(set(data["tier"][held_idx])):
         sel = held_idx[data["tier"][held_idx] == tier]
         by_tier[tier] = held_out_figures(data, sel, _logits(net, data, sel))
-    card = {"model": "pieces-summits.onnx", "architecture": "3-stage convolutional window classifier",
+    card = {"model": "pieces-summits.onnx",
+            "architecture": f"3-stage convolutional window classifier, {depth} convolutions a stage",
             "input": f"N x {CHANNELS} x {PATCH} x {PATCH} (frame and reference planes of the counting network's input, "
                      "and the candidate summits marked, 0..255)",
             "output": "N x 5 logits: vexillum, then 0, 1, 2, 3 or more pieces at the window's centre",
@@ -271,6 +277,7 @@ def train(data_dir: Path, models: Path, epochs: int = 12, batch: int = 256, seed
                      "vexilla": int(data["label"].sum()), "tables_per_game": TABLES_PER_GAME, "pile": PILE,
                      "lone_share": LONE_SHARE, "match": MATCH},
             "seed": seed, "epochs": epochs, "batch": batch, "lr": lr, "hard_weight": hard_weight, "width": width,
+            "depth": depth,
             "history": history, "held_out": by_tier, "train_minutes": round((time.time() - t0) / 60, 1)}
     (models / "pieces-summits.json").write_text(json.dumps(card, indent=1) + "\n")
     return card
