@@ -635,7 +635,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--lr", type=float, default=2e-3, help="peak learning rate (one-cycle schedule)")
     p.add_argument("--seed", type=int, default=0, help="seed of the training (batches, weights)")
     p.add_argument("--width", type=int, default=16, help="channels of the classifier's first stage")
-    p.add_argument("--depth", type=int, default=2, help="convolutions per stage of the classifier")
+    p.add_argument("--depth", type=int, default=3, help="convolutions per stage of the classifier")
     p.set_defaults(func=cmd_train_summits)
 
     p = sub.add_parser("fit-confidence", help="fit the per-region confidence of the counting network on rendered "

@@ -41,15 +41,16 @@ PATCH = 48
 PIECE_CLASSES = 4
 #: A summit is a vexillum when the classifier's probability reaches this (a false vexillum costs
 #: nine legionaries, so it must be sure). Tuned on the validation tables (seed 5150, 200 per tier)
-#: with the shipped classifier: at 0.8 it found 103 / 50 / 13 of the 118 / 103 / 101 vexilla in
-#: view (easy / medium / hard) with 10 / 24 / 17 false ones, at 0.9 97 / 43 / 8 with 5 / 10 / 5,
-#: at 0.95 94 / 36 / 7 with 2 / 4 / 1; the regions read right moved by less than 0.05 points.
-VEXILLUM_P = 0.95
+#: with the shipped classifier: at 0.9 it found 109 / 56 / 17 of the 118 / 103 / 101 vexilla in
+#: view (easy / medium / hard) with 8 / 14 / 17 false ones, at 0.95 106 / 46 / 10 with 5 / 6 / 7,
+#: at 0.97 104 / 43 / 9 with 4 / 5 / 3, at 0.98 101 / 41 / 8 with 1 / 4 / 1; the regions read
+#: right moved by less than 0.1 points.
+VEXILLUM_P = 0.98
 #: A summit's pieces are the classifier's count, instead of the one read from its basin's mass,
 #: when the classifier gives that count at least this probability. Tuned there too (vexilla at
-#: 0.9): at 0.5 the regions read right were 96.15 / 89.54 / 75.86 % (easy / medium / hard), at
-#: 0.6 96.34 / 89.86 / 76.48, at 0.7 96.40 / 90.00 / 76.32.
-PIECES_P = 0.6
+#: 0.95): at 0.5 the regions read right were 96.43 / 90.20 / 77.26 % (easy / medium / hard), at
+#: 0.6 96.56 / 90.50 / 77.67, at 0.7 96.67 / 90.69 / 77.69, at 0.8 96.68 / 90.53 / 77.23.
+PIECES_P = 0.7
 
 DEFAULT_SUMMITS = Path(__file__).resolve().parents[1] / "models" / "pieces-summits.onnx"
 

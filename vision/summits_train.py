@@ -108,7 +108,7 @@ def write_windows(out: Path, n_per_tier: dict[str, int], seed: int, workers: int
 
 
 # -- the classifier ----------------------------------------------------------------------
-def build_net(width: int = 16, depth: int = 2):
+def build_net(width: int = 16, depth: int = 3):
     """A small convolutional classifier: N x CHANNELS x PATCH x PATCH (0..255) -> N x 5 logits (vexillum,
     then 0, 1, 2, 3+ pieces).
 
@@ -211,7 +211,7 @@ def held_out_figures(data: dict, idx: np.ndarray, logits: np.ndarray, thresholds
 
 
 def train(data_dir: Path, models: Path, epochs: int = 24, batch: int = 256, seed: int = 0, lr: float = 2e-3,
-          hard_weight: float = 4.0, width: int = 16, depth: int = 2, recipe: dict | None = None, log=print) -> dict:
+          hard_weight: float = 4.0, width: int = 16, depth: int = 3, recipe: dict | None = None, log=print) -> dict:
     """Train on the tables of every game but one in ten (held out for the figures: the tables of
     one game share its armies, so holding out tables alone would flatter the figures), export
     ONNX, write the card.
