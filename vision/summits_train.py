@@ -262,7 +262,9 @@ def train(data_dir: Path, models: Path, epochs: int = 24, batch: int = 256, seed
     models = Path(models)
     (models / "training").mkdir(parents=True, exist_ok=True)
     torch.save(net.state_dict(), models / "training" / "pieces-summits.pt")
-    export(net, models / "pieces-summits.onnx")
+    export(net, models / "training" / "pieces-summits-float.onnx")
+    quantise(models / "training" / "pieces-summits-float.onnx", models / "pieces-summits.onnx",
+             _batch(data, calibration_windows(train_idx), None, False))
     by_tier = {}
     for tier in sorted(set(data["tier"][held_idx])):
         sel = held_idx[data["tier"][held_idx] == tier]
@@ -278,9 +280,45 @@ def train(data_dir: Path, models: Path, epochs: int = 24, batch: int = 256, seed
                      "lone_share": LONE_SHARE, "match": MATCH},
             "seed": seed, "epochs": epochs, "batch": batch, "lr": lr, "hard_weight": hard_weight, "width": width,
             "depth": depth,
+            "weights": f"8-bit (onnxruntime static QDQ, per-channel), calibrated on every {CALIBRATION_STEP}th training window",
             "history": history, "held_out": by_tier, "train_minutes": round((time.time() - t0) / 60, 1)}
     (models / "pieces-summits.json").write_text(json.dumps(card, indent=1) + "\n")
     return card
+
+
+#: Every this many training windows calibrate the 8-bit quantisation (about 3,700 windows).
+CALIBRATION_STEP = 35
+
+
+def calibration_windows(train_idx: np.ndarray) -> np.ndarray:
+    """The training windows that calibrate the 8-bit ranges: every CALIBRATION_STEP-th."""
+    return train_idx[::CALIBRATION_STEP]
+
+
+def quantise(float_path: Path, out: Path, windows: np.ndarray) -> None:
+    """The classifier with 8-bit weights and activations (onnxruntime's static QDQ quantisation,
+    per-channel weights), its activation ranges calibrated on ``windows``.
+
+    Why: with three convolutions a stage the classifier took about 12 ms a frame for a hundred
+    windows, in 8 bits about 9, and it read the same share of regions right (on the bench 94.3 /
+    86.0 / 74.6 % against 94.2 / 86.1 / 74.5 % in floating point; see models/README.md)."""
+    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    class Batches(CalibrationDataReader):
+        def __init__(self):
+            self.batches = iter([{"windows": windows[i:i + 64]} for i in range(0, len(windows), 64)])
+
+        def get_next(self):
+            return next(self.batches, None)
+
+    prepared = Path(out).with_suffix(".pre.onnx")
+    quant_pre_process(str(float_path), str(prepared))
+    try:
+        quantize_static(str(prepared), str(out), Batches(), quant_format=QuantFormat.QDQ, per_channel=True,
+                        activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
+    finally:
+        prepared.unlink(missing_ok=True)
 
 
 def export(net, path: Path) -> None:
