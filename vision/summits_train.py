@@ -214,7 +214,7 @@ def train(data_dir: Path, models: Path, epochs: int = 24, batch: int = 256, seed
           hard_weight: float = 4.0, width: int = 16, depth: int = 3, recipe: dict | None = None, log=print) -> dict:
     """Train on the tables of every game but one in ten (held out for the figures: the tables of
     one game share its armies, so holding out tables alone would flatter the figures), export
-    ONNX, write the card.
+    ONNX in floating point (kept in training/) and in 8 bits (shipped), write the card.
 
     Batches draw the summits worth a second look (a vexillum, or not one piece, or a basin
     mass that says otherwise) ``hard_weight`` times as often as the others."""
@@ -280,7 +280,8 @@ def train(data_dir: Path, models: Path, epochs: int = 24, batch: int = 256, seed
                      "lone_share": LONE_SHARE, "match": MATCH},
             "seed": seed, "epochs": epochs, "batch": batch, "lr": lr, "hard_weight": hard_weight, "width": width,
             "depth": depth,
-            "weights": f"8-bit (onnxruntime static QDQ, per-channel), calibrated on every {CALIBRATION_STEP}th training window",
+            "weights": f"8-bit (onnxruntime static QDQ, per-channel), calibrated on every {CALIBRATION_STEP}th training "
+                       "window; the history and held-out figures are read in floating point",
             "history": history, "held_out": by_tier, "train_minutes": round((time.time() - t0) / 60, 1)}
     (models / "pieces-summits.json").write_text(json.dumps(card, indent=1) + "\n")
     return card
@@ -295,9 +296,9 @@ def calibration_windows(train_idx: np.ndarray) -> np.ndarray:
     return train_idx[::CALIBRATION_STEP]
 
 
-def quantise(float_path: Path, out: Path, windows: np.ndarray) -> None:
+def quantise(float_path: Path, out: Path, samples: np.ndarray) -> None:
     """The classifier with 8-bit weights and activations (onnxruntime's static QDQ quantisation,
-    per-channel weights), its activation ranges calibrated on ``windows``.
+    per-channel weights), its activation ranges calibrated on the input windows ``samples``.
 
     Why: with three convolutions a stage the classifier took about 12 ms a frame for a hundred
     windows, in 8 bits about 9, and it read the same share of regions right (on the bench 94.3 /
@@ -307,7 +308,7 @@ def quantise(float_path: Path, out: Path, windows: np.ndarray) -> None:
 
     class Batches(CalibrationDataReader):
         def __init__(self):
-            self.batches = iter([{"windows": windows[i:i + 64]} for i in range(0, len(windows), 64)])
+            self.batches = iter([{"windows": samples[i:i + 64]} for i in range(0, len(samples), 64)])
 
         def get_next(self):
             return next(self.batches, None)
