@@ -312,12 +312,12 @@ def cmd_train_summits(args: argparse.Namespace) -> int:
     data = Path(args.work) / "windows"
     n = _per_tier(args.images)
     write_windows(data, n, args.render_seed, workers=args.workers,
-                  progress=_rendered)
+                  progress=_rendered, hulls=args.hulls)
     if args.epochs:
         card = train(data, Path(args.models), epochs=args.epochs, batch=args.batch, seed=args.seed, lr=args.lr,
-                     width=args.width, depth=args.depth,
+                     width=args.width, depth=args.depth, hulls=args.hulls,
                      recipe={"renders_per_tier": n, "render_seed": args.render_seed,
-                             "command": "augur train-summits"})
+                             "command": "augur train-hulls" if args.hulls else "augur train-summits"})
         print(json.dumps(card["held_out"]))
     else:
         print(f"windows of {sum(n.values())} tables in {data}; no training asked (--epochs 0)")
@@ -327,7 +327,7 @@ def cmd_train_summits(args: argparse.Namespace) -> int:
 def cmd_fit_confidence(args: argparse.Namespace) -> int:
     from vision.confidence import DEFAULT_CONFIDENCE, FIT_SEED, describe, file_sha256, fit_confidence, rendered_rows
     from vision.density import DEFAULT_COUNTER
-    from vision.summits import DEFAULT_SUMMITS
+    from vision.summits import DEFAULT_HULLS, DEFAULT_SUMMITS
     n = _per_tier(args.images)
     seed = FIT_SEED if args.render_seed is None else args.render_seed
     counter = Path(args.counter) if args.counter else DEFAULT_COUNTER
@@ -335,10 +335,11 @@ def cmd_fit_confidence(args: argparse.Namespace) -> int:
         raise AugurError(f"counting model not found: {counter}")
     rows = rendered_rows(n, seed, counter, progress=lambda tier, i, total: print(
         f"[{tier}] counted {i}/{total}", flush=True) if i == total or i % 50 == 0 else None)
-    # the counts it learns from are read with the shipped summit classifier, when there is one
+    # the counts it learns from are read with the shipped summit and hull classifiers, when there are
     summits = file_sha256(DEFAULT_SUMMITS) if DEFAULT_SUMMITS.is_file() else None
+    hulls = file_sha256(DEFAULT_HULLS) if DEFAULT_HULLS.is_file() else None
     card = fit_confidence(rows, counter, {"renders_per_tier": n, "render_seed": seed,
-                                          "summit_classifier_sha256": summits,
+                                          "summit_classifier_sha256": summits, "hull_classifier_sha256": hulls,
                                           "command": "augur fit-confidence"},
                           Path(args.out) if args.out else DEFAULT_CONFIDENCE)
     for tier, figures in card["figures_on_fitting_tables"].items():
@@ -550,6 +551,16 @@ def _rendering_options(p: argparse.ArgumentParser, images: tuple[int, int, int],
     p.add_argument("--models", default=str(Path(__file__).resolve().parents[1] / "models"))
 
 
+def _window_classifier_options(p: argparse.ArgumentParser) -> None:
+    """The training options of the summit and hull classifiers (one network, :mod:`vision.summits_train`)."""
+    p.add_argument("--epochs", type=int, default=24)
+    p.add_argument("--batch", type=int, default=256)
+    p.add_argument("--lr", type=float, default=2e-3, help="peak learning rate (one-cycle schedule)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the training (batches, weights)")
+    p.add_argument("--width", type=int, default=16, help="channels of the classifier's first stage")
+    p.add_argument("--depth", type=int, default=3, help="convolutions per stage of the classifier")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="augur", description="Augur: a camera companion for S.P.Q.RisiKo!")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -630,13 +641,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("train-summits", help="reproduce the shipped summit classifier (vexilla, pieces per summit; "
                                              "needs torch and onnx)")
     _rendering_options(p, (800, 800, 800), "out/train-summits", "windows")
-    p.add_argument("--epochs", type=int, default=24)
-    p.add_argument("--batch", type=int, default=256)
-    p.add_argument("--lr", type=float, default=2e-3, help="peak learning rate (one-cycle schedule)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the training (batches, weights)")
-    p.add_argument("--width", type=int, default=16, help="channels of the classifier's first stage")
-    p.add_argument("--depth", type=int, default=3, help="convolutions per stage of the classifier")
-    p.set_defaults(func=cmd_train_summits)
+    _window_classifier_options(p)
+    p.set_defaults(func=cmd_train_summits, hulls=False)
+
+    p = sub.add_parser("train-hulls", help="reproduce the shipped hull classifier (triremes per trireme summit of "
+                                           "a sea; needs torch and onnx)")
+    _rendering_options(p, (800, 800, 800), "out/train-hulls", "windows")
+    _window_classifier_options(p)
+    p.set_defaults(func=cmd_train_summits, hulls=True)
 
     p = sub.add_parser("fit-confidence", help="fit the per-region confidence of the counting network on rendered "
                                               "tables (numpy only)")

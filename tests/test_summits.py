@@ -1,4 +1,4 @@
-"""The summit classifier: its windows, how the counter uses it, its training data, the shipped model."""
+"""The summit and hull classifiers: their windows, how the counter uses them, their training data, the shipped models."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,8 +9,8 @@ from tracker.errors import AugurError
 from vision.count import count
 from vision.density import N_OUT, STRIDE, DensityCounter
 from vision.geometry import load_geometry
-from vision.summits import (CHANNELS, DEFAULT_SUMMITS, MARK, PATCH, PIECE_CLASSES, SummitReading, patches,
-                            summit_marks, windows)
+from vision.summits import (CHANNELS, DEFAULT_HULLS, DEFAULT_SUMMITS, MARK, PATCH, PIECE_CLASSES, SummitModelError,
+                            SummitReading, patches, summit_marks, windows)
 
 
 class TestWindows:
@@ -137,6 +137,38 @@ class TestCountingWithTheClassifier:
         assert got == {"red": {"legionary": 1}}
 
 
+class TestCountingWithTheHullClassifier:
+    def counted(self, rid, offsets, masses, kind="trireme", counts=None):
+        img, truth, profile = calibrated_scene("easy")
+        counter = DensityCounter(profile, session=FakeSession(np.zeros((N_OUT, 8, 8), np.float32)))
+        x, y = _cell_of(profile, counter, rid)
+        blobs = [((x + dx, y + dy), m) for (dx, dy), m in zip(offsets, masses)]
+        counter.session = FakeSession(_maps_with_blobs(counter.labels.shape, blobs, kind, "blue"))
+        pixel = lambda dx, dy: (STRIDE * (x + dx) + STRIDE // 2, STRIDE * (y + dy) + STRIDE // 2)  # noqa: E731
+        counter.hulls = FakeSummits(counts={pixel(*d): n for d, n in (counts or {}).items()})
+        det = counter.detect(img)
+        return count(det, load_geometry(), det.unseen).regions.get(rid, {}), counter
+
+    def test_its_count_replaces_one_trireme_a_summit(self):
+        # moored hulls merged into one summit
+        got, counter = self.counted("tyrrenum", [(0, 0), (9, 0)], [2.0, 1.0], counts={(0, 0): 2})
+        assert got == {"blue": {"trireme": 3}}
+        assert counter.hulls.planes_shape == counter._input[0].shape
+        assert len(counter.hulls.asked[0]) == 2                 # both summits, marked together
+        # one hull's second summit
+        got, _ = self.counted("tyrrenum", [(0, 0), (9, 0)], [1.0, 1.0], counts={(9, 0): 0})
+        assert got == {"blue": {"trireme": 1}}
+
+    def test_where_it_is_not_sure_a_summit_is_one_trireme(self):
+        got, _ = self.counted("tyrrenum", [(0, 0), (9, 0)], [2.0, 1.0])
+        assert got == {"blue": {"trireme": 2}}
+
+    def test_it_is_not_asked_about_provinces(self):
+        got, counter = self.counted("italia", [(0, 0), (4, 0)], [1.0, 1.0], kind="legionary")
+        assert got == {"blue": {"legionary": 2}}
+        assert all(len(a) == 0 for a in counter.hulls.asked)
+
+
 class TestSummitReading:
     def test_logits_become_probabilities(self):
         seen = SummitReading.from_logits(np.array([[0.0, 0.0, 9.0, 0.0, 0.0], [4.0, 0.0, 0.0, 0.0, 0.0]]))
@@ -144,6 +176,15 @@ class TestSummitReading:
         assert seen.pieces.sum(axis=1) == pytest.approx([1.0, 1.0])
         assert seen.sure_pieces(0.9).tolist() == [1, -1]
         assert seen.sure_pieces(0.2).tolist() == [1, 0]
+
+    def test_the_hull_classifier_has_no_vexillum_output(self):
+        seen = SummitReading.from_logits(np.array([[0.0, 9.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]]))
+        assert seen.vexillum.tolist() == [0.0, 0.0]
+        assert seen.sure_pieces(0.9).tolist() == [1, -1]
+
+    def test_a_model_with_other_outputs_is_refused(self):
+        with pytest.raises(SummitModelError, match="gives 4 or 5 scores a window, not 3"):
+            SummitReading.from_logits(np.zeros((2, 3)))
 
 
 class TestTraining:
@@ -162,6 +203,17 @@ class TestTraining:
         assert got["at_0.5"]["vexilla_found"] == 0.5 and got["at_0.5"]["false_vexilla"] == 5.0
         assert got["at_0.9"]["false_vexilla"] == 4.0
         assert got["at_0.9"]["pieces_right"] == 1.0
+
+    def test_held_out_hull_figures_have_no_vexilla(self):
+        from vision.summits_train import held_out_figures
+        data = {"label": np.zeros(3, np.uint8), "weight": np.ones(3), "pieces": np.array([1, 2, 0]),
+                "rule": np.ones(3, np.uint8), "game": np.zeros(3, int), "tier": np.array(["easy"] * 3)}
+        logits = np.zeros((3, PIECE_CLASSES))
+        logits[1, 2] = 9.0                                      # sure of the merged pair only
+        got = held_out_figures(data, np.arange(3), logits, thresholds=(0.9,))
+        assert "vexilla" not in got and "vexilla_found" not in got["at_0.9"]
+        assert got["triremes_right_as_one"] == pytest.approx(1 / 3, abs=1e-4)
+        assert got["at_0.9"]["pieces_right"] == pytest.approx(2 / 3, abs=1e-4)
 
     def test_every_few_tables_show_a_new_game(self):
         from vision.synth.dataset import TABLES_PER_GAME, game_of, table_game
@@ -185,6 +237,29 @@ class TestTraining:
         assert write_windows(tmp_path, {"easy": 0}, 11) == []
         with pytest.raises(AugurError, match="rendered with seed 11, not 12"):
             write_windows(tmp_path, {"easy": 0}, 12)
+
+    def test_a_windows_folder_of_the_other_classifier_is_refused(self, tmp_path):
+        from vision.summits_train import write_windows
+        write_windows(tmp_path, {"easy": 0}, 11, hulls=True)
+        with pytest.raises(AugurError, match="were cut at hulls, not summits"):
+            write_windows(tmp_path, {"easy": 0}, 11)
+
+    def test_a_tables_hull_windows_are_labelled_by_the_rendered_triremes(self):
+        from tracker.pieces import TRIREME
+        from vision.summits_train import SHIFT, table_hull_windows
+        from vision.synth.dataset import table_game
+        from vision.density_train import render_table
+        got = table_hull_windows("easy", 4242, 1)
+        n = len(got["standing"])
+        assert n >= 3 and got["windows"].shape == (n, CHANNELS, PATCH + 2 * SHIFT, PATCH + 2 * SHIFT)
+        centre = (PATCH + 2 * SHIFT) // 2
+        assert (got["windows"][:, 6, centre, centre] == 255).all()
+        assert not got["label"].any() and (got["rule"] == 1).all()
+        # on an easy table nearly every trireme stands for a summit, and most summits for one trireme
+        _, truth, _ = render_table("easy", 4242, 1, table_game(4242, 1))
+        hulls = sum(p.kind == TRIREME for p in truth.pieces)
+        assert 0.8 * hulls <= got["standing"].sum() <= hulls
+        assert np.median(got["standing"]) == 1
 
     def test_a_tables_windows_are_labelled_by_the_rendered_pieces(self):
         from vision.summits_train import SHIFT, table_windows
@@ -220,6 +295,27 @@ class TestShippedClassifier:
         from vision.summits import model_card
         card = model_card()
         args = build_parser().parse_args(["train-summits"])
+        assert tuple(args.images) == tuple(card["data"]["renders_per_tier"][t] for t in ("easy", "medium", "hard"))
+        assert args.render_seed == card["data"]["render_seed"]
+        for key in ("seed", "epochs", "batch", "lr", "width", "depth"):
+            assert getattr(args, key) == card[key], key
+
+
+@pytest.mark.skipif(not DEFAULT_HULLS.is_file(), reason="no hull classifier shipped in models/")
+class TestShippedHullClassifier:
+    def test_the_shipped_hull_classifier_reads_windows_of_its_size(self):
+        from vision.summits import hulls_for
+        planes = np.random.default_rng(0).uniform(0, 255, (6, 120, 160)).astype(np.float32)
+        seen = hulls_for().read(planes, np.array([[30, 40], [100, 60]]))
+        assert seen.vexillum.tolist() == [0.0, 0.0] and seen.pieces.shape == (2, PIECE_CLASSES)
+        assert seen.pieces.sum(axis=1) == pytest.approx(np.ones(2))
+
+    def test_train_hulls_run_with_its_defaults_reproduces_the_shipped_card(self):
+        from augur.cli import build_parser
+        from vision.summits import model_card
+        card = model_card(DEFAULT_HULLS)
+        args = build_parser().parse_args(["train-hulls"])
+        assert args.hulls and card["data"]["command"] == "augur train-hulls"
         assert tuple(args.images) == tuple(card["data"]["renders_per_tier"][t] for t in ("easy", "medium", "hard"))
         assert args.render_seed == card["data"]["render_seed"]
         for key in ("seed", "epochs", "batch", "lr", "width", "depth"):

@@ -41,7 +41,7 @@ from vision.confidence import FEATURES, RegionConfidence, confidence_for
 from vision.geometry import BoardGeometry, load_geometry
 from vision.onnx_models import onnx_session
 from vision.records import Detections
-from vision.summits import PIECES_P, VEXILLUM_P, SummitClassifier, summits_for
+from vision.summits import HULLS_P, PIECES_P, VEXILLUM_P, SummitClassifier, hulls_for, summits_for
 
 MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 DEFAULT_COUNTER = MODELS_DIR / "pieces-density.onnx"
@@ -236,13 +236,14 @@ class DensityCounter:
 
     def __init__(self, profile: CalibrationProfile, model: Path | None = None, threads: int | None = None,
                  session=None, confidence: RegionConfidence | None | bool = False,
-                 summits: SummitClassifier | None | bool = False):
+                 summits: SummitClassifier | None | bool = False, hulls: SummitClassifier | None | bool = False):
         """``session`` replaces the onnxruntime session (anything with ``run`` and ``get_inputs``).
         ``confidence``: the region confidence model; by default the one fitted for ``model``
         (none with a replaced session), and None reads confidence from the masses alone.
         ``summits``: the classifier that takes a second look at each legionary summit (vexillum
         or not, how many pieces; :mod:`vision.summits`); by default the shipped one (none with a
-        replaced session), and None reads every summit from the density maps alone."""
+        replaced session), and None reads every summit from the density maps alone. ``hulls``: the
+        classifier that says how many triremes each trireme summit of a sea stands for, alike."""
         self.session = session or onnx_session(Path(model or DEFAULT_COUNTER).resolve(), threads, CounterError,
                                                "counting model")
         self.input_name = self.session.get_inputs()[0].name
@@ -268,6 +269,7 @@ class DensityCounter:
         self.confidence = confidence if confidence is not False else \
             (None if session else confidence_for(Path(model or DEFAULT_COUNTER).resolve()))
         self.summits = summits if summits is not False else (None if session else summits_for())
+        self.hulls = hulls if hulls is not False else (None if session else hulls_for())
 
     def predict(self, image: np.ndarray) -> np.ndarray:
         """Raw network output for a frame: N_OUT x h x w (densities already non-negative)."""
@@ -298,7 +300,8 @@ class DensityCounter:
         their blobs merge: a summit with the mass of two counts two. A peak's kind is the kind
         scored highest there. Triremes and centres are the exceptions: a hull is long enough to
         show two summits, so their peaks must lie a hull apart and the region's trireme mass must
-        bear them; a centre's disc is wide, so its summits are sought over its width, in its own
+        bear them, unless the hull classifier (:mod:`vision.summits`) was sure of every trireme
+        summit of the sea, in which case its counts stand; a centre's disc is wide, so its summits are sought over its width, in its own
         kind's density, and a centre the density missed altogether may still be found by the kind
         output alone (:meth:`_centres_without_summit`). Whether a province's summit is a legionary
         or a vexillum, and how many pieces stand there where it is sure, is the summit
@@ -329,6 +332,8 @@ class DensityCounter:
         summits[VEXILLUM] = summits[LEGIONARY]          # a vexillum's base is about a legionary's size
         # pieces the summit classifier is sure of at each legionary summit (-1: read from the basin)
         sure = self._second_look(*summits[LEGIONARY]) if self.summits is not None else None
+        # triremes the hull classifier is sure of at each trireme summit of a sea (-1: one, as read)
+        hulls_sure = self._hull_look(*summits[TRIREME]) if self.hulls is not None else None
         labels = self.labels.ravel()
         foot, kinds, colours, scores = [], [], [], []
         counted = np.zeros((len(KINDS), minlength), np.int64)        # pieces per kind and region
@@ -356,7 +361,11 @@ class DensityCounter:
                     pieces = np.where(sure[on_foot] >= 0, np.maximum(sure[on_foot], is_vexillum), pieces)
                 pieces = pieces - is_vexillum
             else:
-                at = at[kind_at == k]
+                mine = kind_at == k
+                if kind == TRIREME and hulls_sure is not None:
+                    pieces = np.where(hulls_sure[mine] >= 0, hulls_sure[mine], 1)
+                    unsure = np.bincount(labels[at[mine]], weights=hulls_sure[mine] < 0, minlength=minlength)
+                at = at[mine]
             if not len(at):
                 continue
             found = np.rint(np.bincount(labels[at], weights=pieces, minlength=minlength)).astype(int)
@@ -367,7 +376,9 @@ class DensityCounter:
                 if r == 0 or r not in anchors:
                     continue
                 n = int(found[r])
-                if kind == TRIREME:
+                if kind == TRIREME and (hulls_sure is None or unsure[r] > 0):
+                    # the hull classifier's sure counts need no cap: it tells a hull's second
+                    # summit (0) and moored hulls merged into one summit (2), whose mass is short
                     n = min(n, int(np.ceil(mass[r] - HULL_MASS_SLACK)))
                 if n <= 0:
                     continue
@@ -459,6 +470,29 @@ class DensityCounter:
         kind_at = np.argmax(out[KIND_AT].reshape(len(KINDS), -1)[:, at], axis=0)
         at = at[self._second_look_candidates(at, kind_at)]
         return at, self._attribute(total, peaks)[2].ravel()[at]
+
+    def hull_candidates(self, out: np.ndarray) -> np.ndarray:
+        """The output cells (flat indices) where :meth:`reading` asks the hull classifier for a
+        second look: its trireme summits in seas (the hull classifier's training reads them)."""
+        total = _density(out)
+        at = np.flatnonzero(_peaks(total, HULL_WINDOW))
+        kind_at = np.argmax(out[KIND_AT].reshape(len(KINDS), -1)[:, at], axis=0)
+        return at[self._hull_candidates(at, kind_at)]
+
+    def _hull_candidates(self, at: np.ndarray, kind_at: np.ndarray) -> np.ndarray:
+        """Indices into ``at`` of the summits scored trireme that stand in a sea."""
+        label = self.labels.ravel()[at]
+        return np.flatnonzero((kind_at == KINDS.index(TRIREME)) & (label > 0) & (self._sea[label] == 1))
+
+    def _hull_look(self, at: np.ndarray, kind_at: np.ndarray) -> np.ndarray:
+        """The triremes the hull classifier is sure of at each summit of ``at`` (-1 where it is
+        not, or did not look)."""
+        sure = np.full(len(at), -1)
+        pick = self._hull_candidates(at, kind_at)
+        if len(pick):
+            seen = self.hulls.read(self._input[0], self.summit_pixels(at[pick]))
+            sure[pick] = seen.sure_pieces(HULLS_P)
+        return sure
 
     def summit_pixels(self, at: np.ndarray) -> np.ndarray:
         """The network input pixel (N x 2, x and y) at the centre of each output cell of ``at``

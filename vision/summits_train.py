@@ -20,7 +20,7 @@ import numpy as np
 
 from calibration.lens import undistort_points
 from tracker.errors import AugurError
-from tracker.pieces import LEGIONARY, VEXILLUM
+from tracker.pieces import LEGIONARY, TRIREME, VEXILLUM
 from vision.density_train import MAX_HIDDEN, TIER_SEED, render_table, save_once
 from vision.summits import CHANNELS, PATCH, PIECE_CLASSES, windows
 from vision.synth.dataset import TABLES_PER_GAME, game_of, table_game
@@ -84,20 +84,66 @@ def table_windows(tier: str, seed: int, i: int) -> dict:
             "standing": standing[keep], "basin": basin[keep].astype(np.float32), "rule": rule[keep]}
 
 
-def _write_one(args: tuple[Path, str, int, int]) -> str:
-    out, tier, seed, i = args
-    return save_once(out / f"{tier}-{i:05d}.npz", lambda: table_windows(tier, seed, i))
+#: A trireme stands for the hull summit nearest to it within this many legionary widths (a hull
+#: is about one and a half legionaries long).
+HULL_REACH = 2.0
 
 
-def write_windows(out: Path, n_per_tier: dict[str, int], seed: int, workers: int = 2, progress=None) -> list[Path]:
-    """Render the tables and cut their windows (resumable: existing files are kept)."""
+def table_hull_windows(tier: str, seed: int, i: int) -> dict:
+    """One rendered table's trireme summits of seas (:meth:`vision.density.DensityCounter.hull_candidates`),
+    in the same format as :func:`table_windows`: ``standing`` is how many rendered triremes of the
+    summit's sea, hidden or not, stand nearer to it than to any other of its summits, within
+    HULL_REACH legionary widths; ``rule`` is the one trireme the reading counts at every summit
+    without the classifier; there is no vexillum (``label`` 0) and every summit is kept."""
+    from vision.density import DensityCounter, output_to_image
+
+    img, truth, profile = render_table(tier, seed, i, table_game(seed, i))
+    counter = DensityCounter(profile, confidence=None, summits=None, hulls=None)
+    out = counter.predict(img)
+    at = counter.hull_candidates(out)
+    w = counter.labels.shape[1]
+    cells = np.column_stack([at % w, at // w]).astype(np.float64)
+    region = counter.labels.ravel()[at]
+    hulls = [p for p in truth.pieces if p.kind == TRIREME and p.region is not None]
+    standing = np.zeros(len(at), np.uint8)
+    if hulls and len(at):
+        feet = undistort_points(np.array([p.footprint for p in hulls], np.float64), profile.image_size, profile.k1)
+        pts = cv2.perspectiveTransform(feet.reshape(-1, 1, 2), np.linalg.inv(output_to_image(counter.crop)))
+        d = np.linalg.norm(cells[:, None, :] - pts.reshape(1, -1, 2), axis=2)
+        index = {rid: k + 1 for k, rid in enumerate(counter.geo.region_ids)}
+        own = np.array([index[p.region] for p in hulls])
+        d_own = np.where(region[:, None] == own[None, :], d, np.inf)
+        owner = d_own.argmin(axis=0)
+        near = d_own[owner, np.arange(len(hulls))] <= HULL_REACH * counter.across
+        standing = np.bincount(owner[near], minlength=len(at)).astype(np.uint8)
+    size = PATCH + 2 * SHIFT
+    win = windows(counter._input[0], counter.summit_pixels(at), size)
+    return {"windows": np.clip(win, 0, 255).astype(np.uint8), "label": np.zeros(len(at), np.uint8),
+            "weight": np.ones(len(at), np.float32), "standing": standing, "rule": np.ones(len(at), np.uint8)}
+
+
+def _write_one(args: tuple[Path, str, int, int, bool]) -> str:
+    out, tier, seed, i, hulls = args
+    cut = table_hull_windows if hulls else table_windows
+    return save_once(out / f"{tier}-{i:05d}.npz", lambda: cut(tier, seed, i))
+
+
+def write_windows(out: Path, n_per_tier: dict[str, int], seed: int, workers: int = 2, progress=None,
+                  hulls: bool = False) -> list[Path]:
+    """Render the tables and cut their windows (resumable: existing files are kept): at the
+    legionary summits of provinces, or (``hulls``) at the trireme summits of seas."""
     out.mkdir(parents=True, exist_ok=True)
     seed_file = out / "seed.txt"
     if seed_file.is_file() and seed_file.read_text().strip() != str(seed):
         raise AugurError(f"the windows in {out} were rendered with seed {seed_file.read_text().strip()}, "
                          f"not {seed}: choose another --work folder")
     seed_file.write_text(f"{seed}\n")
-    jobs = [(out, tier, seed, i) for tier, n in n_per_tier.items() for i in range(n)]
+    look, look_file = ("hulls" if hulls else "summits"), out / "look.txt"
+    if look_file.is_file() and look_file.read_text().strip() != look:
+        raise AugurError(f"the windows in {out} were cut at {look_file.read_text().strip()}, not {look}: "
+                         f"choose another --work folder")
+    look_file.write_text(f"{look}\n")
+    jobs = [(out, tier, seed, i, hulls) for tier, n in n_per_tier.items() for i in range(n)]
     done = 0
     with ProcessPoolExecutor(workers) as ex:
         for _ in ex.map(_write_one, jobs, chunksize=TABLES_PER_GAME):     # one game per worker at a time
@@ -108,9 +154,9 @@ def write_windows(out: Path, n_per_tier: dict[str, int], seed: int, workers: int
 
 
 # -- the classifier ----------------------------------------------------------------------
-def build_net(width: int = 16, depth: int = 3):
+def build_net(width: int = 16, depth: int = 3, flag: bool = True):
     """A small convolutional classifier: N x CHANNELS x PATCH x PATCH (0..255) -> N x 5 logits (vexillum,
-    then 0, 1, 2, 3+ pieces).
+    then 0, 1, 2, 3+ pieces), or without ``flag`` N x 4 (the pieces alone: the hull classifier).
 
     Three stride-2 stages keep it cheap (about 2 M multiply-adds a window at one convolution a
     stage; a table has about a hundred candidate summits) and the last stage keeps where things
@@ -132,7 +178,7 @@ def build_net(width: int = 16, depth: int = 3):
             self.features = nn.Sequential(*stages, cbr(4 * width, 16, k=1))
             side = PATCH // 8
             self.head = nn.Sequential(nn.Flatten(), nn.Linear(16 * side * side, 64), nn.ReLU(inplace=True),
-                                      nn.Dropout(0.2), nn.Linear(64, 1 + PIECE_CLASSES))
+                                      nn.Dropout(0.2), nn.Linear(64, int(flag) + PIECE_CLASSES))
 
         def forward(self, x):
             return self.head(self.features(x / 127.5 - 1.0))
@@ -183,7 +229,7 @@ def _batch(data: dict, idx: np.ndarray, rng: np.random.Generator | None, train: 
 def _logits(net, data: dict, idx: np.ndarray) -> np.ndarray:
     import torch
     net.eval()
-    out = [np.zeros((0, 1 + PIECE_CLASSES), np.float32)]
+    out = [np.zeros((0, net.head[-1].out_features), np.float32)]
     with torch.no_grad():
         for k in range(0, len(idx), 1024):
             out.append(net(torch.from_numpy(_batch(data, idx[k:k + 1024], None, False))).numpy())
@@ -192,32 +238,41 @@ def _logits(net, data: dict, idx: np.ndarray) -> np.ndarray:
 
 def held_out_figures(data: dict, idx: np.ndarray, logits: np.ndarray, thresholds=(0.5, 0.9)) -> dict:
     """On held-out summits (weighted back to every summit): vexilla found and false vexilla per
-    table, and how often the pieces at a summit are right by the basin's mass alone and with the
-    classifier's count where it is sure."""
+    table (not for the hull classifier, which has no vexillum output), and how often the pieces
+    at a summit are right by the reading's rule alone (the basin's mass; one trireme a hull
+    summit) and with the classifier's count where it is sure."""
     from vision.summits import SummitReading
     seen = SummitReading.from_logits(logits)
+    flag = logits.shape[1] == 1 + PIECE_CLASSES
     label, weight = data["label"][idx], data["weight"][idx]
     truth, rule = data["pieces"][idx], np.minimum(data["rule"][idx], PIECE_CLASSES - 1)
-    out = {"vexilla": int(label.sum()), "summits": round(float(weight.sum())),
-           "pieces_right_by_mass": round(float((weight * (rule == truth)).sum() / max(weight.sum(), 1e-9)), 4)}
+    right = lambda pieces: round(float((weight * (pieces == truth)).sum() / max(weight.sum(), 1e-9)), 4)  # noqa: E731
+    out = {"summits": round(float(weight.sum()))}
+    if flag:
+        out.update(vexilla=int(label.sum()), pieces_right_by_mass=right(rule))
+    else:
+        out.update(triremes_right_as_one=right(rule))
     for t in thresholds:
         hit = seen.vexillum >= t
         sure = seen.sure_pieces(t)
-        pieces = np.where(sure >= 0, sure, rule)
-        out[f"at_{t}"] = {"vexilla_found": round(float((hit & (label == 1)).sum() / max(1, label.sum())), 4),
-                          "false_vexilla": round(float(weight[hit & (label == 0)].sum()), 1),
-                          "pieces_right": round(float((weight * (pieces == truth)).sum() / max(weight.sum(), 1e-9)), 4)}
+        out[f"at_{t}"] = {"pieces_right": right(np.where(sure >= 0, sure, rule))}
+        if flag:
+            out[f"at_{t}"].update(vexilla_found=round(float((hit & (label == 1)).sum() / max(1, label.sum())), 4),
+                                  false_vexilla=round(float(weight[hit & (label == 0)].sum()), 1))
     return out
 
 
 def train(data_dir: Path, models: Path, epochs: int = 24, batch: int = 256, seed: int = 0, lr: float = 2e-3,
-          hard_weight: float = 4.0, width: int = 16, depth: int = 3, recipe: dict | None = None, log=print) -> dict:
+          hard_weight: float = 4.0, width: int = 16, depth: int = 3, recipe: dict | None = None, log=print,
+          hulls: bool = False) -> dict:
     """Train on the tables of every game but one in ten (held out for the figures: the tables of
     one game share its armies, so holding out tables alone would flatter the figures), export
     ONNX in floating point (kept in training/) and in 8 bits (shipped), write the card.
 
     Batches draw the summits worth a second look (a vexillum, or not one piece, or a basin
-    mass that says otherwise) ``hard_weight`` times as often as the others."""
+    mass that says otherwise) ``hard_weight`` times as often as the others. ``hulls``: the
+    windows are trireme summits of seas (:func:`table_hull_windows`), and the classifier, without
+    a vexillum output, ships as ``pieces-hulls.onnx``."""
     import torch
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
@@ -227,7 +282,7 @@ def train(data_dir: Path, models: Path, epochs: int = 24, batch: int = 256, seed
     data = load_windows(files)
     held = data["game"] % 10 == 0
     train_idx, held_idx = np.flatnonzero(~held), np.flatnonzero(held)
-    if not len(train_idx) or not data["label"][train_idx].any():
+    if not len(train_idx) or not (hulls or data["label"][train_idx].any()):
         raise AugurError("no vexillum among the training windows: render more tables")
     rule = np.minimum(data["rule"], PIECE_CLASSES - 1)
     hard = (data["label"] == 1) | (data["pieces"] != 1) | (rule != data["pieces"])
@@ -235,7 +290,7 @@ def train(data_dir: Path, models: Path, epochs: int = 24, batch: int = 256, seed
     draw /= draw.sum()
     log(f"{len(files)} tables, {len(train_idx)} training windows ({int(data['label'][train_idx].sum())} vexilla, "
         f"{hard[train_idx].mean():.1%} worth a second look), {len(held_idx)} held out")
-    net = build_net(width, depth)
+    net = build_net(width, depth, flag=not hulls)
     steps = max(1, len(train_idx) // batch)
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=epochs * steps, pct_start=0.1)
@@ -248,8 +303,9 @@ def train(data_dir: Path, models: Path, epochs: int = 24, batch: int = 256, seed
         for _ in range(steps):
             idx = rng.choice(train_idx, batch, p=draw)
             out = net(torch.from_numpy(_batch(data, idx, rng, True)))
-            loss = bce(out[:, 0], torch.from_numpy(data["label"][idx].astype(np.float32))) + \
-                ce(out[:, 1:], torch.from_numpy(data["pieces"][idx]))
+            loss = ce(out[:, -PIECE_CLASSES:], torch.from_numpy(data["pieces"][idx]))
+            if not hulls:
+                loss = loss + bce(out[:, 0], torch.from_numpy(data["label"][idx].astype(np.float32)))
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -261,29 +317,32 @@ def train(data_dir: Path, models: Path, epochs: int = 24, batch: int = 256, seed
         log(json.dumps(history[-1]))
     models = Path(models)
     (models / "training").mkdir(parents=True, exist_ok=True)
-    torch.save(net.state_dict(), models / "training" / "pieces-summits.pt")
-    export(net, models / "training" / "pieces-summits-float.onnx")
-    quantise(models / "training" / "pieces-summits-float.onnx", models / "pieces-summits.onnx",
+    name = "pieces-hulls" if hulls else "pieces-summits"
+    torch.save(net.state_dict(), models / "training" / f"{name}.pt")
+    export(net, models / "training" / f"{name}-float.onnx")
+    quantise(models / "training" / f"{name}-float.onnx", models / f"{name}.onnx",
              _batch(data, calibration_windows(train_idx), None, False))
     by_tier = {}
     for tier in sorted(set(data["tier"][held_idx])):
         sel = held_idx[data["tier"][held_idx] == tier]
         by_tier[tier] = held_out_figures(data, sel, _logits(net, data, sel))
-    card = {"model": "pieces-summits.onnx",
+    card = {"model": f"{name}.onnx",
             "architecture": f"3-stage convolutional window classifier, {depth} convolutions a stage",
             "input": f"N x {CHANNELS} x {PATCH} x {PATCH} (frame and reference planes of the counting network's input, "
-                     "and the candidate summits marked, 0..255)",
-            "output": "N x 5 logits: vexillum, then 0, 1, 2, 3 or more pieces at the window's centre",
+                     f"and the candidate {'trireme summits of seas' if hulls else 'summits'} marked, 0..255)",
+            "output": ("N x 4 logits: 0, 1, 2, 3 or more triremes at the window's centre" if hulls else
+                       "N x 5 logits: vexillum, then 0, 1, 2, 3 or more pieces at the window's centre"),
             "parameters": int(sum(q.numel() for q in net.parameters())),
             "data": {**(recipe or {}), "tables": len(files), "windows": int(len(data["label"])),
-                     "vexilla": int(data["label"].sum()), "tables_per_game": TABLES_PER_GAME, "pile": PILE,
-                     "lone_share": LONE_SHARE, "match": MATCH},
+                     "tables_per_game": TABLES_PER_GAME,
+                     **({"reach_legionary_widths": HULL_REACH} if hulls else
+                        {"vexilla": int(data["label"].sum()), "pile": PILE, "lone_share": LONE_SHARE, "match": MATCH})},
             "seed": seed, "epochs": epochs, "batch": batch, "lr": lr, "hard_weight": hard_weight, "width": width,
             "depth": depth,
             "weights": f"8-bit (onnxruntime static QDQ, per-channel), calibrated on every {CALIBRATION_STEP}th training "
                        "window; the history and held-out figures are read in floating point",
             "history": history, "held_out": by_tier, "train_minutes": round((time.time() - t0) / 60, 1)}
-    (models / "pieces-summits.json").write_text(json.dumps(card, indent=1) + "\n")
+    (models / f"{name}.json").write_text(json.dumps(card, indent=1) + "\n")
     return card
 
 
