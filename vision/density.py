@@ -301,12 +301,12 @@ class DensityCounter:
         scored highest there. Triremes and centres are the exceptions: a hull is long enough to
         show two summits, so their peaks must lie a hull apart and the region's trireme mass must
         bear them, unless the hull classifier (:mod:`vision.summits`) was sure of every trireme
-        summit of the sea, in which case its counts stand; a centre's disc is wide, so its summits are sought over its width, in its own
-        kind's density, and a centre the density missed altogether may still be found by the kind
-        output alone (:meth:`_centres_without_summit`). Whether a province's summit is a legionary
-        or a vexillum, and how many pieces stand there where it is sure, is the summit
-        classifier's call when there is one (:mod:`vision.summits`): the network's kind output
-        never tells a vexillum from a legionary."""
+        summit of the sea, in which case its counts stand; a centre's disc is wide, so its summits
+        are sought over its width, in its own kind's density, and a centre the density missed
+        altogether may still be found by the kind output alone (:meth:`_centres_without_summit`).
+        Whether a province's summit is a legionary or a vexillum, and how many pieces stand there
+        where it is sure, is the summit classifier's call when there is one
+        (:mod:`vision.summits`): the network's kind output never tells a vexillum from a legionary."""
         total = _density(out)
         minlength = self.n_regions + 1
         cover = self._cover(out[-1])

@@ -29,6 +29,8 @@ from vision.synth.dataset import TABLES_PER_GAME, game_of, table_game
 SHIFT = 2
 #: A summit is labelled by the nearest rendered piece within this share of a legionary's width.
 MATCH = 0.5
+#: A legionary stands for the summit nearest to it within this many legionary widths.
+SUMMIT_REACH = 1.5
 #: Summits of a region with at least PILE of them are all kept; of the others, LONE_SHARE.
 PILE = 4
 LONE_SHARE = 0.25
@@ -36,13 +38,14 @@ LONE_SHARE = 0.25
 
 def table_windows(tier: str, seed: int, i: int) -> dict:
     """One rendered table's candidate summits: windows (N x CHANNELS x P x P uint8, P = PATCH +
-    2 SHIFT, every candidate summit marked, kept or not), label (1 = vexillum), the distance (cells) to the nearest visible rendered legionary or
-    vexillum, ``standing`` (how many rendered legionaries and vexilla of the summit's province,
-    hidden or not, stand nearer to it than to any other of its summits, within a legionary and a
-    half: what a perfect reading would count there), ``basin`` (the density mass of the summit's
+    2 SHIFT, every candidate summit marked, kept or not), label (1 = vexillum), the distance
+    (cells) to the nearest visible rendered legionary or vexillum, ``standing`` (how many
+    rendered legionaries and vexilla of the summit's province, hidden or not, stand nearer to it
+    than to any other of its summits, within SUMMIT_REACH legionary widths: what a perfect
+    reading would count there), ``basin`` (the density mass of the summit's
     basin), ``rule`` (the pieces the reading counts there from that mass) and ``weight`` (how
     many summits each kept one stands for)."""
-    from vision.density import DensityCounter, output_to_image, pieces_at_summit
+    from vision.density import DensityCounter, pieces_at_summit
 
     img, truth, profile = render_table(tier, seed, i, table_game(seed, i))
     counter = DensityCounter(profile, confidence=None, summits=None)
@@ -57,21 +60,13 @@ def table_windows(tier: str, seed: int, i: int) -> dict:
     dist = np.full(len(at), np.inf)
     standing = np.zeros(len(at), np.uint8)
     if pieces and len(at):
-        feet = undistort_points(np.array([p.footprint for p in pieces], np.float64), profile.image_size, profile.k1)
-        pts = cv2.perspectiveTransform(feet.reshape(-1, 1, 2), np.linalg.inv(output_to_image(counter.crop)))
-        d = np.linalg.norm(cells[:, None, :] - pts.reshape(1, -1, 2), axis=2)
+        d, standing = _standing(counter, profile, cells, region, pieces, SUMMIT_REACH)
         visible = np.array([p.occluded <= MAX_HIDDEN for p in pieces])
         seen_d = np.where(visible[None, :], d, np.inf)
         nearest = seen_d.argmin(axis=1)
         dist = seen_d[np.arange(len(at)), nearest]
         is_vex = np.array([p.kind == VEXILLUM for p in pieces])
         label = (is_vex[nearest] & (dist <= max(1.5, MATCH * counter.across))).astype(np.uint8)
-        index = {rid: k + 1 for k, rid in enumerate(counter.geo.region_ids)}
-        own = np.array([index[p.region] for p in pieces])
-        d_own = np.where(region[:, None] == own[None, :], d, np.inf)
-        owner = d_own.argmin(axis=0)
-        near = d_own[owner, np.arange(len(pieces))] <= 1.5 * counter.across
-        standing = np.bincount(owner[near], minlength=len(at)).astype(np.uint8)
     # vexilla stand in piles: keep every summit of a pile, and a share of the lone ones (weighted)
     pile = np.bincount(region, minlength=counter.n_regions + 1)[region] >= PILE
     rng = np.random.default_rng([seed, i, TIER_SEED[tier], 8])
@@ -82,6 +77,23 @@ def table_windows(tier: str, seed: int, i: int) -> dict:
     return {"windows": np.clip(win, 0, 255).astype(np.uint8), "label": label[keep],
             "dist": dist[keep].astype(np.float32), "weight": weight.astype(np.float32),
             "standing": standing[keep], "basin": basin[keep].astype(np.float32), "rule": rule[keep]}
+
+
+def _standing(counter, profile, cells: np.ndarray, region: np.ndarray, pieces: list, reach: float):
+    """The distance (output cells) from each summit (``cells``, N x 2, in region label ``region``)
+    to each rendered piece of ``pieces`` (N x M), and how many of them stand for each summit: those
+    of its region nearer to it than to any other of its summits, within ``reach`` legionary widths
+    (what a perfect reading would count there)."""
+    from vision.density import output_to_image
+    feet = undistort_points(np.array([p.footprint for p in pieces], np.float64), profile.image_size, profile.k1)
+    pts = cv2.perspectiveTransform(feet.reshape(-1, 1, 2), np.linalg.inv(output_to_image(counter.crop)))
+    d = np.linalg.norm(cells[:, None, :] - pts.reshape(1, -1, 2), axis=2)
+    index = {rid: k + 1 for k, rid in enumerate(counter.geo.region_ids)}
+    own = np.array([index[p.region] for p in pieces])
+    d_own = np.where(region[:, None] == own[None, :], d, np.inf)
+    owner = d_own.argmin(axis=0)
+    near = d_own[owner, np.arange(len(pieces))] <= reach * counter.across
+    return d, np.bincount(owner[near], minlength=len(cells)).astype(np.uint8)
 
 
 #: A trireme stands for the hull summit nearest to it within this many legionary widths (a hull
@@ -95,7 +107,7 @@ def table_hull_windows(tier: str, seed: int, i: int) -> dict:
     summit's sea, hidden or not, stand nearer to it than to any other of its summits, within
     HULL_REACH legionary widths; ``rule`` is the one trireme the reading counts at every summit
     without the classifier; there is no vexillum (``label`` 0) and every summit is kept."""
-    from vision.density import DensityCounter, output_to_image
+    from vision.density import DensityCounter
 
     img, truth, profile = render_table(tier, seed, i, table_game(seed, i))
     counter = DensityCounter(profile, confidence=None, summits=None, hulls=None)
@@ -107,15 +119,7 @@ def table_hull_windows(tier: str, seed: int, i: int) -> dict:
     hulls = [p for p in truth.pieces if p.kind == TRIREME and p.region is not None]
     standing = np.zeros(len(at), np.uint8)
     if hulls and len(at):
-        feet = undistort_points(np.array([p.footprint for p in hulls], np.float64), profile.image_size, profile.k1)
-        pts = cv2.perspectiveTransform(feet.reshape(-1, 1, 2), np.linalg.inv(output_to_image(counter.crop)))
-        d = np.linalg.norm(cells[:, None, :] - pts.reshape(1, -1, 2), axis=2)
-        index = {rid: k + 1 for k, rid in enumerate(counter.geo.region_ids)}
-        own = np.array([index[p.region] for p in hulls])
-        d_own = np.where(region[:, None] == own[None, :], d, np.inf)
-        owner = d_own.argmin(axis=0)
-        near = d_own[owner, np.arange(len(hulls))] <= HULL_REACH * counter.across
-        standing = np.bincount(owner[near], minlength=len(at)).astype(np.uint8)
+        standing = _standing(counter, profile, cells, region, hulls, HULL_REACH)[1]
     size = PATCH + 2 * SHIFT
     win = windows(counter._input[0], counter.summit_pixels(at), size)
     return {"windows": np.clip(win, 0, 255).astype(np.uint8), "label": np.zeros(len(at), np.uint8),
