@@ -163,6 +163,14 @@ class TestCountingWithTheHullClassifier:
         got, _ = self.counted("tyrrenum", [(0, 0), (9, 0)], [2.0, 1.0])
         assert got == {"blue": {"trireme": 2}}
 
+    def test_an_unreadable_hull_file_is_one_clear_line(self, tmp_path):
+        from vision.summits import hulls_for
+        bad = tmp_path / "pieces-hulls.onnx"
+        bad.write_bytes(b"not a model")
+        with pytest.raises(SummitModelError, match="cannot load the hull classifier pieces-hulls.onnx"):
+            hulls_for(bad)
+        assert hulls_for(tmp_path / "absent.onnx") is None
+
     def test_it_is_not_asked_about_provinces(self):
         got, counter = self.counted("italia", [(0, 0), (4, 0)], [1.0, 1.0], kind="legionary")
         assert got == {"blue": {"legionary": 2}}

@@ -150,9 +150,9 @@ class SummitClassifier:
     """Reads summits with an ONNX model: input N x CHANNELS x PATCH x PATCH (0..255), output
     N x 5 logits (vexillum, then 0, 1, 2, 3+ pieces), or N x 4 (the hull classifier)."""
 
-    def __init__(self, path: Path, threads: int | None = None, session=None):
+    def __init__(self, path: Path, threads: int | None = None, session=None, what: str = "summit classifier"):
         self.path = Path(path)
-        self.session = session or onnx_session(self.path.resolve(), threads, SummitModelError, "summit classifier")
+        self.session = session or onnx_session(self.path.resolve(), threads, SummitModelError, what)
         self.input_name = self.session.get_inputs()[0].name
 
     def read(self, planes: np.ndarray, points: np.ndarray) -> SummitReading:
@@ -171,7 +171,7 @@ def summits_for(path: Path | None = None) -> SummitClassifier | None:
 def hulls_for(path: Path | None = None) -> SummitClassifier | None:
     """The shipped hull classifier, or None when its file is absent (each trireme summit is then one)."""
     path = Path(path or DEFAULT_HULLS)
-    return SummitClassifier(path) if path.is_file() else None
+    return SummitClassifier(path, what="hull classifier") if path.is_file() else None
 
 
 def model_card(path: Path | None = None) -> dict:
