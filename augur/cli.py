@@ -343,7 +343,9 @@ def cmd_fit_confidence(args: argparse.Namespace) -> int:
                                           "command": "augur fit-confidence"},
                           Path(args.out) if args.out else DEFAULT_CONFIDENCE)
     for tier, figures in card["figures_on_fitting_tables"].items():
-        print(f"[{tier}] below {card['threshold']}: {describe(figures)} (on the fitting tables)")
+        print(f"[{tier}] below {card['threshold']}: {describe(figures)}; marked unseen: "
+              f"{figures['unseen_really_hidden']} really hidden, {figures['unseen_visible']} visible (of "
+              f"{figures['hidden']} hidden) (on the fitting tables)")
     return 0
 
 

@@ -1,4 +1,5 @@
-"""The per-region confidence: the logistic model, its file, and how counting and the counter use it."""
+"""The per-region confidence and the hidden-region model: the logistic models, their file, and how
+counting and the counter use them."""
 from __future__ import annotations
 
 import json
@@ -7,8 +8,10 @@ import numpy as np
 import pytest
 
 from tests.test_density import FakeSession, _cell_of, _maps_with_blobs, calibrated_scene
-from vision.confidence import (DEFAULT_CONFIDENCE, FEATURES, ConfidenceError, RegionConfidence, confidence_for,
-                               file_sha256, fit_logistic, flag_figures)
+from dataclasses import replace
+
+from vision.confidence import (DEFAULT_CONFIDENCE, FEATURES, HIDDEN_FEATURES, ConfidenceError, RegionConfidence,
+                               confidence_for, file_sha256, fit_logistic, flag_figures, hidden_for)
 from vision.count import count
 from vision.density import DEFAULT_COUNTER, N_OUT, DensityCounter
 from vision.geometry import load_geometry
@@ -57,6 +60,26 @@ class TestModelFile:
             RegionConfidence.from_dict({**d, "scale": [0.0] * len(FEATURES)})
         with pytest.raises(ConfidenceError, match="malformed"):
             RegionConfidence.from_dict({k: v for k, v in d.items() if k != "coef"})
+
+    def test_the_hidden_region_model_shares_the_file(self, tmp_path):
+        weights = tmp_path / "net.onnx"
+        weights.write_bytes(b"one network")
+        path = tmp_path / "conf.json"
+        sha = file_sha256(weights)
+        path.write_text(json.dumps({"model": _model(sha=sha).to_dict()}))
+        assert hidden_for(weights, path) is None                 # an older file: the cover decides
+        hidden = replace(_model(sha=sha), mean=np.zeros(len(HIDDEN_FEATURES)), scale=np.ones(len(HIDDEN_FEATURES)),
+                         coef=np.zeros(len(HIDDEN_FEATURES)), features=HIDDEN_FEATURES)
+        path.write_text(json.dumps({"model": _model(sha=sha).to_dict(), "hidden_model": hidden.to_dict()}))
+        hidden_for.cache_clear()
+        got = hidden_for(weights, path)
+        assert got is not None and got.features == HIDDEN_FEATURES
+        # a hidden model of the confidence's features is refused
+        path.write_text(json.dumps({"model": _model(sha=sha).to_dict(), "hidden_model": _model(sha=sha).to_dict()}))
+        hidden_for.cache_clear()
+        with pytest.raises(ConfidenceError, match="fitted on other features: run augur fit-confidence again"):
+            hidden_for(weights, path)
+        hidden_for.cache_clear()
 
     def test_a_model_fitted_for_other_weights_is_not_used(self, tmp_path):
         weights = tmp_path / "net.onnx"
@@ -109,13 +132,39 @@ class TestCounterConfidence:
         counter.session = FakeSession(_maps_with_blobs(counter.labels.shape, [((x, y), 2.0)], "legionary", "red"))
         det, signs = counter.reading(counter.predict(img))
         geo = load_geometry()
-        assert signs.shape == (len(geo.region_ids) + 1, len(FEATURES))
+        assert signs.shape == (len(geo.region_ids) + 1, len(HIDDEN_FEATURES))
         row = signs[geo.region_ids.index("italia") + 1]
-        named = dict(zip(FEATURES, row))
+        named = dict(zip(HIDDEN_FEATURES, row))
+        assert named["cover_near"] == named["cover_wide"] == 0 and named["occluder_mean"] < 0.01
         assert named["pieces"] == 2 and named["twin_summits"] == 1 and named["sea"] == 0 and named["empty"] == 0
         assert named["mass"] == pytest.approx(2.0, abs=0.05) and named["cover"] == 0
-        other = dict(zip(FEATURES, signs[geo.region_ids.index("africa") + 1]))
+        other = dict(zip(HIDDEN_FEATURES, signs[geo.region_ids.index("africa") + 1]))
         assert other["empty"] == 1 and other["pieces"] == 0
+
+    def test_a_hand_beside_a_region_shows_in_its_occlusion_signs_and_the_hidden_model_decides(self):
+        img, truth, profile = calibrated_scene("easy")
+        counter = DensityCounter(profile, session=FakeSession(np.zeros((N_OUT, 8, 8), np.float32)))
+        x, y = _cell_of(profile, counter, "italia")
+        maps = _maps_with_blobs(counter.labels.shape, [((x, y), 1.0)], "legionary", "red")
+        # an occluder patch just beside Italia's pieces, touching few of its cells
+        a = int(round(counter.across))
+        maps[-1, y - a:y + a, x + a:x + 3 * a] = 9.0
+        counter.session = FakeSession(maps)
+        out = counter.predict(img)
+        _, signs = counter.reading(out)
+        geo = load_geometry()
+        named = dict(zip(HIDDEN_FEATURES, signs[geo.region_ids.index("italia") + 1]))
+        assert named["cover_wide"] >= named["cover_near"] >= named["cover"] and named["cover_near"] > 0
+        # by the cover alone Italia is seen; a model that reads a hand nearby marks it unseen
+        assert "italia" not in counter.read(out).unseen
+        k = HIDDEN_FEATURES.index("cover_near")
+        coef = np.zeros(len(HIDDEN_FEATURES))
+        coef[k] = 1.0
+        counter.hidden = RegionConfidence(np.zeros(len(HIDDEN_FEATURES)), np.full(len(HIDDEN_FEATURES), 0.01), coef,
+                                          -0.5, features=HIDDEN_FEATURES)        # hidden when cover_near > 0.005
+        det = counter.read(out)
+        assert "italia" in det.unseen and "africa" not in det.unseen
+        assert count(det, geo, det.unseen).confidence_of("italia") == 0.0
 
     def test_a_given_model_sets_every_seen_regions_confidence(self):
         img, truth, profile = calibrated_scene("easy")
@@ -136,6 +185,7 @@ class TestCounterConfidence:
 class TestShippedConfidence:
     def test_it_belongs_to_the_shipped_network(self):
         assert confidence_for(DEFAULT_COUNTER.resolve()) is not None
+        assert hidden_for(DEFAULT_COUNTER.resolve()) is not None
 
     def test_wrong_regions_are_less_sure_than_right_ones(self):
         """On held-out tables (not the fitting tables' seed) the regions read wrong have a lower
@@ -169,8 +219,11 @@ class TestFitCommand:
                                                               if DEFAULT_SUMMITS.is_file() else None)
         assert set(card["figures_on_fitting_tables"]) == {"easy", "medium"}
         assert "regions flagged" in capsys.readouterr().out
+        assert "unseen_really_hidden" in card["figures_on_fitting_tables"]["easy"]
         confidence_for.cache_clear()
+        hidden_for.cache_clear()
         assert confidence_for(DEFAULT_COUNTER.resolve(), out) is not None
+        assert hidden_for(DEFAULT_COUNTER.resolve(), out) is not None
 
     def test_an_unwritable_destination_is_one_line(self, tmp_path, capsys):
         from augur.cli import main

@@ -51,7 +51,18 @@ FEATURES = (
     "kind_doubt",       # share of the region's mass whose kind is not the one counted most
 )
 
-#: The confidence model of the shipped network.
+#: Signs that the camera cannot see a region, on top of FEATURES: the occluder output near it. A
+#: hand's outline in the occluder output is ragged and often stops short of the pieces it hides.
+OCCLUSION_FEATURES = (
+    "cover_near",       # share of the region within a legionary's width of an occluder cell
+    "cover_wide",       # share of the region within two legionary widths of an occluder cell
+    "occluder_mean",    # mean occluder probability over the region
+)
+#: The signs the hidden-region model reads (the counter computes them all for every region).
+HIDDEN_FEATURES = FEATURES + OCCLUSION_FEATURES
+
+#: The confidence model of the shipped network, and beside it in the same file (``hidden_model``)
+#: its hidden-region model: the probability that the camera cannot see a region.
 DEFAULT_CONFIDENCE = Path(__file__).resolve().parents[1] / "models" / "pieces-density-confidence.json"
 
 
@@ -61,35 +72,39 @@ class ConfidenceError(AugurError):
 
 @dataclass(frozen=True)
 class RegionConfidence:
-    """A logistic model over standardised :data:`FEATURES`."""
+    """A logistic model over standardised signs: :data:`FEATURES` (is the count right?) or
+    :data:`HIDDEN_FEATURES` (is the region hidden?)."""
 
     mean: np.ndarray
     scale: np.ndarray
     coef: np.ndarray
     intercept: float
     counter_sha256: str = ""
+    features: tuple[str, ...] = FEATURES
 
     def predict(self, features: np.ndarray) -> np.ndarray:
-        """P(count right) for each row of an N x len(FEATURES) array."""
-        z = ((np.asarray(features, np.float64) - self.mean) / self.scale) @ self.coef + self.intercept
+        """The probability for each row of an N x len(self.features) array; wider rows (the
+        counter's HIDDEN_FEATURES, which begin with FEATURES) are read up to the model's own."""
+        x = np.asarray(features, np.float64)[:, :len(self.features)]
+        z = ((x - self.mean) / self.scale) @ self.coef + self.intercept
         return 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
 
     def to_dict(self) -> dict:
-        return {"features": list(FEATURES), "mean": self.mean.tolist(), "scale": self.scale.tolist(),
+        return {"features": list(self.features), "mean": self.mean.tolist(), "scale": self.scale.tolist(),
                 "coef": self.coef.tolist(), "intercept": self.intercept, "counter_sha256": self.counter_sha256}
 
     @classmethod
-    def from_dict(cls, data: dict) -> "RegionConfidence":
-        if list(data.get("features", [])) != list(FEATURES):
+    def from_dict(cls, data: dict, features: tuple[str, ...] = FEATURES) -> "RegionConfidence":
+        if list(data.get("features", [])) != list(features):
             raise ConfidenceError("the confidence model was fitted on other features: run augur fit-confidence again")
         try:
             arrays = [np.asarray(data[k], np.float64) for k in ("mean", "scale", "coef")]
             intercept = float(data["intercept"])
         except (KeyError, TypeError, ValueError) as exc:
             raise ConfidenceError(f"the confidence model is malformed: {exc}") from None
-        if any(a.shape != (len(FEATURES),) for a in arrays) or not np.all(arrays[1] > 0):
+        if any(a.shape != (len(features),) for a in arrays) or not np.all(arrays[1] > 0):
             raise ConfidenceError("the confidence model is malformed: wrong sizes or a zero scale")
-        return cls(*arrays, intercept, str(data.get("counter_sha256", "")))
+        return cls(*arrays, intercept, str(data.get("counter_sha256", "")), tuple(features))
 
 
 def file_sha256(path: Path) -> str:
@@ -100,12 +115,27 @@ def file_sha256(path: Path) -> str:
 def confidence_for(counter_path: Path, path: Path = DEFAULT_CONFIDENCE) -> RegionConfidence | None:
     """The confidence model fitted for the network at ``counter_path``, or None when there is none
     (or it was fitted for other weights: its probabilities would mean nothing for these)."""
+    return _model_for(counter_path, path, "model", FEATURES, "confidence model")
+
+
+@lru_cache(maxsize=4)
+def hidden_for(counter_path: Path, path: Path = DEFAULT_CONFIDENCE) -> RegionConfidence | None:
+    """The hidden-region model fitted for the network at ``counter_path`` (``hidden_model`` of the
+    confidence file), or None: the counter then marks a region unseen by its cover alone."""
+    return _model_for(counter_path, path, "hidden_model", HIDDEN_FEATURES, "hidden-region model")
+
+
+def _model_for(counter_path: Path, path: Path, key: str, features: tuple[str, ...],
+               what: str) -> RegionConfidence | None:
     if not path.is_file() or not counter_path.is_file():
         return None
     try:
-        model = RegionConfidence.from_dict(json.loads(path.read_text(encoding="utf-8"))["model"])
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if key != "model" and key not in data:
+            return None
+        model = RegionConfidence.from_dict(data[key], features)
     except (ValueError, KeyError, TypeError) as exc:
-        raise ConfidenceError(f"cannot read the confidence model {path.name}: {exc}") from None
+        raise ConfidenceError(f"cannot read the {what} {path.name}: {exc}") from None
     return model if model.counter_sha256 == file_sha256(counter_path) else None
 
 
@@ -155,24 +185,26 @@ def describe(figures: dict) -> str:
 FIT_SEED = 7070
 
 
-def table_rows(counter, image: np.ndarray, want) -> tuple[np.ndarray, np.ndarray]:
-    """One table's seen regions: their signs of doubt, and whether the counter read them right
-    (``want`` is the true observed state). Regions marked unseen are left out: their confidence is 0."""
+def table_rows(counter, image: np.ndarray, want, hidden: set[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One table's regions: their signs (:data:`HIDDEN_FEATURES`), whether the counter read each
+    right (``want`` is the true observed state) and whether each is hidden (``hidden``: the
+    regions the camera cannot see). ``counter`` must read without a hidden-region model."""
     from vision.count import count
     det, signs = counter.reading(counter.predict(image))
-    got = count(det, counter.geo, det.unseen)
-    rows = [i for i, r in enumerate(counter.geo.region_ids) if r not in det.unseen]
-    right = [got.regions.get(counter.geo.region_ids[i], {}) == want.regions.get(counter.geo.region_ids[i], {})
-             for i in rows]
-    return signs[1:][rows], np.array(right, bool)
+    got = count(det, counter.geo)
+    ids = counter.geo.region_ids
+    right = [got.regions.get(r, {}) == want.regions.get(r, {}) for r in ids]
+    return signs[1:], np.array(right, bool), np.array([r in hidden for r in ids], bool)
 
 
 def rendered_rows(n_per_tier: dict[str, int], seed: int = FIT_SEED, counter_path: Path | None = None,
-                  progress=None) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+                  progress=None) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Render tables of each tier, calibrate on their empty photos, count them with the network
-    (no confidence model), and return every seen region's signs of doubt and rightness, per tier."""
+    (no confidence or hidden-region model), and return every region's signs, rightness and
+    hiddenness, per tier (see :func:`table_rows`)."""
     from calibration.profile import calibrate
     from tracker.state import ObservedState
+    from vision.bench import hidden_regions
     from vision.density import DEFAULT_COUNTER, DensityCounter
     from vision.synth.board_art import procedural_art
     from vision.synth.dataset import iter_renders
@@ -182,35 +214,44 @@ def rendered_rows(n_per_tier: dict[str, int], seed: int = FIT_SEED, counter_path
     for tier, n in n_per_tier.items():
         if n < 1:
             continue
-        xs, ys = [], []
+        parts = []
         for i, img, truth in iter_renders(tier, n, seed):
             try:
                 profile = calibrate(calibration_render(truth), art, players=truth.players)
             except AugurError:
                 continue                      # the board was not found: no regions to learn from
-            counter = DensityCounter(profile, model=counter_path or DEFAULT_COUNTER, confidence=None)
-            x, y = table_rows(counter, img, ObservedState.from_dict(truth.state))
-            xs.append(x)
-            ys.append(y)
+            counter = DensityCounter(profile, model=counter_path or DEFAULT_COUNTER, confidence=None, hidden=None)
+            parts.append(table_rows(counter, img, ObservedState.from_dict(truth.state), hidden_regions(truth)))
             if progress:
                 progress(tier, i + 1, n)
-        if xs:
-            out[tier] = (np.vstack(xs), np.concatenate(ys))
+        if parts:
+            out[tier] = tuple(np.concatenate(column) for column in zip(*parts))
     return out
 
 
-def fit_confidence(rows: dict[str, tuple[np.ndarray, np.ndarray]], counter_path: Path, recipe: dict,
+def fit_confidence(rows: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]], counter_path: Path, recipe: dict,
                    out: Path = DEFAULT_CONFIDENCE) -> dict:
-    """Fit the model on every tier's rows together and write it, with its recipe and its figures
-    on the rows it was fitted on, beside the network it belongs to."""
+    """Fit both models on every tier's rows together (:func:`rendered_rows`) and write them, with
+    their recipe and their figures on the rows they were fitted on, beside the network they
+    belong to: first the hidden-region model on every region, then the confidence on the regions
+    it leaves seen (a region marked unseen has no confidence)."""
     from tracker.readings import LOW_CONFIDENCE
+    from vision.density import HIDDEN_P
     if not rows:
         raise ConfidenceError("no table could be calibrated and counted: nothing to fit the confidence on")
-    X = np.vstack([x for x, _ in rows.values()])
-    y = np.concatenate([r for _, r in rows.values()])
-    model = replace(fit_logistic(X, y), counter_sha256=file_sha256(counter_path))
-    figures = {tier: flag_figures(model.predict(x), r, LOW_CONFIDENCE) for tier, (x, r) in rows.items()}
-    card = {"model": model.to_dict(), "counter": Path(counter_path).name, "recipe": recipe,
+    X, right, hidden = (np.concatenate([r[k] for r in rows.values()]) for k in range(3))
+    sha = file_sha256(counter_path)
+    hidden_model = replace(fit_logistic(X, hidden.astype(np.float64)), counter_sha256=sha, features=HIDDEN_FEATURES)
+    seen = hidden_model.predict(X) < HIDDEN_P
+    model = replace(fit_logistic(X[seen][:, :len(FEATURES)], right[seen]), counter_sha256=sha)
+    figures = {}
+    for tier, (x, r, h) in rows.items():
+        s = hidden_model.predict(x) < HIDDEN_P
+        figures[tier] = {**flag_figures(model.predict(x[s]), r[s], LOW_CONFIDENCE),
+                         "unseen_really_hidden": int((~s & h).sum()), "unseen_visible": int((~s & ~h).sum()),
+                         "hidden": int(h.sum())}
+    card = {"model": model.to_dict(), "hidden_model": hidden_model.to_dict(), "hidden_p": HIDDEN_P,
+            "counter": Path(counter_path).name, "recipe": recipe,
             "threshold": LOW_CONFIDENCE, "figures_on_fitting_tables": figures}
     try:
         Path(out).parent.mkdir(parents=True, exist_ok=True)
@@ -218,4 +259,5 @@ def fit_confidence(rows: dict[str, tuple[np.ndarray, np.ndarray]], counter_path:
     except OSError as exc:
         raise ConfidenceError(f"cannot write the confidence model to {out}: {exc.strerror or exc}") from None
     confidence_for.cache_clear()
+    hidden_for.cache_clear()
     return card
