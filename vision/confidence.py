@@ -13,6 +13,12 @@ The model is fitted (``augur fit-confidence``) on rendered tables held out from 
 network's training set and the bench, against the counts the shipped network actually reads
 on them; it is stored beside the network (``models/pieces-density-confidence.json``) with the
 network's checksum, and is used only with that network.
+
+The same file holds a second logistic model, over the same signs and three more from the
+occluder output (:data:`HIDDEN_FEATURES`): the probability that the camera cannot see a region.
+The counter marks a region unseen by it (:data:`vision.density.HIDDEN_P`) instead of by the share
+of the region under the occluder output alone, whose ragged outline often stops short of the
+pieces a hand hides.
 """
 from __future__ import annotations
 
