@@ -609,7 +609,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="vision: the detector to measure (auto: every shipped one, side by side)")
     p.add_argument("--tiers", nargs="+", default=["easy", "medium", "hard"], choices=["easy", "medium", "hard"],
                    help="vision: the tiers to measure")
-    p.add_argument("--no-video", action="store_true", help="vision: skip the gating and commit-delay video")
+    p.add_argument("--no-video", action="store_true", help="vision: skip the video figures (gating, commit delay, the live loop's peak memory)")
     p.add_argument("--dataset", type=int, default=300, help="synth: images in the streamed dataset run")
     p.add_argument("--turns", type=int, default=300)
     p.add_argument("--seed", type=int, default=0)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -121,6 +122,37 @@ class TestReplayAndSimulate:
         proc = run("bench", "tracker", "--games", "1", "--turns", "30")
         assert proc.returncode == 0, proc.stderr
         assert "ms per transition" in proc.stdout
+
+
+@pytest.fixture(scope="module")
+def demo_cache(tmp_path_factory):
+    """The demo video rendered once into a cache of these tests' own (not the user's)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("AUGUR_CACHE", str(tmp_path_factory.mktemp("augur-cache")))
+        yield
+
+
+class TestDemo:
+    """``augur demo``, the README's main job: the embedded game video through vision, tracker and store."""
+
+    def test_plays_and_records_the_embedded_game(self, demo_cache, tmp_path):
+        from webui.store import Store
+        proc = subprocess.run([sys.executable, "-m", "augur", "demo", "--no-serve", "--fast", "--frames", "60",
+                               "--record", str(tmp_path / "rec")], capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, proc.stderr
+        summary = re.search(r"-- (\d+) frames, (\d+) committed states", proc.stdout)
+        assert summary and int(summary[1]) == 60 and int(summary[2]) >= 1, proc.stdout
+        store = Store(tmp_path / "rec")
+        game = store.last_game()
+        assert game is not None and game["players"] == ["red", "blue", "yellow", "green"]
+        assert len(store.snapshots(game["id"])) >= int(summary[2])
+
+    def test_bench_measures_the_live_loop_in_a_process_of_its_own(self, demo_cache):
+        from vision.bench import bench_live_memory
+        out = bench_live_memory(frames=24)
+        assert out["frames"] == 24
+        # the child loaded the counting models and read frames: far more than a bare interpreter
+        assert out["peak_rss_mb"] > 100
 
 
 class TestOtherRulesets:
