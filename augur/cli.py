@@ -423,12 +423,13 @@ def cmd_demo(args: argparse.Namespace) -> int:
     import threading
 
     from calibration.profile import calibrate
+    from vision.frames import NewestFrame, video_frames
     from vision.pipeline import Pipeline
     from vision.synth.board_art import procedural_art
     from vision.synth.video import PLAYERS, default_video_dir, ensure_default_video
     from webui.app import create_app
     from webui.live import LiveGame
-    from webui.loop import feed, say, video_frames
+    from webui.loop import feed, say
     from webui.store import Store
 
     if not (default_video_dir() / "video.json").is_file():
@@ -445,6 +446,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     say(f"detector: {pipeline.detector.name}; recording to {record}")
     stop = threading.Event()
     frames = video_frames(folder, meta["fps"], realtime=not args.fast, limit=args.frames)
+    if not args.fast:          # played like a camera: the loop reads the newest frame, dropping those it missed
+        frames = NewestFrame(frames)
     if args.no_serve:
         summary = feed(live, pipeline, frames, stop, log=say)
         say(f"-- {summary['frames']} frames, {summary['commits']} committed states; VP " +
@@ -461,9 +464,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     from calibration.profile import CalibrationProfile
     from vision.pipeline import Pipeline
+    from vision.frames import NewestFrame, camera_frames
     from webui.app import create_app
     from webui.live import LiveGame
-    from webui.loop import camera_frames, feed
+    from webui.loop import feed
     from webui.store import Store
 
     players = _players(args.players) or []
@@ -482,7 +486,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         yield first
         yield from frames
 
-    worker = threading.Thread(target=feed, args=(live, pipeline, frames_again(), stop), daemon=True)
+    # the loop counts about ten frames a second of the camera's thirty: it takes the newest each time
+    worker = threading.Thread(target=feed, args=(live, pipeline, NewestFrame(frames_again()), stop), daemon=True)
     worker.start()
     token = None
     host = "127.0.0.1"

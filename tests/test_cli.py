@@ -154,6 +154,14 @@ class TestDemo:
         # the child loaded the counting models and read frames: far more than a bare interpreter
         assert out["peak_rss_mb"] > 100
 
+    def test_bench_times_commits_on_the_wall_clock_reading_the_newest_frame(self, demo_cache):
+        from vision.bench import bench_real_time_commit
+        out = bench_real_time_commit(limit=60)
+        # in its first five seconds the demo video shows one move: a hand from frame 14 to 33
+        assert out["frames"] == 60 and out["moves"] == 1
+        assert out["counted"] + out["dropped"] <= 60 and out["committed"] == len(out["delays_s"]) <= 1
+        assert all(d > 0 for d in out["delays_s"])
+
 
 class TestOtherRulesets:
     @pytest.mark.parametrize("ruleset", ["classic", "tournament-2v2", "lotr", "lotr-classic"])

@@ -56,6 +56,7 @@ def run_vision_bench(n: int = 200, tiers=("easy", "medium", "hard"), seed: int =
         results[which] = _bench_detector(which, n, tiers, seed)
     if video:
         results["video"] = bench_gate_and_commit()
+        results["real_time"] = bench_real_time_commit()
         results["live"] = bench_live_memory()
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak RSS of the bench's own process {rss:.0f} MB (not the product's figure: it also holds the "
@@ -161,6 +162,50 @@ def hidden_regions(truth) -> set[str]:
     """Regions the camera cannot fully see in a rendered image (see the module doc)."""
     out = {r for r, f in truth.occluded_regions.items() if f > HIDDEN_COVER}
     return out | {p.region for p in truth.pieces if p.region and p.occluded >= HIDDEN_PIECE}
+
+
+def bench_real_time_commit(limit: int | None = None) -> dict:
+    """How long after the last hand leaves the board a state is committed, on the wall clock,
+    counting time included: the demo's game video played at its own pace and read through
+    :class:`~vision.frames.NewestFrame`, exactly as ``augur run`` reads a camera. Frames the
+    counter had no time for are dropped, as they would be live.
+
+    A move's delay runs from the moment its first frame without a hand was delivered to the
+    moment the pipeline returned the committed state. The video runs at 12 frames a second; a
+    30-frame camera would hand the counter a fresher frame each time it is free."""
+    import json
+
+    import cv2
+
+    from vision.frames import NewestFrame, video_frames
+    from vision.pipeline import Pipeline
+    from vision.synth.video import PLAYERS, ensure_default_video
+    folder = ensure_default_video()
+    meta = json.loads((folder / "video.json").read_text())
+    hands = [json.loads(line)["hand_present"] for line in (folder / "truth.jsonl").read_text().splitlines()]
+    profile = calibrate(cv2.imread(str(folder / "calibration.jpg")), procedural_art(), players=PLAYERS)
+    pipeline = Pipeline(profile)
+    source = NewestFrame(video_frames(folder, meta["fps"], realtime=True, limit=limit), keep_times=True)
+    left = [j for j in range(1, len(hands)) if hands[j - 1] and not hands[j]]   # the hand has just left
+    delay: dict[int, float] = {}     # move (its first frame without a hand) -> seconds to its commit
+    counted = 0
+    for img in source:
+        i = source.index
+        res = pipeline.process(img)
+        counted += res.state is not None
+        move = max((j for j in left if j <= i), default=None)
+        if res.committed is not None and move is not None and not hands[i] and move not in delay:
+            delay[move] = time.monotonic() - source.times[move]
+    delays = list(delay.values())
+    moves = sum(j < source.delivered for j in left)
+    out = {"moves": moves, "committed": len(delays), "delays_s": delays, "frames": source.delivered,
+           "counted": counted, "dropped": source.dropped, "fps": meta["fps"]}
+    print(f"[real time] the demo video at {meta['fps']} frames/s, read like a camera (newest frame only, counting "
+          f"included): {len(delays)} of {moves} moves committed, "
+          + (f"{np.median(delays):.2f} s after the last hand left (median; worst {max(delays):.2f} s; target <= 0.5 s)"
+             if delays else "none committed")
+          + f"; {counted} of {source.delivered} frames counted, {source.dropped} dropped unread")
+    return out
 
 
 def bench_live_memory(frames: int | None = None) -> dict:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-import time
 import zipfile
 from pathlib import Path
 from typing import Iterator
@@ -21,41 +20,6 @@ from vision.pipeline import Pipeline
 from webui.live import LiveGame
 
 ARCHIVE_VERSION = 1
-
-
-class CameraLost(AugurError):
-    pass
-
-
-def video_frames(folder: Path, fps: float, realtime: bool = True, limit: int | None = None) -> Iterator[np.ndarray]:
-    files = sorted((Path(folder) / "frames").glob("*.jpg"))
-    start = time.monotonic()
-    for i, f in enumerate(files[:limit] if limit else files):
-        if realtime:
-            delay = start + i / fps - time.monotonic()
-            if delay > 0:
-                time.sleep(delay)
-        yield cv2.imread(str(f), cv2.IMREAD_COLOR)
-
-
-def camera_frames(index: int, retries: int = 50) -> Iterator[np.ndarray | None]:
-    cap = cv2.VideoCapture(index)
-    if not cap.isOpened():
-        raise CameraLost(f"camera {index} is not available")
-    misses = 0
-    while True:
-        ok, frame = cap.read()
-        if ok:
-            misses = 0
-            yield frame
-            continue
-        misses += 1
-        yield None                        # the pipeline keeps the last committed state
-        if misses > retries:
-            cap.release()
-            time.sleep(1.0)
-            cap = cv2.VideoCapture(index)
-            misses = 0
 
 
 def feed(live: LiveGame, pipeline: Pipeline, frames: Iterator[np.ndarray | None], stop: threading.Event | None = None,

@@ -1,0 +1,122 @@
+"""Where frames come from: a camera, a recorded video, and a reader that keeps only the newest.
+
+A camera delivers 30 frames a second and the counter reads about ten. Read in order, frames
+queue up (OpenCV's capture keeps several in its buffer, a paced video keeps all of them), each
+one older than the last, and every state is committed later than the players expect: the
+staleness that camera-chess users complain of. :class:`NewestFrame` reads the source on a thread
+of its own as fast as it delivers and hands the loop only the newest frame when the loop is
+ready for one; the frames in between are dropped, as a person watching would.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from collections.abc import Iterable, Iterator
+
+import cv2
+import numpy as np
+
+from tracker.errors import AugurError
+
+
+class CameraLost(AugurError):
+    """The camera cannot be opened."""
+
+
+def video_frames(folder: Path, fps: float, realtime: bool = True, limit: int | None = None) -> Iterator[np.ndarray]:
+    """The frames of a recorded video folder (``frames/*.jpg``), paced at ``fps`` when ``realtime``."""
+    files = sorted((Path(folder) / "frames").glob("*.jpg"))
+    start = time.monotonic()
+    for i, f in enumerate(files[:limit] if limit else files):
+        if realtime:
+            delay = start + i / fps - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+        yield cv2.imread(str(f), cv2.IMREAD_COLOR)
+
+
+def camera_frames(index: int, retries: int = 50) -> Iterator[np.ndarray | None]:
+    """Frames of a camera; ``None`` for each frame it fails to deliver (the pipeline keeps the last
+    committed state meanwhile), and after ``retries`` misses in a row the camera is opened again."""
+    cap = cv2.VideoCapture(index)
+    if not cap.isOpened():
+        raise CameraLost(f"camera {index} is not available")
+    misses = 0
+    while True:
+        ok, frame = cap.read()
+        if ok:
+            misses = 0
+            yield frame
+            continue
+        misses += 1
+        yield None
+        if misses > retries:
+            cap.release()
+            time.sleep(1.0)
+            cap = cv2.VideoCapture(index)
+            misses = 0
+
+
+class NewestFrame:
+    """Iterate over a frame source, getting only the newest frame each time (see the module doc).
+
+    ``delivered`` counts the frames the source gave, ``dropped`` those replaced by a newer one
+    before the loop took them, and ``index`` is the number of the frame last handed to the loop
+    (from 0). With ``keep_times``, ``times`` holds the moment (``time.monotonic``) each frame was
+    delivered, so that a benchmark can tell how late the loop acted on it. An exception raised by
+    the source is raised again in the loop once the frames before it have been taken."""
+
+    def __init__(self, source: Iterable, keep_times: bool = False):
+        self.delivered = self.dropped = 0
+        self._cv = threading.Condition()
+        self._item = None
+        self._index = -1
+        self.index = -1
+        self._fresh = self._done = False
+        self._error: BaseException | None = None
+        self._stop = threading.Event()
+        self.times: list[float] | None = [] if keep_times else None
+        self._thread = threading.Thread(target=self._pump, args=(iter(source),), daemon=True, name="frames")
+        self._thread.start()
+
+    def _pump(self, source: Iterator) -> None:
+        try:
+            for item in source:
+                with self._cv:
+                    if self._fresh:
+                        self.dropped += 1
+                    self._item, self._fresh = item, True
+                    self._index += 1
+                    if self.times is not None:
+                        self.times.append(time.monotonic())
+                    self.delivered += 1
+                    self._cv.notify()
+                if self._stop.is_set():
+                    break
+        except BaseException as exc:  # noqa: BLE001 - handed to the loop, which decides
+            self._error = exc
+        finally:
+            with self._cv:
+                self._done = True
+                self._cv.notify()
+
+    def __iter__(self) -> NewestFrame:
+        return self
+
+    def __next__(self):
+        with self._cv:
+            while not self._fresh and not self._done:
+                self._cv.wait()
+            if self._fresh:
+                self._fresh = False
+                item, self._item = self._item, None
+                self.index = self._index
+                return item
+        if self._error is not None:
+            raise self._error
+        raise StopIteration
+
+    def close(self) -> None:
+        """Stop reading the source (after the frame it is reading now)."""
+        self._stop.set()
