@@ -450,7 +450,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
         frames = NewestFrame(frames)
     if args.no_serve:
         summary = feed(live, pipeline, frames, stop, log=say)
-        say(f"-- {summary['frames']} frames, {summary['commits']} committed states; VP " +
+        dropped = f" ({frames.dropped} more dropped while counting)" if isinstance(frames, NewestFrame) else ""
+        say(f"-- {summary['frames']} frames{dropped}, {summary['commits']} committed states; VP " +
             ", ".join(f"{c} {v}" for c, v in live.game.vp.items()))
         return 0
     worker = threading.Thread(target=feed, args=(live, pipeline, frames, stop), daemon=True)
