@@ -210,33 +210,34 @@ def _camera_frame(index: int):
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
+    from calibration.map_fit import read_anchors
     from calibration.profile import calibrate
     from vision.synth.board_art import procedural_art
     if (args.image is None) == (args.camera is None):
         raise GameError("give either an image of the empty board or --camera N")
+    anchors = read_anchors(Path(args.anchors)) if args.anchors else None
     image = _read_image(args.image) if args.image else _camera_frame(args.camera)
     players = tuple(_players(args.players) or ())
-    profile = calibrate(image, procedural_art(args.board), args.board, players)
+    profile = calibrate(image, procedural_art(args.board), args.board, players, anchors)
     profile.save(Path(args.output))
     import cv2
 
     from calibration.overlay import draw_overlay
-    from vision.geometry import load_geometry
     preview = Path(args.preview) if args.preview else Path(args.output).with_suffix(".preview.jpg")
-    cv2.imwrite(str(preview), draw_overlay(profile.undistort(image), profile.pose, load_geometry(args.board)))
-    print(f"board found; lens k1 {profile.k1:+.2f}; learned colours: {', '.join(profile.learned) or 'none (defaults used)'}; "
-          f"wrote {args.output}; check the fitted map in {preview}")
+    cv2.imwrite(str(preview), draw_overlay(profile.undistort(image), profile.pose, profile.geometry))
+    fitted = f"; region map moved by {len(anchors)} anchor(s)" if anchors else ""
+    print(f"board found; lens k1 {profile.k1:+.2f}; learned colours: {', '.join(profile.learned) or 'none (defaults used)'}"
+          f"{fitted}; wrote {args.output}; check the fitted map in {preview}")
     return 0
 
 
 def cmd_count(args: argparse.Namespace) -> int:
     from calibration.profile import CalibrationProfile
     from vision.count import count
-    from vision.geometry import load_geometry
     from vision.pipeline import make_detector
     profile = CalibrationProfile.load(Path(args.calibration), args.board)
     detector = make_detector(profile, args.detector)
-    geo = load_geometry(args.board)
+    geo = profile.geometry
     failed = 0
     for path in args.images:
         try:
@@ -675,6 +676,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--players", help="colours of the score markers on box 0, e.g. red,blue,yellow")
     p.add_argument("-o", "--output", required=True)
     p.add_argument("--preview", help="where to draw the fitted map over the photo (default: beside the output)")
+    p.add_argument("--anchors", metavar="ANCHORS.json",
+                   help="fit the region map to your copy of the board: [{\"from\": [x, y], \"to\": [x, y]}, ...], "
+                        "each dragging a point of the map drawn on the preview to where your board has it "
+                        "(preview pixels)")
     p.set_defaults(func=cmd_calibrate)
 
     p = sub.add_parser("count", help="count the pieces in photos; prints one observed state per line")

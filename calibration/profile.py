@@ -20,6 +20,7 @@ import numpy as np
 
 from calibration.lens import K1_CANDIDATES, undistort
 from calibration.localise import BoardNotFound, BoardPose, locate_board
+from calibration.map_fit import MapFitError, check_map_warp, fit_map_warp
 from tracker.errors import AugurError
 from tracker.pieces import ARMY_COLOURS, NEUTRAL
 from vision.geometry import BoardGeometry, load_geometry
@@ -54,6 +55,25 @@ class CalibrationProfile:
     learned: tuple[str, ...] = ()               # colours learned from markers
     version: int = PROFILE_VERSION
     k1: float = 0.0                             # lens distortion (calibration.lens); H is for undistorted frames
+    map_warp: np.ndarray | None = None          # the region map fitted to this copy of the board (map_fit)
+    _geometry: BoardGeometry | None = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def geometry(self) -> BoardGeometry:
+        """The region map of this table's board: the committed one, moved by the user's anchors
+        when their print differs (:mod:`calibration.map_fit`). Every region lookup at run time
+        goes through here."""
+        if self._geometry is None:
+            geo = load_geometry(self.board_id)
+            self._geometry = geo if self.map_warp is None else geo.warped(self.map_warp)
+        return self._geometry
+
+    def fit_map(self, anchors) -> None:
+        """Move the region map by anchors dragged on the calibration preview (which shows the map
+        as it is fitted now), in pixels of the undistorted calibration photo."""
+        geo = load_geometry(self.board_id)
+        self.map_warp = fit_map_warp(self.H, anchors, geo.size, self.map_warp)
+        self._geometry = None
 
     def undistort(self, image: np.ndarray) -> np.ndarray:
         """The frame as the homography expects it (see :mod:`calibration.lens`)."""
@@ -73,6 +93,7 @@ class CalibrationProfile:
                 "homography": self.H.tolist(), "gains": self.gains.tolist(),
                 "colours_lab": {k: list(map(float, v)) for k, v in self.colours_lab.items()},
                 "legionary_area": self.legionary_area, "learned": list(self.learned), "k1": self.k1,
+                "map_warp": None if self.map_warp is None else self.map_warp.tolist(),
                 "reference_png": base64.b64encode(png.tobytes()).decode("ascii")}
 
     def save(self, path: Path) -> None:
@@ -98,11 +119,18 @@ class CalibrationProfile:
             geo = load_geometry(board_id)
             if ref is None or ref.shape[:2] != (int(geo.size[1] * WORK_SCALE), int(geo.size[0] * WORK_SCALE)):
                 raise ValueError("reference image does not match the board geometry")
+            warp = data.get("map_warp")
+            if warp is not None:
+                warp = np.array(warp, float)
+                if warp.shape != (3, 3) or not np.isfinite(warp).all():
+                    raise ValueError("its map warp is not a 3 x 3 matrix")
+                check_map_warp(warp, geo.size)
             return cls(data["board"], tuple(data["image_size"]), np.array(data["homography"], float), ref,
                        np.array(data["gains"], np.float32),
                        {k: tuple(v) for k, v in data["colours_lab"].items()}, float(data["legionary_area"]),
-                       tuple(data.get("learned", ())), data["augur_calibration"], k1=float(data.get("k1", 0.0)))
-        except (KeyError, TypeError, ValueError) as exc:
+                       tuple(data.get("learned", ())), data["augur_calibration"], k1=float(data.get("k1", 0.0)),
+                       map_warp=warp)
+        except (KeyError, TypeError, ValueError, MapFitError) as exc:
             raise CalibrationError(f"{path} is damaged: {exc}") from None
 
 
@@ -119,14 +147,20 @@ def water_gains(rectified: np.ndarray, geo: BoardGeometry, target=(226, 206, 160
 
 
 def calibrate(image: np.ndarray, reference_art: np.ndarray, board_id: str = "spqrisiko",
-              players: tuple[str, ...] = ()) -> CalibrationProfile:
-    """Make a profile from a photo of the empty board with the score markers on box 0."""
+              players: tuple[str, ...] = (), anchors=None) -> CalibrationProfile:
+    """Make a profile from a photo of the empty board with the score markers on box 0.
+    ``anchors`` fit the region map to this copy of the board (:mod:`calibration.map_fit`); the
+    score markers are still sought where the committed map has the track, next to the frame
+    that the pose is fitted to."""
     geo = load_geometry(board_id)
     k1, pose = estimate_lens(image, reference_art, geo)
     image = undistort(image, k1)
     rect = pose.rectify(image, geo, WORK_SCALE)
-    gains = water_gains(rect, geo)
-    profile = CalibrationProfile(board_id, (image.shape[1], image.shape[0]), pose.H, rect, gains, k1=k1)
+    profile = CalibrationProfile(board_id, (image.shape[1], image.shape[0]), pose.H, rect, np.ones(3, np.float32),
+                                 k1=k1)
+    if anchors:
+        profile.fit_map(anchors)
+    profile.gains = water_gains(rect, profile.geometry)
     _learn_from_markers(profile, rect, reference_art, geo, players)
     return profile
 

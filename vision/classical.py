@@ -17,7 +17,7 @@ import numpy as np
 
 from calibration.profile import WORK_SCALE, CalibrationProfile, white_balance
 from tracker.pieces import ARMY_COLOURS, CENTRE, LEGIONARY, NEUTRAL, TRIREME
-from vision.geometry import BoardGeometry, load_geometry
+from vision.geometry import BoardGeometry
 from vision.records import Detections
 
 #: A pixel has changed when its Lab distance from the empty board exceeds this.
@@ -40,7 +40,7 @@ class ClassicalDetector:
 
     def __init__(self, profile: CalibrationProfile, geo: BoardGeometry | None = None):
         self.profile = profile
-        self.geo = geo or load_geometry(profile.board_id)
+        self.geo = geo or profile.geometry
         ref = white_balance(profile.reference, profile.gains)
         self.ref_lab = cv2.cvtColor(ref, cv2.COLOR_BGR2LAB).astype(np.float32)
         self.names = list(ARMY_COLOURS) + [NEUTRAL]

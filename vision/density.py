@@ -38,7 +38,7 @@ from calibration.profile import WORK_SCALE, CalibrationProfile
 from tracker.errors import AugurError
 from tracker.pieces import ARMY_COLOURS, CENTRE, LEGIONARY, NEUTRAL, TRIREME, VEXILLUM
 from vision.confidence import HIDDEN_FEATURES, RegionConfidence, confidence_for, hidden_for
-from vision.geometry import BoardGeometry, load_geometry
+from vision.geometry import BoardGeometry
 from vision.onnx_models import onnx_session
 from vision.records import Detections
 from vision.summits import HULLS_P, PIECES_P, VEXILLUM_P, SummitClassifier, hulls_for, summits_for
@@ -260,7 +260,7 @@ class DensityCounter:
                                                "counting model")
         self.input_name = self.session.get_inputs()[0].name
         self.profile = profile
-        self.geo = load_geometry(profile.board_id)
+        self.geo = profile.geometry
         self.crop = counting_crop(profile, self.geo)
         reference = reference_input(profile, self.crop)
         # the network's float input (1 x 6 x H x W): the reference half is filled once, and each

@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 
 from calibration.profile import CalibrationProfile
-from vision.geometry import BoardGeometry, load_geometry
+from vision.geometry import BoardGeometry
 
 GATE_SCALE = 0.2            # pixels per board unit for gating
 MOTION_THRESHOLD = 18       # grey levels
@@ -40,7 +40,7 @@ class GateResult:
 
 class Gate:
     def __init__(self, profile: CalibrationProfile, geo: BoardGeometry | None = None):
-        self.geo = geo or load_geometry(profile.board_id)
+        self.geo = geo or profile.geometry
         self.size = (int(self.geo.size[0] * GATE_SCALE), int(self.geo.size[1] * GATE_SCALE))
         S = np.diag([GATE_SCALE, GATE_SCALE, 1.0])
         self.M = S @ np.linalg.inv(profile.H)

@@ -9,7 +9,7 @@ photo; the renderer, the vision pipeline and the dashboard all read them from he
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -58,9 +58,36 @@ class BoardGeometry:
         x0, y0, x1, y1 = self.track_boxes[box]
         return (x0 + x1) / 2, (y0 + y1) / 2
 
+    def warped(self, M: np.ndarray) -> BoardGeometry:
+        """This map moved onto a copy of the board whose print differs: the map's point ``m`` lies
+        at ``M @ m`` of that board (:mod:`calibration.map_fit` fits ``M`` from the user's anchors)."""
+        M = np.asarray(M, np.float64)
+
+        def move(pts) -> np.ndarray:
+            return cv2.perspectiveTransform(np.asarray(pts, np.float64).reshape(-1, 1, 2), M).reshape(-1, 2)
+
+        def box(b) -> tuple[float, float, float, float]:
+            c = move([[b[0], b[1]], [b[2], b[1]], [b[2], b[3]], [b[0], b[3]]])
+            return (float(c[:, 0].min()), float(c[:, 1].min()), float(c[:, 0].max()), float(c[:, 1].max()))
+
+        labels = cv2.warpPerspective(self.labels, M, self.size, flags=cv2.INTER_NEAREST,
+                                     borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+        return replace(
+            self, labels=labels,
+            label_points={k: tuple(float(v) for v in move([p])[0]) for k, p in self.label_points.items()},
+            track_boxes=tuple(box(b) for b in self.track_boxes),
+            map_quad=tuple(tuple(float(v) for v in p) for p in move(self.map_quad)),
+            polygons={r: [np.rint(move(ring)).astype(int).tolist() for ring in rings]
+                      for r, rings in self.polygons.items()})
+
+
+def load_geometry(board_id: str = "spqrisiko") -> BoardGeometry:
+    """The committed geometry of a board, loaded once: every caller gets the same object."""
+    return _load_geometry(board_id)
+
 
 @lru_cache(maxsize=None)
-def load_geometry(board_id: str = "spqrisiko") -> BoardGeometry:
+def _load_geometry(board_id: str) -> BoardGeometry:
     png = DATA_DIR / f"{board_id}_regions.png"
     js = DATA_DIR / f"{board_id}_geometry.json"
     if not png.is_file() or not js.is_file():

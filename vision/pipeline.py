@@ -17,7 +17,6 @@ from vision.classical import ClassicalDetector
 from vision.count import count
 from vision.fuse import Fusion
 from vision.gate import Gate, GateResult
-from vision.geometry import load_geometry
 from vision.records import DETECTORS, Detections
 
 
@@ -67,7 +66,7 @@ class Pipeline:
 
     def __init__(self, profile: CalibrationProfile, detector=None, agree: int = 3):
         self.profile = profile
-        self.geo = load_geometry(profile.board_id)
+        self.geo = profile.geometry
         self.fixed_detector = detector
         self.fusion = Fusion(agree)
         self.index = 0

@@ -122,7 +122,7 @@ def create_app(live: LiveGame, join_token: str | None = None) -> Flask:
             abort(404, "no frame or no calibration for this snapshot")
         frame = live.profile.undistort(cv2.imread(str(path), cv2.IMREAD_COLOR))
         pose = live.profile.pose
-        out = draw_overlay(frame, pose, load_geometry(live.game.board.id), names=False)
+        out = draw_overlay(frame, pose, live.profile.geometry, names=False)
         dets = live.store.detections(sid)
         if dets:
             pts = pose.to_image(np.array([d["foot"] for d in dets], float))
@@ -141,7 +141,7 @@ def create_app(live: LiveGame, join_token: str | None = None) -> Flask:
         if live.profile is None or not live.frame_jpeg:
             abort(404, "no calibrated camera frame yet")
         frame = live.profile.undistort(cv2.imdecode(np.frombuffer(live.frame_jpeg, np.uint8), cv2.IMREAD_COLOR))
-        ok, buf = cv2.imencode(".jpg", draw_overlay(frame, live.profile.pose, load_geometry(live.game.board.id)))
+        ok, buf = cv2.imencode(".jpg", draw_overlay(frame, live.profile.pose, live.profile.geometry))
         return Response(buf.tobytes(), mimetype="image/jpeg")
 
     @app.post("/api/setup")
