@@ -478,7 +478,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     profile = CalibrationProfile.load(Path(args.calibration), args.board)
     store = Store(Path(args.record))
     live = LiveGame.open(store, players, args.ruleset, args.target)
-    live.profile = profile
+    live.profile, live.profile_path = profile, Path(args.calibration)
     frames = camera_frames(args.camera)
     first = next(frames)
     stop = threading.Event()

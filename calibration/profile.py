@@ -75,6 +75,11 @@ class CalibrationProfile:
         self.map_warp = fit_map_warp(self.H, anchors, geo.size, self.map_warp)
         self._geometry = None
 
+    def reset_map(self) -> None:
+        """Back to the committed region map."""
+        self.map_warp = None
+        self._geometry = None
+
     def undistort(self, image: np.ndarray) -> np.ndarray:
         """The frame as the homography expects it (see :mod:`calibration.lens`)."""
         return undistort(image, self.k1)

@@ -146,3 +146,54 @@ def test_regions_the_camera_doubts_are_outlined_until_a_player_counts_them(brows
     finally:
         server.shutdown()
         store.close()
+
+
+def test_region_map_fitted_by_dragging_on_the_preview(browser, tmp_path):
+    """Set-up tab: two drags from the drawn map to the printed board, then "fit the map"."""
+    import cv2
+    import numpy as np
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+
+    from calibration.profile import CalibrationProfile, calibrate
+    from tests.test_vision import PLAYERS as MARKERS, scene
+    from vision.synth.board_art import procedural_art
+    img, _, cal = scene()
+    store = Store(tmp_path / "rec")
+    live = LiveGame.open(store, PLAYERS, resume=False)
+    live.profile, live.profile_path = calibrate(cal, procedural_art(), players=MARKERS), tmp_path / "cal.json"
+    live.profile.save(live.profile_path)
+    live.commit(game_states(1)[0], cv2.imencode(".jpg", img)[1].tobytes())
+    _, server = serve(create_app(live), "127.0.0.1", 0)
+    try:
+        browser.get(f"http://127.0.0.1:{server.server_port}/")
+        browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="setup"]').click()
+        preview = browser.find_element(By.ID, "preview")
+        wait_for(lambda: browser.execute_script("return arguments[0].complete && arguments[0].naturalWidth", preview))
+        canvas = browser.find_element(By.ID, "anchors")
+        scale = preview.size["width"] / browser.execute_script("return arguments[0].naturalWidth", preview)
+        geo = live.profile.geometry
+        for region in ("britannia", "aegyptus"):
+            x, y = cv2.perspectiveTransform(np.float64([[geo.label_points[region]]]), live.profile.H)[0, 0]
+            # from the drawn point to 12 preview pixels right of it (offsets from the canvas's centre)
+            fx, fy = x * scale - preview.size["width"] / 2, y * scale - preview.size["height"] / 2
+            ActionChains(browser).move_to_element_with_offset(canvas, int(fx), int(fy)).click_and_hold() \
+                .move_by_offset(int(12 * scale), 0).release().perform()
+        wait_for(lambda: browser.find_element(By.ID, "anchor-count").text == "2 drag(s)")
+        browser.find_element(By.ID, "fit-map").click()
+        wait_for(lambda: "map fitted" in browser.find_element(By.ID, "fit-said").text)
+        warp = CalibrationProfile.load(tmp_path / "cal.json").map_warp
+        assert warp is not None, "nothing saved"
+        # each dragged point now lies where the drag ended: 12 photo pixels right of where it was drawn
+        # (to within the page's rounding of pixels, a few board units)
+        for region in ("britannia", "aegyptus"):
+            p = np.float64([[geo.label_points[region]]])
+            end = cv2.perspectiveTransform(p, live.profile.H) + [12, 0]
+            want = cv2.perspectiveTransform(end, np.linalg.inv(live.profile.H))[0, 0]
+            got = cv2.perspectiveTransform(p, warp)[0, 0]
+            assert np.hypot(*(got - want)) < 5 and np.hypot(*(got - p[0, 0])) > 10
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        browser.save_screenshot(str(SHOTS / "setup-map-fitted.png"))
+    finally:
+        server.shutdown()
+        store.close()

@@ -194,6 +194,19 @@ class TestFittedProfile:
         assert pipeline.geo is profile.geometry and pipeline.detector.geo is profile.geometry
         assert pipeline.gate.geo is profile.geometry
 
+    def test_a_map_fitted_during_play_is_read_from_the_next_frame(self, table):
+        from vision.pipeline import Pipeline
+        img, _, _, good = table
+        profile = CalibrationProfile(good.board_id, good.image_size, good.H, good.reference, good.gains,
+                                     k1=good.k1)
+        pipeline = Pipeline(profile)
+        pipeline.process(img)                          # the gate's first frame
+        p = profile.geometry.label_points["italia"]
+        profile.fit_map([(tuple(project(profile.H, [p])[0]), tuple(project(profile.H @ shift(3, 2), [p])[0]))])
+        assert pipeline.geo is not profile.geometry
+        assert pipeline.process(img).state is not None     # still: counted, with the new map
+        assert pipeline.geo is profile.geometry and pipeline.detector.geo is profile.geometry
+
 
 def _saved(profile, path):
     profile.save(path)

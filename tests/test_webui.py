@@ -292,6 +292,47 @@ class TestSetup:
         r = client.get("/api/calibration/preview.jpg")
         assert r.status_code == 200 and r.mimetype == "image/jpeg" and r.data[:2] == b"\xff\xd8"
 
+    def test_map_fitted_from_drags_on_the_preview_and_saved(self, client, live, tmp_path):
+        import cv2
+        import numpy as np
+
+        from calibration.profile import CalibrationProfile, calibrate
+        from tests.test_vision import PLAYERS as MARKERS, scene
+        from vision.synth.board_art import procedural_art
+        img, _, cal = scene()
+        live.profile = calibrate(cal, procedural_art(), players=MARKERS)
+        live.profile_path = tmp_path / "cal.json"
+        live.profile.save(live.profile_path)
+        live.commit(game_states(1)[0], cv2.imencode(".jpg", img)[1].tobytes())
+        before = client.get("/api/calibration/preview.jpg")
+        geo = live.profile.geometry
+        points = [geo.label_points[r] for r in ("britannia", "aegyptus", "mauretania")]
+        at = lambda H, pts: cv2.perspectiveTransform(np.float64(pts).reshape(-1, 1, 2), H).reshape(-1, 2)  # noqa: E731
+        moved = np.array([[1, 0, 6], [0, 1, -4], [0, 0, 1.0]])
+        drags = [{"from": a.tolist(), "to": b.tolist()}
+                 for a, b in zip(at(live.profile.H, points), at(live.profile.H @ moved, points))]
+        assert post(client, "/api/calibration/anchors", {"anchors": drags}, csrf=False).status_code == 403
+        r = post(client, "/api/calibration/anchors", {"anchors": drags})
+        assert r.status_code == 200 and r.get_json()["saved"] == str(tmp_path / "cal.json")
+        np.testing.assert_allclose(r.get_json()["map_warp"], moved, atol=1e-6)
+        assert live.profile.geometry.region_at(*at(moved, points[:1])[0]) == "britannia"
+        np.testing.assert_allclose(CalibrationProfile.load(tmp_path / "cal.json").map_warp, moved, atol=1e-6)
+        after = client.get("/api/calibration/preview.jpg")
+        assert after.status_code == 200 and after.data != before.data        # drawn with the moved map
+        # wrong drags: a one-line reason, nothing changed
+        r = post(client, "/api/calibration/anchors", {"anchors": [{"from": [1, 2]}]})
+        assert r.status_code == 400 and "anchor 1" in r.get_json()["error"]
+        r = post(client, "/api/calibration/anchors", {"anchors": [{"from": [0, 0], "to": [900, 0]}]})
+        assert r.status_code == 400 and "too far" in r.get_json()["error"]
+        np.testing.assert_allclose(live.profile.map_warp, moved, atol=1e-6)
+        r = post(client, "/api/calibration/anchors", {"reset": True})
+        assert r.status_code == 200 and r.get_json()["map_warp"] is None
+        assert CalibrationProfile.load(tmp_path / "cal.json").map_warp is None
+
+    def test_no_map_to_fit_without_a_calibration(self, client):
+        r = post(client, "/api/calibration/anchors", {"anchors": [{"from": [1, 2], "to": [3, 4]}]})
+        assert r.status_code == 404
+
 
 class TestDisputeTools:
     def test_dice_entered_for_a_dispute(self, client, live):

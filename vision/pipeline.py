@@ -125,6 +125,9 @@ class Pipeline:
                     res.error = "the board is out of view or has moved; keeping the last committed state"
             return res
         self._misaligned = 0
+        if self.profile.geometry is not self.geo:      # the map was fitted again (the dashboard's set-up)
+            self.geo = self.profile.geometry
+            self._setup_pose()
         det = self.detector.detect(image)
         t2 = time.perf_counter()
         state = count(det, self.geo, det.unseen)

@@ -144,6 +144,21 @@ def create_app(live: LiveGame, join_token: str | None = None) -> Flask:
         ok, buf = cv2.imencode(".jpg", draw_overlay(frame, live.profile.pose, live.profile.geometry))
         return Response(buf.tobytes(), mimetype="image/jpeg")
 
+    @app.post("/api/calibration/anchors")
+    def calibration_anchors():
+        """Fit the region map to this table's print: ``{"anchors": [{"from": [x, y], "to": [x, y]}]}``
+        in pixels of the preview, or ``{"reset": true}`` for the committed map."""
+        from calibration.map_fit import parse_anchors
+        require_write()
+        data = body()
+        if live.profile is None:
+            abort(404, "no camera calibration in use")
+        try:
+            anchors = None if data.get("reset") is True else parse_anchors(data.get("anchors"), "anchors")
+            return jsonify(live.fit_map(anchors))
+        except (ValueError, AugurError) as exc:
+            abort(400, str(exc))
+
     @app.post("/api/setup")
     def setup():
         require_write()

@@ -9,10 +9,12 @@ on where it stopped.
 from __future__ import annotations
 
 import copy
+import os
 import queue
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from tracker.pieces import VP_TRACK_MAX
 from tracker.readings import LOW_CONFIDENCE
@@ -47,6 +49,8 @@ class LiveGame:
     frame_jpeg: bytes | None = None
     #: the calibration in use, for the set-up view's fitted-map preview
     profile: object | None = None
+    #: where that calibration was loaded from: a map fitted on the dashboard is saved back there
+    profile_path: Path | None = None
 
     # -- opening ---------------------------------------------------------------------------
     @classmethod
@@ -146,6 +150,26 @@ class LiveGame:
         return ObservedState.from_dict(d, state.board)
 
     # -- what the tablet sends ------------------------------------------------------------------
+    def fit_map(self, anchors: list | None) -> dict:
+        """Move the region map by anchors dragged on the set-up preview (``None``: back to the
+        committed map). The pipeline reads with it from its next frame; the calibration file it
+        was loaded from is rewritten (whole, then renamed over the old one), so it is kept."""
+        if self.profile is None:
+            raise ValueError("no camera calibration in use")
+        with self.lock:
+            if anchors is None:
+                self.profile.reset_map()
+            else:
+                self.profile.fit_map(anchors)
+            saved = None
+            if self.profile_path is not None:
+                tmp = self.profile_path.with_name(self.profile_path.name + ".tmp")
+                self.profile.save(tmp)
+                os.replace(tmp, self.profile_path)
+                saved = str(self.profile_path)
+        warp = self.profile.map_warp
+        return {"map_warp": None if warp is None else warp.tolist(), "saved": saved}
+
     def correct(self, region: str, value: dict) -> dict:
         """Set a region's pieces by hand (a miscount); recorded as a correction, then tracked."""
         with self.lock:

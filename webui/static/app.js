@@ -7,15 +7,15 @@ const $ = (s) => document.querySelector(s);
 const el = (tag, attrs = {}, text = "") => { const e = document.createElement(tag); for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v); if (text) e.textContent = text; return e; };
 const svgEl = (tag, attrs = {}) => { const e = document.createElementNS("http://www.w3.org/2000/svg", tag); for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v); return e; };
 
-async function post(url, data) {
+async function send(url, data) {
   const headers = { "Content-Type": "application/json", "X-CSRF-Token": CSRF };
   if (NEEDS_PIN) { pin = pin || prompt("Join PIN of this table"); headers["X-Join-Token"] = pin || ""; }
   const r = await fetch(url, { method: "POST", headers, body: JSON.stringify(data) });
   const out = await r.json();
   if (!r.ok) { alert(out.error || "refused"); if (r.status === 403) pin = null; throw new Error(out.error); }
-  render(out);
   return out;
 }
+async function post(url, data) { const out = await send(url, data); render(out); return out; }
 
 function drawMap() {
   const svg = $("#map");
@@ -199,8 +199,44 @@ function showSetup() {
     order.appendChild(s);
   }
   if (view) { $("#ruleset").value = view.ruleset; $("#target").value = view.target_vp || ""; }
-  $("#preview").src = "/api/calibration/preview.jpg?" + Date.now();
+  reloadPreview();
 }
+
+// Fitting the region map to this table's print: each drag on the preview goes from a point of the
+// drawn map to where the printed board has it; the server fits the map to the drags.
+let anchors = [], dragFrom = null;
+function reloadPreview() { $("#preview").src = "/api/calibration/preview.jpg?" + Date.now(); }
+function previewPoint(ev) {
+  const img = $("#preview"), r = img.getBoundingClientRect();
+  return [(ev.clientX - r.left) * img.naturalWidth / r.width, (ev.clientY - r.top) * img.naturalHeight / r.height];
+}
+function drawAnchors() {
+  const img = $("#preview"), c = $("#anchors");
+  c.width = img.clientWidth; c.height = img.clientHeight;
+  const ctx = c.getContext("2d"), k = img.naturalWidth ? img.clientWidth / img.naturalWidth : 1;
+  ctx.lineWidth = 2; ctx.strokeStyle = ctx.fillStyle = "#ff3df5";
+  for (const a of anchors) {
+    ctx.beginPath(); ctx.moveTo(a.from[0] * k, a.from[1] * k); ctx.lineTo(a.to[0] * k, a.to[1] * k); ctx.stroke();
+    ctx.beginPath(); ctx.arc(a.to[0] * k, a.to[1] * k, 4, 0, 2 * Math.PI); ctx.fill();
+  }
+  $("#anchor-count").textContent = anchors.length ? `${anchors.length} drag(s)` : "";
+}
+$("#preview").addEventListener("load", drawAnchors);
+$("#anchors").addEventListener("pointerdown", (ev) => { ev.preventDefault(); dragFrom = previewPoint(ev); });
+$("#anchors").addEventListener("pointerup", (ev) => {
+  if (!dragFrom) return;
+  const to = previewPoint(ev);
+  if (Math.hypot(to[0] - dragFrom[0], to[1] - dragFrom[1]) >= 1) anchors.push({ from: dragFrom, to });
+  dragFrom = null; drawAnchors();
+});
+$("#clear-anchors").addEventListener("click", () => { anchors = []; drawAnchors(); });
+$("#anchors").addEventListener("pointerdown", () => { $("#fit-said").textContent = ""; });
+function fitted(v) {
+  anchors = []; reloadPreview();
+  $("#fit-said").textContent = (v.map_warp ? "map fitted" : "printed map restored") + (v.saved ? `; saved in ${v.saved}` : "");
+}
+$("#fit-map").addEventListener("click", () => { if (anchors.length) send("/api/calibration/anchors", { anchors }).then(fitted); });
+$("#reset-map").addEventListener("click", () => send("/api/calibration/anchors", { reset: true }).then(fitted));
 $("#setup-form").addEventListener("submit", (ev) => {
   ev.preventDefault();
   const players = [...document.querySelectorAll("#order .seat")].map(s => s.value).filter(Boolean);
