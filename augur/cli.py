@@ -231,6 +231,18 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_markers(args: argparse.Namespace) -> int:
+    import cv2
+
+    from calibration.markers import PRINT_MM, marker_sheet
+    out = Path(args.output)
+    if not cv2.imwrite(str(out), marker_sheet(args.dpi)):
+        raise GameError(f"cannot write {out} (use a .png or .jpg name in a folder that exists)")
+    print(f"wrote {out}: print it at 100 % on A4 ({args.dpi} dpi; each black square {PRINT_MM} mm), cut out the four "
+          f"markers and lay each outside the board, the corner by its dot on the board corner it names")
+    return 0
+
+
 def cmd_count(args: argparse.Namespace) -> int:
     from calibration.profile import CalibrationProfile
     from vision.count import count
@@ -681,6 +693,12 @@ def build_parser() -> argparse.ArgumentParser:
                         "each dragging a point of the map drawn on the preview to where your board has it "
                         "(preview pixels)")
     p.set_defaults(func=cmd_calibrate)
+
+    p = sub.add_parser("markers", help="a printable sheet of four corner markers, for tables where the board's red "
+                                       "frame cannot be found (a red cloth, poor light)")
+    p.add_argument("-o", "--output", required=True, metavar="SHEET.png")
+    p.add_argument("--dpi", type=int, default=300)
+    p.set_defaults(func=cmd_markers)
 
     p = sub.add_parser("count", help="count the pieces in photos; prints one observed state per line")
     p.add_argument("images", nargs="+")

@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 
 from calibration.align import ecc_homography
+from calibration.markers import board_corners_from_markers
 from tracker.errors import AugurError
 from vision.geometry import BoardGeometry, load_geometry
 
@@ -73,12 +74,9 @@ def _order(q: np.ndarray) -> np.ndarray:
     return np.roll(q, -start, axis=0)
 
 
-def locate_board(image: np.ndarray, reference: np.ndarray, geo: BoardGeometry | None = None,
-                 refine: bool = True) -> BoardPose:
-    """Locate the board; ``reference`` is the board art (or a rectified empty-board photo), any scale."""
-    geo = geo or load_geometry()
-    if image is None or image.ndim != 3:
-        raise BoardNotFound("the image is unreadable or not a colour image")
+def _frame_quads(image: np.ndarray) -> list[np.ndarray]:
+    """Candidate outlines of the red frame, corners in image order (which corner is which is
+    decided by the art). Raises :class:`BoardNotFound` saying why there are none."""
     h, w = image.shape[:2]
     mask = red_frame_mask(image)
     cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
@@ -96,27 +94,52 @@ def locate_board(image: np.ndarray, reference: np.ndarray, geo: BoardGeometry | 
                 quads.append(q)
     if not quads:
         raise BoardNotFound("the board's outline is not a quadrilateral (is part of it out of view?)")
+    return quads
+
+
+def locate_board(image: np.ndarray, reference: np.ndarray, geo: BoardGeometry | None = None,
+                 refine: bool = True) -> BoardPose:
+    """Locate the board; ``reference`` is the board art (or a rectified empty-board photo), any scale.
+
+    Candidates: the red frame's outline in each of its four turns, and the corners given by the
+    printed markers of :mod:`calibration.markers` when all four are in view (they also say which
+    corner is which). The candidate whose rectified view matches the art best wins."""
+    geo = geo or load_geometry()
+    if image is None or image.ndim != 3:
+        raise BoardNotFound("the image is unreadable or not a colour image")
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    candidates: list[np.ndarray] = []           # corners TL, TR, BR, BL in board orientation
+    try:
+        for quad in _frame_quads(image):
+            quad = _order(quad)
+            candidates += [np.roll(quad, -k, axis=0) for k in range(4)]
+        frame_error = None
+    except BoardNotFound as exc:
+        frame_error = exc
+    marked = board_corners_from_markers(gray)
+    if marked is not None:
+        candidates.append(marked)
+    if not candidates:
+        raise BoardNotFound(f"{frame_error}; no printed corner markers in view either (augur markers)")
     bw, bh = geo.size
     dst = np.float64([[0, 0], [bw, 0], [bw, bh], [0, bh]])
     sw, sh = int(bw * COMPARE_SCALE), int(bh * COMPARE_SCALE)
     ref = cv2.resize(cv2.cvtColor(reference, cv2.COLOR_BGR2GRAY), (sw, sh), interpolation=cv2.INTER_AREA)
     ref = (ref - ref.mean()) / (ref.std() + 1e-6)
-    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     S = _compare_matrix(geo.size, (sw, sh))
     best = None
-    for quad in quads:
-        quad = _order(quad)
-        for k in range(4):
-            q = np.roll(quad, -k, axis=0)
-            H = cv2.getPerspectiveTransform(np.float32(dst), np.float32(q))
-            view = cv2.warpPerspective(gray, S @ np.linalg.inv(H), (sw, sh))
-            v = (view - view.mean()) / (view.std() + 1e-6)
-            score = float((v * ref).mean())
-            if best is None or score > best[0]:
-                best = (score, H, q)
+    for q in candidates:
+        H = cv2.getPerspectiveTransform(np.float32(dst), np.float32(q))
+        view = cv2.warpPerspective(gray, S @ np.linalg.inv(H), (sw, sh))
+        v = (view - view.mean()) / (view.std() + 1e-6)
+        score = float((v * ref).mean())
+        if best is None or score > best[0]:
+            best = (score, H, q)
     score, H, q = best
     if score < 0.25:
-        raise BoardNotFound(f"a red frame was found but it does not look like this board (match {score:.2f})")
+        what = "a red frame was found" if frame_error is None else "the corner markers were found"
+        hint = "" if marked is not None else "; where the frame is hard to see, lay printed corner markers (augur markers)"
+        raise BoardNotFound(f"{what} but it does not look like this board (match {score:.2f}){hint}")
     if refine:
         H, score = _refine(gray, ref, H, S, (sw, sh), score)
         q = cv2.perspectiveTransform(np.float64(dst).reshape(-1, 1, 2), H).reshape(-1, 2)
