@@ -328,6 +328,11 @@ class TestSetup:
         r = post(client, "/api/calibration/anchors", {"reset": True})
         assert r.status_code == 200 and r.get_json()["map_warp"] is None
         assert CalibrationProfile.load(tmp_path / "cal.json").map_warp is None
+        # a calibration file that cannot be written: said in one line, the old file untouched
+        live.profile_path = tmp_path / "gone" / "cal.json"
+        r = post(client, "/api/calibration/anchors", {"anchors": drags})
+        assert r.status_code == 400 and "could not be written" in r.get_json()["error"]
+        assert CalibrationProfile.load(tmp_path / "cal.json").map_warp is None
 
     def test_no_map_to_fit_without_a_calibration(self, client):
         r = post(client, "/api/calibration/anchors", {"anchors": [{"from": [1, 2], "to": [3, 4]}]})

@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tracker.errors import AugurError
 from tracker.pieces import VP_TRACK_MAX
 from tracker.readings import LOW_CONFIDENCE
 from tracker.rulesets import apply_entry, make_game
@@ -164,8 +165,12 @@ class LiveGame:
             saved = None
             if self.profile_path is not None:
                 tmp = self.profile_path.with_name(self.profile_path.name + ".tmp")
-                self.profile.save(tmp)
-                os.replace(tmp, self.profile_path)
+                try:
+                    self.profile.save(tmp)
+                    os.replace(tmp, self.profile_path)
+                except OSError as exc:
+                    raise AugurError(f"the map is fitted for this game, but {self.profile_path} could not be "
+                                     f"written ({exc.strerror or exc}); it is unchanged") from None
                 saved = str(self.profile_path)
         warp = self.profile.map_warp
         return {"map_warp": None if warp is None else warp.tolist(), "saved": saved}
