@@ -14,13 +14,12 @@ the calibration profile; :meth:`vision.geometry.BoardGeometry.warped` moves the 
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from tracker.errors import AugurError
+from tracker.errors import AugurError, read_json
 
 #: A fitted map may differ from the committed one by at most this much in scale (either way)...
 MAX_SCALE_CHANGE = 0.15
@@ -36,13 +35,7 @@ class MapFitError(AugurError):
 
 def read_anchors(path: Path) -> list[tuple[tuple[float, float], tuple[float, float]]]:
     """``[{"from": [x, y], "to": [x, y]}, ...]`` in pixels of the calibration preview."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise MapFitError(f"anchor file not found: {path}") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise MapFitError(f"{path} is not an anchor file ({exc.__class__.__name__})") from None
-    return parse_anchors(data, str(path))
+    return parse_anchors(read_json(path, "anchor file", MapFitError), str(path))
 
 
 def parse_anchors(data, where: str = "anchors") -> list[tuple[tuple[float, float], tuple[float, float]]]:

@@ -21,7 +21,7 @@ import numpy as np
 from calibration.lens import K1_CANDIDATES, undistort
 from calibration.localise import BoardNotFound, BoardPose, locate_board
 from calibration.map_fit import MapFitError, check_map_warp, fit_map_warp
-from tracker.errors import AugurError
+from tracker.errors import AugurError, read_json
 from tracker.pieces import ARMY_COLOURS, NEUTRAL
 from vision.geometry import BoardGeometry, load_geometry
 
@@ -106,12 +106,7 @@ class CalibrationProfile:
 
     @classmethod
     def load(cls, path: Path, board_id: str = "spqrisiko") -> "CalibrationProfile":
-        try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise CalibrationError(f"calibration file not found: {path}") from None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise CalibrationError(f"{path} is not a calibration file ({exc.__class__.__name__})") from None
+        data = read_json(path, "calibration file", CalibrationError)
         if not isinstance(data, dict) or "augur_calibration" not in data:
             raise CalibrationError(f"{path} is not an Augur calibration file")
         if data["augur_calibration"] != PROFILE_VERSION:
