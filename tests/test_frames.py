@@ -60,7 +60,7 @@ class TestNewestFrame:
             raise OSError("camera unplugged")
 
         frames = NewestFrame(camera())
-        _wait_until(lambda: frames._done)
+        _wait_until(lambda: frames.finished)
         assert next(frames) == "frame"
         with pytest.raises(OSError, match="unplugged"):
             next(frames)
@@ -83,7 +83,7 @@ class TestNewestFrame:
         frames = NewestFrame(camera())
         next(frames)
         frames.close()
-        _wait_until(lambda: frames._done)
+        _wait_until(lambda: frames.finished)
         assert len(read) < 1000
 
 

@@ -117,6 +117,11 @@ class NewestFrame:
             raise self._error
         raise StopIteration
 
+    @property
+    def finished(self) -> bool:
+        """The source has given its last frame (or failed)."""
+        return self._done
+
     def close(self) -> None:
         """Stop reading the source (after the frame it is reading now)."""
         self._stop.set()
