@@ -236,7 +236,11 @@ def cmd_markers(args: argparse.Namespace) -> int:
 
     from calibration.markers import PRINT_MM, marker_sheet
     out = Path(args.output)
-    if not cv2.imwrite(str(out), marker_sheet(args.dpi)):
+    try:
+        written = cv2.imwrite(str(out), marker_sheet(args.dpi))
+    except cv2.error:  # OpenCV raises, rather than returning False, for an extension it has no encoder for
+        written = False
+    if not written:
         raise GameError(f"cannot write {out} (use a .png or .jpg name in a folder that exists)")
     print(f"wrote {out}: print it at 100 % on A4 ({args.dpi} dpi; each black square {PRINT_MM} mm), cut out the four "
           f"markers and lay each outside the board, the corner by its dot on the board corner it names")

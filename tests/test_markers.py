@@ -118,3 +118,11 @@ class TestCornerMarkers:
         assert proc.returncode == 0, proc.stderr
         sheet = cv2.imread(str(out), cv2.IMREAD_GRAYSCALE)
         assert sheet is not None and sorted(find_corner_markers(sheet)) == list(CORNER_IDS)
+
+    @pytest.mark.parametrize("name", ["markers.foo", "missing-folder/markers.png"])
+    def test_markers_command_refuses_an_unwritable_name_in_one_line(self, tmp_path, name):
+        proc = subprocess.run([sys.executable, "-m", "augur", "markers", "-o", str(tmp_path / name)],
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode != 0
+        assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+        assert "cannot write" in proc.stderr
