@@ -328,12 +328,13 @@ def cmd_train_summits(args: argparse.Namespace) -> int:
     from vision.summits_train import train, write_windows
     data = Path(args.work) / "windows"
     n = _per_tier(args.images)
+    rich = _per_tier(getattr(args, "rich", (0, 0, 0)))      # train-hulls renders no vexillum-rich tables
     write_windows(data, n, args.render_seed, workers=args.workers,
-                  progress=_rendered, hulls=args.hulls)
+                  progress=_rendered, hulls=args.hulls, rich_per_tier=rich)
     if args.epochs:
         card = train(data, Path(args.models), epochs=args.epochs, batch=args.batch, seed=args.seed, lr=args.lr,
                      width=args.width, depth=args.depth, hulls=args.hulls,
-                     recipe={"renders_per_tier": n, "render_seed": args.render_seed,
+                     recipe={"renders_per_tier": n, "vexillum_rich_per_tier": rich, "render_seed": args.render_seed,
                              "command": "augur train-hulls" if args.hulls else "augur train-summits"})
         print(json.dumps(card["held_out"]))
     else:
@@ -667,6 +668,8 @@ def build_parser() -> argparse.ArgumentParser:
                                              "needs torch and onnx)")
     _rendering_options(p, (800, 800, 800), "out/train-summits", "windows")
     _window_classifier_options(p)
+    p.add_argument("--rich", type=int, nargs=3, default=(0, 0, 0), metavar=("EASY", "MEDIUM", "HARD"),
+                   help="vexillum-rich tables per tier as well (the most crowded states of new games)")
     p.set_defaults(func=cmd_train_summits, hulls=False)
 
     p = sub.add_parser("train-hulls", help="reproduce the shipped hull classifier (triremes per trireme summit of "

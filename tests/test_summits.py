@@ -283,6 +283,37 @@ class TestTraining:
         # most summits stand on one piece; no summit claims more pieces than were rendered there
         assert np.median(got["standing"]) == 1 and got["standing"].max() <= 6
 
+    def test_full_tens_are_the_vexilla_a_states_armies_could_stand_as(self):
+        from tracker.state import ObservedState
+        from vision.density_train import full_tens
+        state = ObservedState.from_dict({"regions": {
+            "achaia": {"red": {"legionary": 9}}, "aegyptus": {"red": {"legionary": 12, "vexillum": 1}},
+            "africa": {"blue": {"legionary": 30}, "neutral": {"centre": 1}}, "aegeum": {"blue": {"trireme": 4}}}})
+        assert full_tens(state) == 0 + 2 + 3
+
+    def test_vexillum_rich_tables_show_the_games_most_crowded_states(self):
+        from vision.density_train import RICH_SHARE, full_tens, rich_steps
+        from vision.synth.dataset import table_game
+        steps = table_game(11, 8)
+        rich = rich_steps(steps)
+        assert len(rich) == round(RICH_SHARE * len(steps))
+        tens = sorted(full_tens(s.state) for s in steps)
+        assert min(full_tens(s.state) for s in rich) >= tens[int(0.85 * len(tens))] > 0
+        assert [steps.index(s) for s in rich] == sorted(steps.index(s) for s in rich)    # in game order
+        assert rich_steps(steps[:3]) and len(rich_steps(steps[:3])) == 1
+
+    def test_vexillum_rich_tables_are_numbered_apart_and_flagged_when_loaded(self, tmp_path):
+        from vision.summits_train import RICH_FIRST, is_rich, load_windows
+        from vision.synth.dataset import game_of
+        assert not is_rich(RICH_FIRST - 1) and is_rich(RICH_FIRST)
+        assert game_of(RICH_FIRST) > game_of(800 * 3)                      # their games are new games
+        for i in (3, RICH_FIRST + 3):
+            np.savez(tmp_path / f"easy-{i:05d}.npz", windows=np.zeros((2, CHANNELS, 52, 52), np.uint8),
+                     label=np.zeros(2, np.uint8), weight=np.ones(2), standing=np.ones(2, np.uint8),
+                     rule=np.ones(2, np.uint8))
+        data = load_windows(sorted(tmp_path.glob("*.npz")))
+        assert data["rich"].tolist() == [False, False, True, True]
+
     def test_training_without_torch_is_one_clear_line(self):
         from augur.cli import _require_training
         with pytest.raises(AugurError, match=r"training needs no_such_module_x: install the \[train\] extra"):
@@ -303,7 +334,9 @@ class TestShippedClassifier:
         from vision.summits import model_card
         card = model_card()
         args = build_parser().parse_args(["train-summits"])
-        assert tuple(args.images) == tuple(card["data"]["renders_per_tier"][t] for t in ("easy", "medium", "hard"))
+        tiers = ("easy", "medium", "hard")
+        assert tuple(args.images) == tuple(card["data"]["renders_per_tier"][t] for t in tiers)
+        assert tuple(args.rich) == tuple(card["data"].get("vexillum_rich_per_tier", {}).get(t, 0) for t in tiers)
         assert args.render_seed == card["data"]["render_seed"]
         for key in ("seed", "epochs", "batch", "lr", "width", "depth"):
             assert getattr(args, key) == card[key], key

@@ -21,6 +21,7 @@ import numpy as np
 
 from calibration.lens import undistort_points
 from tracker.errors import AugurError
+from tracker.pieces import SPQR_PIECES, VEXILLUM_VALUE
 from vision.density import (COLOUR_AT, COLOURS, KIND_AT, KINDS, N_OUT, STRIDE, Crop, counting_crop, network_input,
                             output_to_image, reference_input)
 from vision.geometry import load_geometry
@@ -35,14 +36,35 @@ MAX_HIDDEN = 0.5
 
 
 # -- data --------------------------------------------------------------------------------
-def render_table(tier: str, seed: int, i: int, steps: list):
+#: A vexillum-rich table shows one of the RICH_SHARE of its game's states with the most full tens.
+RICH_SHARE = 0.1
+
+
+def full_tens(state) -> int:
+    """How many vexilla a state's armies could stand as: the full tens of every province's strength."""
+    return sum(SPQR_PIECES.strength(kinds) // VEXILLUM_VALUE
+               for content in state.regions.values() for kinds in content.values())
+
+
+def rich_steps(steps: list) -> list:
+    """The RICH_SHARE of ``steps`` whose armies could stand as the most vexilla (late, crowded boards):
+    vexilla are about 2 % of the summits of ordinary tables, too few for the summit classifier to
+    learn them on tilted, dim ones."""
+    order = sorted(range(len(steps)), key=lambda k: (-full_tens(steps[k].state), k))
+    return [steps[k] for k in sorted(order[:max(1, round(RICH_SHARE * len(steps)))])]
+
+
+def render_table(tier: str, seed: int, i: int, steps: list, rich: bool = False):
     """Training table ``i`` of a tier: a state drawn from ``steps`` (a simulated game's committed
-    states), rendered, and the calibration made from its empty photo. Returns the image, its
-    ground truth and the profile; raises AugurError when the photo is not understood."""
+    states; ``rich``: from those with the most full tens, see :func:`rich_steps`), rendered, and
+    the calibration made from its empty photo. Returns the image, its ground truth and the
+    profile; raises AugurError when the photo is not understood."""
     from calibration.profile import calibrate
     from vision.synth.board_art import procedural_art
     from vision.synth.render import calibration_render, render
 
+    if rich:
+        steps = rich_steps(steps)
     step = steps[int(np.random.default_rng([seed, i, TIER_SEED[tier], 7]).integers(len(steps)))]
     img, truth = render(step.state, tier, seed=(seed, i, TIER_SEED[tier]), vp=step.vp)
     return img, truth, calibrate(calibration_render(truth), procedural_art(), players=truth.players)

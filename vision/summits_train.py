@@ -34,6 +34,14 @@ SUMMIT_REACH = 1.5
 #: Summits of a region with at least PILE of them are all kept; of the others, LONE_SHARE.
 PILE = 4
 LONE_SHARE = 0.25
+#: Vexillum-rich tables (:func:`vision.density_train.rich_steps`) are numbered from here: their
+#: games are new games, and a file's name says which kind of table it holds.
+RICH_FIRST = 50_000
+
+
+def is_rich(i: int) -> bool:
+    """Whether training table ``i`` is a vexillum-rich one."""
+    return i >= RICH_FIRST
 
 
 def table_windows(tier: str, seed: int, i: int) -> dict:
@@ -47,7 +55,7 @@ def table_windows(tier: str, seed: int, i: int) -> dict:
     many summits each kept one stands for)."""
     from vision.density import DensityCounter, pieces_at_summit
 
-    img, truth, profile = render_table(tier, seed, i, table_game(seed, i))
+    img, truth, profile = render_table(tier, seed, i, table_game(seed, i), rich=is_rich(i))
     counter = DensityCounter(profile, confidence=None, summits=None)
     out = counter.predict(img)
     at, basin = counter.second_look_candidates(out)
@@ -133,9 +141,10 @@ def _write_one(args: tuple[Path, str, int, int, bool]) -> str:
 
 
 def write_windows(out: Path, n_per_tier: dict[str, int], seed: int, workers: int = 2, progress=None,
-                  hulls: bool = False) -> list[Path]:
+                  hulls: bool = False, rich_per_tier: dict[str, int] | None = None) -> list[Path]:
     """Render the tables and cut their windows (resumable: existing files are kept): at the
-    legionary summits of provinces, or (``hulls``) at the trireme summits of seas."""
+    legionary summits of provinces, or (``hulls``) at the trireme summits of seas;
+    ``rich_per_tier`` vexillum-rich tables as well, numbered from RICH_FIRST."""
     out.mkdir(parents=True, exist_ok=True)
     seed_file = out / "seed.txt"
     if seed_file.is_file() and seed_file.read_text().strip() != str(seed):
@@ -148,6 +157,7 @@ def write_windows(out: Path, n_per_tier: dict[str, int], seed: int, workers: int
                          f"choose another --work folder")
     look_file.write_text(f"{look}\n")
     jobs = [(out, tier, seed, i, hulls) for tier, n in n_per_tier.items() for i in range(n)]
+    jobs += [(out, tier, seed, RICH_FIRST + i, hulls) for tier, n in (rich_per_tier or {}).items() for i in range(n)]
     done = 0
     with ProcessPoolExecutor(workers) as ex:
         for _ in ex.map(_write_one, jobs, chunksize=TABLES_PER_GAME):     # one game per worker at a time
@@ -194,7 +204,7 @@ def load_windows(files: list[Path]) -> dict[str, np.ndarray]:
     """Every table's windows stacked, with the game and tier each came from. Windows cut for a
     classifier of other input planes (before the summit marks) are refused in one line."""
     keys = ("windows", "label", "weight", "standing", "rule")
-    parts: dict[str, list] = {k: [] for k in keys + ("game", "tier")}
+    parts: dict[str, list] = {k: [] for k in keys + ("game", "tier", "rich")}
     for f in files:
         d = np.load(f)
         if d["windows"].shape[1] != CHANNELS:
@@ -206,6 +216,7 @@ def load_windows(files: list[Path]) -> dict[str, np.ndarray]:
             parts[k].append(d[k])
         parts["game"].append(np.full(n, game_of(int(i))))
         parts["tier"].append(np.full(n, tier))
+        parts["rich"].append(np.full(n, is_rich(int(i))))
     data = {k: np.concatenate(v) for k, v in parts.items()}
     data["pieces"] = np.minimum(data["standing"], PIECE_CLASSES - 1).astype(np.int64)
     return data
@@ -286,6 +297,8 @@ def train(data_dir: Path, models: Path, epochs: int = 24, batch: int = 256, seed
     data = load_windows(files)
     held = data["game"] % 10 == 0
     train_idx, held_idx = np.flatnonzero(~held), np.flatnonzero(held)
+    # the history reads the ordinary tables' held-out games, comparable with classifiers trained without rich ones
+    report_idx = held_idx[~data["rich"][held_idx]] if (~data["rich"][held_idx]).any() else held_idx
     if not len(train_idx) or not (hulls or data["label"][train_idx].any()):
         raise AugurError("no vexillum among the training windows: render more tables")
     rule = np.minimum(data["rule"], PIECE_CLASSES - 1)
@@ -315,7 +328,7 @@ def train(data_dir: Path, models: Path, epochs: int = 24, batch: int = 256, seed
             opt.step()
             sched.step()
             total += loss.item() / steps
-        figures = held_out_figures(data, held_idx, _logits(net, data, held_idx))
+        figures = held_out_figures(data, report_idx, _logits(net, data, report_idx))
         history.append({"epoch": epoch + 1, "loss": round(total, 4), "held_out_at_0.9": figures["at_0.9"],
                         "minutes": round((time.time() - t0) / 60, 1)})
         log(json.dumps(history[-1]))
@@ -326,10 +339,12 @@ def train(data_dir: Path, models: Path, epochs: int = 24, batch: int = 256, seed
     export(net, models / "training" / f"{name}-float.onnx")
     quantise(models / "training" / f"{name}-float.onnx", models / f"{name}.onnx",
              _batch(data, calibration_windows(train_idx), None, False))
-    by_tier = {}
+    by_tier, rich_by_tier = {}, {}
     for tier in sorted(set(data["tier"][held_idx])):
-        sel = held_idx[data["tier"][held_idx] == tier]
-        by_tier[tier] = held_out_figures(data, sel, _logits(net, data, sel))
+        for rich, figures in ((False, by_tier), (True, rich_by_tier)):
+            sel = held_idx[(data["tier"][held_idx] == tier) & (data["rich"][held_idx] == rich)]
+            if len(sel):
+                figures[tier] = held_out_figures(data, sel, _logits(net, data, sel))
     card = {"model": f"{name}.onnx",
             "architecture": f"3-stage convolutional window classifier, {depth} convolutions a stage",
             "input": f"N x {CHANNELS} x {PATCH} x {PATCH} (frame and reference planes of the counting network's input, "
@@ -337,7 +352,9 @@ def train(data_dir: Path, models: Path, epochs: int = 24, batch: int = 256, seed
             "output": ("N x 4 logits: 0, 1, 2, 3 or more triremes at the window's centre" if hulls else
                        "N x 5 logits: vexillum, then 0, 1, 2, 3 or more pieces at the window's centre"),
             "parameters": int(sum(q.numel() for q in net.parameters())),
-            "data": {**(recipe or {}), "tables": len(files), "windows": int(len(data["label"])),
+            "data": {**(recipe or {}), "tables": len(files), "vexillum_rich_tables": int(sum(is_rich(int(f.stem.split("-")[1]))
+                                                                                          for f in files)),
+                     "windows": int(len(data["label"])),
                      "tables_per_game": TABLES_PER_GAME,
                      **({"reach_legionary_widths": HULL_REACH} if hulls else
                         {"vexilla": int(data["label"].sum()), "pile": PILE, "lone_share": LONE_SHARE, "match": MATCH})},
@@ -345,7 +362,9 @@ def train(data_dir: Path, models: Path, epochs: int = 24, batch: int = 256, seed
             "depth": depth,
             "weights": f"8-bit (onnxruntime static QDQ, per-channel), calibrated on every {CALIBRATION_STEP}th training "
                        "window; the history and held-out figures are read in floating point",
-            "history": history, "held_out": by_tier, "train_minutes": round((time.time() - t0) / 60, 1)}
+            "history": history, "held_out": by_tier,
+            **({"held_out_vexillum_rich": rich_by_tier} if rich_by_tier else {}),
+            "train_minutes": round((time.time() - t0) / 60, 1)}
     (models / f"{name}.json").write_text(json.dumps(card, indent=1) + "\n")
     return card
 
