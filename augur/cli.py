@@ -220,28 +220,31 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     players = tuple(_players(args.players) or ())
     profile = calibrate(image, procedural_art(args.board), args.board, players, anchors)
     profile.save(Path(args.output))
-    import cv2
-
     from calibration.overlay import draw_overlay
     preview = Path(args.preview) if args.preview else Path(args.output).with_suffix(".preview.jpg")
-    cv2.imwrite(str(preview), draw_overlay(profile.undistort(image), profile.pose, profile.geometry))
+    _write_image(preview, draw_overlay(profile.undistort(image), profile.pose, profile.geometry),
+                 done=f"wrote {args.output}, but ")
     fitted = f"; region map moved by {len(anchors)} anchor(s)" if anchors else ""
     print(f"board found; lens k1 {profile.k1:+.2f}; learned colours: {', '.join(profile.learned) or 'none (defaults used)'}"
           f"{fitted}; wrote {args.output}; check the fitted map in {preview}")
     return 0
 
 
-def cmd_markers(args: argparse.Namespace) -> int:
+def _write_image(path: Path, image, done: str = "") -> None:
+    """Write an image, or say in one line why it could not be (``done``: what was written before it)."""
     import cv2
-
-    from calibration.markers import PRINT_MM, marker_sheet
-    out = Path(args.output)
     try:
-        written = cv2.imwrite(str(out), marker_sheet(args.dpi))
+        written = cv2.imwrite(str(path), image)
     except cv2.error:  # OpenCV raises, rather than returning False, for an extension it has no encoder for
         written = False
     if not written:
-        raise GameError(f"cannot write {out} (use a .png or .jpg name in a folder that exists)")
+        raise GameError(f"{done}cannot write {path} (use a .png or .jpg name in a folder that exists)")
+
+
+def cmd_markers(args: argparse.Namespace) -> int:
+    from calibration.markers import PRINT_MM, marker_sheet
+    out = Path(args.output)
+    _write_image(out, marker_sheet(args.dpi))
     print(f"wrote {out}: print it at 100 % on A4 ({args.dpi} dpi; each black square {PRINT_MM} mm), cut out the four "
           f"markers and lay each outside the board, the corner by its dot on the board corner it names")
     return 0
@@ -385,8 +388,6 @@ def cmd_regionmap(args: argparse.Namespace) -> int:
 
 # -- synth ------------------------------------------------------------------------------
 def cmd_synth(args: argparse.Namespace) -> int:
-    import cv2
-
     from vision.synth.dataset import contact_sheet, write_dataset
     size = _size(args.size)
     art = None
@@ -403,7 +404,7 @@ def cmd_synth(args: argparse.Namespace) -> int:
         if out.suffix.lower() != ".png":
             raise GameError("the contact sheet is written as a .png file")
         out.parent.mkdir(parents=True, exist_ok=True)
-        cv2.imwrite(str(out), contact_sheet(args.n if args.n_given else 4, args.seed))
+        _write_image(out, contact_sheet(args.n if args.n_given else 4, args.seed))
         print(f"wrote {out}")
     else:
         from vision.synth.video import write_video

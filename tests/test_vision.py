@@ -199,6 +199,12 @@ class TestVisionCommands:
         assert r.returncode == 2 and "not a readable image" in r.stderr and "Traceback" not in r.stderr
         r = run("calibrate", str(tmp_path / "junk.jpg"), "-o", str(tmp_path / "x.json"))
         assert r.returncode == 2 and "Traceback" not in r.stderr
+        # a preview name OpenCV cannot encode: one line, and the calibration itself is kept
+        r = run("calibrate", str(tmp_path / "empty.png"), "-o", str(tmp_path / "kept.json"),
+                "--preview", str(tmp_path / "preview.foo"))
+        assert r.returncode == 2 and "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+        assert f"wrote {tmp_path / 'kept.json'}, but cannot write" in r.stderr
+        assert CalibrationProfile.load(tmp_path / "kept.json").pose is not None
         blank = np.full((720, 1280, 3), 90, np.uint8)
         cv2.imwrite(str(tmp_path / "blank.png"), blank)
         r = run("calibrate", str(tmp_path / "blank.png"), "-o", str(tmp_path / "x.json"))
