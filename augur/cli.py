@@ -669,7 +669,7 @@ def build_parser() -> argparse.ArgumentParser:
                                              "needs torch and onnx)")
     _rendering_options(p, (800, 800, 800), "out/train-summits", "windows")
     _window_classifier_options(p)
-    p.add_argument("--rich", type=int, nargs=3, default=(0, 0, 0), metavar=("EASY", "MEDIUM", "HARD"),
+    p.add_argument("--rich", type=int, nargs=3, default=(800, 800, 800), metavar=("EASY", "MEDIUM", "HARD"),
                    help="vexillum-rich tables per tier as well (the most crowded states of new games)")
     p.set_defaults(func=cmd_train_summits, hulls=False)
 
