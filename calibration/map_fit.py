@@ -29,6 +29,9 @@ MAX_SHIFT = 0.08
 MAX_RESIDUAL = 6.0
 
 
+_DEGENERATE = "the anchors are degenerate (in a line or on top of each other)"
+
+
 class MapFitError(AugurError):
     """The anchors cannot be read, or do not describe a plausible print of this board."""
 
@@ -73,14 +76,14 @@ def fit_map_warp(H: np.ndarray, anchors, board_size: tuple[int, int], current: n
     elif len(m) == 3:
         X = np.hstack([m, np.ones((3, 1))])
         if abs(np.linalg.det(X)) < 1e-6:
-            raise MapFitError("the anchors are degenerate (in a line or on top of each other)")
+            raise MapFitError(_DEGENERATE)
         M = np.vstack([np.linalg.solve(X, b).T, [0, 0, 1]])
     else:
         M, _ = cv2.findHomography(m, b, 0)
         if M is None:
-            raise MapFitError("the anchors are degenerate (in a line or on top of each other)")
+            raise MapFitError(_DEGENERATE)
     if not np.isfinite(M).all() or abs(np.linalg.det(M[:2, :2])) < 1e-6:
-        raise MapFitError("the anchors are degenerate (in a line or on top of each other)")
+        raise MapFitError(_DEGENERATE)
     M = M / M[2, 2]
     got = cv2.perspectiveTransform(m.reshape(-1, 1, 2), M).reshape(-1, 2)
     worst = float(np.hypot(*(got - b).T).max())

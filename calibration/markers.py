@@ -10,6 +10,8 @@ as the frame's is.
 """
 from __future__ import annotations
 
+import textwrap
+
 import cv2
 import numpy as np
 
@@ -71,20 +73,10 @@ def marker_sheet(dpi: int = 300) -> np.ndarray:
         cv2.circle(page, (x - dot, y - dot), int(1.8 * px_mm), 0, -1, cv2.LINE_AA)
         text = (f"Augur corner marker {marker_id}. Put the corner by the dot on {PLACES[k]}, the marker "
                 f"outside the board. Cut it out with a white border of 5 mm or more.")
-        for j, line in enumerate(_wrap(text, 30)):
+        for j, line in enumerate(textwrap.wrap(text, 30)):
             cv2.putText(page, line, (x, y + side + int((8 + 6 * j) * px_mm)), cv2.FONT_HERSHEY_SIMPLEX,
                         px_mm * 0.12, 0, max(1, int(px_mm * 0.2)), cv2.LINE_AA)
     cv2.putText(page, f"Print at 100 %: each black square is {PRINT_MM} mm wide.", (margin, page.shape[0] - margin),
                 cv2.FONT_HERSHEY_SIMPLEX, px_mm * 0.16, 0, max(1, int(px_mm * 0.25)), cv2.LINE_AA)
     return page
 
-
-def _wrap(text: str, width: int) -> list[str]:
-    out, line = [], ""
-    for word in text.split():
-        if line and len(line) + 1 + len(word) > width:
-            out.append(line)
-            line = word
-        else:
-            line = f"{line} {word}".strip()
-    return out + [line]

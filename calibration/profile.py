@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -102,7 +103,11 @@ class CalibrationProfile:
                 "reference_png": base64.b64encode(png.tobytes()).decode("ascii")}
 
     def save(self, path: Path) -> None:
-        Path(path).write_text(json.dumps(self.to_dict()), encoding="utf-8")
+        """Written whole beside ``path``, then renamed over it: a failed write leaves the old file as it was."""
+        path = Path(path)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(json.dumps(self.to_dict()), encoding="utf-8")
+        os.replace(tmp, path)
 
     @classmethod
     def load(cls, path: Path, board_id: str = "spqrisiko") -> "CalibrationProfile":

@@ -71,7 +71,6 @@ class NewestFrame:
         self.delivered = self.dropped = 0
         self._cv = threading.Condition()
         self._item = None
-        self._index = -1
         self.index = -1
         self._fresh = self._done = False
         self._error: BaseException | None = None
@@ -87,7 +86,6 @@ class NewestFrame:
                     if self._fresh:
                         self.dropped += 1
                     self._item, self._fresh = item, True
-                    self._index += 1
                     if self.times is not None:
                         self.times.append(time.monotonic())
                     self.delivered += 1
@@ -111,7 +109,7 @@ class NewestFrame:
             if self._fresh:
                 self._fresh = False
                 item, self._item = self._item, None
-                self.index = self._index
+                self.index = self.delivered - 1
                 return item
         if self._error is not None:
             raise self._error

@@ -9,7 +9,6 @@ on where it stopped.
 from __future__ import annotations
 
 import copy
-import os
 import queue
 import threading
 import time
@@ -164,10 +163,8 @@ class LiveGame:
                 self.profile.fit_map(anchors)
             saved = None
             if self.profile_path is not None:
-                tmp = self.profile_path.with_name(self.profile_path.name + ".tmp")
                 try:
-                    self.profile.save(tmp)
-                    os.replace(tmp, self.profile_path)
+                    self.profile.save(self.profile_path)
                 except OSError as exc:
                     raise AugurError(f"the map is fitted for this game, but {self.profile_path} could not be "
                                      f"written ({exc.strerror or exc}); it is unchanged") from None

@@ -222,7 +222,7 @@ function drawAnchors() {
   $("#anchor-count").textContent = anchors.length ? `${anchors.length} drag(s)` : "";
 }
 $("#preview").addEventListener("load", drawAnchors);
-$("#anchors").addEventListener("pointerdown", (ev) => { ev.preventDefault(); dragFrom = previewPoint(ev); });
+$("#anchors").addEventListener("pointerdown", (ev) => { ev.preventDefault(); dragFrom = previewPoint(ev); $("#fit-said").textContent = ""; });
 $("#anchors").addEventListener("pointerup", (ev) => {
   if (!dragFrom) return;
   const to = previewPoint(ev);
@@ -230,7 +230,6 @@ $("#anchors").addEventListener("pointerup", (ev) => {
   dragFrom = null; drawAnchors();
 });
 $("#clear-anchors").addEventListener("click", () => { anchors = []; drawAnchors(); });
-$("#anchors").addEventListener("pointerdown", () => { $("#fit-said").textContent = ""; });
 function fitted(v) {
   anchors = []; reloadPreview();
   $("#fit-said").textContent = (v.map_warp ? "map fitted" : "printed map restored") + (v.saved ? `; saved in ${v.saved}` : "");
