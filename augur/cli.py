@@ -578,13 +578,14 @@ def _rendering_options(p: argparse.ArgumentParser, images: tuple[int, int, int],
     p.add_argument("--models", default=str(Path(__file__).resolve().parents[1] / "models"))
 
 
-def _window_classifier_options(p: argparse.ArgumentParser) -> None:
-    """The training options of the summit and hull classifiers (one network, :mod:`vision.summits_train`)."""
-    p.add_argument("--epochs", type=int, default=24)
+def _window_classifier_options(p: argparse.ArgumentParser, width: int, epochs: int) -> None:
+    """The training options of the summit and hull classifiers (one network, :mod:`vision.summits_train`);
+    the defaults are those of the shipped model."""
+    p.add_argument("--epochs", type=int, default=epochs)
     p.add_argument("--batch", type=int, default=256)
     p.add_argument("--lr", type=float, default=2e-3, help="peak learning rate (one-cycle schedule)")
     p.add_argument("--seed", type=int, default=0, help="seed of the training (batches, weights)")
-    p.add_argument("--width", type=int, default=16, help="channels of the classifier's first stage")
+    p.add_argument("--width", type=int, default=width, help="channels of the classifier's first stage")
     p.add_argument("--depth", type=int, default=3, help="convolutions per stage of the classifier")
 
 
@@ -668,7 +669,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("train-summits", help="reproduce the shipped summit classifier (vexilla, pieces per summit; "
                                              "needs torch and onnx)")
     _rendering_options(p, (800, 800, 800), "out/train-summits", "windows")
-    _window_classifier_options(p)
+    _window_classifier_options(p, width=24, epochs=18)
     p.add_argument("--rich", type=int, nargs=3, default=(800, 800, 800), metavar=("EASY", "MEDIUM", "HARD"),
                    help="vexillum-rich tables per tier as well (the most crowded states of new games)")
     p.set_defaults(func=cmd_train_summits, hulls=False)
@@ -676,7 +677,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("train-hulls", help="reproduce the shipped hull classifier (triremes per trireme summit of "
                                            "a sea; needs torch and onnx)")
     _rendering_options(p, (800, 800, 800), "out/train-hulls", "windows")
-    _window_classifier_options(p)
+    _window_classifier_options(p, width=16, epochs=24)
     p.set_defaults(func=cmd_train_summits, hulls=True)
 
     p = sub.add_parser("fit-confidence", help="fit the per-region confidence of the counting network on rendered "
