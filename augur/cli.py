@@ -581,11 +581,11 @@ def _rendering_options(p: argparse.ArgumentParser, images: tuple[int, int, int],
 def _window_classifier_options(p: argparse.ArgumentParser, width: int, epochs: int) -> None:
     """The training options of the summit and hull classifiers (one network, :mod:`vision.summits_train`);
     the defaults are those of the shipped model."""
-    p.add_argument("--epochs", type=int, default=epochs)
+    p.add_argument("--epochs", type=int, default=epochs, help="training epochs (default: %(default)s)")
     p.add_argument("--batch", type=int, default=256)
     p.add_argument("--lr", type=float, default=2e-3, help="peak learning rate (one-cycle schedule)")
     p.add_argument("--seed", type=int, default=0, help="seed of the training (batches, weights)")
-    p.add_argument("--width", type=int, default=width, help="channels of the classifier's first stage")
+    p.add_argument("--width", type=int, default=width, help="channels of the classifier's first stage (default: %(default)s)")
     p.add_argument("--depth", type=int, default=3, help="convolutions per stage of the classifier")
 
 
