@@ -302,6 +302,47 @@ class TestColourRules:
         assert fleets[:2] == [2, 2] and fleets[-1] == 0
 
 
+class TestMirroredPass:
+    """With ``mirrored``, the network reads the frame as it is and mirrored, and the two outputs
+    are averaged once the mirrored one is turned back."""
+
+    def test_the_mirrored_output_is_turned_back_before_averaging(self):
+        img, truth, profile = calibrated_scene("easy")
+        counter = DensityCounter(profile, session=FakeSession(np.zeros((N_OUT, 8, 8), np.float32)))
+        h, w = counter.labels.shape
+        ramp = np.broadcast_to(np.arange(w, dtype=np.float32), (N_OUT, h, w)).copy()
+        counter.session = FakeSession(ramp)
+        counter.mirrored = False
+        assert np.array_equal(counter.predict(img), ramp)
+        counter.mirrored = True
+        counter._mirror = np.empty_like(counter._input)
+        # a session blind to its input gives the ramp both times: turned back, it runs the other way
+        assert np.allclose(counter.predict(img), (w - 1) / 2)
+
+    def test_both_readings_see_the_same_frame_and_leave_the_input_as_it_was(self):
+        img, truth, profile = calibrated_scene("easy")
+        seen = []
+
+        class Recording(FakeSession):
+            def run(self, outputs, feeds):
+                seen.append(feeds["input"].copy())
+                return super().run(outputs, feeds)
+
+        counter = DensityCounter(profile, session=FakeSession(np.zeros((N_OUT, 8, 8), np.float32)),
+                                 mirrored=True)
+        counter.session = Recording(np.zeros((N_OUT,) + counter.labels.shape, np.float32))
+        counter.predict(img)
+        assert len(seen) == 2
+        assert np.array_equal(seen[1], seen[0][..., ::-1])
+        assert np.array_equal(counter._input, seen[0])
+
+    def test_a_replaced_session_reads_once_unless_asked(self):
+        img, truth, profile = calibrated_scene("easy")
+        session = FakeSession(np.zeros((N_OUT, 8, 8), np.float32))
+        assert not DensityCounter(profile, session=session).mirrored
+        assert DensityCounter(profile, session=session, mirrored=True).mirrored
+
+
 @pytest.mark.skipif(not DEFAULT_COUNTER.is_file(), reason="no counting model shipped in models/")
 class TestShippedCounter:
     def test_shipped_model_counts_held_out_easy_boards(self):

@@ -116,6 +116,14 @@ UNSEEN_COVER = 0.25
 #: 97.37 / 91.97 / 79.38 at 0.6, 97.37 / 92.08 / 79.01 at 0.7: 0.5 loses on no tier (the
 #: confidence is fitted on the regions this threshold leaves seen).
 HIDDEN_P = 0.5
+#: The network reads each frame twice, as it is and mirrored left to right, and its two outputs
+#: (the mirrored one turned back) are averaged: it was trained on mirrored crops, so both are
+#: fair readings, and their mean has fewer stray summits and fewer missed ones. On the
+#: validation tables (seed 5150, 200 per tier, with the models fitted for one reading) the
+#: regions read right went from 97.66 / 92.54 / 79.76 % to 97.93 / 92.85 / 80.16 % (easy /
+#: medium / hard); adding an upside-down reading as well gave 97.78 / 92.89 / 80.46 % for
+#: another pass of the network. The second pass costs about 30 to 40 ms a frame on a 2-core CPU.
+MIRRORED_PASS = True
 
 
 @dataclass(frozen=True)
@@ -246,7 +254,7 @@ class DensityCounter:
     def __init__(self, profile: CalibrationProfile, model: Path | None = None, threads: int | None = None,
                  session=None, confidence: RegionConfidence | None | bool = False,
                  summits: SummitClassifier | None | bool = False, hulls: SummitClassifier | None | bool = False,
-                 hidden: RegionConfidence | None | bool = False):
+                 hidden: RegionConfidence | None | bool = False, mirrored: bool | None = None):
         """``session`` replaces the onnxruntime session (anything with ``run`` and ``get_inputs``).
         ``confidence``: the region confidence model; by default the one fitted for ``model``
         (none with a replaced session), and None reads confidence from the masses alone.
@@ -255,7 +263,9 @@ class DensityCounter:
         replaced session), and None reads every summit from the density maps alone. ``hulls``: the
         classifier that says how many triremes each trireme summit of a sea stands for, alike.
         ``hidden``: the model of which regions the camera cannot see (fitted with the confidence
-        for ``model``); None marks a region unseen by its cover alone."""
+        for ``model``); None marks a region unseen by its cover alone. ``mirrored``: read each
+        frame mirrored as well and average (MIRRORED_PASS; by default on, off with a replaced
+        session, whose fixed maps would not mirror with its input)."""
         self.session = session or onnx_session(Path(model or DEFAULT_COUNTER).resolve(), threads, CounterError,
                                                "counting model")
         self.input_name = self.session.get_inputs()[0].name
@@ -268,6 +278,9 @@ class DensityCounter:
         self._input = np.zeros((1, 6) + reference.shape[:2], np.float32)
         for k, plane in enumerate(cv2.split(reference)):
             self._input[0, 3 + k] = plane
+        self.mirrored = (MIRRORED_PASS and session is None) if mirrored is None else mirrored
+        # the mirrored input is written into its own buffer, kept (onnxruntime wants it contiguous)
+        self._mirror = np.empty_like(self._input) if self.mirrored else None
         self.labels = region_labels_in_output(profile.H, self.geo, self.crop)
         self.n_regions = len(self.geo.region_ids)
         self.across = legionary_across(profile, self.geo) * self.crop.scale
@@ -293,7 +306,18 @@ class DensityCounter:
         frame = frame_input(image, self.profile.gains, self.crop, self.profile.k1)
         for k, plane in enumerate(cv2.split(frame)):
             self._input[0, k] = plane
-        return self.session.run(None, {self.input_name: self._input})[0][0]
+        return self.run_network()
+
+    def run_network(self) -> np.ndarray:
+        """The network's output for the input already written: N_OUT x h x w, the mean of the
+        plain and the mirrored reading when ``mirrored``. The input itself is left as it was (the
+        summit classifiers cut their windows from it)."""
+        out = self.session.run(None, {self.input_name: self._input})[0][0]
+        if not self.mirrored:
+            return out
+        np.copyto(self._mirror, self._input[..., ::-1])
+        back = self.session.run(None, {self.input_name: self._mirror})[0][0][..., ::-1]
+        return (out + back) * np.float32(0.5)
 
     def detect(self, image: np.ndarray) -> Detections:
         out = self.predict(image)
