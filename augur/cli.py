@@ -500,7 +500,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     frames = camera_frames(args.camera)
     first = next(frames)
     stop = threading.Event()
-    pipeline = Pipeline(profile)
+    pipeline = Pipeline(profile, which=args.detector)
 
     def frames_again():
         yield first
@@ -714,7 +714,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--calibration", required=True)
     p.add_argument("--board", default="spqrisiko")
     p.add_argument("--detector", default="auto", choices=DETECTORS,
-                   help="the counting network (default when shipped), the box detector, or the classical baseline")
+                   help="the counting network (default when shipped; density-mirrored reads each photo twice: "
+                        "a little more accurate, about 40 ms slower), the box detector, or the classical baseline")
     p.set_defaults(func=cmd_count)
 
     p = sub.add_parser("synth", help="render synthetic tables: images, a contact sheet, or a game video")
@@ -766,6 +767,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--record", default="augur-game", help="folder of the recording (resumed if it exists)")
     p.add_argument("--port", type=int, default=8350)
     p.add_argument("--lan", action="store_true", help="serve on the local network; changes need a join PIN")
+    p.add_argument("--detector", default="auto", choices=DETECTORS,
+                   help="the counting network (default when shipped; density-mirrored reads each frame twice: "
+                        "a little more accurate, about 40 ms slower), the box detector, or the classical baseline")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("export", help="pack a recorded game into one archive file (with checksums)")

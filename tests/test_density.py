@@ -336,11 +336,16 @@ class TestMirroredPass:
         assert np.array_equal(seen[1], seen[0][..., ::-1])
         assert np.array_equal(counter._input, seen[0])
 
-    def test_a_replaced_session_reads_once_unless_asked(self):
+    def test_one_reading_unless_the_mirrored_detector_is_asked_for(self):
+        from vision.pipeline import Pipeline, make_detector
+        from vision.records import DENSITY_MIRRORED, DETECTORS
         img, truth, profile = calibrated_scene("easy")
-        session = FakeSession(np.zeros((N_OUT, 8, 8), np.float32))
-        assert not DensityCounter(profile, session=session).mirrored
-        assert DensityCounter(profile, session=session, mirrored=True).mirrored
+        assert DENSITY_MIRRORED in DETECTORS
+        plain, mirrored = make_detector(profile, "density"), make_detector(profile, DENSITY_MIRRORED)
+        assert not plain.mirrored and plain.name == "density"
+        assert mirrored.mirrored and mirrored.name == DENSITY_MIRRORED
+        assert Pipeline(profile, which=DENSITY_MIRRORED).detector.name == DENSITY_MIRRORED
+        assert Pipeline(profile).detector.name == "density"
 
 
 @pytest.mark.skipif(not DEFAULT_COUNTER.is_file(), reason="no counting model shipped in models/")

@@ -194,6 +194,10 @@ class TestVisionCommands:
         assert r.returncode == 0, r.stderr
         lines = r.stdout.strip().splitlines()
         assert len(lines) == 2 and ObservedState.from_json(lines[0]).owners
+        r = run("count", "--calibration", str(tmp_path / "cal.json"), "--detector", "density-mirrored",
+                str(tmp_path / "game.png"))
+        assert r.returncode == 0, r.stderr
+        assert ObservedState.from_json(r.stdout.strip()).owners
         (tmp_path / "junk.jpg").write_bytes(b"\xff\xd8 not really a jpeg")
         r = run("count", "--calibration", str(tmp_path / "cal.json"), str(tmp_path / "junk.jpg"))
         assert r.returncode == 2 and "not a readable image" in r.stderr and "Traceback" not in r.stderr

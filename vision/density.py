@@ -40,7 +40,7 @@ from tracker.pieces import ARMY_COLOURS, CENTRE, LEGIONARY, NEUTRAL, TRIREME, VE
 from vision.confidence import HIDDEN_FEATURES, RegionConfidence, confidence_for, hidden_for
 from vision.geometry import BoardGeometry
 from vision.onnx_models import onnx_session
-from vision.records import Detections
+from vision.records import DENSITY_MIRRORED, Detections
 from vision.summits import HULLS_P, PIECES_P, VEXILLUM_P, SummitClassifier, hulls_for, summits_for
 
 MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
@@ -116,14 +116,6 @@ UNSEEN_COVER = 0.25
 #: 97.37 / 91.97 / 79.38 at 0.6, 97.37 / 92.08 / 79.01 at 0.7: 0.5 loses on no tier (the
 #: confidence is fitted on the regions this threshold leaves seen).
 HIDDEN_P = 0.5
-#: The network reads each frame twice, as it is and mirrored left to right, and its two outputs
-#: (the mirrored one turned back) are averaged: it was trained on mirrored crops, so both are
-#: fair readings, and their mean has fewer stray summits and fewer missed ones. On the
-#: validation tables (seed 5150, 200 per tier, with the models fitted for one reading) the
-#: regions read right went from 97.66 / 92.54 / 79.76 % to 97.93 / 92.85 / 80.16 % (easy /
-#: medium / hard); adding an upside-down reading as well gave 97.78 / 92.89 / 80.46 % for
-#: another pass of the network. The second pass costs about 30 to 40 ms a frame on a 2-core CPU.
-MIRRORED_PASS = True
 
 
 @dataclass(frozen=True)
@@ -254,7 +246,7 @@ class DensityCounter:
     def __init__(self, profile: CalibrationProfile, model: Path | None = None, threads: int | None = None,
                  session=None, confidence: RegionConfidence | None | bool = False,
                  summits: SummitClassifier | None | bool = False, hulls: SummitClassifier | None | bool = False,
-                 hidden: RegionConfidence | None | bool = False, mirrored: bool | None = None):
+                 hidden: RegionConfidence | None | bool = False, mirrored: bool = False):
         """``session`` replaces the onnxruntime session (anything with ``run`` and ``get_inputs``).
         ``confidence``: the region confidence model; by default the one fitted for ``model``
         (none with a replaced session), and None reads confidence from the masses alone.
@@ -264,8 +256,7 @@ class DensityCounter:
         classifier that says how many triremes each trireme summit of a sea stands for, alike.
         ``hidden``: the model of which regions the camera cannot see (fitted with the confidence
         for ``model``); None marks a region unseen by its cover alone. ``mirrored``: read each
-        frame mirrored as well and average (MIRRORED_PASS; by default on, off with a replaced
-        session, whose fixed maps would not mirror with its input)."""
+        frame mirrored as well and average the two outputs (see :meth:`run_network`)."""
         self.session = session or onnx_session(Path(model or DEFAULT_COUNTER).resolve(), threads, CounterError,
                                                "counting model")
         self.input_name = self.session.get_inputs()[0].name
@@ -278,7 +269,9 @@ class DensityCounter:
         self._input = np.zeros((1, 6) + reference.shape[:2], np.float32)
         for k, plane in enumerate(cv2.split(reference)):
             self._input[0, 3 + k] = plane
-        self.mirrored = (MIRRORED_PASS and session is None) if mirrored is None else mirrored
+        self.mirrored = mirrored
+        if mirrored:
+            self.name = DENSITY_MIRRORED
         # the mirrored input is written into its own buffer, kept (onnxruntime wants it contiguous)
         self._mirror = np.empty_like(self._input) if self.mirrored else None
         self.labels = region_labels_in_output(profile.H, self.geo, self.crop)
@@ -309,9 +302,17 @@ class DensityCounter:
         return self.run_network()
 
     def run_network(self) -> np.ndarray:
-        """The network's output for the input already written: N_OUT x h x w, the mean of the
-        plain and the mirrored reading when ``mirrored``. The input itself is left as it was (the
-        summit classifiers cut their windows from it)."""
+        """The network's output for the input already written: N_OUT x h x w. The input itself is
+        left as it was (the summit classifiers cut their windows from it).
+
+        With ``mirrored`` (the ``density-mirrored`` detector) the network reads the input twice, as
+        it is and mirrored left to right, and the two outputs are averaged once the mirrored one is
+        turned back. It was trained on mirrored crops, so both are fair readings, and their mean
+        has fewer stray and fewer missed summits: on the validation tables (seed 5150, 200 per
+        tier) the regions read right went from 97.66 / 92.54 / 79.76 % to 97.93 / 92.85 / 80.16 %
+        (easy / medium / hard; an upside-down reading as well, a third pass, gave 97.78 / 92.89 /
+        80.46 %). It is not the default: the second pass costs 35 to 45 ms a frame on a 2-core
+        CPU, which takes the detection p95 past the 150 ms target on medium tables."""
         out = self.session.run(None, {self.input_name: self._input})[0][0]
         if not self.mirrored:
             return out

@@ -17,7 +17,7 @@ from vision.classical import ClassicalDetector
 from vision.count import count
 from vision.fuse import Fusion
 from vision.gate import Gate, GateResult
-from vision.records import DETECTORS, Detections
+from vision.records import DENSITY_MIRRORED, DETECTORS, Detections
 
 
 #: Alignment of a still frame with the calibration reference (edge correlation, 0..1) below which
@@ -46,10 +46,13 @@ class FrameResult:
 
 
 def make_detector(profile: CalibrationProfile, which: str = "auto"):
-    """``density`` (the shipped counting network), ``yolo`` (the box detector, when its ONNX file
+    """``density`` (the shipped counting network), ``density-mirrored`` (the same, reading each
+    frame mirrored as well: more accurate, slower), ``yolo`` (the box detector, when its ONNX file
     is there), ``classical``, or ``auto``: the best one that is shipped."""
     from vision.density import DEFAULT_COUNTER, DensityCounter
     from vision.yolo import DEFAULT_MODEL, YoloDetector
+    if which == DENSITY_MIRRORED:
+        return DensityCounter(profile, mirrored=True)
     if which == "density" or (which == "auto" and DEFAULT_COUNTER.is_file()):
         return DensityCounter(profile)
     if which == "yolo" or (which == "auto" and DEFAULT_MODEL.is_file()):
@@ -64,8 +67,11 @@ class Pipeline:
     complaint of camera-chess users), a few still frames that no longer line up with the
     calibration reference trigger a new board search; the game and its committed state go on."""
 
-    def __init__(self, profile: CalibrationProfile, detector=None, agree: int = 3):
+    def __init__(self, profile: CalibrationProfile, detector=None, agree: int = 3, which: str = "auto"):
+        """``detector``: a fixed detector to use; otherwise one is made by name (``which``, see
+        :func:`make_detector`) for each pose, the first and every one found again after a bump."""
         self.profile = profile
+        self.which = which
         self.geo = profile.geometry
         self.fixed_detector = detector
         self.fusion = Fusion(agree)
@@ -79,7 +85,7 @@ class Pipeline:
         self._setup_pose()
 
     def _setup_pose(self) -> None:
-        self.detector = self.fixed_detector or make_detector(self.profile)
+        self.detector = self.fixed_detector or make_detector(self.profile, self.which)
         self.gate = Gate(self.profile, self.geo)
 
     def alignment(self, image: np.ndarray) -> float:

@@ -7,8 +7,10 @@ from typing import Mapping
 import numpy as np
 
 
+#: The counting network reading each frame twice, as it is and mirrored (DensityCounter.run_network).
+DENSITY_MIRRORED = "density-mirrored"
 #: The detectors a user can choose (``auto`` picks the best one shipped); see vision.pipeline.make_detector.
-DETECTORS = ("auto", "density", "yolo", "classical")
+DETECTORS = ("auto", "density", DENSITY_MIRRORED, "yolo", "classical")
 
 
 @dataclass(frozen=True)
