@@ -212,6 +212,22 @@ class TestPeakCounting:
         got = self.counted("tyrrenum", [(0, 0), (9, 0)], [1.0, 1.0], "trireme", "blue")
         assert got == {"blue": {"trireme": 2}}
 
+    def test_two_fleets_in_a_sea_keep_a_trireme_each_whatever_their_blobs_mass(self):
+        """Colours go by summit: shared out by mass, the light blob's trireme (0.5 against 1.6)
+        went to the other fleet."""
+        img, truth, profile = calibrated_scene("easy")
+        counter = self.counter()
+        x, y = _cell_of(profile, counter, "tyrrenum")
+        blue = _maps_with_blobs(counter.labels.shape, [((x, y), 1.6)], "trireme", "blue")
+        black = _maps_with_blobs(counter.labels.shape, [((x + 9, y), 0.5)], "trireme", "black")
+        maps = blue.copy()
+        maps[0] += black[0]
+        maps[1 + len(KINDS):1 + len(KINDS) + len(COLOURS), :, x + 5:] = black[1 + len(KINDS):1 + len(KINDS) + len(COLOURS), :, x + 5:]
+        counter.session = FakeSession(maps)
+        det = counter.detect(img)
+        got = count(det, load_geometry(), det.unseen).regions.get("tyrrenum", {})
+        assert got == {"blue": {"trireme": 1}, "black": {"trireme": 1}}
+
     def test_the_peak_window_follows_the_apparent_size_of_a_legionary(self):
         import dataclasses
         from vision.density import PEAK_WINDOWS, legionary_across, peak_window

@@ -408,7 +408,10 @@ class DensityCounter:
                 continue
             found = np.rint(np.bincount(labels[at], weights=pieces, minlength=minlength)).astype(int)
             mass = np.bincount(region, weights=by_kind[k], minlength=minlength)
-            per_colour = np.stack([np.bincount(region, weights=by_kind[k] * colour_p[c], minlength=minlength)
+            # colours go by summit, each weighted by the pieces it stands for, not by mass: a fleet
+            # whose hull drew a light blob is still one of the two fleets in its sea
+            q = self._summit_colours(out[COLOUR_AT], total, at) * pieces[:, None]
+            per_colour = np.stack([np.bincount(labels[at], weights=q[:, c], minlength=minlength)
                                    for c in range(len(COLOURS))])
             for r in np.nonzero(found)[0]:
                 if r == 0 or r not in anchors:
@@ -638,6 +641,27 @@ class DensityCounter:
                 anchors[r] = self._board_point(xs[i], ys[i])
         return region_of, anchors, basin
 
+    @staticmethod
+    def _summit_colours(colour_logits: np.ndarray, total: np.ndarray, at: np.ndarray) -> np.ndarray:
+        """Each summit's colour (N x len(COLOURS) probabilities): the colour output around it (3 x 3
+        cells), weighted by the density there.
+
+        The colours of a region's pieces are shared out by these, each summit weighted by the
+        pieces it stands for, rather than by the colour of the region's whole mass: there a fleet
+        whose hull drew a light blob lost its trireme to the other fleet of its sea. On the
+        validation tables (seed 5150, 200 per tier) the seas read right went from 97.0 / 94.8 /
+        88.3 % to 97.4 / 95.5 / 89.2 %, and all regions from 97.66 / 92.54 / 79.76 % to 97.75 /
+        92.84 / 80.14 % (a province's army colour by its summits gained 0.00 / 0.14 / 0.19 points
+        of that). The centre cell alone, or 5 x 5 cells, did the same within 0.05 points."""
+        h, w = total.shape
+        ys, xs = np.divmod(at, w)
+        acc = np.zeros((len(at), colour_logits.shape[0]))
+        for dy in (-1, 0, 1):
+            for dx in (-1, 0, 1):
+                y, x = np.clip(ys + dy, 0, h - 1), np.clip(xs + dx, 0, w - 1)
+                acc += total[y, x][:, None] * _softmax(colour_logits[:, y, x]).T
+        return acc / np.maximum(acc.sum(axis=1, keepdims=True), 1e-9)
+
     def _board_point(self, x: float, y: float) -> tuple[float, float]:
         """The board point (board units) under an output cell."""
         b = self._to_board @ np.array([x, y, 1.0])
@@ -645,11 +669,12 @@ class DensityCounter:
 
     @staticmethod
     def _colours_of(kind: str, n: int, colour_mass: np.ndarray) -> list[int]:
-        """How many of ``n`` pieces of ``kind`` in one region have each colour.
+        """How many of ``n`` pieces of ``kind`` in one region have each colour, from the region's
+        colour weights (its summits' colours, each weighted by the pieces it stands for).
 
         A centre is always neutral. Legionaries and vexilla of one province belong to one army
-        (the rules allow no other), so they all take the army colour with the most mass; triremes
-        of several fleets may share a sea, so they are shared out by colour mass."""
+        (the rules allow no other), so they all take the army colour with the most weight; triremes
+        of several fleets may share a sea, so they are shared out by weight."""
         out = [0] * len(COLOURS)
         if kind == CENTRE:
             out[COLOURS.index(NEUTRAL)] = n
