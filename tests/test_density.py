@@ -222,7 +222,8 @@ class TestPeakCounting:
         black = _maps_with_blobs(counter.labels.shape, [((x + 9, y), 0.5)], "trireme", "black")
         maps = blue.copy()
         maps[0] += black[0]
-        maps[1 + len(KINDS):1 + len(KINDS) + len(COLOURS), :, x + 5:] = black[1 + len(KINDS):1 + len(KINDS) + len(COLOURS), :, x + 5:]
+        colour = slice(1 + len(KINDS), 1 + len(KINDS) + len(COLOURS))
+        maps[colour, :, x + 5:] = black[colour, :, x + 5:]          # black east of the middle
         counter.session = FakeSession(maps)
         det = counter.detect(img)
         got = count(det, load_geometry(), det.unseen).regions.get("tyrrenum", {})
