@@ -14,6 +14,7 @@ from vision.density import (COLOURS, DEFAULT_COUNTER, KINDS, MULTIPLE, N_OUT, ST
                             _split, counting_crop, output_to_image, region_labels_in_output)
 from vision.density_train import ideal_output, sample_from, targets
 from vision.geometry import load_geometry
+from vision.records import Detections
 from vision.synth.board_art import procedural_art
 from vision.synth.dataset import iter_renders
 from vision.synth.render import calibration_render
@@ -332,7 +333,6 @@ class TestMirroredPass:
         counter.mirrored = False
         assert np.array_equal(counter.predict(img), ramp)
         counter.mirrored = True
-        counter._mirror = np.empty_like(counter._input)
         # a session blind to its input gives the ramp both times: turned back, it runs the other way
         assert np.allclose(counter.predict(img), (w - 1) / 2)
 
@@ -352,6 +352,30 @@ class TestMirroredPass:
         assert len(seen) == 2
         assert np.array_equal(seen[1], seen[0][..., ::-1])
         assert np.array_equal(counter._input, seen[0])
+
+    def test_a_still_run_is_read_plain_and_mirrored_in_turn_and_averaged(self):
+        img, truth, profile = calibrated_scene("easy")
+        counter = DensityCounter(profile, session=FakeSession(np.zeros((N_OUT, 8, 8), np.float32)))
+        h, w = counter.labels.shape
+        ramp = np.broadcast_to(np.arange(w, dtype=np.float32), (N_OUT, h, w)).copy()
+        seen, read = [], []
+
+        class Recording(FakeSession):
+            def run(self, outputs, feeds):
+                seen.append(feeds["input"].copy())
+                return super().run(outputs, feeds)
+
+        counter.session = Recording(ramp)
+        counter.read = lambda out: read.append(out.copy()) or Detections.empty("density")
+        for first in (True, False, False, True):
+            counter.detect_in_run(img, first)
+        # one pass a frame: plain, mirrored, plain, and plain again at the new run
+        assert len(seen) == 4
+        assert np.array_equal(seen[1], seen[0][..., ::-1]) and np.array_equal(seen[2], seen[0])
+        assert np.array_equal(read[0], ramp) and np.array_equal(read[3], ramp)
+        # from the second frame on, the mean of the latest two (the mirrored one turned back)
+        assert np.allclose(read[1], (w - 1) / 2) and np.allclose(read[2], (w - 1) / 2)
+        assert np.array_equal(counter._input[0], seen[0][0])
 
     def test_one_reading_unless_the_mirrored_detector_is_asked_for(self):
         from vision.pipeline import Pipeline, make_detector

@@ -171,6 +171,32 @@ class TestGateAndFusion:
         assert out[-1] is not None and out[-1].regions == base
         assert out[-1].confidence_of("dacia") < 1.0 and out[-1].confidence_of("italia") == 1.0
 
+    def test_a_still_run_is_read_as_one_from_its_first_frame(self):
+        """The pipeline tells a detector that reads a run's frames together where each run begins:
+        after a bad frame (or a moving one) the next still frame starts a new run."""
+        img, _, cal = scene()
+
+        class RunReader:
+            name = "runs"
+
+            def __init__(self):
+                self.firsts: list[bool] = []
+
+            def detect_in_run(self, image, first):
+                self.firsts.append(first)
+                return Detections.empty(self.name)
+
+        reader = RunReader()
+        p = Pipeline(calibrate(cal, procedural_art(), players=PLAYERS), detector=reader, agree=2)
+        for _ in range(6):
+            p.process(img)
+        read = len(reader.firsts)
+        assert read >= 3 and reader.firsts == [True] + [False] * (read - 1)
+        p.process(None)
+        for _ in range(6):
+            p.process(img)
+        assert reader.firsts[read] is True and not any(reader.firsts[read + 1:])
+
     def test_bad_frames_keep_the_committed_state(self):
         img, _, cal = scene()
         p = Pipeline(calibrate(cal, procedural_art(), players=PLAYERS), agree=2)

@@ -272,8 +272,10 @@ class DensityCounter:
         self.mirrored = mirrored
         if mirrored:
             self.name = DENSITY_MIRRORED
-        # the mirrored input is written into its own buffer, kept (onnxruntime wants it contiguous)
-        self._mirror = np.empty_like(self._input) if self.mirrored else None
+        self._mirror: np.ndarray | None = None      # the input's mirror image (see _pass)
+        # a run of still frames (detect_in_run): the last frame's output, and whether the next is mirrored
+        self._held: np.ndarray | None = None
+        self._turn = False
         self.labels = region_labels_in_output(profile.H, self.geo, self.crop)
         self.n_regions = len(self.geo.region_ids)
         self.across = legionary_across(profile, self.geo) * self.crop.scale
@@ -293,17 +295,32 @@ class DensityCounter:
 
     def predict(self, image: np.ndarray) -> np.ndarray:
         """Raw network output for a frame: N_OUT x h x w (densities already non-negative)."""
+        self._write_frame(image)
+        return self.run_network()
+
+    def _write_frame(self, image: np.ndarray) -> None:
+        """Write a frame's three planes into the network input (the reference half stays)."""
         if tuple(image.shape[1::-1]) != tuple(self.profile.image_size):
             raise CounterError(f"frame is {image.shape[1]}x{image.shape[0]}, the calibration was made at "
                                f"{self.profile.image_size[0]}x{self.profile.image_size[1]}")
         frame = frame_input(image, self.profile.gains, self.crop, self.profile.k1)
         for k, plane in enumerate(cv2.split(frame)):
             self._input[0, k] = plane
-        return self.run_network()
+
+    def _pass(self, mirrored: bool) -> np.ndarray:
+        """One network pass over the input written; ``mirrored``: over its mirror image, with the
+        output turned back. The input itself is left as it was (the summit classifiers cut their
+        windows from it); the mirror image goes to a buffer of its own, kept between frames
+        (onnxruntime wants a contiguous array)."""
+        if not mirrored:
+            return self.session.run(None, {self.input_name: self._input})[0][0]
+        if self._mirror is None:
+            self._mirror = np.empty_like(self._input)
+        np.copyto(self._mirror, self._input[..., ::-1])
+        return self.session.run(None, {self.input_name: self._mirror})[0][0][..., ::-1]
 
     def run_network(self) -> np.ndarray:
-        """The network's output for the input already written: N_OUT x h x w. The input itself is
-        left as it was (the summit classifiers cut their windows from it).
+        """The network's output for the input already written: N_OUT x h x w.
 
         With ``mirrored`` (the ``density-mirrored`` detector) the network reads the input twice, as
         it is and mirrored left to right, and the two outputs are averaged once the mirrored one is
@@ -311,18 +328,35 @@ class DensityCounter:
         has fewer stray and fewer missed summits: on the validation tables (seed 5150, 200 per
         tier) the regions read right went from 97.66 / 92.54 / 79.76 % to 97.93 / 92.85 / 80.16 %
         (easy / medium / hard; an upside-down reading as well, a third pass, gave 97.78 / 92.89 /
-        80.46 %). It is not the default: the second pass costs 35 to 45 ms a frame on a 2-core
-        CPU, which takes the detection p95 past the 150 ms target on medium tables."""
-        out = self.session.run(None, {self.input_name: self._input})[0][0]
+        80.46 %). It is not the default for single photos: the second pass costs 35 to 45 ms a
+        frame on a 2-core CPU, which takes the detection p95 past the 150 ms target on medium
+        tables. The live loop gets it at one pass a frame (:meth:`detect_in_run`)."""
+        out = self._pass(False)
         if not self.mirrored:
             return out
-        np.copyto(self._mirror, self._input[..., ::-1])
-        back = self.session.run(None, {self.input_name: self._mirror})[0][0][..., ::-1]
-        return (out + back) * np.float32(0.5)
+        return (out + self._pass(True)) * np.float32(0.5)
 
     def detect(self, image: np.ndarray) -> Detections:
         out = self.predict(image)
         return self.read(out)
+
+    def detect_in_run(self, image: np.ndarray, first: bool) -> Detections:
+        """One frame of a run of still frames (the live pipeline's; ``first`` begins a run).
+
+        The frames of a run show the same board, so they are read as they are and mirrored in
+        turn, one network pass each, and from the second frame on each reading is the mean of the
+        latest two outputs: the committed state (a vote over the run's readings, see
+        :mod:`vision.fuse`) gets the mirrored reading's accuracy (:meth:`run_network`) at the cost
+        of one pass a frame. A counter that reads every frame mirrored already just detects."""
+        if self.mirrored:
+            return self.detect(image)
+        self._write_frame(image)
+        if first:
+            self._held, self._turn = None, False
+        out = self._pass(self._turn)
+        self._turn = not self._turn
+        held, self._held = self._held, out
+        return self.read(out if held is None else (out + held) * np.float32(0.5))
 
     def read(self, out: np.ndarray) -> Detections:
         """Per-region counts from the network's output maps (see :meth:`reading`)."""

@@ -27,6 +27,11 @@ class Fusion:
     def reset_run(self) -> None:
         self._run = []
 
+    @property
+    def run_length(self) -> int:
+        """How many still frames the current run holds (up to WINDOW); 0 when a run begins."""
+        return len(self._run)
+
     def offer(self, state: ObservedState) -> ObservedState | None:
         """A still frame's count; returns the fused state when it becomes committed (else None)."""
         self._run.append(state)

@@ -134,7 +134,10 @@ class Pipeline:
         if self.profile.geometry is not self.geo:      # the map was fitted again (the dashboard's set-up)
             self.geo = self.profile.geometry
             self._setup_pose()
-        det = self.detector.detect(image)
+        if hasattr(self.detector, "detect_in_run"):    # reads a still run's frames together
+            det = self.detector.detect_in_run(image, first=self.fusion.run_length == 0)
+        else:
+            det = self.detector.detect(image)
         t2 = time.perf_counter()
         state = count(det, self.geo, det.unseen)
         t3 = time.perf_counter()
