@@ -2,6 +2,10 @@
 
 It keeps the last committed state through bad frames: an unreadable frame, a moving hand, or a
 camera that stops delivering frames never replaces what was committed.
+
+Still frames come in runs (a moving or unreadable frame ends one). A detector that can read a
+run's frames together (``detect_in_run``, the counting network: plain and mirrored in turn,
+averaged) is told where each run begins.
 """
 from __future__ import annotations
 
