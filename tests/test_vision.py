@@ -197,6 +197,13 @@ class TestGateAndFusion:
             p.process(img)
         assert reader.firsts[read] is True and not any(reader.firsts[read + 1:])
 
+    def test_with_no_majority_the_latest_reading_wins(self):
+        f = Fusion(agree=3)
+        readings = [{"dacia": {"blue": {"legionary": n}}} for n in (3, 4, 5)]
+        out = [f.offer(ObservedState.from_dict({"regions": r})) for r in readings]
+        assert out[-1] is not None and out[-1].regions == {"dacia": {"blue": {"legionary": 5}}}
+        assert out[-1].confidence_of("dacia") < 0.8
+
     def test_bad_frames_keep_the_committed_state(self):
         img, _, cal = scene()
         p = Pipeline(calibrate(cal, procedural_art(), players=PLAYERS), agree=2)

@@ -51,7 +51,9 @@ class Fusion:
         board = latest.board
         regions, confidence, unseen = {}, {}, set()
         for rid in board.regions:
-            votes = Counter(json.dumps(s.regions.get(rid, {}), sort_keys=True) for s in self._run
+            # newest first, so that in a tie the latest reading wins: the counter's later readings
+            # of a still run average two passes (DensityCounter.detect_in_run), its first one only one
+            votes = Counter(json.dumps(s.regions.get(rid, {}), sort_keys=True) for s in reversed(self._run)
                             if rid not in s.unseen)
             if not votes:
                 unseen.add(rid)
