@@ -105,15 +105,13 @@ def _bench_detector(which: str, n: int, tiers, seed: int) -> dict:
             lat["count"].append(t3 - t2)
             want = ObservedState.from_dict(truth.state)
             hidden = hidden_regions(truth)
-            ok = 0
+            ok = regions_right(got, want, hidden, geo)
             for r in geo.region_ids:
                 g, w = got.regions.get(r, {}), want.regions.get(r, {})
                 plain += g == w
                 if r in got.unseen:
-                    ok += r in hidden
                     unseen[("hidden" if r in hidden else "visible")] += 1
                     continue
-                ok += g == w
                 sure.append((got.confidence_of(r), g == w))
                 for colour in set(g) | set(w):
                     for kind in set(g.get(colour, {})) | set(w.get(colour, {})):

@@ -3,8 +3,9 @@
 Still frames are collected in a run (a frame that does not pass the gate ends the run). When
 the run holds ``agree`` frames, and again at ``WINDOW`` frames, each region takes the reading it
 showed most often in the run (the latest of those tied), so one flickering count does not hold
-back the whole board (CameraChessWeb smooths per square for the same reason); a state is committed when that fused board differs from the last
-committed one. Until then the last committed state stands.
+back the whole board (CameraChessWeb smooths per square for the same reason); a state is
+committed when that fused board differs from the last committed one. Until then the last
+committed state stands.
 """
 from __future__ import annotations
 
