@@ -440,3 +440,64 @@ class TestTrainingSamples:
         rare_plain = sum(kinds[plain._piece(kinds)] == 1 for _ in range(400))
         rare_balanced = sum(kinds[balanced._piece(kinds)] == 1 for _ in range(400))
         assert rare_plain < 20 and 150 < rare_balanced < 250
+
+
+class TestTrainingOnAGpu:
+    """The GPU path of the training: whole targets drawn once and cropped on the device must be the
+    crops the CPU path cuts (torch-only checks run where the ``[train]`` extra is installed)."""
+
+    @staticmethod
+    def _samples():
+        img, truth, profile = calibrated_scene("medium")
+        return [sample_from(img, truth, profile)]
+
+    def test_a_window_of_the_whole_targets_is_the_windows_own_targets(self):
+        from vision.density_train import whole_targets
+        s = self._samples()[0]
+        whole = whole_targets(s)
+        h, w = s["occ"].shape
+        for x0, y0, size in ((0, 0, 128), (w - 128, h - 128, 128), (37, 52, 64)):
+            dens, colour, kind, occ = targets(s, x0, y0, size, size)
+            win = (slice(y0, y0 + size), slice(x0, x0 + size))
+            assert np.allclose(whole["dens"][0][win], dens.sum(axis=0), atol=1e-6)
+            assert np.array_equal(whole["colour_map"][win], colour)
+            assert np.array_equal(whole["kind_map"][win], kind)
+            assert np.array_equal(whole["occ_map"][win], occ)
+        assert abs(whole["dens"].sum() - len(s["pts"])) < 0.5       # blobs at the border hang over
+
+    def test_tensor_crops_cut_the_same_crops_as_the_numpy_ones(self):
+        torch = pytest.importorskip("torch", reason="the GPU crops need torch (the [train] extra)")
+        from vision.density_train import _Crops, _TensorCrops, whole_targets
+        samples = self._samples()
+        plain = _Crops(samples, 5).batch(6)
+        held = _TensorCrops([whole_targets(s) for s in samples], 5, device="cpu").batch(6)
+        assert torch.equal(plain[0].float(), held[0])                       # the input, jittered alike
+        assert torch.allclose(plain[1].sum(1, keepdim=True), held[1], atol=1e-6)
+        for a, b in zip(plain[2:], held[2:]):
+            assert torch.equal(a.float(), b.float())
+
+    def test_the_density_floor_costs_nothing_above_it_and_grows_below(self):
+        torch = pytest.importorskip("torch", reason="the loss needs torch (the [train] extra)")
+        from vision.density_train import RAW_FLOOR, loss_fn
+        n = 16
+        out = torch.zeros(1, N_OUT, n, n)
+        dens = torch.zeros(1, 1, n, n)
+        colour = kind = torch.full((1, n, n), -1, dtype=torch.long)
+        occ = torch.zeros(1, n, n)
+        _, above = loss_fn(out, dens, colour, kind, occ, raw=torch.full((1, 1, n, n), -RAW_FLOOR))
+        _, below = loss_fn(out, dens, colour, kind, occ, raw=torch.full((1, 1, n, n), -RAW_FLOOR - 3.0))
+        _, none = loss_fn(out, dens, colour, kind, occ)
+        assert float(above["floor"]) == 0.0 and float(below["floor"]) == pytest.approx(9.0)
+        assert "floor" not in none
+        # no piece near any cell: the kind and colour terms are zero, not NaN
+        assert float(none["kind"]) == 0.0 and float(none["colour"]) == 0.0
+
+    @pytest.mark.parametrize("arch", ["small", "wide"])
+    def test_each_shape_outputs_every_map_at_half_the_input(self, arch):
+        torch = pytest.importorskip("torch", reason="building the network needs torch (the [train] extra)")
+        from vision.density_train import build_net
+        net = build_net(arch)
+        x = torch.zeros(2, 6, 8 * MULTIPLE, 6 * MULTIPLE)
+        maps, raw = net.train()(x)
+        assert maps.shape == (2, N_OUT, 4 * MULTIPLE, 3 * MULTIPLE) and raw.shape == (2, 1, 4 * MULTIPLE, 3 * MULTIPLE)
+        assert net.eval()(x).shape == maps.shape

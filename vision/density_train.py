@@ -5,9 +5,10 @@ table), calibrated by the real calibration code and cut by :mod:`vision.density`
 exactly as at run time. Each sample keeps the network input and every piece's footprint,
 kind and colour in output cells, and the occluder mask; target maps are drawn per crop.
 
-The net is a small encoder-decoder (about 0.15 M weights), fast enough for a 2-core laptop.
-It is trained from scratch with torch on the CPU and exported to ONNX with dynamic height and
-width. torch is imported only here; the run time uses onnxruntime (:mod:`vision.density`).
+Two shapes of encoder-decoder (:data:`ARCHS`): the small one (0.14 M weights) trained on the
+2-core CPU until session 14, and the wide one (0.45 M) shipped since session 15, trained on one
+GPU with the crops cut on the device. Both are exported to ONNX with dynamic height and width.
+torch is imported only here; the run time uses onnxruntime (:mod:`vision.density`).
 """
 from __future__ import annotations
 
@@ -148,6 +149,13 @@ def save_once(path: Path, make) -> str:
     return path.name
 
 
+def one_thread() -> None:
+    """A rendering worker's OpenCV runs on one thread: the workers already fill the cores. On a
+    16-core machine, sixteen workers rendered the 3,300 training tables in 247 s with OpenCV's own
+    threads and in 204 s with one each (and OMP_NUM_THREADS=1)."""
+    cv2.setNumThreads(1)
+
+
 def _write_one(args: tuple[Path, str, int, int, bool]) -> str:
     out, tier, seed, i, counter_view = args
     return save_once(out / f"{tier}-{i:05d}.npz", lambda: make_sample(tier, seed, i, counter_view))
@@ -182,7 +190,7 @@ def write_data(out: Path, n_per_tier: dict[str, int], seed: int, workers: int = 
         (out / name).write_text(f"{value}\n")
     jobs = [(out, tier, seed, i, counter_view) for tier, n in n_per_tier.items() for i in range(n)]
     done = 0
-    with ProcessPoolExecutor(workers) as ex:
+    with ProcessPoolExecutor(workers, initializer=one_thread) as ex:
         for _ in ex.map(_write_one, jobs, chunksize=4):
             done += 1
             if progress:
@@ -226,25 +234,52 @@ def targets(sample: dict, x0: int, y0: int, w: int, h: int) -> tuple[np.ndarray,
 
 
 # -- the network -------------------------------------------------------------------------
-def build_net():
+#: The counting networks' shapes. "small" (about 0.14 M weights) is the shipped network of sessions
+#: 5 to 14, trained on the 2-core CPU. "wide" (about 0.45 M) has wider stages and a deeper, residual
+#: stage at 1/8 resolution whose dilations reach about 60 input pixels around a pile; it costs about
+#: twice the arithmetic, and was trained on a GPU (see models/README.md). Both keep three stride-2
+#: stages, so the input stays a multiple of :data:`vision.density.MULTIPLE`.
+ARCHS = {
+    "small": {"channels": (16, 32, 64), "dilations": (2, 4), "decoder": (32, 24), "residual": False},
+    "wide": {"channels": (24, 48, 96), "dilations": (1, 2, 4, 8), "decoder": (48, 32), "residual": True},
+}
+
+
+def build_net(arch: str = "small"):
     import torch
     from torch import nn
+
+    shape = ARCHS[arch]
+    c1, c2, c3 = shape["channels"]
+    u2, u1 = shape["decoder"]
 
     def cbr(i, o, s=1, d=1, k=3):
         return nn.Sequential(nn.Conv2d(i, o, k, s, padding=d * (k // 2), dilation=d, bias=False),
                              nn.BatchNorm2d(o), nn.ReLU(inplace=True))
+
+    class Residual(nn.Module):
+        def __init__(self, block):
+            super().__init__()
+            self.block = block
+
+        def forward(self, x):
+            return x + self.block(x)
+
+    def deep(c, d):
+        return Residual(cbr(c, c, d=d)) if shape["residual"] else cbr(c, c, d=d)
 
     class DensityNet(nn.Module):
         """Input N x 6 x H x W (0..255), output N x N_OUT x H/2 x W/2."""
 
         def __init__(self):
             super().__init__()
-            self.e1 = nn.Sequential(cbr(6, 16, 2), cbr(16, 16))
-            self.e2 = nn.Sequential(cbr(16, 32, 2), cbr(32, 32))
-            self.e3 = nn.Sequential(cbr(32, 64, 2), cbr(64, 64, d=2), cbr(64, 64, d=4))
-            self.d2 = nn.Sequential(cbr(96, 32, k=1), cbr(32, 32))
-            self.d1 = nn.Sequential(cbr(48, 24), cbr(24, 24))
-            self.head = nn.Conv2d(24, N_OUT, 1)
+            self.e1 = nn.Sequential(cbr(6, c1, 2), cbr(c1, c1))
+            self.e2 = nn.Sequential(cbr(c1, c2, 2), cbr(c2, c2))
+            self.e3 = nn.Sequential(cbr(c2, c3, 2), *(deep(c3, d) for d in shape["dilations"]))
+            # the small net fuses its skips with a 1x1 only at 1/4 (its state dict stays loadable)
+            self.d2 = nn.Sequential(cbr(c3 + c2, u2, k=1), cbr(u2, u2))
+            self.d1 = nn.Sequential(cbr(u2 + c1, u1, k=1 if shape["residual"] else 3), cbr(u1, u1))
+            self.head = nn.Conv2d(u1, N_OUT, 1)
             self.up = nn.Upsample(scale_factor=2, mode="nearest")
 
         def forward(self, x):
@@ -259,11 +294,10 @@ def build_net():
             if self.training:
                 # a plain ReLU density goes dark everywhere early in training (most cells hold no
                 # piece) and never recovers; this one is a ReLU going forward but passes the
-                # gradient straight through, so a missed piece still pulls its cell back up
-                d = d + (torch.relu(d) - d).detach()
-            else:
-                d = torch.relu(d)
-            return torch.cat([d, y[:, 1:]], 1)
+                # gradient straight through, so a missed piece still pulls its cell back up. The
+                # raw density comes back too, for the loss to hold it near zero (see loss_fn).
+                return torch.cat([d + (torch.relu(d) - d).detach(), y[:, 1:]], 1), d
+            return torch.cat([torch.relu(d), y[:, 1:]], 1)
 
     return DensityNet()
 
@@ -271,7 +305,8 @@ def build_net():
 # -- training ----------------------------------------------------------------------------
 class _Crops:
     """Random training crops: most centred near a piece, some anywhere on the board; random flips
-    and quarter turns (any is a view a camera could have)."""
+    and quarter turns (any is a view a camera could have). Targets are drawn per crop (numpy, little
+    memory: the CPU training of the shipped small network)."""
 
     def __init__(self, samples: list[dict], seed: int, balance_kinds: bool = False):
         self.samples = samples
@@ -287,28 +322,34 @@ class _Crops:
         kind = self.rng.choice(np.unique(kinds))
         return int(self.rng.choice(np.flatnonzero(kinds == kind)))
 
+    def _place(self) -> tuple[int, int, int, float, float, int, bool]:
+        """One crop's draw: the sample, its window's corner (input pixels, on the output grid), the
+        brightness jitter (light drifts between calibration and play), the quarter turns and flip."""
+        i = int(self.rng.integers(len(self.samples)))
+        s = self.samples[i]
+        H, W = s["size"] if "size" in s else s["x"].shape[:2]
+        c = CROP
+        if len(s["pts"]) and self.rng.random() < 0.75:
+            px, py = s["pts"][self._piece(s["kind"])] * STRIDE
+            cx, cy = px + self.rng.uniform(-c / 3, c / 3), py + self.rng.uniform(-c / 3, c / 3)
+        else:
+            cx, cy = self.rng.uniform(0, W), self.rng.uniform(0, H)
+        x0 = int(np.clip(cx - c / 2, 0, max(0, W - c))) // STRIDE * STRIDE
+        y0 = int(np.clip(cy - c / 2, 0, max(0, H - c))) // STRIDE * STRIDE
+        alpha, beta = float(self.rng.uniform(0.85, 1.15)), float(self.rng.uniform(-10, 10))
+        return i, x0, y0, alpha, beta, int(self.rng.integers(4)), bool(self.rng.random() < 0.5)
+
     def batch(self, n: int):
         xs, ds, cs, ks, os_ = [], [], [], [], []
+        c = CROP
         for _ in range(n):
-            s = self.samples[int(self.rng.integers(len(self.samples)))]
-            H, W = s["x"].shape[:2]
-            c = CROP
-            if len(s["pts"]) and self.rng.random() < 0.75:
-                px, py = s["pts"][self._piece(s["kind"])] * STRIDE
-                cx, cy = px + self.rng.uniform(-c / 3, c / 3), py + self.rng.uniform(-c / 3, c / 3)
-            else:
-                cx, cy = self.rng.uniform(0, W), self.rng.uniform(0, H)
-            x0 = int(np.clip(cx - c / 2, 0, max(0, W - c))) // STRIDE * STRIDE
-            y0 = int(np.clip(cy - c / 2, 0, max(0, H - c))) // STRIDE * STRIDE
+            i, x0, y0, alpha, beta, k, flip = self._place()
+            s = self.samples[i]
             x = np.zeros((c, c, 6), np.uint8)
             part = s["x"][y0:y0 + c, x0:x0 + c]
             x[:part.shape[0], :part.shape[1]] = part
             d, col, kind, occ = targets(s, x0 // STRIDE, y0 // STRIDE, c // STRIDE, c // STRIDE)
-            # light drifts between calibration and play: jitter the frame's brightness a little
-            x[..., :3] = cv2.convertScaleAbs(x[..., :3], alpha=float(self.rng.uniform(0.85, 1.15)),
-                                             beta=float(self.rng.uniform(-10, 10)))
-            k = int(self.rng.integers(4))
-            flip = self.rng.random() < 0.5
+            x[..., :3] = cv2.convertScaleAbs(x[..., :3], alpha=alpha, beta=beta)
             x = np.rot90(x, k, axes=(0, 1))
             d, col, kind, occ = (np.rot90(a, k, axes=(-2, -1)) for a in (d, col, kind, occ))
             if flip:
@@ -318,7 +359,69 @@ class _Crops:
             cs.append(np.ascontiguousarray(col))
             ks.append(np.ascontiguousarray(kind))
             os_.append(np.ascontiguousarray(occ))
-        return np.stack(xs), np.stack(ds), np.stack(cs), np.stack(ks), np.stack(os_)
+        return tuple(torch_from(a) for a in (np.stack(xs), np.stack(ds), np.stack(cs), np.stack(ks), np.stack(os_)))
+
+
+def torch_from(a: np.ndarray):
+    import torch
+    return torch.from_numpy(a)
+
+
+def whole_targets(sample: dict) -> dict:
+    """A sample with the targets of its whole output grid drawn once (:func:`targets` of the full
+    window: a crop of them equals the crop's own targets, as every piece near it is drawn), for
+    :class:`_TensorCrops`. The density is summed over kinds, as the loss reads it."""
+    h, w = sample["occ"].shape
+    dens, colour, kind, occ = targets(sample, 0, 0, w, h)
+    return {**sample, "dens": dens.sum(axis=0, keepdims=True), "colour_map": colour.astype(np.int8),
+            "kind_map": kind.astype(np.int8), "occ_map": occ.astype(np.uint8)}
+
+
+def _load_whole(path: Path) -> dict:
+    return whole_targets(dict(np.load(path)))
+
+
+class _TensorCrops(_Crops):
+    """The same crops as :class:`_Crops`, cut by torch from samples and whole targets held on the
+    training device (a GPU: the numpy crops could not feed it)."""
+
+    def __init__(self, samples: list[dict], seed: int, balance_kinds: bool = False, device: str = "cuda"):
+        import torch
+        # the crops are placed by the pieces alone: the arrays live on the device
+        super().__init__([{"pts": s["pts"], "kind": s["kind"], "size": s["x"].shape[:2]} for s in samples],
+                         seed, balance_kinds)
+        self.device = device
+        self.held = [{"x": torch.from_numpy(s["x"]).to(device).permute(2, 0, 1),
+                      "dens": torch.from_numpy(s["dens"]).to(device),
+                      "colour": torch.from_numpy(s["colour_map"]).to(device),
+                      "kind": torch.from_numpy(s["kind_map"]).to(device),
+                      "occ": torch.from_numpy(s["occ_map"]).to(device)} for s in samples]
+
+    def batch(self, n: int):
+        import torch
+        import torch.nn.functional as F
+        c, o = CROP, CROP // STRIDE
+        parts: dict[str, list] = {"x": [], "dens": [], "colour": [], "kind": [], "occ": []}
+        jitter = []
+        for _ in range(n):
+            i, x0, y0, alpha, beta, k, flip = self._place()
+            for name, t in self.held[i].items():
+                if name == "x":
+                    a = t[:, y0:y0 + c, x0:x0 + c]
+                    pad = (0, c - a.shape[2], 0, c - a.shape[1])
+                else:
+                    a = t[..., y0 // STRIDE:y0 // STRIDE + o, x0 // STRIDE:x0 // STRIDE + o]
+                    pad = (0, o - a.shape[-1], 0, o - a.shape[-2])
+                if any(pad):
+                    a = F.pad(a, pad, value=-1 if name in ("colour", "kind") else 0)
+                a = torch.rot90(a, k, dims=(-2, -1))
+                parts[name].append(a.flip(-1) if flip else a)
+            jitter.append((alpha, beta))
+        x = torch.stack(parts["x"]).float()
+        ab = torch.tensor(jitter, device=x.device, dtype=torch.float32)
+        x[:, :3] = (x[:, :3] * ab[:, 0, None, None, None] + ab[:, 1, None, None, None]).abs().round().clamp(0, 255)
+        return (x, torch.stack(parts["dens"]), torch.stack(parts["colour"]).long(),
+                torch.stack(parts["kind"]).long(), torch.stack(parts["occ"]).float())
 
 
 #: Kind classes weighted against their rarity (about 120 legionaries to 1 vexillum, 10 triremes
@@ -330,35 +433,76 @@ OCC_WEIGHT = 1.0
 OCC_POS_WEIGHT = 3.0
 
 
-def loss_fn(out, dens, colour, kind, occ):
+#: The raw density (before its ReLU) is held above -RAW_FLOOR by a squared hinge of this weight.
+#: The count loss pushes every cell of an over-counted window down, the dark ones too, and nothing
+#: pushed them back: in a long GPU run the raw density of empty cells sank to -400, the weights
+#: grew to carry it and every loss rose again after 4,000 steps (the shipped small network's sank
+#: to -85 over its CPU stages).
+RAW_FLOOR = 1.0
+FLOOR_WEIGHT = 1.0
+
+
+def loss_fn(out, dens, colour, kind, occ, raw=None):
     """Counts first: the L1 error of the piece count in windows of 4, 8 and 16 cells, plus the
     per-cell density error (where the mass sits); then the kind and colour of the cells near a
-    piece, and the occluder."""
+    piece, and the occluder; and with ``raw`` (the density before its ReLU), how far it sinks below
+    -RAW_FLOOR."""
     import torch
     import torch.nn.functional as F
     d, t = out[:, :1], dens.sum(1, keepdim=True)
     pix = F.mse_loss(d, t) * 1000
     cnt = sum((F.avg_pool2d(d, k) - F.avg_pool2d(t, k)).abs().mean() * k for k in (4, 8, 16))
-    weights = torch.tensor(KIND_WEIGHTS, dtype=out.dtype)
-    kd = F.cross_entropy(out[:, KIND_AT], kind, weight=weights, ignore_index=-1) if (kind >= 0).any() \
-        else out.sum() * 0
-    col = F.cross_entropy(out[:, COLOUR_AT], colour, ignore_index=-1) if (colour >= 0).any() else out.sum() * 0
-    oc = F.binary_cross_entropy_with_logits(out[:, -1], occ, pos_weight=torch.tensor(OCC_POS_WEIGHT, dtype=out.dtype))
+    weights = torch.tensor(KIND_WEIGHTS, dtype=out.dtype, device=out.device)
+    # weighted means over the cells near a piece, written out so that a crop with none costs no
+    # branch (on a GPU a branch on the targets would wait for the device every step)
+    kd = F.cross_entropy(out[:, KIND_AT], kind, weight=weights, ignore_index=-1, reduction="sum") \
+        / (weights[kind.clamp(min=0)] * (kind >= 0)).sum().clamp(min=1e-6)
+    col = F.cross_entropy(out[:, COLOUR_AT], colour, ignore_index=-1, reduction="sum") \
+        / (colour >= 0).sum().clamp(min=1)
+    oc = F.binary_cross_entropy_with_logits(out[:, -1], occ, pos_weight=torch.tensor(OCC_POS_WEIGHT, dtype=out.dtype,
+                                                                                     device=out.device))
     parts = {"pix": pix, "count": cnt, "kind": kd, "colour": col, "occ": oc}
-    return pix + cnt + kd + col + OCC_WEIGHT * oc, {k: float(v.detach()) for k, v in parts.items()}
+    total = pix + cnt + kd + col + OCC_WEIGHT * oc
+    if raw is not None:
+        parts["floor"] = (torch.relu(-raw.float() - RAW_FLOOR) ** 2).mean()
+        total = total + FLOOR_WEIGHT * parts["floor"]
+    return total, {k: v.detach() for k, v in parts.items()}
+
+
+def load_samples(files: list[Path], whole: bool, workers: int = 2) -> list[dict]:
+    """The samples of ``files``, with their whole targets drawn (``whole``, for :class:`_TensorCrops`),
+    read by ``workers`` processes: thousands of compressed samples take minutes to read in one."""
+    if workers <= 1:
+        return [_load_whole(f) if whole else dict(np.load(f)) for f in files]
+    with ProcessPoolExecutor(workers, initializer=one_thread) as ex:
+        return list(ex.map(_load_whole if whole else _load_plain, files, chunksize=8))
+
+
+def _load_plain(path: Path) -> dict:
+    return dict(np.load(path))
 
 
 def train(data_dir: Path, models: Path, epochs: int = 20, steps: int = 400, batch: int = 12, seed: int = 0,
           lr: float = 3e-3, init: Path | None = None, recipe: dict | None = None, balance_kinds: bool = False,
+          arch: str = "small", device: str = "cpu", workers: int = 2, clip: float = 0.0, floor: bool = True,
           log=print) -> dict:
+    """Train the counting network on the samples in ``data_dir`` and export it to ``models``.
+
+    On the CPU the crops and their targets are cut by numpy (:class:`_Crops`), as the shipped small
+    network was trained. On a GPU (``device="cuda"``) every sample and its whole targets are held on
+    the device and cropped there (:class:`_TensorCrops`). ``floor``: hold the raw density near zero
+    (:data:`RAW_FLOOR`; the shipped small network was trained without it). ``clip``: clip the
+    gradient's norm to this (0: no clipping).
+    """
     import torch
     torch.manual_seed(seed)
     files = sorted(Path(data_dir).glob("*-*[0-9].npz"))
     if not files:
         raise FileNotFoundError(f"no samples in {data_dir} (run with --images first)")
-    samples = [dict(np.load(f)) for f in files]
+    on_gpu = device != "cpu"
+    samples = load_samples(files, whole=on_gpu, workers=workers)
     log(f"{len(samples)} samples loaded")
-    net = build_net()
+    net = build_net(arch)
     if init:
         # a checkpoint of another output layout still gives its features: skip what does not fit
         own = net.state_dict()
@@ -366,37 +510,50 @@ def train(data_dir: Path, models: Path, epochs: int = 20, steps: int = 400, batc
                  if k in own and own[k].shape == v.shape}
         net.load_state_dict(found, strict=False)
         log(f"started from {init} ({len(found)}/{len(own)} tensors)")
+    net.to(device)
+    if on_gpu:
+        torch.backends.cudnn.benchmark = True
+        net.to(memory_format=torch.channels_last)
+        crops = _TensorCrops(samples, seed, balance_kinds, device)
+        del samples[:]              # held on the device now
+    else:
+        crops = _Crops(samples, seed, balance_kinds)
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=epochs * steps, pct_start=0.1)
-    crops = _Crops(samples, seed, balance_kinds)
     models = Path(models)
     (models / "training").mkdir(parents=True, exist_ok=True)
     history = []
     t0 = time.time()
     for epoch in range(epochs):
         net.train()
-        agg: dict[str, float] = {}
+        agg: dict[str, torch.Tensor] = {}
         for _ in range(steps):
-            x, d, c, k, o = (torch.from_numpy(a) for a in crops.batch(batch))
-            out = net(x.float())
-            loss, parts = loss_fn(out, d, c, k, o.float())
+            x, d, c, k, o = crops.batch(batch)
+            out, raw = net(x.contiguous(memory_format=torch.channels_last) if on_gpu else x.float())
+            loss, parts = loss_fn(out, d, c, k, o.float(), raw if floor else None)
             opt.zero_grad()
             loss.backward()
+            if clip:
+                torch.nn.utils.clip_grad_norm_(net.parameters(), clip)
             opt.step()
             sched.step()
-            for k, v in parts.items():
-                agg[k] = agg.get(k, 0.0) + v / steps
-        history.append({"epoch": epoch + 1, **{k: round(v, 4) for k, v in agg.items()},
-                        "minutes": round((time.time() - t0) / 60, 1)})
+            for name, v in parts.items():
+                agg[name] = agg.get(name, 0.0) + v / steps
+        history.append({"epoch": epoch + 1, **{k: round(float(v), 4) for k, v in agg.items()},
+                        "minutes": round((time.time() - t0) / 60, 1),
+                        "steps_per_second": round((epoch + 1) * steps / (time.time() - t0), 1)})
         log(json.dumps(history[-1]))
         torch.save(net.state_dict(), models / "training" / "pieces-density.pt")
+    net.cpu().to(memory_format=torch.contiguous_format)
     export(net, models / "pieces-density.onnx")
     card = {"model": "pieces-density.onnx", "architecture": "encoder-decoder density net, output at 1/2 resolution",
+            "arch": arch, "shape": ARCHS[arch],
             "parameters": int(sum(p.numel() for p in net.parameters())), "outputs": {
                 "density": 1, "kind": list(KINDS), "colour": list(COLOURS), "occluder": 1},
-            "data": {**(recipe or {}), "samples": len(samples), "crop": CROP, "sigma": SIGMA},
+            "data": {**(recipe or {}), "samples": len(files), "crop": CROP, "sigma": SIGMA},
             "loss": {"kind_weights": list(KIND_WEIGHTS), "occ_weight": OCC_WEIGHT, "occ_pos_weight": OCC_POS_WEIGHT},
-            "crops_balanced_by_kind": balance_kinds,
+            "crops_balanced_by_kind": balance_kinds, "device": device, "clip_grad_norm": clip,
+            "raw_density_floor": {"floor": RAW_FLOOR, "weight": FLOOR_WEIGHT} if floor else None,
             "init": Path(init).name if init else None, "seed": seed, "epochs": epochs, "steps_per_epoch": steps, "batch": batch, "lr": lr,
             "history": history, "train_minutes": round((time.time() - t0) / 60, 1)}
     (models / "pieces-density.json").write_text(json.dumps(card, indent=1) + "\n")

@@ -21,7 +21,7 @@ import numpy as np
 from calibration.lens import undistort_points
 from tracker.errors import AugurError
 from tracker.pieces import LEGIONARY, TRIREME, VEXILLUM
-from vision.density_train import MAX_HIDDEN, TIER_SEED, render_table, save_once
+from vision.density_train import MAX_HIDDEN, TIER_SEED, one_thread, render_table, save_once
 from vision.summits import CHANNELS, PATCH, PIECE_CLASSES, windows
 from vision.synth.dataset import TABLES_PER_GAME, game_of, table_game
 
@@ -159,7 +159,7 @@ def write_windows(out: Path, n_per_tier: dict[str, int], seed: int, workers: int
     jobs = [(out, tier, seed, i, hulls) for tier, n in n_per_tier.items() for i in range(n)]
     jobs += [(out, tier, seed, RICH_FIRST + i, hulls) for tier, n in (rich_per_tier or {}).items() for i in range(n)]
     done = 0
-    with ProcessPoolExecutor(workers) as ex:
+    with ProcessPoolExecutor(workers, initializer=one_thread) as ex:
         for _ in ex.map(_write_one, jobs, chunksize=TABLES_PER_GAME):     # one game per worker at a time
             done += 1
             if progress:
