@@ -100,8 +100,11 @@ HULL_MASS_SLACK = 0.15
 #: found by the kind output: a patch of cells scoring centre above one half, whose mean centre
 #: score reaches CENTRE_SCORE and whose area is CENTRE_AREA legionary footprints (one legionary's
 #: width squared). Tuned on validation renders (seed 5150): the kind output is untrained away from
-#: pieces and scores about 0.6 there, a missed centre about 0.84.
-CENTRE_SCORE = 0.78
+#: pieces and scores about 0.6 there, a missed centre about 0.84. 0.78 for the small network; the
+#: wide one (session 15) misses fewer centres and its stray patches score higher: at 0.85 it read
+#: 99.19 / 96.02 / 87.39 % of validation regions right (easy / medium / hard), against 99.10 /
+#: 95.89 / 86.90 % at 0.78 and 99.13 / 95.95 / 87.28 % with no centre from the kind output at all.
+CENTRE_SCORE = 0.85
 CENTRE_AREA = (1.0, 8.0)
 #: A cell is under an occluder where the occluder logit exceeds this.
 OCCLUDED_LOGIT = 0.0
@@ -328,9 +331,10 @@ class DensityCounter:
         has fewer stray and fewer missed summits: on the validation tables (seed 5150, 200 per
         tier) the regions read right went from 97.66 / 92.54 / 79.76 % to 97.93 / 92.85 / 80.16 %
         (easy / medium / hard; an upside-down reading as well, a third pass, gave 97.78 / 92.89 /
-        80.46 %). It is not the default for single photos: the second pass costs 35 to 45 ms a
-        frame on a 2-core CPU, which takes the detection p95 past the 150 ms target on medium
-        tables. The live loop gets it at one pass a frame (:meth:`detect_in_run`)."""
+        80.46 %; all with the small network of sessions 5 to 14). It is not the default for single
+        photos: with the wide network the second pass costs about 60 ms a frame on a 2-core CPU,
+        and the bench's detection p95 went to 155 to 172 ms, past the 150 ms target. The live loop
+        gets it at one pass a frame (:meth:`detect_in_run`)."""
         out = self._pass(False)
         if not self.mirrored:
             return out
