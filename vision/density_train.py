@@ -436,8 +436,8 @@ OCC_POS_WEIGHT = 3.0
 #: The raw density (before its ReLU) is held above -RAW_FLOOR by a squared hinge of this weight.
 #: The count loss pushes every cell of an over-counted window down, the dark ones too, and nothing
 #: pushed them back: in a long GPU run the raw density of empty cells sank to -400, the weights
-#: grew to carry it and every loss rose again after 4,000 steps (the shipped small network's sank
-#: to -85 over its CPU stages).
+#: grew to carry it and every loss rose again after 4,000 to 6,600 steps (the small network shipped
+#: until session 14 sank to -85 over its CPU stages).
 RAW_FLOOR = 1.0
 FLOOR_WEIGHT = 1.0
 
