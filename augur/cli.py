@@ -578,6 +578,12 @@ def cmd_narrate(args: argparse.Namespace) -> int:
     return 0
 
 
+#: The --detector choice of augur count and augur run.
+DETECTOR_HELP = ("the counting network (default when shipped; density-mirrored reads each image twice, as it is "
+                 "and mirrored: about 60 ms slower, and as accurate as the live loop's still runs), the box "
+                 "detector, or the classical baseline")
+
+
 def _rendering_options(p: argparse.ArgumentParser, images: tuple[int, int, int], work: str, what: str) -> None:
     """The options of a training command that renders its own tables."""
     p.add_argument("--images", type=int, nargs=3, default=images, metavar=("EASY", "MEDIUM", "HARD"),
@@ -733,9 +739,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("images", nargs="+")
     p.add_argument("--calibration", required=True)
     p.add_argument("--board", default="spqrisiko")
-    p.add_argument("--detector", default="auto", choices=DETECTORS,
-                   help="the counting network (default when shipped; density-mirrored reads each photo twice: "
-                        "a little more accurate, about 40 ms slower), the box detector, or the classical baseline")
+    p.add_argument("--detector", default="auto", choices=DETECTORS, help=DETECTOR_HELP)
     p.set_defaults(func=cmd_count)
 
     p = sub.add_parser("synth", help="render synthetic tables: images, a contact sheet, or a game video")
@@ -787,9 +791,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--record", default="augur-game", help="folder of the recording (resumed if it exists)")
     p.add_argument("--port", type=int, default=8350)
     p.add_argument("--lan", action="store_true", help="serve on the local network; changes need a join PIN")
-    p.add_argument("--detector", default="auto", choices=DETECTORS,
-                   help="the counting network (default when shipped; density-mirrored reads each frame twice: "
-                        "a little more accurate, about 40 ms slower), the box detector, or the classical baseline")
+    p.add_argument("--detector", default="auto", choices=DETECTORS, help=DETECTOR_HELP)
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("export", help="pack a recorded game into one archive file (with checksums)")

@@ -310,6 +310,9 @@ class _Crops:
 
     def __init__(self, samples: list[dict], seed: int, balance_kinds: bool = False):
         self.samples = samples
+        # where crops may go: each sample's pieces, their kinds and the input's size (the arrays
+        # themselves may move to a training device, see _TensorCrops)
+        self.places = [(s["pts"], s["kind"], s["x"].shape[:2]) for s in samples]
         self.rng = np.random.default_rng(seed)
         self.balance_kinds = balance_kinds
 
@@ -325,12 +328,11 @@ class _Crops:
     def _place(self) -> tuple[int, int, int, float, float, int, bool]:
         """One crop's draw: the sample, its window's corner (input pixels, on the output grid), the
         brightness jitter (light drifts between calibration and play), the quarter turns and flip."""
-        i = int(self.rng.integers(len(self.samples)))
-        s = self.samples[i]
-        H, W = s["size"] if "size" in s else s["x"].shape[:2]
+        i = int(self.rng.integers(len(self.places)))
+        pts, kinds, (H, W) = self.places[i]
         c = CROP
-        if len(s["pts"]) and self.rng.random() < 0.75:
-            px, py = s["pts"][self._piece(s["kind"])] * STRIDE
+        if len(pts) and self.rng.random() < 0.75:
+            px, py = pts[self._piece(kinds)] * STRIDE
             cx, cy = px + self.rng.uniform(-c / 3, c / 3), py + self.rng.uniform(-c / 3, c / 3)
         else:
             cx, cy = self.rng.uniform(0, W), self.rng.uniform(0, H)
@@ -340,6 +342,7 @@ class _Crops:
         return i, x0, y0, alpha, beta, int(self.rng.integers(4)), bool(self.rng.random() < 0.5)
 
     def batch(self, n: int):
+        import torch
         xs, ds, cs, ks, os_ = [], [], [], [], []
         c = CROP
         for _ in range(n):
@@ -359,12 +362,7 @@ class _Crops:
             cs.append(np.ascontiguousarray(col))
             ks.append(np.ascontiguousarray(kind))
             os_.append(np.ascontiguousarray(occ))
-        return tuple(torch_from(a) for a in (np.stack(xs), np.stack(ds), np.stack(cs), np.stack(ks), np.stack(os_)))
-
-
-def torch_from(a: np.ndarray):
-    import torch
-    return torch.from_numpy(a)
+        return tuple(torch.from_numpy(np.stack(a)) for a in (xs, ds, cs, ks, os_))
 
 
 def whole_targets(sample: dict) -> dict:
@@ -387,10 +385,7 @@ class _TensorCrops(_Crops):
 
     def __init__(self, samples: list[dict], seed: int, balance_kinds: bool = False, device: str = "cuda"):
         import torch
-        # the crops are placed by the pieces alone: the arrays live on the device
-        super().__init__([{"pts": s["pts"], "kind": s["kind"], "size": s["x"].shape[:2]} for s in samples],
-                         seed, balance_kinds)
-        self.device = device
+        super().__init__(samples, seed, balance_kinds)
         self.held = [{"x": torch.from_numpy(s["x"]).to(device).permute(2, 0, 1),
                       "dens": torch.from_numpy(s["dens"]).to(device),
                       "colour": torch.from_numpy(s["colour_map"]).to(device),
@@ -472,10 +467,11 @@ def loss_fn(out, dens, colour, kind, occ, raw=None):
 def load_samples(files: list[Path], whole: bool, workers: int = 2) -> list[dict]:
     """The samples of ``files``, with their whole targets drawn (``whole``, for :class:`_TensorCrops`),
     read by ``workers`` processes: thousands of compressed samples take minutes to read in one."""
+    load = _load_whole if whole else _load_plain
     if workers <= 1:
-        return [_load_whole(f) if whole else dict(np.load(f)) for f in files]
+        return [load(f) for f in files]
     with ProcessPoolExecutor(workers, initializer=one_thread) as ex:
-        return list(ex.map(_load_whole if whole else _load_plain, files, chunksize=8))
+        return list(ex.map(load, files, chunksize=8))
 
 
 def _load_plain(path: Path) -> dict:
