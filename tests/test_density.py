@@ -425,7 +425,7 @@ class TestTrainingSamples:
             write_data(tmp_path / "new", {"easy": 0}, 11)
 
     def test_a_sample_cut_from_the_counters_view_is_the_counters_input(self):
-        img, truth, profile = calibrated_scene("hard")
+        img, truth, profile = calibrated_scene("hard", 6)   # a strong lens, read as such
         assert profile.k1 != 0 and counting_crop(profile, load_geometry()).scale != 1.0
         s = sample_from(img, truth, profile, counter_view=True)
         counter = DensityCounter(profile, session=FakeSession(np.zeros((N_OUT, 8, 8), np.float32)))
