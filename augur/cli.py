@@ -316,7 +316,9 @@ def _training_device(name: str) -> str:
 def cmd_train_counter(args: argparse.Namespace) -> int:
     if args.epochs:
         _require_training("torch", "onnx")
-    from vision.density_train import VIEW_NAMES, train, write_data
+    from vision.density_train import ARCHS, VIEW_NAMES, train, write_data
+    if args.arch not in ARCHS:          # checked here: the parser would import the training module on every command
+        raise AugurError(f"unknown network shape '{args.arch}' (expected {', '.join(sorted(ARCHS))})")
     data = Path(args.work) / "samples"
     n = _per_tier(args.images)
     total = sum(n.values())
@@ -682,9 +684,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="centre training crops on a kind drawn uniformly, then on one of its pieces")
     p.add_argument("--seed", type=int, default=21, help="seed of the training (crops, weights)")
     p.add_argument("--init", help="continue from this checkpoint (.pt)")
-    from vision.density_train import ARCHS
-    p.add_argument("--arch", default="wide", choices=sorted(ARCHS),
-                   help="the network's shape (vision.density_train.ARCHS; small: the network shipped until session 14)")
+    p.add_argument("--arch", default="wide",
+                   help="the network's shape, a key of vision.density_train.ARCHS (wide: shipped since session 15; "
+                        "small: the network shipped until session 14)")
     p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"],
                    help="where to train: cpu, cuda, or auto (a GPU when torch sees one; the CPU takes hours)")
     p.add_argument("--clip", type=float, default=0.0, help="clip the gradient's norm to this (0: no clipping)")

@@ -79,6 +79,11 @@ class TestBadInput:
         assert main(["score", str(state_file), "--players", PLAYERS, "--ruleset", "2020"]) == 2
         assert "unknown ruleset '2020'" in capsys.readouterr().err
 
+    def test_unknown_network_shape_before_any_rendering(self, tmp_path, capsys):
+        assert main(["train-counter", "--arch", "huge", "--epochs", "0", "--work", str(tmp_path / "w")]) == 2
+        assert "unknown network shape 'huge' (expected small, wide)" in capsys.readouterr().err
+        assert not (tmp_path / "w").exists()
+
     def test_malformed_game_file(self, tmp_path, capsys):
         path = tmp_path / "game.jsonl"
         path.write_text('{"game": {"players": ["red", "blue", "yellow"]}}\n{"regions": {}}\n{"regions": \n')
