@@ -121,6 +121,40 @@ class TestDeterminism:
         assert img.shape == (1080, 1920, 3) and truth.size == (1920, 1080)
 
 
+class TestStillFrames:
+    """Another frame of the same still table differs from the photo by sensor noise alone."""
+
+    @staticmethod
+    def _smooth_gap(a, b) -> float:
+        blur = lambda im: cv2.GaussianBlur(im, (0, 0), 3).astype(np.float32)  # noqa: E731
+        return float(np.abs(blur(a) - blur(b)).mean())
+
+    def test_another_frame_is_the_same_scene_with_new_noise(self):
+        step = late_game()
+        img, truth = render(step.state, "hard", seed=(11, 2), vp=step.vp)
+        other, other_truth = render(step.state, "hard", seed=(11, 2), vp=step.vp, sensor_seed=(11, 2, 1))
+        assert other_truth.to_dict() == truth.to_dict()
+        assert np.abs(other.astype(np.int16) - img).mean() > 0.5          # new noise
+        assert self._smooth_gap(img, other) < 1.5                          # same focus, light, pieces, hands
+        elsewhere = render(step.state, "hard", seed=(11, 3), vp=step.vp)[0]
+        assert self._smooth_gap(img, elsewhere) > 5 * self._smooth_gap(img, other)
+
+    def test_frames_are_reproducible(self):
+        step = late_game()
+        a = render(step.state, "medium", seed=4, vp=step.vp, sensor_seed=(4, 1))[1]
+        b = render(step.state, "medium", seed=4, vp=step.vp, sensor_seed=(4, 1))[1]
+        c = render(step.state, "medium", seed=4, vp=step.vp, sensor_seed=(4, 2))[1]
+        assert a.jpeg == b.jpeg != c.jpeg
+
+    def test_still_tables_are_the_rendered_images_with_their_frames(self):
+        from vision.synth.dataset import iter_renders, iter_still_tables
+        (i, img, truth), = iter_renders("medium", 1, 77)
+        (j, same, same_truth, frame), = iter_still_tables("medium", 1, 77)
+        assert i == j and np.array_equal(img, same) and same_truth.to_dict() == truth.to_dict()
+        assert np.array_equal(frame(0), img) and not np.array_equal(frame(1), img)
+        assert self._smooth_gap(img, frame(1)) < 1.5
+
+
 class TestDataset:
     def test_layout_and_labels(self, tmp_path):
         write_dataset(tmp_path, "medium", 10, seed=2)

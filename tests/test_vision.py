@@ -218,6 +218,32 @@ class TestGateAndFusion:
             p.process(img)
         assert reader.firsts[read] is True and not any(reader.firsts[read + 1:])
 
+    def test_the_bench_reads_each_frame_of_a_still_run_in_turn(self):
+        """``augur bench vision`` scores the live loop on a run of distinct frames of one table,
+        the first beginning the run, and commits the fusion's vote over all of them."""
+        from vision.bench import committed_after_still_run
+
+        geo = load_geometry()
+        italia = np.array([geo.label_points["italia"]])
+
+        class Reader:
+            """Sees one red legionary in Italia in every frame but the first."""
+
+            def __init__(self):
+                self.seen: list[tuple[int, bool]] = []
+
+            def detect_in_run(self, image, first):
+                self.seen.append((int(image[0, 0, 0]), first))
+                if not image[0, 0, 0]:
+                    return Detections.empty()
+                return Detections(italia, ("legionary",), ("red",), np.ones(1))
+
+        reader = Reader()
+        frames = [np.full((2, 2, 3), v, np.uint8) for v in (0, 7, 9)]
+        committed = committed_after_still_run(reader, frames, geo)
+        assert reader.seen == [(0, True), (7, False), (9, False)]
+        assert committed.regions == {"italia": {"red": {"legionary": 1}}}     # two frames of three
+
     def test_with_no_majority_the_latest_reading_wins(self):
         f = Fusion(agree=3)
         readings = [{"dacia": {"blue": {"legionary": n}}} for n in (3, 4, 5)]

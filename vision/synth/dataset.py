@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import numpy as np
 
@@ -76,12 +76,29 @@ def yolo_lines(truth: GroundTruth) -> list[str]:
 def iter_renders(tier: str, n: int, seed: int, size: tuple[int, int] = (1280, 720),
                  art: np.ndarray | None = None) -> Iterator[tuple[int, np.ndarray, GroundTruth]]:
     """Render ``n`` images of a tier; ``art`` replaces the procedural board (a rectified photo)."""
+    for i, img, truth, _ in iter_still_tables(tier, n, seed, size, art):
+        yield i, img, truth
+
+
+def iter_still_tables(tier: str, n: int, seed: int, size: tuple[int, int] = (1280, 720),
+                      art: np.ndarray | None = None
+                      ) -> Iterator[tuple[int, np.ndarray, GroundTruth, Callable[[int], np.ndarray]]]:
+    """:func:`iter_renders`, each image with a function that renders frame ``k`` (1, 2, ...) of
+    the same still table: the same photo but for the sensor noise's realisation (see
+    :func:`vision.synth.render.render`'s ``sensor_seed``), as a camera delivers it over a run of
+    still frames; frame 0 is the image itself."""
     steps = game_states(seed)
     pick = np.random.default_rng([seed, 999]).integers(len(steps), size=n)
     for i in range(n):
         step = steps[int(pick[i])]
-        img, truth = render(step.state, tier, seed=(seed, i, TIER_SEED[tier]), size=size, vp=step.vp, art=art)
-        yield i, img, truth
+        scene = (seed, i, TIER_SEED[tier])
+        img, truth = render(step.state, tier, seed=scene, size=size, vp=step.vp, art=art)
+
+        def frame(k: int, state=step.state, vp=step.vp, scene=scene) -> np.ndarray:
+            return render(state, tier, seed=scene, size=size, vp=vp, art=art,
+                          sensor_seed=(*scene, k) if k else None)[0]
+
+        yield i, img, truth, frame
 
 
 def write_dataset(out: Path, tier: str, n: int, seed: int, size: tuple[int, int] = (1280, 720),

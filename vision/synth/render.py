@@ -27,7 +27,6 @@ from vision.synth.camera import Camera
 #: Base colours of the plastic (BGR).
 PIECE_COLOURS = {RED: (40, 38, 190), BLUE: (170, 90, 35), YELLOW: (40, 200, 235), GREEN: (60, 140, 45),
                  BLACK: (38, 36, 36), NEUTRAL: (190, 205, 215)}
-#: Piece sizes in board units (the board is 1000 units tall, about half a millimetre each).
 #: Piece sizes in board units (the board is 1000 units tall, about half a millimetre each):
 #: a legionary stands about 13 mm on an 8 mm base, a trireme is 2 cm long.
 PIECE_SCALE = 1.5
@@ -360,13 +359,18 @@ def _fit_camera(rng: np.random.Generator, spec: TierSpec, size: tuple[int, int],
 def render(state: ObservedState, tier: str = "easy", seed: int | tuple = 0, size: tuple[int, int] = (1280, 720),
            vp: dict[str, int] | None = None, hands: int | None = None, art: np.ndarray | None = None,
            camera: Camera | None = None, placement: tuple[list[Placed], dict] | None = None,
-           hand_poses: list["HandPose"] | None = None, noise_seed: int | tuple | None = None
-           ) -> tuple[np.ndarray, GroundTruth]:
+           hand_poses: list["HandPose"] | None = None, noise_seed: int | tuple | None = None,
+           sensor_seed: int | tuple | None = None) -> tuple[np.ndarray, GroundTruth]:
     """One photo of the table and its ground truth (see module doc).
 
     A video keeps the scene still between frames: it passes the same ``seed`` (lighting,
     table), a fixed ``camera``, the ``placement`` of the pieces, explicit ``hand_poses``, and
-    a per-frame ``noise_seed`` for the sensor noise.
+    a per-frame ``noise_seed`` for the lens-to-file stage (focus, shake, sensor noise, JPEG).
+
+    ``sensor_seed`` makes another frame of exactly the same still photo: only the sensor
+    noise's realisation is drawn from it, while focus, shake, the noise level and the JPEG
+    quality stay the scene's. That is what a camera on a tripod delivers from one frame to the
+    next, and what the live loop's vote over still frames gets to work with.
     """
     if tier not in TIER_SPECS:
         raise ValueError(f"unknown tier '{tier}' (expected {', '.join(TIERS)})")
@@ -461,7 +465,12 @@ def render(state: ObservedState, tier: str = "easy", seed: int | tuple = 0, size
         M = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1.0)
         kernel = cv2.warpAffine(kernel, M, (k, k))
         img = cv2.filter2D(img, -1, kernel / max(kernel.sum(), 1e-6))
-    img += _noise(rng, h, w, rng.uniform(*spec.noise))
+    level = rng.uniform(*spec.noise)
+    noise = _noise(rng, h, w, level)        # drawn even for another frame: the stream stays the scene's
+    if sensor_seed is not None:
+        noise = _noise(np.random.default_rng([sensor_seed] if isinstance(sensor_seed, int) else list(sensor_seed)),
+                       h, w, level)
+    img += noise
     out = np.clip(img, 0, 255).astype(np.uint8)
     ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(*spec.jpeg))])
     out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
