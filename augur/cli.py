@@ -173,7 +173,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         return 0
     if args.what == "vision":
         from vision.bench import run_vision_bench
-        run_vision_bench(n=args.images, tiers=args.tiers, detector=args.detector, video=not args.no_video)
+        run_vision_bench(n=args.images, tiers=args.tiers, detector=args.detector, video=not args.no_video,
+                         size=_size(args.size))
         return 0
     if args.what == "dashboard":
         from webui.bench import run_dashboard_bench
@@ -199,10 +200,13 @@ def _read_image(path: str):
 
 
 def _camera_frame(index: int):
-    import cv2
     from calibration.localise import BoardNotFound
-    cap = cv2.VideoCapture(index)
-    ok, frame = cap.read() if cap.isOpened() else (False, None)
+    from vision.frames import CameraLost, open_camera
+    try:
+        cap = open_camera(index)
+    except CameraLost as exc:
+        raise BoardNotFound(str(exc)) from None
+    ok, frame = cap.read()
     cap.release()
     if not ok:
         raise BoardNotFound(f"camera {index} is not available")
@@ -494,7 +498,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     import threading
 
-    from calibration.profile import CalibrationProfile
+    from calibration.profile import CalibrationError, CalibrationProfile
     from vision.pipeline import Pipeline
     from vision.frames import NewestFrame, camera_frames
     from webui.app import create_app
@@ -506,11 +510,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     from tracker.spqrisiko.setup import check_players
     check_players(players)
     profile = CalibrationProfile.load(Path(args.calibration), args.board)
+    frames = camera_frames(args.camera, size=tuple(profile.image_size))
+    first = next(frames)
+    if first is not None and tuple(first.shape[1::-1]) != tuple(profile.image_size):
+        raise CalibrationError(f"camera {args.camera} delivers {first.shape[1]}x{first.shape[0]} frames, the "
+                               f"calibration was made at {profile.image_size[0]}x{profile.image_size[1]}: "
+                               "calibrate again from this camera")
     store = Store(Path(args.record))
     live = LiveGame.open(store, players, args.ruleset, args.target)
     live.profile, live.profile_path = profile, Path(args.calibration)
-    frames = camera_frames(args.camera)
-    first = next(frames)
     stop = threading.Event()
     pipeline = Pipeline(profile, which=args.detector)
 
@@ -653,6 +661,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="vision: the detector to measure (auto: every shipped one, side by side)")
     p.add_argument("--tiers", nargs="+", default=["easy", "medium", "hard"], choices=["easy", "medium", "hard"],
                    help="vision: the tiers to measure")
+    p.add_argument("--size", default="1280x720", metavar="WxH",
+                   help="vision: the camera frame the tables are filmed at (default 1280x720)")
     p.add_argument("--no-video", action="store_true", help="vision: skip the video figures (gating, commit delay, the live loop's peak memory)")
     p.add_argument("--dataset", type=int, default=300, help="synth: images in the streamed dataset run")
     p.add_argument("--turns", type=int, default=300)

@@ -123,6 +123,11 @@ class TestReplayAndSimulate:
         assert proc.returncode == 0, proc.stderr
         assert "Augur narration" in proc.stdout and "claims" in proc.stdout
 
+    def test_bench_vision_refuses_a_bad_frame_size_before_rendering(self):
+        proc = run("bench", "vision", "--size", "1920by1080", "--images", "1")
+        assert proc.returncode == 2 and "--size must look like 1280x720" in proc.stderr
+        assert "Traceback" not in proc.stderr and proc.stdout == ""
+
     def test_bench_tracker_prints_figures(self):
         proc = run("bench", "tracker", "--games", "1", "--turns", "30")
         assert proc.returncode == 0, proc.stderr

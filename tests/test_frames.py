@@ -98,3 +98,88 @@ class TestVideoFrames:
         assert len(got) == 4 and all(f.shape == (8, 8, 3) for f in got)
         assert time.monotonic() - t0 >= 3 / 20          # the fourth frame is not shown before 0.15 s
         assert len(list(video_frames(tmp_path, fps=20, realtime=False, limit=2))) == 2
+
+
+class FakeCapture:
+    """A stand-in for ``cv2.VideoCapture`` that delivers frames of the size it is given, if it can."""
+
+    opened: list["FakeCapture"] = []
+    modes = {(1920, 1080), (1280, 720), (640, 480)}
+    present = True
+
+    def __init__(self, index):
+        self.index, self.size = index, (640, 480)
+        FakeCapture.opened.append(self)
+
+    def isOpened(self):
+        return FakeCapture.present
+
+    def set(self, prop, value):
+        import cv2
+        w, h = self.size
+        self.size = (int(value), h) if prop == cv2.CAP_PROP_FRAME_WIDTH else (w, int(value))
+        if prop == cv2.CAP_PROP_FRAME_HEIGHT and self.size not in self.modes:
+            self.size = (640, 480)          # the driver's nearest mode, crudely
+        return True
+
+    def read(self):
+        if not FakeCapture.present:
+            return False, None
+        return True, np.zeros((self.size[1], self.size[0], 3), np.uint8)
+
+    def release(self):
+        pass
+
+
+@pytest.fixture
+def fake_camera(monkeypatch):
+    import vision.frames
+    FakeCapture.opened, FakeCapture.present = [], True
+    monkeypatch.setattr(vision.frames.cv2, "VideoCapture", FakeCapture)
+    return FakeCapture
+
+
+class TestCamera:
+    def test_a_camera_is_asked_for_full_hd_frames(self, fake_camera):
+        """OpenCV opens most webcams at 640 x 480 unless told otherwise."""
+        from vision.frames import CAPTURE_SIZE, camera_frames
+        frame = next(camera_frames(0))
+        assert CAPTURE_SIZE == (1920, 1080) and frame.shape == (1080, 1920, 3)
+
+    def test_during_a_game_it_is_asked_for_the_calibrations_size(self, fake_camera):
+        from vision.frames import camera_frames
+        assert next(camera_frames(0, size=(1280, 720))).shape == (720, 1280, 3)
+
+    def test_a_camera_opened_again_after_misses_keeps_the_size(self, fake_camera):
+        from vision.frames import camera_frames
+        frames = camera_frames(0, retries=2, size=(1280, 720))
+        assert next(frames) is not None
+        fake_camera.present = False
+        assert [next(frames) for _ in range(3)] == [None] * 3
+        fake_camera.present = True
+        t0 = time.monotonic()
+        again = next(frames)                # the third miss opened the camera again (after a second's rest)
+        assert len(fake_camera.opened) == 2 and again.shape == (720, 1280, 3) and time.monotonic() - t0 < 5
+
+    def test_a_missing_camera_is_a_clear_error(self, fake_camera):
+        from vision.frames import CameraLost, camera_frames
+        fake_camera.present = False
+        with pytest.raises(CameraLost, match="camera 3 is not available"):
+            next(camera_frames(3))
+
+    def test_run_refuses_a_camera_that_delivers_another_size_than_the_calibration(self, fake_camera, tmp_path, capsys,
+                                                                                   monkeypatch):
+        """The counter reads frames of the calibration's size only; say so before the game starts."""
+        from augur.cli import main
+        from tests.test_vision import scene
+        from calibration.profile import calibrate
+        from vision.synth.board_art import procedural_art
+        _, truth, cal = scene()
+        path = tmp_path / "cal.json"
+        calibrate(cal, procedural_art(), players=truth.players).save(path)      # made at 1280 x 720
+        monkeypatch.setattr(fake_camera, "modes", {(640, 480)})         # an old webcam
+        code = main(["run", "--camera", "0", "--calibration", str(path), "--players", "red,blue,yellow",
+                     "--record", str(tmp_path / "rec")])
+        err = capsys.readouterr().err
+        assert code == 2 and "delivers 640x480 frames, the calibration was made at 1280x720" in err
+        assert not (tmp_path / "rec").exists()        # nothing recorded for a game that never started
