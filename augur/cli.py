@@ -216,6 +216,7 @@ def _camera_frame(index: int):
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from calibration.map_fit import read_anchors
     from calibration.profile import calibrate
+    from vision.frames import CAPTURE_SIZE
     from vision.synth.board_art import procedural_art
     if (args.image is None) == (args.camera is None):
         raise GameError("give either an image of the empty board or --camera N")
@@ -229,7 +230,10 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     _write_image(preview, draw_overlay(profile.undistort(image), profile.pose, profile.geometry),
                  done=f"wrote {args.output}, but ")
     fitted = f"; region map moved by {len(anchors)} anchor(s)" if anchors else ""
-    print(f"board found; lens k1 {profile.k1:+.2f}; learned colours: {', '.join(profile.learned) or 'none (defaults used)'}"
+    w, h = image.shape[1], image.shape[0]
+    small = "" if w * h >= CAPTURE_SIZE[0] * CAPTURE_SIZE[1] else \
+        f" (a {CAPTURE_SIZE[0]}x{CAPTURE_SIZE[1]} frame reads the far pieces better)"
+    print(f"board found in a {w}x{h} frame{small}; lens k1 {profile.k1:+.2f}; learned colours: {', '.join(profile.learned) or 'none (defaults used)'}"
           f"{fitted}; wrote {args.output}; check the fitted map in {preview}")
     return 0
 

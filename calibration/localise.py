@@ -21,6 +21,8 @@ from vision.geometry import BoardGeometry, load_geometry
 
 #: The board is compared with the reference at this many pixels per board unit.
 COMPARE_SCALE = 0.25
+#: The outlines that match the art best are refined, this many, and the best refined one wins.
+REFINE_BEST = 3
 #: Printed corner markers are sought only when the red frame matches the art worse than this
 #: (a frame found on a clear table matches at 0.6 to 0.95); looking for them costs about 8 ms.
 MARKERS_BELOW = 0.5
@@ -68,6 +70,36 @@ def _quad(contour: np.ndarray) -> np.ndarray | None:
     return None
 
 
+def _cut_corner_quads(contour: np.ndarray) -> list[np.ndarray]:
+    """Quadrilaterals for an outline with one corner cut off: a card or a cup over a corner of the
+    frame (or the corner out of view) leaves a five-sided hull, which :func:`_quad` can only
+    bring to four sides by dropping a true corner. For each edge of the five-sided outline, the
+    two edges beside it are extended to meet where the hidden corner is; the art decides which
+    of the five is the board."""
+    hull = cv2.convexHull(contour)
+    peri = cv2.arcLength(hull, True)
+    for eps in (0.01, 0.02, 0.03):
+        approx = cv2.approxPolyDP(hull, eps * peri, True)[:, 0, :].astype(np.float64)
+        if len(approx) == 5:
+            break
+    else:
+        return []
+    quads = []
+    for i in range(5):
+        a0, a1 = approx[i - 1], approx[i]                 # the edge before the cut ...
+        b0, b1 = approx[(i + 1) % 5], approx[(i + 2) % 5]  # ... and the one after it
+        d1, d2 = a1 - a0, b1 - b0
+        den = d1[0] * d2[1] - d1[1] * d2[0]
+        if abs(den) < 1e-9 * (np.hypot(*d1) * np.hypot(*d2) + 1e-9):
+            continue                                       # parallel: no corner to recover
+        t = ((b0[0] - a0[0]) * d2[1] - (b0[1] - a0[1]) * d2[0]) / den
+        if t < 1:                                          # the sides must meet beyond the cut, not behind it
+            continue
+        corner = a0 + t * d1
+        quads.append(np.array([corner] + [approx[(i + k) % 5] for k in (2, 3, 4)]))
+    return quads
+
+
 def _order(q: np.ndarray) -> np.ndarray:
     """Corners clockwise from the one nearest the image's top-left."""
     c = q.mean(axis=0)
@@ -89,12 +121,9 @@ def _frame_quads(image: np.ndarray) -> list[np.ndarray]:
     # The frame may be broken into pieces (a card across an edge, glare washing out a corner):
     # the largest piece alone, and the hull of the largest two or three, are all candidates.
     cnts = sorted(cnts, key=lambda c: cv2.contourArea(cv2.convexHull(c)), reverse=True)[:3]
-    quads = [q for q in (_quad(c) for c in cnts) if q is not None]
-    for k in (2, 3):
-        if len(cnts) >= k:
-            q = _quad(np.vstack(cnts[:k]))
-            if q is not None:
-                quads.append(q)
+    outlines = cnts + [np.vstack(cnts[:k]) for k in (2, 3) if len(cnts) >= k]
+    quads = [q for q in (_quad(c) for c in outlines) if q is not None]
+    quads += [q for c in outlines for q in _cut_corner_quads(c)]
     if not quads:
         raise BoardNotFound("the board's outline is not a quadrilateral (is part of it out of view?)")
     return quads
@@ -119,12 +148,16 @@ def locate_board(image: np.ndarray, reference: np.ndarray, geo: BoardGeometry | 
     ref = (ref - ref.mean()) / (ref.std() + 1e-6)
     S = _compare_matrix(geo.size, (sw, sh), reference.shape[1::-1])
 
+    def match(H: np.ndarray) -> float:
+        """How well the view rectified with ``H`` matches the art."""
+        view = cv2.warpPerspective(gray, S @ np.linalg.inv(H), (sw, sh))
+        v = (view - view.mean()) / (view.std() + 1e-6)
+        return float((v * ref).mean())
+
     def scored(q: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
         """How well the view rectified with corners ``q`` (TL, TR, BR, BL) matches the art."""
         H = cv2.getPerspectiveTransform(np.float32(dst), np.float32(q))
-        view = cv2.warpPerspective(gray, S @ np.linalg.inv(H), (sw, sh))
-        v = (view - view.mean()) / (view.std() + 1e-6)
-        return float((v * ref).mean()), H, q
+        return match(H), H, q
 
     candidates = []
     try:
@@ -141,13 +174,19 @@ def locate_board(image: np.ndarray, reference: np.ndarray, geo: BoardGeometry | 
             candidates.append(scored(marked))
     if not candidates:
         raise BoardNotFound(f"{frame_error}; no printed corner markers in view either (augur markers)")
-    score, H, q = max(candidates, key=lambda c: c[0])
+    ranked = sorted(candidates, key=lambda c: -c[0])
+    score, H, q = ranked[0]
     if score < 0.25:
         what = "a red frame was found" if frame_error is None else "the corner markers were found"
         hint = "" if marked is not None else "; where the frame is hard to see, lay printed corner markers (augur markers)"
         raise BoardNotFound(f"{what} but it does not look like this board (match {score:.2f}){hint}")
     if refine:
-        H, score = _refine(gray, ref, H, S, (sw, sh), score)
+        # the best few, each refined, and the one that then matches the art best wins: with a corner
+        # hidden, where the alignment ends depends on where it starts (a card over a corner of the
+        # frame, refined from the outline that matched best: a corner 12 pixels off; from the
+        # second: under 4). The alignment's own score is on blurred copies and is not compared.
+        refined = [_refine(gray, ref, Hc, S, (sw, sh), sc) for sc, Hc, _ in ranked[:REFINE_BEST] if sc >= 0.25]
+        H, score = max(refined, key=lambda r: match(r[0]))
         q = cv2.perspectiveTransform(np.float64(dst).reshape(-1, 1, 2), H).reshape(-1, 2)
     return BoardPose(H, q, score)
 

@@ -62,6 +62,22 @@ class TestLocalisation:
         assert truth.k1 == 0
         assert np.median(np.linalg.norm(back - grid, axis=1)) < 0.75
 
+    @pytest.mark.parametrize("corner", [0, 1, 2, 3])
+    def test_a_card_over_a_corner_of_the_frame(self, corner):
+        """A card across a corner leaves the frame a five-sided outline: its two sides are extended
+        to find the hidden corner (bringing the outline to four sides by dropping a vertex had put
+        a corner a card's width off, and the board was refused)."""
+        _, truth, cal = scene()
+        corners = np.array(truth.board_corners)
+        c, centre = corners[corner], corners.mean(axis=0)
+        card = cal.copy()
+        towards = (centre - c) / np.linalg.norm(centre - c)
+        x, y = (c + 45 * towards).astype(int)
+        cv2.rectangle(card, (x - 70, y - 55), (x + 70, y + 55), (205, 215, 220), -1)    # a card, ivory
+        pose = locate_board(card, procedural_art())
+        err = np.linalg.norm(pose.corners - corners, axis=1)
+        assert err.max() < 4.0, err
+
     def test_no_board_in_view(self):
         table = np.full((720, 1280, 3), (60, 95, 140), np.uint8)
         with pytest.raises(BoardNotFound, match="no board in view"):
@@ -270,6 +286,7 @@ class TestVisionCommands:
         run = lambda *a: subprocess.run([sys.executable, "-m", "augur", *a], capture_output=True, text=True)  # noqa: E731
         r = run("calibrate", str(tmp_path / "empty.png"), "--players", "red,blue,yellow", "-o", str(tmp_path / "cal.json"))
         assert r.returncode == 0, r.stderr
+        assert "board found in a 1280x720 frame (a 1920x1080 frame reads the far pieces better)" in r.stdout
         r = run("count", "--calibration", str(tmp_path / "cal.json"), str(tmp_path / "game.png"), str(tmp_path / "game.png"))
         assert r.returncode == 0, r.stderr
         lines = r.stdout.strip().splitlines()
