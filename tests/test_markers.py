@@ -60,9 +60,10 @@ def lay_markers(img, truth, ids=CORNER_IDS):
     return out
 
 
-def frame_not_red(img, truth, band: float = 30):
-    """The board's frame printed dark blue (another edition, or a frame faded under a lamp), so the
-    red frame the localiser looks for first is not there."""
+def frame_not_red(img, truth, band: float = 120):
+    """The board's frame and the red margin inside it printed dark blue (another edition, or a
+    frame faded under a lamp), so the red outline the localiser looks for first is not there. (With
+    the frame alone repainted, the localiser finds the board by the red margin's outline.)"""
     from calibration.localise import red_frame_mask
     w, h = load_geometry().size
     outer, inner = np.zeros(img.shape[:2], np.uint8), np.zeros(img.shape[:2], np.uint8)
@@ -80,6 +81,12 @@ class TestCornerMarkers:
         sheet = marker_sheet(dpi=150)
         assert sheet.shape == (int(297 * 150 / 25.4), int(210 * 150 / 25.4))
         assert sorted(find_corner_markers(sheet)) == list(CORNER_IDS)
+
+    def test_a_frame_of_another_colour_is_found_by_the_red_margin_inside_it(self):
+        truth, cal = wide_calibration_photo()
+        pose = locate_board(frame_not_red(cal, truth, band=30), procedural_art())
+        true = np.array(truth.board_corners) + WIDEN
+        assert np.abs(pose.corners - true).max() < 3
 
     def test_board_found_by_its_markers_where_the_frame_is_not_red(self):
         truth, cal = wide_calibration_photo()
