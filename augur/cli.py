@@ -173,8 +173,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
         return 0
     if args.what == "vision":
         from vision.bench import run_vision_bench
+        from vision.synth.render import FRAME_SIZE
         run_vision_bench(n=args.images, tiers=args.tiers, detector=args.detector, video=not args.no_video,
-                         size=_size(args.size))
+                         size=_size(args.size) if args.size else FRAME_SIZE)
         return 0
     if args.what == "dashboard":
         from webui.bench import run_dashboard_bench
@@ -201,11 +202,8 @@ def _read_image(path: str):
 
 def _camera_frame(index: int):
     from calibration.localise import BoardNotFound
-    from vision.frames import CameraLost, open_camera
-    try:
-        cap = open_camera(index)
-    except CameraLost as exc:
-        raise BoardNotFound(str(exc)) from None
+    from vision.frames import open_camera
+    cap = open_camera(index)            # CameraLost: one line, like BoardNotFound
     ok, frame = cap.read()
     cap.release()
     if not ok:
@@ -665,8 +663,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="vision: the detector to measure (auto: every shipped one, side by side)")
     p.add_argument("--tiers", nargs="+", default=["easy", "medium", "hard"], choices=["easy", "medium", "hard"],
                    help="vision: the tiers to measure")
-    p.add_argument("--size", default="1280x720", metavar="WxH",
-                   help="vision: the camera frame the tables are filmed at (default 1280x720)")
+    p.add_argument("--size", metavar="WxH",
+                   help="vision: the camera frame the tables are filmed at (default: the renderer's, 720p)")
     p.add_argument("--no-video", action="store_true", help="vision: skip the video figures (gating, commit delay, the live loop's peak memory)")
     p.add_argument("--dataset", type=int, default=300, help="synth: images in the streamed dataset run")
     p.add_argument("--turns", type=int, default=300)

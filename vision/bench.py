@@ -41,17 +41,13 @@ from vision.density import UNSEEN_COVER
 from vision.geometry import load_geometry
 from vision.synth.board_art import procedural_art
 from vision.synth.dataset import iter_still_tables
-from vision.synth.render import calibration_render
+from vision.synth.render import FRAME_SIZE, calibration_render
 
 HELD_OUT_SEED = 90_210
 
 
-#: The camera frame of the bench's rendered tables (the latency target is set for it).
-BENCH_SIZE = (1280, 720)
-
-
 def run_vision_bench(n: int = 200, tiers=("easy", "medium", "hard"), seed: int = HELD_OUT_SEED,
-                     detector: str = "auto", video: bool = True, size: tuple[int, int] = BENCH_SIZE) -> dict:
+                     detector: str = "auto", video: bool = True, size: tuple[int, int] = FRAME_SIZE) -> dict:
     """Every shipped detector side by side (``detector="auto"``), or just the one named; the
     tables filmed at ``size`` (a 1080p camera gives the far pieces of a tilted view more pixels)."""
     from vision.density import DEFAULT_COUNTER
@@ -77,7 +73,7 @@ def run_vision_bench(n: int = 200, tiers=("easy", "medium", "hard"), seed: int =
     return results
 
 
-def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] = BENCH_SIZE) -> dict:
+def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] = FRAME_SIZE) -> dict:
     from vision.pipeline import make_detector
     geo = load_geometry()
     art = procedural_art()
@@ -147,7 +143,7 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
             res["committed_after_still_run"] = {"per_region": run_right / total, "whole_board": run_boards / n,
                                                 "frames": STILL_RUN, "frames_differ_by": "sensor noise"}
         results[tier] = res
-        print(f"[{tier}] {which} on {n} held-out images{'' if size == BENCH_SIZE else ' at %dx%d' % size}: per-region exact {100 * res['per_region']:.1f}% "
+        print(f"[{tier}] {which} on {n} held-out images{'' if size == FRAME_SIZE else ' at %dx%d' % size}: per-region exact {100 * res['per_region']:.1f}% "
               f"(target 99.5/99.5/99), whole board {100 * res['whole_board']:.1f}% (target >= 90 on hard)")
         if run_tables:
             print(f"[{tier}]   committed after {STILL_RUN} still frames of each table (sensor noise apart; the live loop): per-region "

@@ -22,7 +22,7 @@ import numpy as np
 
 from tracker.spqrisiko.simulator import PLAYER_SETS, SimStep, Simulator
 from vision.classes import CLASS_INDEX, CLASS_NAMES
-from vision.synth.render import GroundTruth, render
+from vision.synth.render import FRAME_SIZE, GroundTruth, render
 
 #: A box is labelled for training when at most this much of it is hidden by an occluder.
 MAX_OCCLUDED_FOR_LABEL = 0.5
@@ -73,14 +73,14 @@ def yolo_lines(truth: GroundTruth) -> list[str]:
     return out
 
 
-def iter_renders(tier: str, n: int, seed: int, size: tuple[int, int] = (1280, 720),
+def iter_renders(tier: str, n: int, seed: int, size: tuple[int, int] = FRAME_SIZE,
                  art: np.ndarray | None = None) -> Iterator[tuple[int, np.ndarray, GroundTruth]]:
     """Render ``n`` images of a tier; ``art`` replaces the procedural board (a rectified photo)."""
     for i, img, truth, _ in iter_still_tables(tier, n, seed, size, art):
         yield i, img, truth
 
 
-def iter_still_tables(tier: str, n: int, seed: int, size: tuple[int, int] = (1280, 720),
+def iter_still_tables(tier: str, n: int, seed: int, size: tuple[int, int] = FRAME_SIZE,
                       art: np.ndarray | None = None
                       ) -> Iterator[tuple[int, np.ndarray, GroundTruth, Callable[[int], np.ndarray]]]:
     """:func:`iter_renders`, each image with a function that renders frame ``k`` (1, 2, ...) of
@@ -101,7 +101,7 @@ def iter_still_tables(tier: str, n: int, seed: int, size: tuple[int, int] = (128
         yield i, img, truth, frame
 
 
-def write_dataset(out: Path, tier: str, n: int, seed: int, size: tuple[int, int] = (1280, 720),
+def write_dataset(out: Path, tier: str, n: int, seed: int, size: tuple[int, int] = FRAME_SIZE,
                   progress=None, art: np.ndarray | None = None) -> int:
     out = Path(out)
     for sub in ("images/train", "images/val", "labels/train", "labels/val", "truth"):

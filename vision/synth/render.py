@@ -36,6 +36,8 @@ PIECE_HEIGHT = {LEGIONARY: 17.0 * PIECE_SCALE, VEXILLUM: 26.0 * PIECE_SCALE, TRI
                 CENTRE: 7.0 * PIECE_SCALE}
 
 TIERS = ("easy", "medium", "hard")
+#: The camera frame rendered unless another size is asked for (a 720p webcam).
+FRAME_SIZE = (1280, 720)
 #: How much of a piece's base radius its footprint keeps from a printed border: at least half of
 #: the base stands inside the region, as players place pieces (one astride a border is a dispute).
 BASE_INSIDE = 0.5
@@ -356,7 +358,7 @@ def _fit_camera(rng: np.random.Generator, spec: TierSpec, size: tuple[int, int],
     return view(max(d_fit, d_fill))[0]
 
 
-def render(state: ObservedState, tier: str = "easy", seed: int | tuple = 0, size: tuple[int, int] = (1280, 720),
+def render(state: ObservedState, tier: str = "easy", seed: int | tuple = 0, size: tuple[int, int] = FRAME_SIZE,
            vp: dict[str, int] | None = None, hands: int | None = None, art: np.ndarray | None = None,
            camera: Camera | None = None, placement: tuple[list[Placed], dict] | None = None,
            hand_poses: list["HandPose"] | None = None, noise_seed: int | tuple | None = None,
