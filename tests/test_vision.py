@@ -382,3 +382,41 @@ class TestImpossibleDetections:
         state = count(det, geo)
         assert state.regions == {"italia": {"red": {"legionary": 1}}}
         assert state.confidence_of("creticum") == 0.0 and state.confidence_of("italia") == 0.5
+
+
+class TestBenchIntervals:
+    """The bench prints how far another set of tables could land, so that a change of a few
+    tenths of a point is not read as progress."""
+
+    def test_the_region_interval_holds_the_figure_and_narrows_with_more_tables(self):
+        from vision.bench import region_interval
+
+        rng = np.random.default_rng(3)
+        few = rng.binomial(57, 0.86, size=40).tolist()
+        many = rng.binomial(57, 0.86, size=400).tolist()
+        for tables in (few, many):
+            low, high = region_interval(tables, 57)
+            assert low < np.mean(tables) / 57 < high
+        assert np.subtract(*region_interval(many, 57)[::-1]) < np.subtract(*region_interval(few, 57)[::-1])
+
+    def test_the_region_interval_is_over_tables_not_regions(self):
+        """Half the tables read perfectly and half badly: the spread between tables widens the
+        interval well past a binomial one over the 11,400 regions (about 0.6 points each way)."""
+        from vision.bench import region_interval
+
+        low, high = region_interval([57, 40] * 100, 57)
+        assert high - low > 0.03
+
+    def test_the_same_readings_give_the_same_interval_and_a_constant_one_collapses(self):
+        from vision.bench import region_interval
+
+        tables = [57, 55, 50, 57, 49, 57, 56] * 10
+        assert region_interval(tables, 57) == region_interval(tables, 57)
+        assert region_interval([57] * 20, 57) == (1.0, 1.0)
+
+    def test_the_board_interval_is_wilsons(self):
+        from vision.bench import board_interval
+
+        low, high = board_interval(1, 200)
+        assert 0.0 < low < 0.005 < high < 0.03
+        assert board_interval(0, 200)[0] == 0.0 and board_interval(200, 200)[1] == pytest.approx(1.0)

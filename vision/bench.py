@@ -30,6 +30,7 @@ import time
 from collections import Counter
 
 import numpy as np
+from scipy import stats
 
 from calibration.profile import calibrate
 from tracker.errors import AugurError
@@ -81,6 +82,8 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
     for tier in tiers:
         right = total = boards = plain = hidden_total = 0
         run_right = run_boards = run_tables = 0    # the state committed after a run of still frames
+        table_right: list[int] = []                  # regions right on each table (0 where calibration failed)
+        table_run_right: list[int] = []              # the same for the state committed after a still run
         failed: list[str] = []
         unseen: Counter = Counter()
         kinds: Counter = Counter()
@@ -95,6 +98,8 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
             except AugurError as exc:        # the board was not found: every region of this image is wrong
                 failed.append(f"image {i}: {exc}")
                 total += len(geo.region_ids)
+                table_right.append(0)
+                table_run_right.append(0)
                 continue
             t_cal = time.perf_counter() - t0
             detector = make_detector(profile, which)
@@ -124,6 +129,7 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
                 if wo or go:
                     colours[(wo, go)] += 1
             right += ok
+            table_right.append(ok)
             total += len(geo.region_ids)
             boards += ok == len(geo.region_ids)
             hidden_total += len(hidden)
@@ -131,6 +137,7 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
                 run = [img] + [frame(k) for k in range(1, STILL_RUN)]
                 ok = regions_right(committed_after_still_run(detector, run, geo), want, hidden, geo)
                 run_right += ok
+                table_run_right.append(ok)
                 run_boards += ok == len(geo.region_ids)
                 run_tables += 1
         pct = lambda xs, q: 1000 * float(np.percentile(xs, q))  # noqa: E731
@@ -142,12 +149,22 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
         if run_tables:
             res["committed_after_still_run"] = {"per_region": run_right / total, "whole_board": run_boards / n,
                                                 "frames": STILL_RUN, "frames_differ_by": "sensor noise"}
-        results[tier] = res
-        print(f"[{tier}] {which} on {n} held-out images{'' if size == FRAME_SIZE else ' at %dx%d' % size}: per-region exact {100 * res['per_region']:.1f}% "
-              f"(target 99.5/99.5/99), whole board {100 * res['whole_board']:.1f}% (target >= 90 on hard)")
+        n_regions = len(geo.region_ids)
+        res["interval_95"] = {"per_region": region_interval(table_right, n_regions),
+                              "whole_board": board_interval(boards, n)}
         if run_tables:
+            res["committed_after_still_run"]["interval_95"] = {
+                "per_region": region_interval(table_run_right, n_regions), "whole_board": board_interval(run_boards, n)}
+        results[tier] = res
+        ci = res["interval_95"]
+        print(f"[{tier}] {which} on {n} held-out images{'' if size == FRAME_SIZE else ' at %dx%d' % size}: per-region exact {100 * res['per_region']:.1f}% "
+              f"{_span(ci['per_region'])} (target 99.5/99.5/99), whole board {100 * res['whole_board']:.1f}% "
+              f"{_span(ci['whole_board'])} (target >= 90 on hard); 95% intervals over these tables")
+        if run_tables:
+            ci = res["committed_after_still_run"]["interval_95"]
             print(f"[{tier}]   committed after {STILL_RUN} still frames of each table (sensor noise apart; the live loop): per-region "
-                  f"exact {100 * run_right / total:.1f}%, whole board {100 * run_boards / n:.1f}%")
+                  f"exact {100 * run_right / total:.1f}% {_span(ci['per_region'])}, whole board {100 * run_boards / n:.1f}% "
+                  f"{_span(ci['whole_board'])}")
         if failed:
             print(f"[{tier}]   calibration failed on {len(failed)} image(s): " + "; ".join(failed[:3]))
         print(f"[{tier}]   counts alone (unseen marks ignored) {100 * res['per_region_plain']:.1f}%; "
@@ -167,6 +184,34 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
               ", ".join(f"{w}->{g} {c}" for (w, g), c in Counter({k: v for k, v in colours.items()
                                                                    if k[0] != k[1]}).most_common(4)))
     return results
+
+
+def region_interval(right_per_table: list[int], regions_per_table: int, resamples: int = 2000) -> tuple[float, float]:
+    """A 95 % interval for the share of regions read right, by resampling whole tables.
+
+    A table's regions are not independent draws (one blurred or tilted view spoils many of
+    them at once), so the interval comes from a bootstrap over tables rather than a binomial
+    over regions: it says how far another set of tables of the same tier could land. Seeded,
+    so the bench prints the same interval for the same readings."""
+    right = np.asarray(right_per_table, dtype=float)
+    if len(right) < 2 or np.all(right == right[0]):
+        share = float(right.mean()) / regions_per_table if len(right) else 0.0
+        return share, share
+    ci = stats.bootstrap((right,), lambda r, axis=-1: r.mean(axis=axis) / regions_per_table,
+                         n_resamples=resamples, method="percentile", random_state=0).confidence_interval
+    return float(ci.low), float(ci.high)
+
+
+def board_interval(right: int, tables: int) -> tuple[float, float]:
+    """A 95 % (Wilson) interval for the share of whole boards read right: tables are independent."""
+    if tables == 0:
+        return 0.0, 0.0
+    ci = stats.binomtest(right, tables).proportion_ci(confidence_level=0.95, method="wilson")
+    return float(ci.low), float(ci.high)
+
+
+def _span(interval: tuple[float, float]) -> str:
+    return f"[{100 * interval[0]:.1f}-{100 * interval[1]:.1f}]"
 
 
 #: Still frames of one table read as a run (the fusion commits after three).
