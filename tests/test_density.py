@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from calibration.profile import calibrate
+from tracker.pieces import LEGIONARY, TRIREME
 from tracker.state import ObservedState
 from vision.bench import hidden_regions
 from vision.count import count
@@ -240,6 +241,29 @@ class TestPeakCounting:
                                 geo) == pytest.approx(2 * across)
         assert (peak_window(0.5), peak_window(20.0)) == PEAK_WINDOWS
         assert all(peak_window(a) % 2 == 1 for a in np.linspace(0.5, 20, 40))
+
+    def test_a_pile_spilled_off_an_island_counts_for_the_island(self):
+        """Two legionaries on the sea off Corsica's coast and one on it: three in Corsica, none at
+        sea; a trireme blob at the same spot stays a fleet of that sea."""
+        img, truth, profile = calibrated_scene("easy")
+        geo = load_geometry()
+        counter = DensityCounter(profile, session=FakeSession(np.zeros((N_OUT, 8, 8), np.float32)))
+        corsica = geo.region_ids.index("corsica") + 1
+        off = np.argwhere((counter.land_labels == corsica) & (counter.labels != corsica) & (counter.labels > 0))
+        on = np.argwhere(counter.labels == corsica)
+        assert len(off) and len(on)
+        cy, cx = on.mean(axis=0)
+        far = off[np.argsort(-np.hypot(off[:, 0] - cy, off[:, 1] - cx))]
+        (y1, x1), (y2, x2) = far[0], next(c for c in far if np.hypot(*(c - far[0])) >= 3 * counter.peak_window)
+        y0, x0 = on[np.argmin(np.hypot(on[:, 0] - cy, on[:, 1] - cx))]
+        blobs = [((x0, y0), 1.0), ((x1, y1), 1.0), ((x2, y2), 1.0)]
+        counter.session = FakeSession(_maps_with_blobs(counter.labels.shape, blobs, LEGIONARY, "red"))
+        det = counter.detect(img)
+        assert count(det, geo, det.unseen).regions == {"corsica": {"red": {LEGIONARY: 3}}}
+        counter.session = FakeSession(_maps_with_blobs(counter.labels.shape, blobs[1:2], TRIREME, "red"))
+        det = counter.detect(img)
+        sea = geo.region_ids[counter.labels[y1, x1] - 1]
+        assert count(det, geo, det.unseen).regions == {sea: {"red": {TRIREME: 1}}}
 
     def test_a_faint_summit_is_no_piece(self):
         got = self.counted("italia", [(0, 0), (4, 0)], [1.0, 0.1], "legionary", "red")

@@ -420,3 +420,60 @@ class TestBenchIntervals:
         low, high = board_interval(1, 200)
         assert 0.0 < low < 0.005 < high < 0.03
         assert board_interval(0, 200)[0] == 0.0 and board_interval(200, 200)[1] == pytest.approx(1.0)
+
+
+def _off_the_coast(geo, province: str, reach: tuple[float, float]) -> tuple[float, float]:
+    """A sea point whose nearest province is ``province``, at a distance within ``reach``
+    (found by brute force over the province pixels, not through ``land_labels``)."""
+    from vision.geometry import SPILL_REACH
+
+    province_px = np.argwhere(np.isin(geo.labels, [geo.region_ids.index(r) + 1 for r in geo.region_ids
+                                                   if geo.board.is_province(r)]))
+    mine = np.argwhere(geo.mask(province))
+    ys, xs = np.nonzero(np.isin(geo.labels, [geo.region_ids.index(r) + 1 for r in geo.region_ids
+                                             if geo.board.is_sea(r)]))
+    cy, cx = mine.mean(axis=0)
+    order = np.argsort(np.hypot(xs - cx, ys - cy))
+    for i in order[::97]:
+        d_all = np.hypot(province_px[:, 1] - xs[i], province_px[:, 0] - ys[i])
+        d_mine = np.hypot(mine[:, 1] - xs[i], mine[:, 0] - ys[i]).min()
+        if reach[0] <= d_mine <= reach[1] and d_mine <= d_all.min() + 1e-9:
+            assert reach[1] <= SPILL_REACH or d_mine > SPILL_REACH
+            return float(xs[i]), float(ys[i])
+    raise AssertionError(f"no sea point {reach} off {province}")
+
+
+class TestSpilledPieces:
+    """A small island cannot hold a crowded turn's pile: players stand the rest on the sea off its
+    coast, and those pieces are the island's."""
+
+    def test_a_legionary_just_off_an_island_counts_for_the_island(self):
+        geo = load_geometry()
+        x, y = _off_the_coast(geo, "corsica", (8, 20))
+        det = Detections(np.array([[x, y]] * 2), ("legionary", "vexillum"), ("red", "red"), np.ones(2))
+        got = count(det, geo)
+        assert geo.board.is_sea(geo.region_at(x, y))
+        assert got.regions == {"corsica": {"red": {"legionary": 1, "vexillum": 1}}}
+
+    def test_a_fleet_off_the_same_coast_stays_in_its_sea(self):
+        geo = load_geometry()
+        x, y = _off_the_coast(geo, "corsica", (8, 20))
+        got = count(Detections(np.array([[x, y]]), ("trireme",), ("blue",), np.ones(1)), geo)
+        assert got.regions == {geo.region_at(x, y): {"blue": {"trireme": 1}}}
+
+    def test_a_legionary_far_out_at_sea_is_still_impossible(self):
+        from vision.geometry import SPILL_REACH
+
+        geo = load_geometry()
+        x, y = _off_the_coast(geo, "corsica", (SPILL_REACH + 5, SPILL_REACH + 40))
+        got = count(Detections(np.array([[x, y]]), ("legionary",), ("red",), np.ones(1)), geo)
+        sea = geo.region_at(x, y)
+        assert got.regions == {} and got.confidence_of(sea) < 1.0
+
+    def test_the_map_of_a_differently_printed_board_moves_its_coasts_too(self):
+        """``land_labels`` is derived from the labels of each geometry, so a fitted map has its own."""
+        geo = load_geometry()
+        moved = geo.warped(np.array([[1, 0, 6], [0, 1, -4], [0, 0, 1]], float))
+        x, y = _off_the_coast(geo, "corsica", (8, 20))
+        assert moved.regions_at(np.array([[x + 6, y - 4]]), land=True) == ["corsica"]
+        assert moved.land_labels is not geo.land_labels

@@ -4,8 +4,10 @@ A region's confidence is the detector's own estimate when it gives one (the dens
 probability that the count is right, :mod:`vision.confidence`), else the mean score of its pieces.
 
 Each detection goes to the region under its footprint (supervision's zone counting, with the
-board's label image as the zones). A piece that cannot stand where it was seen (a legionary at
-sea, a trireme on land) is dropped and lowers the region's confidence. A province holds one
+board's label image as the zones), except that a legionary, vexillum or centre standing on the
+sea within ``vision.geometry.SPILL_REACH`` of a province's coast goes to that province (players stand the pile a
+small island cannot hold on the sea around it). A piece that cannot stand where it was seen (a
+legionary far out at sea, a trireme on land) is dropped and lowers the region's confidence. A province holds one
 army: if detections of two army colours fall in one province, the colour with fewer is dropped
 and the region's confidence falls accordingly.
 """
@@ -21,10 +23,14 @@ from vision.records import Detections
 
 def count(detections: Detections, geo: BoardGeometry, unseen: frozenset[str] = frozenset()) -> ObservedState:
     regions = geo.regions_at(detections.footprints) if len(detections) else []
+    land_regions = geo.regions_at(detections.footprints, land=True) if len(detections) else []
     tally: dict[str, Counter] = defaultdict(Counter)
     score: dict[str, list[float]] = defaultdict(list)
     impossible: Counter = Counter()
-    for rid, kind, colour, s in zip(regions, detections.kinds, detections.colours, detections.scores):
+    for rid, land_rid, kind, colour, s in zip(regions, land_regions, detections.kinds, detections.colours,
+                                              detections.scores):
+        if kind in LAND_KINDS or kind == CENTRE:
+            rid = land_rid              # a province's piece just off its coast: a pile spilled off an island
         if rid is None or rid in unseen:
             continue
         at_sea = geo.board.is_sea(rid)

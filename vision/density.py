@@ -223,11 +223,14 @@ def output_to_image(crop: Crop) -> np.ndarray:
                      [0, 0, 1.0]])
 
 
-def region_labels_in_output(H: np.ndarray, geo: BoardGeometry, crop: Crop) -> np.ndarray:
-    """The board's region label of every output cell (0 off the map)."""
+def region_labels_in_output(H: np.ndarray, geo: BoardGeometry, crop: Crop, land: bool = False) -> np.ndarray:
+    """The board's region label of every output cell (0 off the map); with ``land``, the region a
+    province's piece standing there counts towards (``BoardGeometry.land_labels``: a pile spilled
+    off a small island onto the sea is the island's)."""
     M = np.linalg.inv(output_to_image(crop)) @ H
     w, h = crop.input_size[0] // STRIDE, crop.input_size[1] // STRIDE
-    return cv2.warpPerspective(geo.labels, M, (w, h), flags=cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT)
+    return cv2.warpPerspective(geo.land_labels if land else geo.labels, M, (w, h), flags=cv2.INTER_NEAREST,
+                               borderMode=cv2.BORDER_CONSTANT)
 
 
 class CounterError(AugurError):
@@ -280,6 +283,7 @@ class DensityCounter:
         self._held: np.ndarray | None = None
         self._turn = False
         self.labels = region_labels_in_output(profile.H, self.geo, self.crop)
+        self.land_labels = region_labels_in_output(profile.H, self.geo, self.crop, land=True)
         self.n_regions = len(self.geo.region_ids)
         self.across = legionary_across(profile, self.geo) * self.crop.scale
         self.peak_window = peak_window(self.across)
@@ -388,10 +392,11 @@ class DensityCounter:
         minlength = self.n_regions + 1
         cover = self._cover(out[-1])
         peaks = _peaks(total, self.peak_window)
-        region_of, anchors, basin = self._attribute(total, peaks)
+        region_of, anchors, basin, land_region_of = self._attribute(total, peaks)
         flat = out.reshape(len(out), -1)
         cells = np.flatnonzero(total)               # the few cells that hold any density
         region = region_of[cells]
+        land_region = land_region_of[cells]
         by_kind = total.ravel()[cells] * _softmax(flat[KIND_AT, cells])
         colour_p = _softmax(flat[COLOUR_AT, cells])
         # each kind's candidate summits (cells) and the kind scored highest at each
@@ -410,11 +415,10 @@ class DensityCounter:
         sure = self._second_look(*summits[LEGIONARY]) if self.summits is not None else None
         # triremes the hull classifier is sure of at each trireme summit of a sea (-1: one, as read)
         hulls_sure = self._hull_look(*summits[TRIREME]) if self.hulls is not None else None
-        labels = self.labels.ravel()
         foot, kinds, colours, scores = [], [], [], []
         counted = np.zeros((len(KINDS), minlength), np.int64)        # pieces per kind and region
         at, kind_at = summits[CENTRE]
-        centres = {int(r) for r in labels[at[kind_at == KINDS.index(CENTRE)]] if r in anchors}
+        centres = {int(r) for r in self.land_labels.ravel()[at[kind_at == KINDS.index(CENTRE)]] if r in anchors}
         by_kind_output = []
         for r, point, score in self._centres_without_summit(out[KIND_AT], centres):
             foot.append(point)
@@ -425,6 +429,8 @@ class DensityCounter:
             by_kind_output.append(r)
         for k, kind in enumerate(KINDS):
             at, kind_at = summits[kind]
+            # a province's pieces off its coast count towards it, a fleet only in its own sea
+            labels = (self.labels if kind == TRIREME else self.land_labels).ravel()
             pieces = np.ones(int(np.count_nonzero(kind_at == k)))
             if kind == LEGIONARY:
                 # a summit may stand for merged legionaries, and a vexillum's summit whose basin
@@ -445,7 +451,7 @@ class DensityCounter:
             if not len(at):
                 continue
             found = np.rint(np.bincount(labels[at], weights=pieces, minlength=minlength)).astype(int)
-            mass = np.bincount(region, weights=by_kind[k], minlength=minlength)
+            mass = np.bincount(region if kind == TRIREME else land_region, weights=by_kind[k], minlength=minlength)
             # colours go by summit, each weighted by the pieces it stands for, not by mass: a fleet
             # whose hull drew a light blob is still one of the two fleets in its sea
             q = self._summit_colours(out[COLOUR_AT], total, at) * pieces[:, None]
@@ -600,8 +606,9 @@ class DensityCounter:
         return np.column_stack([STRIDE * (at % w) + STRIDE // 2, STRIDE * (at // w) + STRIDE // 2])
 
     def _second_look_candidates(self, at: np.ndarray, kind_at: np.ndarray) -> np.ndarray:
-        """Indices into ``at`` of the summits scored legionary or vexillum that stand in a province."""
-        label = self.labels.ravel()[at]
+        """Indices into ``at`` of the summits scored legionary or vexillum that stand in a province
+        (or off its coast)."""
+        label = self.land_labels.ravel()[at]
         kind_ok = (kind_at == KINDS.index(LEGIONARY)) | (kind_at == KINDS.index(VEXILLUM))
         return np.flatnonzero(kind_ok & (label > 0) & (self._sea[label] == 0))
 
@@ -654,30 +661,35 @@ class DensityCounter:
         return cover
 
     def _attribute(self, total: np.ndarray, peaks: np.ndarray) -> tuple[np.ndarray, dict[int, tuple[float, float]],
-                                                                        np.ndarray]:
-        """Which region each output cell's density counts towards, a board point per region, and
-        the mass of each peak's basin (the cells nearer to it than to any other peak); ``peaks``
-        is the density's peak mask over the legionary window.
+                                                                        np.ndarray, np.ndarray]:
+        """Which region each output cell's density counts towards, a board point per region, the
+        mass of each peak's basin (the cells nearer to it than to any other peak), and which
+        region each cell counts towards for a province's pieces (a pile spilled off a small
+        island counts towards the island); ``peaks`` is the density's peak mask over the
+        legionary window.
 
         Summing the density inside each region's outline would split a piece standing near a
         printed border between two regions. Instead every local peak of the density (a piece, or
         one of a pile) takes the region under it, and each cell's mass goes with its nearest peak.
         The anchor of a region is its strongest peak, a point inside it."""
         if not peaks.any():
-            return np.zeros(total.size, np.int64), {}, np.zeros_like(total)
+            return np.zeros(total.size, np.int64), {}, np.zeros_like(total), np.zeros(total.size, np.int64)
         inv = np.where(peaks, 0, 255).astype(np.uint8)
         _, nearest = cv2.distanceTransformWithLabels(inv, cv2.DIST_L2, 5, labelType=cv2.DIST_LABEL_PIXEL)
         basin = np.bincount(nearest.ravel(), weights=total.ravel())[nearest]
         lut = np.zeros(int(nearest.max()) + 1, np.int64)
         lut[nearest[peaks]] = self.labels[peaks]
         region_of = lut[nearest].ravel()
+        lut[nearest[peaks]] = self.land_labels[peaks]
+        land_region_of = lut[nearest].ravel()
         anchors: dict[int, tuple[float, float]] = {}
         ys, xs = np.nonzero(peaks)
-        for i in np.argsort(-total[ys, xs]):
-            r = int(self.labels[ys[i], xs[i]])
-            if r and r not in anchors:
-                anchors[r] = self._board_point(xs[i], ys[i])
-        return region_of, anchors, basin
+        for labels in (self.labels, self.land_labels):       # a region's own summits first
+            for i in np.argsort(-total[ys, xs]):
+                r = int(labels[ys[i], xs[i]])
+                if r and r not in anchors:
+                    anchors[r] = self._board_point(xs[i], ys[i])
+        return region_of, anchors, basin, land_region_of
 
     @staticmethod
     def _summit_colours(colour_logits: np.ndarray, total: np.ndarray, at: np.ndarray) -> np.ndarray:

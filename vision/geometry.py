@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 import cv2
@@ -20,6 +20,12 @@ from tracker.board import Board, load_board
 from tracker.errors import BoardError
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
+
+#: How far (board units) from its own coast a province's piece may stand at sea and still be
+#: counted in that province: about two legionary bases. A small island (Corsica holds three or
+#: four legionaries) cannot hold the pile of a crowded turn, and players stand the rest on the
+#: sea around it; nothing else puts a legionary, a vexillum or a centre at sea.
+SPILL_REACH = 36.0
 
 
 @dataclass(frozen=True)
@@ -43,13 +49,31 @@ class BoardGeometry:
         v = int(self.labels[yi, xi])
         return self.region_ids[v - 1] if v else None
 
-    def regions_at(self, points: np.ndarray) -> list[str | None]:
-        """Vectorised :meth:`region_at` for an N x 2 array of board points."""
+    def regions_at(self, points: np.ndarray, land: bool = False) -> list[str | None]:
+        """Vectorised :meth:`region_at` for an N x 2 array of board points; with ``land``, the
+        region a province's piece standing there counts towards (:attr:`land_labels`)."""
         pts = np.rint(np.asarray(points, np.float64)).astype(np.int64)
         ok = (pts[:, 0] >= 0) & (pts[:, 0] < self.size[0]) & (pts[:, 1] >= 0) & (pts[:, 1] < self.size[1])
         vals = np.zeros(len(pts), np.int64)
-        vals[ok] = self.labels[pts[ok, 1], pts[ok, 0]]
+        vals[ok] = (self.land_labels if land else self.labels)[pts[ok, 1], pts[ok, 0]]
         return [self.region_ids[v - 1] if v else None for v in vals]
+
+    @cached_property
+    def land_labels(self) -> np.ndarray:
+        """The label image as a province's pieces are counted: every sea point within
+        SPILL_REACH of a province's coast takes the label of the nearest province (a pile spilled
+        from a small island onto the sea around it), every other point keeps its own."""
+        province = np.array([False] + [self.board.is_province(r) for r in self.region_ids])
+        sea = np.array([False] + [self.board.is_sea(r) for r in self.region_ids])
+        land = province[self.labels]
+        if not land.any():
+            return self.labels
+        dist, nearest = cv2.distanceTransformWithLabels(np.where(land, 0, 255).astype(np.uint8), cv2.DIST_L2, 5,
+                                                        labelType=cv2.DIST_LABEL_PIXEL)
+        lut = np.zeros(int(nearest.max()) + 1, self.labels.dtype)
+        lut[nearest[land]] = self.labels[land]
+        spilled = sea[self.labels] & (dist <= SPILL_REACH)
+        return np.where(spilled, lut[nearest], self.labels)
 
     def mask(self, region: str) -> np.ndarray:
         return self.labels == (self.region_ids.index(region) + 1)
