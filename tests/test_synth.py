@@ -15,7 +15,7 @@ from tracker.state import ObservedState
 from vision.classes import CLASS_NAMES
 from vision.geometry import load_geometry
 from vision.synth.dataset import write_dataset, yolo_lines
-from vision.synth.render import TIERS, render
+from vision.synth.render import PIECE_RADIUS, TIERS, TOUCHING, render
 
 
 @lru_cache(maxsize=None)
@@ -37,16 +37,29 @@ def _board_point_of(truth, uv):
     return pts
 
 
+def counted_in(geo, pieces, points=None) -> list[str | None]:
+    """The region each piece counts towards where it stands: a fleet's sea, or for a province's
+    piece the province, or the one whose coast it stands off (``land_labels``)."""
+    points = np.array([p.board_xy for p in pieces]) if points is None else points
+    plain, land = geo.regions_at(points), geo.regions_at(points, land=True)
+    return [a if p.kind == TRIREME else b for p, a, b in zip(pieces, plain, land)]
+
+
 class TestGroundTruth:
     @pytest.mark.parametrize("tier", TIERS)
     def test_footprints_lie_in_their_region(self, tier):
+        """... or, for a pile spilled off a small island, on the sea nearer to it than to any other
+        province (``land_labels``)."""
         step = late_game()
         geo = load_geometry()
         _, truth = render(step.state, tier, seed=(3, 1), vp=step.vp)
         on_map = [p for p in truth.pieces if p.region]
-        assert [geo.region_at(*p.board_xy) for p in on_map] == [p.region for p in on_map]
+        assert counted_in(geo, on_map) == [p.region for p in on_map]
+        inside = [geo.region_at(*p.board_xy) == p.region for p in on_map]
+        assert all(inside[i] or (geo.board.is_sea(geo.region_at(*p.board_xy)) and p.kind in (LEGIONARY, VEXILLUM))
+                   for i, p in enumerate(on_map))
         back = _board_point_of(truth, np.array([p.footprint for p in on_map]))
-        hits = [geo.region_at(x, y) == p.region for (x, y), p in zip(back, on_map)]
+        hits = [r == p.region for r, p in zip(counted_in(geo, on_map, back), on_map)]
         assert np.mean(hits) > 0.99          # a footprint exactly on a border may round either way
         assert np.abs(back - np.array([p.board_xy for p in on_map])).max() < 0.5
 
@@ -90,7 +103,35 @@ class TestGroundTruth:
         state = ObservedState.from_dict({"board": "spqrisiko", "regions": regions})
         _, truth = render(state, "easy", seed=9)
         assert {p.region for p in truth.pieces if p.region} == set(geo.region_ids)
-        assert all(geo.region_at(*p.board_xy) == p.region for p in truth.pieces if p.region)
+        on_map = [p for p in truth.pieces if p.region]
+        assert counted_in(geo, on_map) == [p.region for p in on_map]
+
+    @pytest.mark.parametrize("tier", TIERS)
+    def test_no_piece_stands_inside_another(self, tier):
+        """Bases touch and may overlap a little (the figures taper), never more: a piece hidden
+        inside another could be counted by nobody, so the truth would be unreadable."""
+        step = late_game()
+        _, truth = render(step.state, tier, seed=(3, 4), vp=step.vp)
+        on_map = [p for p in truth.pieces if p.region]
+        xy = np.array([p.board_xy for p in on_map])
+        r = np.array([PIECE_RADIUS[p.kind] for p in on_map])
+        apart = np.hypot(*(xy[:, None, :] - xy[None, :, :]).transpose(2, 0, 1)) / (r[:, None] + r[None, :])
+        np.fill_diagonal(apart, np.inf)
+        assert apart.min() >= TOUCHING - 1e-6
+
+    def test_a_pile_too_large_for_an_island_spills_onto_the_sea_off_its_coast(self):
+        """Corsica holds three or four legionaries: players stand the rest of a pile of nine on the
+        sea around it, and the truth still says nine in Corsica."""
+        geo = load_geometry()
+        state = ObservedState.from_dict({"board": "spqrisiko", "regions": {
+            "corsica": {"red": {LEGIONARY: 9}}, "sardinia": {"blue": {LEGIONARY: 2}}}})
+        _, truth = render(state, "easy", seed=11)
+        corsica = [p for p in truth.pieces if p.region == "corsica"]
+        assert truth.state["regions"]["corsica"] == {"red": {LEGIONARY: 9}} and len(corsica) == 9
+        where = [geo.region_at(*p.board_xy) for p in corsica]
+        assert 0 < where.count("corsica") < 9
+        assert all(r == "corsica" or geo.board.is_sea(r) for r in where)
+        assert set(geo.regions_at(np.array([p.board_xy for p in corsica]), land=True)) == {"corsica"}
 
     def test_hands_are_recorded_as_occlusion(self):
         step = late_game()

@@ -41,6 +41,14 @@ FRAME_SIZE = (1280, 720)
 #: How much of a piece's base radius its footprint keeps from a printed border: at least half of
 #: the base stands inside the region, as players place pieces (one astride a border is a dispute).
 BASE_INSIDE = 0.5
+#: Two pieces stand at least this share of their base radii's sum apart: bases touch and may
+#: overlap a little where the figures taper, but no piece stands inside another.
+TOUCHING = 0.9
+#: Tries to find a free spot for a piece, and the try from which a province's legionary or
+#: vexillum may stand on the sea off its coast (``BoardGeometry.land_labels``): players fill
+#: the province first.
+PLACING_ATTEMPTS = 400
+SPILL_AFTER = 100
 
 
 @dataclass(frozen=True)
@@ -169,12 +177,16 @@ def split_legions(legions: int, rng: np.random.Generator) -> tuple[int, int]:
 
 def place_pieces(state: ObservedState, rng: np.random.Generator, geo: BoardGeometry,
                  vp: dict[str, int] | None = None) -> tuple[list[Placed], dict]:
-    """Positions for every piece of ``state`` (footprints inside their region), and the state as placed."""
+    """Positions for every piece of ``state``, and the state as placed. A piece stands inside its
+    region and never inside another piece; the legionaries and vexilla of a province too small
+    for its pile stand on the sea off its coast, nearer to it than to any other province."""
     pix = _region_pixels(geo.board.id)
     to_border = _border_distance(geo.board.id)
     placed: list[Placed] = []
+    spots: list[tuple[float, float, float]] = []       # every piece placed so far: x, y, base radius
     drawn: dict[str, dict[str, dict[str, int]]] = {}
     for rid in sorted(state.regions):
+        n_here = 0
         content = state.regions[rid]
         items: list[tuple[str, str]] = []
         for colour, kinds in sorted(content.items()):
@@ -192,29 +204,41 @@ def place_pieces(state: ObservedState, rng: np.random.Generator, geo: BoardGeome
             drawn.setdefault(rid, {})[colour] = {k: n for k, n in ((LEGIONARY, leg), (VEXILLUM, vex)) if n}
         all_px, inner = pix[rid]
         centre = inner[rng.integers(len(inner))]
-        spots: list[tuple[float, float, float]] = []
+        label = geo.region_ids.index(rid) + 1
         for kind, colour in sorted(items, key=lambda it: -PIECE_RADIUS[it[0]]):
             r = PIECE_RADIUS[kind]
-            spacing = 1.0
-            for attempt in range(400):
+            may_spill = kind in (LEGIONARY, VEXILLUM)
+            best, best_room = None, -1.0
+            others = np.array(spots, np.float64).reshape(-1, 3)
+            for attempt in range(PLACING_ATTEMPTS):
                 # players pile pieces in a cluster: sample near the cluster centre first
                 if attempt < 300:
-                    spread = 8 + 4 * np.sqrt(len(spots) + 1) * (1 + attempt / 60)
+                    spread = 8 + 4 * np.sqrt(n_here + 1) * (1 + attempt / 60)
                     cand = centre + rng.normal(0, spread, 2)
                     xi, yi = int(round(cand[0])), int(round(cand[1]))
-                    if not (0 <= xi < geo.size[0] and 0 <= yi < geo.size[1]) or geo.labels[yi, xi] != geo.region_ids.index(rid) + 1:
+                    if not (0 <= xi < geo.size[0] and 0 <= yi < geo.size[1]):
                         continue
-                    # players stand a piece in its region, not astride the printed border
-                    if to_border[yi, xi] < BASE_INSIDE * r:
+                    if geo.labels[yi, xi] == label:
+                        # players stand a piece in its region, not astride the printed border
+                        if to_border[yi, xi] < BASE_INSIDE * r:
+                            continue
+                    # a province too full for its pile: the rest stands on the sea off its coast
+                    elif not (may_spill and attempt >= SPILL_AFTER and geo.labels[yi, xi] != geo.land_labels[yi, xi]
+                              and geo.land_labels[yi, xi] == label):
                         continue
                 else:
                     cand = inner[rng.integers(len(inner))]
-                if attempt and attempt % 60 == 0:
-                    spacing *= 0.8
-                if all((cand[0] - x) ** 2 + (cand[1] - y) ** 2 >= (spacing * 0.9 * (r + q)) ** 2 for x, y, q in spots):
+                # pieces never stand inside one another (bases may overlap a little: they taper)
+                room = float(np.min(np.hypot(others[:, 0] - cand[0], others[:, 1] - cand[1]) / (r + others[:, 2]),
+                                    initial=np.inf))
+                if room >= TOUCHING:
+                    best = cand
                     break
-            spots.append((float(cand[0]), float(cand[1]), r))
-            placed.append(Placed(kind, colour, float(cand[0]), float(cand[1]), rid, float(rng.uniform(0, np.pi))))
+                if room > best_room:
+                    best, best_room = cand, room
+            spots.append((float(best[0]), float(best[1]), r))
+            n_here += 1
+            placed.append(Placed(kind, colour, float(best[0]), float(best[1]), rid, float(rng.uniform(0, np.pi))))
     for k, (colour, points) in enumerate(sorted((vp or {}).items())):
         box = min(40, max(0, points))
         x0, y0, x1, y1 = geo.track_boxes[box]
