@@ -197,6 +197,22 @@ class TestStillFrames:
 
 
 class TestDataset:
+    def test_tables_come_from_a_new_game_every_few(self, monkeypatch):
+        """A set of tables shows many simulated games (the bench's 200 tables of a tier once came
+        from four, and measured those games), and table ``i`` the same state in every tier."""
+        import vision.synth.dataset as ds
+
+        shown: list[tuple[str, dict]] = []
+        monkeypatch.setattr(ds, "render", lambda state, tier, **kw: (None, shown.append((tier, state.to_dict()))))
+        n = ds.TABLES_PER_GAME + 1
+        for tier in ("easy", "hard"):
+            list(ds.iter_renders(tier, n, 77))
+        easy, hard = [st for t, st in shown if t == "easy"], [st for t, st in shown if t == "hard"]
+        assert easy == hard
+        game = [step.state.to_dict() for step in ds.table_game(77, 0)]
+        assert all(st in game for st in easy[:-1]) and easy[-1] not in game
+        assert easy[-1] in [step.state.to_dict() for step in ds.table_game(77, ds.TABLES_PER_GAME)]
+
     def test_layout_and_labels(self, tmp_path):
         write_dataset(tmp_path, "medium", 10, seed=2)
         images = sorted((tmp_path / "images").rglob("*.jpg"))

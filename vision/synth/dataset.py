@@ -45,15 +45,16 @@ _TABLE_GAMES: dict[tuple[int, int], list[SimStep]] = {}
 
 
 def game_of(i: int) -> int:
-    """The simulated game training table ``i`` shows: a new game every TABLES_PER_GAME tables."""
+    """The simulated game table ``i`` shows: a new game every TABLES_PER_GAME tables."""
     return i // TABLES_PER_GAME
 
 
 def table_game(seed: int, i: int) -> list[SimStep]:
-    """The committed states of training table ``i``'s game: many games, not a few. The summit
-    classifier, trained on the four games of :func:`game_states`, learnt where those games'
-    vexilla stood on the board art and read other games worse. Only the latest game is cached:
-    tables are rendered in order, a game's tables together."""
+    """The committed states of table ``i``'s game: many games, not a few. The summit classifier,
+    trained on the four games of :func:`game_states`, learnt where those games' vexilla stood on
+    the board art and read other games worse; and a bench whose 200 tables came from four games
+    measured those games (crowded small islands in the bench's four cost it a point on easy tables).
+    Only the latest game is cached: tables are rendered in order, a game's tables together."""
     key = (seed, game_of(i))
     if key not in _TABLE_GAMES:
         _TABLE_GAMES.clear()
@@ -86,11 +87,11 @@ def iter_still_tables(tier: str, n: int, seed: int, size: tuple[int, int] = FRAM
     """:func:`iter_renders`, each image with a function that renders frame ``k`` (1, 2, ...) of
     the same still table: the same photo but for the sensor noise's realisation (see
     :func:`vision.synth.render.render`'s ``sensor_seed``), as a camera delivers it over a run of
-    still frames; frame 0 is the image itself."""
-    steps = game_states(seed)
-    pick = np.random.default_rng([seed, 999]).integers(len(steps), size=n)
+    still frames; frame 0 is the image itself. Table ``i`` shows a state of game
+    :func:`game_of` ``(i)`` (:func:`table_game`), the same state in every tier."""
     for i in range(n):
-        step = steps[int(pick[i])]
+        steps = table_game(seed, i)
+        step = steps[int(np.random.default_rng([seed, 999, i]).integers(len(steps)))]
         scene = (seed, i, TIER_SEED[tier])
         img, truth = render(step.state, tier, seed=scene, size=size, vp=step.vp, art=art)
 
