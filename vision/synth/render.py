@@ -223,8 +223,7 @@ def place_pieces(state: ObservedState, rng: np.random.Generator, geo: BoardGeome
                         if to_border[yi, xi] < BASE_INSIDE * r:
                             continue
                     # a province too full for its pile: the rest stands on the sea off its coast
-                    elif not (may_spill and attempt >= SPILL_AFTER and geo.labels[yi, xi] != geo.land_labels[yi, xi]
-                              and geo.land_labels[yi, xi] == label):
+                    elif not (may_spill and attempt >= SPILL_AFTER and geo.land_labels[yi, xi] == label):
                         continue
                 else:
                     cand = inner[rng.integers(len(inner))]
