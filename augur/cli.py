@@ -334,7 +334,7 @@ def cmd_train_counter(args: argparse.Namespace) -> int:
         card = train(data, Path(args.models), epochs=args.epochs, steps=args.steps, batch=args.batch, seed=args.seed,
                      lr=args.lr, balance_kinds=args.balance_kinds, init=Path(args.init) if args.init else None,
                      arch=args.arch, device=_training_device(args.device), workers=args.workers, clip=args.clip,
-                     floor=args.floor,
+                     floor=args.floor, spill_share=args.spill_share,
                      recipe={"renders_per_tier": n, "render_seed": args.render_seed,
                              "view": VIEW_NAMES[args.counter_view], "command": "augur train-counter"})
         print(json.dumps(card["history"][-1]))
@@ -694,6 +694,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "not as the camera took them")
     p.add_argument("--balance-kinds", action="store_true",
                    help="centre training crops on a kind drawn uniformly, then on one of its pieces")
+    p.add_argument("--spill-share", type=float, default=0.0,
+                   help="share of piece-centred crops centred on a piece spilled off its island onto the sea "
+                        "(samples rendered since session 19 mark them)")
     p.add_argument("--seed", type=int, default=21, help="seed of the training (crops, weights)")
     p.add_argument("--init", help="continue from this checkpoint (.pt)")
     p.add_argument("--arch", default="wide",

@@ -18,7 +18,7 @@ from vision.geometry import load_geometry
 from vision.records import Detections
 from vision.synth.board_art import procedural_art
 from vision.synth.dataset import iter_renders
-from vision.synth.render import calibration_render
+from vision.synth.render import calibration_render, render
 
 
 
@@ -118,6 +118,22 @@ class TestTargets:
         inside = sum(1 for x, y in s["pts"] if 42 <= x < 102 and 32 <= y < 92)
         around = sum(1 for x, y in s["pts"] if 37 <= x < 107 and 27 <= y < 97)
         assert inside <= dens.sum() + 1e-3 and dens.sum() <= around + 1e-3
+
+
+    def test_pieces_spilled_off_their_island_are_marked(self):
+        """A pile of nine on Corsica stands partly on the sea: the sample marks exactly the pieces
+        standing outside their own province, so training crops can be centred on them."""
+        geo = load_geometry()
+        state = ObservedState.from_dict({"board": "spqrisiko", "regions": {
+            "corsica": {"red": {LEGIONARY: 9}}, "sardinia": {"blue": {LEGIONARY: 2}},
+            "tyrrenum": {"blue": {TRIREME: 1}}}})
+        img, truth = render(state, "easy", seed=11)
+        profile = calibrate(calibration_render(truth), procedural_art(), players=truth.players)
+        s = sample_from(img, truth, profile)
+        assert s["spilled"].dtype == bool and len(s["spilled"]) == len(s["pts"]) == len(truth.pieces)
+        off = [p.region == "corsica" and geo.region_at(*p.board_xy) != "corsica" for p in truth.pieces]
+        assert 0 < sum(off) < 9 and s["spilled"].tolist() == off
+        assert not s["spilled"][s["kind"] == KINDS.index(TRIREME)].any()     # a fleet at sea is at home
 
 
 class TestReadingTheMaps:
@@ -465,6 +481,28 @@ class TestTrainingSamples:
         rare_plain = sum(kinds[plain._piece(kinds)] == 1 for _ in range(400))
         rare_balanced = sum(kinds[balanced._piece(kinds)] == 1 for _ in range(400))
         assert rare_plain < 20 and 150 < rare_balanced < 250
+
+    def test_crops_centre_on_spilled_pieces_as_often_as_asked(self):
+        from vision.density_train import _Crops
+        kinds = np.zeros(60, np.int8)
+        spilled = np.zeros(60, bool)
+        spilled[[7, 41]] = True
+        plain, spill = _Crops([], 3), _Crops([], 3, spill_share=0.3)
+        on_spilled = sum(spilled[spill._piece(kinds, spilled)] for _ in range(1000))
+        assert 250 < on_spilled < 360          # 0.3 asked, plus 1 in 30 of the other draws
+        assert sum(spilled[plain._piece(kinds, spilled)] for _ in range(1000)) < 80
+        # no share asked, or a table without a spilled piece: the draws of the earlier recipes
+        a, b, c = _Crops([], 5), _Crops([], 5), _Crops([], 5, spill_share=0.3)
+        first = [a._piece(kinds) for _ in range(50)]
+        assert first == [b._piece(kinds, spilled) for _ in range(50)]
+        assert first == [c._piece(kinds, np.zeros(60, bool)) for _ in range(50)]
+
+    def test_crops_on_spilled_pieces_need_samples_that_mark_them(self):
+        from vision.density_train import SampleFolderError, _Crops
+        old = {"x": np.zeros((8, 8, 6), np.uint8), "pts": np.zeros((1, 2), np.float32), "kind": np.zeros(1, np.int8)}
+        assert _Crops([old], 3).places[0][2].tolist() == [False]
+        with pytest.raises(SampleFolderError, match="render them again"):
+            _Crops([old], 3, spill_share=0.3)
 
 
 class TestTrainingOnAGpu:

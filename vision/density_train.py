@@ -83,7 +83,10 @@ def sample_from(img: np.ndarray, truth, profile, counter_view: bool = False) -> 
 
     ``counter_view``: cut exactly as :class:`vision.density.DensityCounter` reads a frame, undistorted
     by the calibrated lens and at its counting scale (:func:`vision.density.counting_crop`).
-    Otherwise the raw frame at the camera's own scale, as the shipped stages 1 to 5 were trained."""
+    Otherwise the raw frame at the camera's own scale, as the shipped stages 1 to 5 were trained.
+
+    ``spilled`` marks each piece standing off its own province (a pile spilled off a small island
+    onto the sea), so training crops may be centred on them (:class:`_Crops`' ``spill_share``)."""
     if counter_view:
         crop = counting_crop(profile, load_geometry(profile.board_id))
         frame, occluder = profile.undistort(img), profile.undistort(truth.occluder)
@@ -92,6 +95,9 @@ def sample_from(img: np.ndarray, truth, profile, counter_view: bool = False) -> 
         frame, occluder = img, truth.occluder
     x = network_input(frame, reference_input(profile, crop), profile.gains, crop)
     seen = [p for p in truth.pieces if p.occluded <= MAX_HIDDEN]
+    geo = load_geometry(profile.board_id)
+    spilled = [p.region is not None and geo.board.is_province(p.region) and geo.region_at(*p.board_xy) != p.region
+               for p in seen]
     feet = np.array([p.footprint for p in seen], np.float64).reshape(-1, 2)
     if counter_view:
         feet = undistort_points(feet, profile.image_size, profile.k1)
@@ -104,7 +110,7 @@ def sample_from(img: np.ndarray, truth, profile, counter_view: bool = False) -> 
     occ[:part.shape[0], :part.shape[1]] = part
     occ = cv2.resize(occ, (x.shape[1] // STRIDE, x.shape[0] // STRIDE), interpolation=cv2.INTER_AREA) > 127
     return {"x": x, "pts": np.array(pts, np.float32).reshape(-1, 2), "kind": np.array(kinds, np.int8),
-            "colour": np.array(colours, np.int8), "occ": occ}
+            "colour": np.array(colours, np.int8), "occ": occ, "spilled": np.array(spilled, bool)}
 
 
 def ideal_output(sample: dict) -> np.ndarray:
@@ -308,18 +314,27 @@ class _Crops:
     and quarter turns (any is a view a camera could have). Targets are drawn per crop (numpy, little
     memory: the CPU training of the shipped small network)."""
 
-    def __init__(self, samples: list[dict], seed: int, balance_kinds: bool = False):
+    def __init__(self, samples: list[dict], seed: int, balance_kinds: bool = False, spill_share: float = 0.0):
+        if spill_share and any("spilled" not in s for s in samples):
+            raise SampleFolderError("these samples were rendered before spilled pieces were marked: "
+                                    "render them again (another --work folder) to centre crops on them")
         self.samples = samples
-        # where crops may go: each sample's pieces, their kinds and the input's size (the arrays
-        # themselves may move to a training device, see _TensorCrops)
-        self.places = [(s["pts"], s["kind"], s["x"].shape[:2]) for s in samples]
+        # where crops may go: each sample's pieces, their kinds, which stand spilled off their island
+        # and the input's size (the arrays themselves may move to a training device, see _TensorCrops)
+        self.places = [(s["pts"], s["kind"], s.get("spilled", np.zeros(len(s["kind"]), bool)), s["x"].shape[:2])
+                       for s in samples]
         self.rng = np.random.default_rng(seed)
         self.balance_kinds = balance_kinds
+        self.spill_share = spill_share
 
-    def _piece(self, kinds: np.ndarray) -> int:
-        """A piece to centre a crop on. Balanced by kind: first a kind present on the table
-        (uniformly), then a piece of it: a vexillum is one piece in a hundred, and crops centred on
-        pieces drawn uniformly almost never show one."""
+    def _piece(self, kinds: np.ndarray, spilled: np.ndarray | None = None) -> int:
+        """A piece to centre a crop on. ``spill_share`` of them (where the table has any) is a piece
+        spilled off its island onto the sea: about one piece in sixty, and the network took them
+        for the sea's triremes. Balanced by kind: first a kind present on the table (uniformly),
+        then a piece of it: a vexillum is one piece in a hundred, and crops centred on pieces drawn
+        uniformly almost never show one. Without either, the draws are those of the earlier recipes."""
+        if self.spill_share and spilled is not None and spilled.any() and self.rng.random() < self.spill_share:
+            return int(self.rng.choice(np.flatnonzero(spilled)))
         if not self.balance_kinds:
             return int(self.rng.integers(len(kinds)))
         kind = self.rng.choice(np.unique(kinds))
@@ -329,10 +344,10 @@ class _Crops:
         """One crop's draw: the sample, its window's corner (input pixels, on the output grid), the
         brightness jitter (light drifts between calibration and play), the quarter turns and flip."""
         i = int(self.rng.integers(len(self.places)))
-        pts, kinds, (H, W) = self.places[i]
+        pts, kinds, spilled, (H, W) = self.places[i]
         c = CROP
         if len(pts) and self.rng.random() < 0.75:
-            px, py = pts[self._piece(kinds)] * STRIDE
+            px, py = pts[self._piece(kinds, spilled)] * STRIDE
             cx, cy = px + self.rng.uniform(-c / 3, c / 3), py + self.rng.uniform(-c / 3, c / 3)
         else:
             cx, cy = self.rng.uniform(0, W), self.rng.uniform(0, H)
@@ -383,9 +398,10 @@ class _TensorCrops(_Crops):
     """The same crops as :class:`_Crops`, cut by torch from samples and whole targets held on the
     training device (a GPU: the numpy crops could not feed it)."""
 
-    def __init__(self, samples: list[dict], seed: int, balance_kinds: bool = False, device: str = "cuda"):
+    def __init__(self, samples: list[dict], seed: int, balance_kinds: bool = False, device: str = "cuda",
+                 spill_share: float = 0.0):
         import torch
-        super().__init__(samples, seed, balance_kinds)
+        super().__init__(samples, seed, balance_kinds, spill_share)
         self.held = [{"x": torch.from_numpy(s["x"]).to(device).permute(2, 0, 1),
                       "dens": torch.from_numpy(s["dens"]).to(device),
                       "colour": torch.from_numpy(s["colour_map"]).to(device),
@@ -481,14 +497,15 @@ def _load_plain(path: Path) -> dict:
 def train(data_dir: Path, models: Path, epochs: int = 20, steps: int = 400, batch: int = 12, seed: int = 0,
           lr: float = 3e-3, init: Path | None = None, recipe: dict | None = None, balance_kinds: bool = False,
           arch: str = "small", device: str = "cpu", workers: int = 2, clip: float = 0.0, floor: bool = True,
-          log=print) -> dict:
+          spill_share: float = 0.0, log=print) -> dict:
     """Train the counting network on the samples in ``data_dir`` and export it to ``models``.
 
     On the CPU the crops and their targets are cut by numpy (:class:`_Crops`), as the shipped small
     network was trained. On a GPU (``device="cuda"``) every sample and its whole targets are held on
     the device and cropped there (:class:`_TensorCrops`). ``floor``: hold the raw density near zero
     (:data:`RAW_FLOOR`; the shipped small network was trained without it). ``clip``: clip the
-    gradient's norm to this (0: no clipping).
+    gradient's norm to this (0: no clipping). ``spill_share``: the share of piece-centred crops
+    centred on a piece spilled off its island (see :meth:`_Crops._piece`).
     """
     import torch
     torch.manual_seed(seed)
@@ -510,10 +527,10 @@ def train(data_dir: Path, models: Path, epochs: int = 20, steps: int = 400, batc
     if on_gpu:
         torch.backends.cudnn.benchmark = True
         net.to(memory_format=torch.channels_last)
-        crops = _TensorCrops(samples, seed, balance_kinds, device)
+        crops = _TensorCrops(samples, seed, balance_kinds, device, spill_share)
         del samples[:]              # held on the device now
     else:
-        crops = _Crops(samples, seed, balance_kinds)
+        crops = _Crops(samples, seed, balance_kinds, spill_share)
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=epochs * steps, pct_start=0.1)
     models = Path(models)
@@ -548,7 +565,7 @@ def train(data_dir: Path, models: Path, epochs: int = 20, steps: int = 400, batc
                 "density": 1, "kind": list(KINDS), "colour": list(COLOURS), "occluder": 1},
             "data": {**(recipe or {}), "samples": len(files), "crop": CROP, "sigma": SIGMA},
             "loss": {"kind_weights": list(KIND_WEIGHTS), "occ_weight": OCC_WEIGHT, "occ_pos_weight": OCC_POS_WEIGHT},
-            "crops_balanced_by_kind": balance_kinds, "device": device, "clip_grad_norm": clip,
+            "crops_balanced_by_kind": balance_kinds, "crops_on_spilled_pieces": spill_share, "device": device, "clip_grad_norm": clip,
             "raw_density_floor": {"floor": RAW_FLOOR, "weight": FLOOR_WEIGHT} if floor else None,
             "init": Path(init).name if init else None, "seed": seed, "epochs": epochs, "steps_per_epoch": steps, "batch": batch, "lr": lr,
             "history": history, "train_minutes": round((time.time() - t0) / 60, 1)}
