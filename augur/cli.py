@@ -325,6 +325,8 @@ def cmd_train_counter(args: argparse.Namespace) -> int:
     from vision.density_train import ARCHS, VIEW_NAMES, train, write_data
     if args.arch not in ARCHS:          # checked here: the parser would import the training module on every command
         raise AugurError(f"unknown network shape '{args.arch}' (expected {', '.join(sorted(ARCHS))})")
+    if not 0.0 <= args.spill_share <= 1.0:
+        raise AugurError(f"--spill-share must lie between 0 and 1, not {args.spill_share}")
     data = Path(args.work) / "samples"
     n = _per_tier(args.images)
     total = sum(n.values())

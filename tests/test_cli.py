@@ -84,6 +84,11 @@ class TestBadInput:
         assert "unknown network shape 'huge' (expected small, wide)" in capsys.readouterr().err
         assert not (tmp_path / "w").exists()
 
+    def test_spill_share_outside_zero_to_one_before_any_rendering(self, tmp_path, capsys):
+        assert main(["train-counter", "--spill-share", "30", "--epochs", "0", "--work", str(tmp_path / "w")]) == 2
+        assert "--spill-share must lie between 0 and 1, not 30.0" in capsys.readouterr().err
+        assert not (tmp_path / "w").exists()
+
     def test_malformed_game_file(self, tmp_path, capsys):
         path = tmp_path / "game.jsonl"
         path.write_text('{"game": {"players": ["red", "blue", "yellow"]}}\n{"regions": {}}\n{"regions": \n')

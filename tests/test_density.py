@@ -119,7 +119,6 @@ class TestTargets:
         around = sum(1 for x, y in s["pts"] if 37 <= x < 107 and 27 <= y < 97)
         assert inside <= dens.sum() + 1e-3 and dens.sum() <= around + 1e-3
 
-
     def test_pieces_spilled_off_their_island_are_marked(self):
         """A pile of nine on Corsica stands partly on the sea: the sample marks exactly the pieces
         standing outside their own province, so training crops can be centred on them."""

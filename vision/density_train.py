@@ -3,7 +3,8 @@
 The data: seeded renders of each tier (a game image and the calibration photo of the same
 table), calibrated by the real calibration code and cut by :mod:`vision.density`'s input functions
 exactly as at run time. Each sample keeps the network input and every piece's footprint,
-kind and colour in output cells, and the occluder mask; target maps are drawn per crop.
+kind and colour in output cells (and whether it stands spilled off its island), and the occluder
+mask; target maps are drawn per crop.
 
 Two shapes of encoder-decoder (:data:`ARCHS`): the small one (0.14 M weights) trained on the
 2-core CPU until session 14, and the wide one (0.45 M) shipped since session 15, trained on one
