@@ -430,7 +430,8 @@ class DensityCounter:
         for k, kind in enumerate(KINDS):
             at, kind_at = summits[kind]
             # a province's pieces off its coast count towards it, a fleet only in its own sea
-            labels = (self.labels if kind == TRIREME else self.land_labels).ravel()
+            labels, cell_region = (self.labels, region) if kind == TRIREME else (self.land_labels, land_region)
+            labels = labels.ravel()
             pieces = np.ones(int(np.count_nonzero(kind_at == k)))
             if kind == LEGIONARY:
                 # a summit may stand for merged legionaries, and a vexillum's summit whose basin
@@ -451,7 +452,7 @@ class DensityCounter:
             if not len(at):
                 continue
             found = np.rint(np.bincount(labels[at], weights=pieces, minlength=minlength)).astype(int)
-            mass = np.bincount(region if kind == TRIREME else land_region, weights=by_kind[k], minlength=minlength)
+            mass = np.bincount(cell_region, weights=by_kind[k], minlength=minlength)
             # colours go by summit, each weighted by the pieces it stands for, not by mass: a fleet
             # whose hull drew a light blob is still one of the two fleets in its sea
             q = self._summit_colours(out[COLOUR_AT], total, at) * pieces[:, None]

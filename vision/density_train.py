@@ -88,15 +88,15 @@ def sample_from(img: np.ndarray, truth, profile, counter_view: bool = False) -> 
 
     ``spilled`` marks each piece standing off its own province (a pile spilled off a small island
     onto the sea), so training crops may be centred on them (:class:`_Crops`' ``spill_share``)."""
+    geo = load_geometry(profile.board_id)
     if counter_view:
-        crop = counting_crop(profile, load_geometry(profile.board_id))
+        crop = counting_crop(profile, geo)
         frame, occluder = profile.undistort(img), profile.undistort(truth.occluder)
     else:
         crop = Crop.around(profile.pose.corners, tuple(profile.image_size))
         frame, occluder = img, truth.occluder
     x = network_input(frame, reference_input(profile, crop), profile.gains, crop)
     seen = [p for p in truth.pieces if p.occluded <= MAX_HIDDEN]
-    geo = load_geometry(profile.board_id)
     spilled = [p.region is not None and geo.board.is_province(p.region) and geo.region_at(*p.board_xy) != p.region
                for p in seen]
     feet = np.array([p.footprint for p in seen], np.float64).reshape(-1, 2)
