@@ -356,7 +356,7 @@ def cmd_train_summits(args: argparse.Namespace) -> int:
                   progress=_rendered, hulls=args.hulls, rich_per_tier=rich)
     if args.epochs:
         card = train(data, Path(args.models), epochs=args.epochs, batch=args.batch, seed=args.seed, lr=args.lr,
-                     width=args.width, depth=args.depth, hulls=args.hulls,
+                     width=args.width, depth=args.depth, hulls=args.hulls, init=Path(args.init) if args.init else None,
                      recipe={"renders_per_tier": n, "vexillum_rich_per_tier": rich, "render_seed": args.render_seed,
                              "command": "augur train-hulls" if args.hulls else "augur train-summits"})
         print(json.dumps(card["held_out"]))
@@ -617,6 +617,7 @@ def _window_classifier_options(p: argparse.ArgumentParser, width: int, epochs: i
     p.add_argument("--seed", type=int, default=0, help="seed of the training (batches, weights)")
     p.add_argument("--width", type=int, default=width, help="channels of the classifier's first stage (default: %(default)s)")
     p.add_argument("--depth", type=int, default=3, help="convolutions per stage of the classifier")
+    p.add_argument("--init", help="continue from these weights (a .pt of an earlier run, same width and depth)")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -283,6 +283,38 @@ class TestTraining:
         # most summits stand on one piece; no summit claims more pieces than were rendered there
         assert np.median(got["standing"]) == 1 and got["standing"].max() <= 6
 
+    def test_summits_on_the_sea_off_an_island_stand_for_its_spilled_pile(self):
+        # easy table 7 of render seed 19 stands part of a pile on the sea off an island's coast:
+        # those summits are the island's, so their pieces are the spilled legionaries (labelled by
+        # the sea they stand on, every one of them would stand for nothing)
+        from vision.summits_train import table_windows
+        got = table_windows("easy", 19, 7)
+        sea = got["at_sea"]
+        assert sea.sum() >= 5 and (got["standing"][sea] >= 1).mean() >= 0.8
+        assert (got["weight"][sea] == 1.0).all()                  # every summit at sea is kept
+
+    def test_windows_cut_before_the_summits_at_sea_were_marked_load_unmarked(self, tmp_path):
+        from vision.summits_train import load_windows
+        arrays = dict(windows=np.zeros((2, CHANNELS, 52, 52), np.uint8), label=np.zeros(2, np.uint8),
+                      weight=np.ones(2), standing=np.ones(2, np.uint8), rule=np.ones(2, np.uint8))
+        np.savez(tmp_path / "easy-00001.npz", **arrays)
+        np.savez(tmp_path / "easy-00002.npz", **arrays, at_sea=np.array([True, False]))
+        data = load_windows(sorted(tmp_path.glob("*.npz")))
+        assert data["at_sea"].tolist() == [False, False, True, False]
+
+    def test_continuing_from_weights_of_another_shape_is_one_clear_line(self, tmp_path):
+        torch = pytest.importorskip("torch", reason="building the classifier needs torch (the [train] extra)")
+        from vision.summits_train import build_net, load_weights
+        torch.save(build_net(16, 3, flag=False).state_dict(), tmp_path / "hulls.pt")
+        with pytest.raises(AugurError, match="cannot continue from .*hulls.pt: not weights of this classifier's shape"):
+            load_weights(build_net(24, 3), tmp_path / "hulls.pt")
+        with pytest.raises(AugurError, match="no weights to continue from"):
+            load_weights(build_net(16, 3, flag=False), tmp_path / "missing.pt")
+        net = build_net(16, 3, flag=False)
+        load_weights(net, tmp_path / "hulls.pt")
+        saved = torch.load(tmp_path / "hulls.pt", weights_only=True)
+        assert all(torch.equal(v, saved[k]) for k, v in net.state_dict().items())
+
     def test_full_tens_are_the_vexilla_a_states_armies_could_stand_as(self):
         from tracker.state import ObservedState
         from vision.density_train import full_tens

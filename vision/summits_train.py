@@ -2,10 +2,11 @@
 
 The data: seeded renders of each tier, each table from one of many simulated games, calibrated
 by the real calibration code and read by the shipped counting network exactly as at run time.
-Every legionary summit of a province (:meth:`vision.density.DensityCounter.second_look_candidates`)
-gives one window of the network's input, labelled a vexillum when the visible rendered piece
-nearest to the summit, within half a legionary's width, is one, and with the number of rendered
-pieces of its province standing nearer to it than to any other summit. The windows are cut SHIFT
+Every legionary summit of a province, or of the sea off its coast where a small island's pile
+spills (:meth:`vision.density.DensityCounter.second_look_candidates`), gives one window of the
+network's input, labelled a vexillum when the visible rendered piece nearest to the summit, within
+half a legionary's width, is one, and with the number of rendered pieces of its province standing
+nearer to it than to any other summit. The windows are cut SHIFT
 pixels wider than the classifier's, so training can move them a little. torch is imported only here.
 """
 from __future__ import annotations
@@ -51,8 +52,9 @@ def table_windows(tier: str, seed: int, i: int) -> dict:
     rendered legionaries and vexilla of the summit's province, hidden or not, stand nearer to it
     than to any other of its summits, within SUMMIT_REACH legionary widths: what a perfect
     reading would count there), ``basin`` (the density mass of the summit's
-    basin), ``rule`` (the pieces the reading counts there from that mass) and ``weight`` (how
-    many summits each kept one stands for)."""
+    basin), ``rule`` (the pieces the reading counts there from that mass), ``weight`` (how
+    many summits each kept one stands for) and ``at_sea`` (the summit stands on the sea off its
+    province's coast, where a small island's pile spills: every such summit is kept)."""
     from vision.density import DensityCounter, pieces_at_summit
 
     img, truth, profile = render_table(tier, seed, i, table_game(seed, i), rich=is_rich(i))
@@ -62,7 +64,10 @@ def table_windows(tier: str, seed: int, i: int) -> dict:
     rule = pieces_at_summit(basin).astype(np.uint8)
     w = counter.labels.shape[1]
     cells = np.column_stack([at % w, at // w]).astype(np.float64)
-    region = counter.labels.ravel()[at]
+    # a summit on the sea off an island's coast is the island's (as the reading counts it): its
+    # pieces are the island's spilled pile, not nothing
+    region = counter.land_labels.ravel()[at]
+    at_sea = counter._sea[counter.labels.ravel()[at]] == 1
     pieces = [p for p in truth.pieces if p.kind in (LEGIONARY, VEXILLUM) and p.region is not None]
     label = np.zeros(len(at), np.uint8)
     dist = np.full(len(at), np.inf)
@@ -78,13 +83,14 @@ def table_windows(tier: str, seed: int, i: int) -> dict:
     # vexilla stand in piles: keep every summit of a pile, and a share of the lone ones (weighted)
     pile = np.bincount(region, minlength=counter.n_regions + 1)[region] >= PILE
     rng = np.random.default_rng([seed, i, TIER_SEED[tier], 8])
-    keep = (label == 1) | pile | (rng.random(len(at)) < LONE_SHARE)
-    weight = np.where((label == 1) | pile, 1.0, 1.0 / LONE_SHARE)[keep]
+    keep = (label == 1) | pile | at_sea | (rng.random(len(at)) < LONE_SHARE)
+    weight = np.where((label == 1) | pile | at_sea, 1.0, 1.0 / LONE_SHARE)[keep]
     size = PATCH + 2 * SHIFT
     win = windows(counter._input[0], counter.summit_pixels(at), size)[keep]
     return {"windows": np.clip(win, 0, 255).astype(np.uint8), "label": label[keep],
             "dist": dist[keep].astype(np.float32), "weight": weight.astype(np.float32),
-            "standing": standing[keep], "basin": basin[keep].astype(np.float32), "rule": rule[keep]}
+            "standing": standing[keep], "basin": basin[keep].astype(np.float32), "rule": rule[keep],
+            "at_sea": at_sea[keep]}
 
 
 def _standing(counter, profile, cells: np.ndarray, region: np.ndarray, pieces: list, reach: float):
@@ -204,7 +210,7 @@ def load_windows(files: list[Path]) -> dict[str, np.ndarray]:
     """Every table's windows stacked, with the game and tier each came from. Windows cut for a
     classifier of other input planes (before the summit marks) are refused in one line."""
     keys = ("windows", "label", "weight", "standing", "rule")
-    parts: dict[str, list] = {k: [] for k in keys + ("game", "tier", "rich")}
+    parts: dict[str, list] = {k: [] for k in keys + ("at_sea", "game", "tier", "rich")}
     for f in files:
         d = np.load(f)
         if d["windows"].shape[1] != CHANNELS:
@@ -214,6 +220,8 @@ def load_windows(files: list[Path]) -> dict[str, np.ndarray]:
         tier, i = f.stem.split("-")
         for k in keys:
             parts[k].append(d[k])
+        # windows cut before session 20 (and hull windows) do not mark the summits at sea
+        parts["at_sea"].append(d["at_sea"] if "at_sea" in d.files else np.zeros(n, bool))
         parts["game"].append(np.full(n, game_of(int(i))))
         parts["tier"].append(np.full(n, tier))
         parts["rich"].append(np.full(n, is_rich(int(i))))
@@ -279,7 +287,7 @@ def held_out_figures(data: dict, idx: np.ndarray, logits: np.ndarray, thresholds
 
 def train(data_dir: Path, models: Path, epochs: int = 24, batch: int = 256, seed: int = 0, lr: float = 2e-3,
           hard_weight: float = 4.0, width: int = 16, depth: int = 3, recipe: dict | None = None, log=print,
-          hulls: bool = False) -> dict:
+          hulls: bool = False, init: Path | None = None) -> dict:
     """Train on the tables of every game but one in ten (held out for the figures: the tables of
     one game share its armies, so holding out tables alone would flatter the figures), export
     ONNX in floating point (kept in training/) and in 8 bits (shipped), write the card.
@@ -287,7 +295,8 @@ def train(data_dir: Path, models: Path, epochs: int = 24, batch: int = 256, seed
     Batches draw the summits worth a second look (a vexillum, or not one piece, or a basin
     mass that says otherwise) ``hard_weight`` times as often as the others. ``hulls``: the
     windows are trireme summits of seas (:func:`table_hull_windows`), and the classifier, without
-    a vexillum output, ships as ``pieces-hulls.onnx``."""
+    a vexillum output, ships as ``pieces-hulls.onnx``. ``init``: continue from these weights (a
+    ``.pt`` written by an earlier run, of the same width and depth) instead of from scratch."""
     import torch
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
@@ -302,12 +311,15 @@ def train(data_dir: Path, models: Path, epochs: int = 24, batch: int = 256, seed
     if not len(train_idx) or not (hulls or data["label"][train_idx].any()):
         raise AugurError("no vexillum among the training windows: render more tables")
     rule = np.minimum(data["rule"], PIECE_CLASSES - 1)
-    hard = (data["label"] == 1) | (data["pieces"] != 1) | (rule != data["pieces"])
+    # a summit on the sea off an island is rare (about one in sixty) and where the island's pile is read
+    hard = (data["label"] == 1) | (data["pieces"] != 1) | (rule != data["pieces"]) | data["at_sea"]
     draw = np.where(hard[train_idx], hard_weight, 1.0)
     draw /= draw.sum()
     log(f"{len(files)} tables, {len(train_idx)} training windows ({int(data['label'][train_idx].sum())} vexilla, "
         f"{hard[train_idx].mean():.1%} worth a second look), {len(held_idx)} held out")
     net = build_net(width, depth, flag=not hulls)
+    if init is not None:
+        load_weights(net, Path(init))
     steps = max(1, len(train_idx) // batch)
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=epochs * steps, pct_start=0.1)
@@ -358,6 +370,7 @@ def train(data_dir: Path, models: Path, epochs: int = 24, batch: int = 256, seed
                      "tables_per_game": TABLES_PER_GAME,
                      **({"reach_legionary_widths": HULL_REACH} if hulls else
                         {"vexilla": int(data["label"].sum()), "pile": PILE, "lone_share": LONE_SHARE, "match": MATCH})},
+            **({"init": Path(init).name} if init is not None else {}),
             "seed": seed, "epochs": epochs, "batch": batch, "lr": lr, "hard_weight": hard_weight, "width": width,
             "depth": depth,
             "weights": f"8-bit (onnxruntime static QDQ, per-channel), calibrated on every {CALIBRATION_STEP}th training "
@@ -367,6 +380,20 @@ def train(data_dir: Path, models: Path, epochs: int = 24, batch: int = 256, seed
             "train_minutes": round((time.time() - t0) / 60, 1)}
     (models / f"{name}.json").write_text(json.dumps(card, indent=1) + "\n")
     return card
+
+
+def load_weights(net, path: Path) -> None:
+    """Load ``path`` (a state dict saved by :func:`train`) into ``net``; weights of another shape
+    (another width, depth, or the other classifier) are refused in one line."""
+    import torch
+    if not path.is_file():
+        raise AugurError(f"no weights to continue from at {path}")
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+        net.load_state_dict(state)
+    except (RuntimeError, KeyError, EOFError, OSError, ValueError) as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise AugurError(f"cannot continue from {path}: not weights of this classifier's shape ({first})") from None
 
 
 #: Every this many training windows calibrate the 8-bit quantisation (about 3,700 windows).
