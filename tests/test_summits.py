@@ -362,14 +362,33 @@ class TestShippedClassifier:
         assert np.isfinite(seen.pieces).all() and seen.pieces.sum(axis=1) == pytest.approx(np.ones(3))
 
     def test_train_summits_run_with_its_defaults_reproduces_the_shipped_card(self):
+        # a fine-tune keeps the card it started from: the defaults reproduce the run from scratch
         from augur.cli import build_parser
         from vision.summits import model_card
         card = model_card()
+        while "init" in card:
+            assert "--init" in card["reproduce"] and card["previous_classifier"]["model"] == card["model"]
+            card = card["previous_classifier"]
         args = build_parser().parse_args(["train-summits"])
         tiers = ("easy", "medium", "hard")
         assert tuple(args.images) == tuple(card["data"]["renders_per_tier"][t] for t in tiers)
         assert tuple(args.rich) == tuple(card["data"].get("vexillum_rich_per_tier", {}).get(t, 0) for t in tiers)
         assert args.render_seed == card["data"]["render_seed"]
+        for key in ("seed", "epochs", "batch", "lr", "width", "depth"):
+            assert getattr(args, key) == card[key], key
+
+    def test_a_fine_tuned_card_records_the_command_that_reproduces_it(self):
+        from augur.cli import build_parser
+        from vision.summits import model_card
+        card = model_card()
+        if "init" not in card:
+            pytest.skip("the shipped summit classifier was trained from scratch")
+        command = next(c for c in card["reproduce"].split(";") if " -m augur train-summits " in c)
+        args = build_parser().parse_args(command.split(" -m augur ")[1].split())
+        tiers = ("easy", "medium", "hard")
+        assert tuple(args.images) == tuple(card["data"]["renders_per_tier"][t] for t in tiers)
+        assert tuple(args.rich) == tuple(card["data"]["vexillum_rich_per_tier"][t] for t in tiers)
+        assert args.render_seed == card["data"]["render_seed"] and args.init
         for key in ("seed", "epochs", "batch", "lr", "width", "depth"):
             assert getattr(args, key) == card[key], key
 
