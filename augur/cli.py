@@ -346,6 +346,8 @@ def cmd_train_counter(args: argparse.Namespace) -> int:
 
 
 def cmd_train_summits(args: argparse.Namespace) -> int:
+    if args.init and not Path(args.init).is_file():        # before the long rendering, not after it
+        raise AugurError(f"no weights to continue from at {args.init}")
     if args.epochs:
         _require_training("torch", "onnx")
     from vision.summits_train import train, write_windows

@@ -89,6 +89,12 @@ class TestBadInput:
         assert "--spill-share must lie between 0 and 1, not 30.0" in capsys.readouterr().err
         assert not (tmp_path / "w").exists()
 
+    def test_missing_weights_to_continue_from_before_any_rendering(self, tmp_path, capsys):
+        for command in ("train-summits", "train-hulls"):
+            assert main([command, "--init", str(tmp_path / "nope.pt"), "--work", str(tmp_path / "w")]) == 2
+            assert f"no weights to continue from at {tmp_path / 'nope.pt'}" in capsys.readouterr().err
+        assert not (tmp_path / "w").exists()
+
     def test_malformed_game_file(self, tmp_path, capsys):
         path = tmp_path / "game.jsonl"
         path.write_text('{"game": {"players": ["red", "blue", "yellow"]}}\n{"regions": {}}\n{"regions": \n')

@@ -6,8 +6,8 @@ Every legionary summit of a province, or of the sea off its coast where a small 
 spills (:meth:`vision.density.DensityCounter.second_look_candidates`), gives one window of the
 network's input, labelled a vexillum when the visible rendered piece nearest to the summit, within
 half a legionary's width, is one, and with the number of rendered pieces of its province standing
-nearer to it than to any other summit. The windows are cut SHIFT
-pixels wider than the classifier's, so training can move them a little. torch is imported only here.
+nearer to it than to any other summit. The windows are cut SHIFT pixels wider than the
+classifier's, so training can move them a little. torch is imported only here.
 """
 from __future__ import annotations
 
@@ -54,7 +54,8 @@ def table_windows(tier: str, seed: int, i: int) -> dict:
     reading would count there), ``basin`` (the density mass of the summit's
     basin), ``rule`` (the pieces the reading counts there from that mass), ``weight`` (how
     many summits each kept one stands for) and ``at_sea`` (the summit stands on the sea off its
-    province's coast, where a small island's pile spills: every such summit is kept)."""
+    province's coast: a pile spilled off a small island, or a piece on the printed coastline;
+    every such summit is kept)."""
     from vision.density import DensityCounter, pieces_at_summit
 
     img, truth, profile = render_table(tier, seed, i, table_game(seed, i), rich=is_rich(i))
@@ -311,7 +312,7 @@ def train(data_dir: Path, models: Path, epochs: int = 24, batch: int = 256, seed
     if not len(train_idx) or not (hulls or data["label"][train_idx].any()):
         raise AugurError("no vexillum among the training windows: render more tables")
     rule = np.minimum(data["rule"], PIECE_CLASSES - 1)
-    # a summit on the sea off an island is rare (about one in sixty) and where the island's pile is read
+    # summits on the sea off a coast are few (about one in forty on easy tables), and a spilled pile is read there
     hard = (data["label"] == 1) | (data["pieces"] != 1) | (rule != data["pieces"]) | data["at_sea"]
     draw = np.where(hard[train_idx], hard_weight, 1.0)
     draw /= draw.sum()
