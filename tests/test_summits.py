@@ -403,11 +403,29 @@ class TestShippedHullClassifier:
         assert seen.pieces.sum(axis=1) == pytest.approx(np.ones(2))
 
     def test_train_hulls_run_with_its_defaults_reproduces_the_shipped_card(self):
+        # a fine-tune keeps the card it started from: the defaults reproduce the run from scratch
         from augur.cli import build_parser
         from vision.summits import model_card
         card = model_card(DEFAULT_HULLS)
+        while "init" in card:
+            assert "--init" in card["reproduce"] and card["previous_classifier"]["model"] == card["model"]
+            card = card["previous_classifier"]
         args = build_parser().parse_args(["train-hulls"])
         assert args.hulls and card["data"]["command"] == "augur train-hulls"
+        assert tuple(args.images) == tuple(card["data"]["renders_per_tier"][t] for t in ("easy", "medium", "hard"))
+        assert args.render_seed == card["data"]["render_seed"]
+        for key in ("seed", "epochs", "batch", "lr", "width", "depth"):
+            assert getattr(args, key) == card[key], key
+
+    def test_a_fine_tuned_card_records_the_command_that_reproduces_it(self):
+        from augur.cli import build_parser
+        from vision.summits import model_card
+        card = model_card(DEFAULT_HULLS)
+        if "init" not in card:
+            pytest.skip("the shipped hull classifier was trained from scratch")
+        command = next(c for c in card["reproduce"].split(";") if " -m augur train-hulls " in c)
+        args = build_parser().parse_args(command.split(" -m augur ")[1].split())
+        assert args.hulls and args.init
         assert tuple(args.images) == tuple(card["data"]["renders_per_tier"][t] for t in ("easy", "medium", "hard"))
         assert args.render_seed == card["data"]["render_seed"]
         for key in ("seed", "epochs", "batch", "lr", "width", "depth"):
