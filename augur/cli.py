@@ -346,11 +346,10 @@ def cmd_train_counter(args: argparse.Namespace) -> int:
 
 
 def cmd_train_summits(args: argparse.Namespace) -> int:
-    if args.init and not Path(args.init).is_file():        # before the long rendering, not after it
-        raise AugurError(f"no weights to continue from at {args.init}")
+    from vision.summits_train import require_weights, train, write_windows
+    init = require_weights(args.init) if args.init else None        # before the long rendering, not after it
     if args.epochs:
         _require_training("torch", "onnx")
-    from vision.summits_train import train, write_windows
     data = Path(args.work) / "windows"
     n = _per_tier(args.images)
     rich = _per_tier(getattr(args, "rich", (0, 0, 0)))      # train-hulls renders no vexillum-rich tables
@@ -358,7 +357,7 @@ def cmd_train_summits(args: argparse.Namespace) -> int:
                   progress=_rendered, hulls=args.hulls, rich_per_tier=rich)
     if args.epochs:
         card = train(data, Path(args.models), epochs=args.epochs, batch=args.batch, seed=args.seed, lr=args.lr,
-                     width=args.width, depth=args.depth, hulls=args.hulls, init=Path(args.init) if args.init else None,
+                     width=args.width, depth=args.depth, hulls=args.hulls, init=init,
                      recipe={"renders_per_tier": n, "vexillum_rich_per_tier": rich, "render_seed": args.render_seed,
                              "command": "augur train-hulls" if args.hulls else "augur train-summits"})
         print(json.dumps(card["held_out"]))

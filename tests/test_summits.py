@@ -362,35 +362,18 @@ class TestShippedClassifier:
         assert np.isfinite(seen.pieces).all() and seen.pieces.sum(axis=1) == pytest.approx(np.ones(3))
 
     def test_train_summits_run_with_its_defaults_reproduces_the_shipped_card(self):
-        # a fine-tune keeps the card it started from: the defaults reproduce the run from scratch
         from augur.cli import build_parser
         from vision.summits import model_card
-        card = model_card()
-        while "init" in card:
-            assert "--init" in card["reproduce"] and card["previous_classifier"]["model"] == card["model"]
-            card = card["previous_classifier"]
-        args = build_parser().parse_args(["train-summits"])
-        tiers = ("easy", "medium", "hard")
-        assert tuple(args.images) == tuple(card["data"]["renders_per_tier"][t] for t in tiers)
-        assert tuple(args.rich) == tuple(card["data"].get("vexillum_rich_per_tier", {}).get(t, 0) for t in tiers)
-        assert args.render_seed == card["data"]["render_seed"]
-        for key in ("seed", "epochs", "batch", "lr", "width", "depth"):
-            assert getattr(args, key) == card[key], key
+        _assert_recipe(build_parser().parse_args(["train-summits"]), _from_scratch(model_card()))
 
     def test_a_fine_tuned_card_records_the_command_that_reproduces_it(self):
-        from augur.cli import build_parser
         from vision.summits import model_card
         card = model_card()
         if "init" not in card:
             pytest.skip("the shipped summit classifier was trained from scratch")
-        command = next(c for c in card["reproduce"].split(";") if " -m augur train-summits " in c)
-        args = build_parser().parse_args(command.split(" -m augur ")[1].split())
-        tiers = ("easy", "medium", "hard")
-        assert tuple(args.images) == tuple(card["data"]["renders_per_tier"][t] for t in tiers)
-        assert tuple(args.rich) == tuple(card["data"]["vexillum_rich_per_tier"][t] for t in tiers)
-        assert args.render_seed == card["data"]["render_seed"] and args.init
-        for key in ("seed", "epochs", "batch", "lr", "width", "depth"):
-            assert getattr(args, key) == card[key], key
+        args = _reproduce_args(card, "train-summits")
+        assert args.init
+        _assert_recipe(args, card)
 
 
 @pytest.mark.skipif(not DEFAULT_HULLS.is_file(), reason="no hull classifier shipped in models/")
@@ -403,30 +386,45 @@ class TestShippedHullClassifier:
         assert seen.pieces.sum(axis=1) == pytest.approx(np.ones(2))
 
     def test_train_hulls_run_with_its_defaults_reproduces_the_shipped_card(self):
-        # a fine-tune keeps the card it started from: the defaults reproduce the run from scratch
         from augur.cli import build_parser
         from vision.summits import model_card
-        card = model_card(DEFAULT_HULLS)
-        while "init" in card:
-            assert "--init" in card["reproduce"] and card["previous_classifier"]["model"] == card["model"]
-            card = card["previous_classifier"]
+        card = _from_scratch(model_card(DEFAULT_HULLS))
         args = build_parser().parse_args(["train-hulls"])
         assert args.hulls and card["data"]["command"] == "augur train-hulls"
-        assert tuple(args.images) == tuple(card["data"]["renders_per_tier"][t] for t in ("easy", "medium", "hard"))
-        assert args.render_seed == card["data"]["render_seed"]
-        for key in ("seed", "epochs", "batch", "lr", "width", "depth"):
-            assert getattr(args, key) == card[key], key
+        _assert_recipe(args, card)
 
     def test_a_fine_tuned_card_records_the_command_that_reproduces_it(self):
-        from augur.cli import build_parser
         from vision.summits import model_card
         card = model_card(DEFAULT_HULLS)
         if "init" not in card:
             pytest.skip("the shipped hull classifier was trained from scratch")
-        command = next(c for c in card["reproduce"].split(";") if " -m augur train-hulls " in c)
-        args = build_parser().parse_args(command.split(" -m augur ")[1].split())
+        args = _reproduce_args(card, "train-hulls")
         assert args.hulls and args.init
-        assert tuple(args.images) == tuple(card["data"]["renders_per_tier"][t] for t in ("easy", "medium", "hard"))
-        assert args.render_seed == card["data"]["render_seed"]
-        for key in ("seed", "epochs", "batch", "lr", "width", "depth"):
-            assert getattr(args, key) == card[key], key
+        _assert_recipe(args, card)
+
+
+def _from_scratch(card: dict) -> dict:
+    """The card of the run from scratch behind a shipped classifier: a fine-tune keeps the card it
+    started from (``previous_classifier``) and the command that reproduces it."""
+    while "init" in card:
+        assert "--init" in card["reproduce"] and card["previous_classifier"]["model"] == card["model"]
+        card = card["previous_classifier"]
+    return card
+
+
+def _reproduce_args(card: dict, command: str):
+    """The options of the ``augur COMMAND`` step of a card's ``reproduce`` recipe, parsed."""
+    from augur.cli import build_parser
+    step = next(c for c in card["reproduce"].split(";") if f" -m augur {command} " in c)
+    return build_parser().parse_args(step.split(" -m augur ")[1].split())
+
+
+def _assert_recipe(args, card: dict) -> None:
+    """The parsed options of train-summits or train-hulls are the recipe the card records."""
+    tiers = ("easy", "medium", "hard")
+    assert tuple(args.images) == tuple(card["data"]["renders_per_tier"][t] for t in tiers)
+    if not args.hulls:
+        assert tuple(args.rich) == tuple(card["data"].get("vexillum_rich_per_tier", {}).get(t, 0) for t in tiers)
+    assert args.render_seed == card["data"]["render_seed"]
+    for key in ("seed", "epochs", "batch", "lr", "width", "depth"):
+        assert getattr(args, key) == card[key], key

@@ -383,12 +383,19 @@ def train(data_dir: Path, models: Path, epochs: int = 24, batch: int = 256, seed
     return card
 
 
+def require_weights(path: Path) -> Path:
+    """``path``, refused in one line when there is no file to continue from (the CLI asks before
+    rendering, which takes minutes)."""
+    if not Path(path).is_file():
+        raise AugurError(f"no weights to continue from at {path}")
+    return Path(path)
+
+
 def load_weights(net, path: Path) -> None:
     """Load ``path`` (a state dict saved by :func:`train`) into ``net``; weights of another shape
     (another width, depth, or the other classifier) are refused in one line."""
     import torch
-    if not path.is_file():
-        raise AugurError(f"no weights to continue from at {path}")
+    path = require_weights(path)
     try:
         state = torch.load(path, map_location="cpu", weights_only=True)
         net.load_state_dict(state)
