@@ -195,6 +195,87 @@ class TestSummitReading:
             SummitReading.from_logits(np.zeros((2, 3)))
 
 
+class LeftHeavySession:
+    """A classifier session whose answer depends on which half of the window is brighter, so a
+    mirror image reads otherwise: 3 pieces where the left half is, 1 where the right half is; its
+    vexillum logit is the window's first row mean, scaled. Remembers the batch sizes it ran."""
+
+    def __init__(self, sure: bool):
+        self.sure = sure
+        self.batches: list[int] = []
+
+    def get_inputs(self):
+        return [type("Input", (), {"name": "windows"})()]
+
+    def run(self, _outputs, feeds):
+        win = feeds["windows"]
+        self.batches.append(len(win))
+        half = win.shape[-1] // 2
+        left = win[:, 0, :, :half].mean(axis=(1, 2)) > win[:, 0, :, half:].mean(axis=(1, 2))
+        logits = np.zeros((len(win), 1 + PIECE_CLASSES), np.float32)
+        logits[:, 0] = win[:, 0, 0, :].mean(axis=1) / 255.0 * 8.0 - 4.0
+        gap = 20.0 if self.sure else 1.0
+        logits[np.arange(len(win)), np.where(left, 4, 2)] = gap
+        return [logits]
+
+
+class TestViews:
+    def test_the_other_views_are_the_mirror_image_the_half_turn_and_upside_down(self):
+        from vision.summits import VIEWS, other_views
+        win = np.arange(2 * 3 * 4 * 4).reshape(2, 3, 4, 4)
+        mirrored, turned, upside_down = other_views(win)
+        assert len(other_views(win)) == VIEWS - 1
+        assert (mirrored == np.flip(win, axis=3)).all()
+        assert (turned == np.rot90(win, 2, axes=(2, 3))).all()
+        assert (upside_down == np.flip(win, axis=2)).all()
+
+    @staticmethod
+    def planes():
+        planes = np.zeros((6, 64, 96), np.float32)
+        planes[0, :, :40] = 200.0          # bright on the left of the first summit's window
+        planes[0, 0, :] = 255.0            # a bright top row: the window's top row and bottom read otherwise
+        return planes
+
+    def test_a_sure_reading_is_read_once(self):
+        from vision.summits import VIEWS, SummitClassifier
+        session = LeftHeavySession(sure=True)
+        seen = SummitClassifier("fake.onnx", session=session, views=VIEWS).read(self.planes(), np.array([[40, 20]]))
+        assert session.batches == [1]
+        assert seen.pieces.argmax(axis=1).tolist() == [3]
+
+    def test_a_reading_in_doubt_is_the_mean_of_the_four_views(self):
+        from vision.summits import VIEWS, SummitClassifier, other_views, windows
+        session = LeftHeavySession(sure=False)
+        clf = SummitClassifier("fake.onnx", session=session, views=VIEWS)
+        points = np.array([[40, 20], [70, 40]])
+        seen = clf.read(self.planes(), points)
+        assert session.batches == [2, 3 * 2]             # every window in doubt: three more views each
+        once = SummitClassifier("fake.onnx", session=LeftHeavySession(sure=False)).read(self.planes(), points)
+        # the window itself reads 3 pieces (left half brighter); two of its other views read 1
+        assert once.pieces[0].argmax() == 3
+        win = windows(self.planes(), points)
+        each = [SummitReading.from_logits(LeftHeavySession(False).run(None, {"windows": np.ascontiguousarray(v)})[0])
+                for v in [win] + other_views(win)]
+        assert seen.pieces == pytest.approx(np.mean([r.pieces for r in each], axis=0))
+        assert seen.vexillum == pytest.approx(np.mean([r.vexillum for r in each], axis=0))
+        assert len({round(float(r.vexillum[0]), 6) for r in each}) > 1
+        assert seen.pieces[0, 3] < once.pieces[0, 3] and seen.pieces[0, 1] > once.pieces[0, 1]
+
+    def test_only_the_windows_in_doubt_are_read_again(self):
+        from vision.summits import SummitReading as Reading
+        seen = Reading(np.array([0.01, 0.5, 0.001, 0.999]),
+                       np.array([[0.0, 0.995, 0.005, 0.0], [0.0, 0.995, 0.005, 0.0], [0.0, 0.6, 0.4, 0.0],
+                                 [0.0, 1.0, 0.0, 0.0]]))
+        # sure of one piece and no flag; sure of the count but not of the flag; unsure of the count; sure of both
+        assert seen.in_doubt().tolist() == [False, True, True, False]
+
+    def test_the_shipped_summit_classifier_reads_doubts_in_four_views_and_the_hull_classifier_once(self):
+        from vision.summits import VIEWS, hulls_for, summits_for
+        if not (DEFAULT_SUMMITS.is_file() and DEFAULT_HULLS.is_file()):
+            pytest.skip("no summit or hull classifier shipped in models/")
+        assert summits_for().views == VIEWS and hulls_for().views == 1
+
+
 class TestTraining:
     def test_held_out_figures_weigh_the_lone_summits_back(self):
         from vision.summits_train import held_out_figures
