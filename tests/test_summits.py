@@ -177,6 +177,54 @@ class TestCountingWithTheHullClassifier:
         assert all(len(a) == 0 for a in counter.hulls.asked)
 
 
+class TestSpilledPileTakenForAFleet:
+    """A pile on the sea off Corsica's coast that the counting network scores trireme: the hull
+    classifier says whether a trireme stands there, the summit classifier whether pieces do."""
+
+    def counted(self, hull_counts, summit_counts, where="off"):
+        img, truth, profile = calibrated_scene("easy")
+        geo = load_geometry()
+        counter = DensityCounter(profile, session=FakeSession(np.zeros((N_OUT, 8, 8), np.float32)))
+        corsica = geo.region_ids.index("corsica") + 1
+        if where == "off":      # on the sea, within Corsica's spill reach, as far from it as can be
+            cells = np.argwhere((counter.land_labels == corsica) & (counter.labels != corsica) & (counter.labels > 0))
+            on = np.argwhere(counter.labels == corsica)
+            y, x = cells[np.argmax(np.hypot(*(cells - on.mean(axis=0)).T))]
+        else:                   # on the sea, beyond every province's spill reach
+            seas = [geo.region_ids.index(r) + 1 for r in geo.region_ids if geo.board.is_sea(r)]
+            cells = np.argwhere(np.isin(counter.labels, seas) & (counter.land_labels == counter.labels))
+            y, x = cells[len(cells) // 2]
+        counter.session = FakeSession(_maps_with_blobs(counter.labels.shape, [((x, y), 1.0)], "trireme", "red"))
+        pixel = (STRIDE * x + STRIDE // 2, STRIDE * y + STRIDE // 2)
+        counter.hulls = FakeSummits(counts={pixel: n for n in hull_counts})
+        counter.summits = FakeSummits(counts={pixel: n for n in summit_counts})
+        det = counter.detect(img)
+        return count(det, geo, det.unseen).regions, geo.region_ids[counter.labels[y, x] - 1], counter
+
+    def test_no_trireme_but_two_pieces_is_the_islands_pile(self):
+        got, sea, counter = self.counted(hull_counts=[0], summit_counts=[2])
+        assert got == {"corsica": {"red": {"legionary": 2}}}
+        assert len(counter.summits.asked) == 2          # asked at the hull summit, then as a legionary summit
+
+    def test_a_trireme_the_hull_classifier_is_sure_of_stays_a_fleet(self):
+        got, sea, counter = self.counted(hull_counts=[1], summit_counts=[2])
+        assert got == {sea: {"red": {"trireme": 1}}}
+        assert all(len(a) == 0 for a in counter.summits.asked)
+
+    def test_no_trireme_and_no_piece_is_nothing(self):
+        got, sea, _ = self.counted(hull_counts=[0], summit_counts=[0])
+        assert got == {}
+
+    def test_where_the_summit_classifier_is_unsure_there_is_no_pile(self):
+        got, sea, _ = self.counted(hull_counts=[0], summit_counts=[])
+        assert got == {}                                # no trireme (the hull classifier is sure of none), no legionary
+
+    def test_far_from_every_coast_no_trireme_is_no_pile(self):
+        got, sea, counter = self.counted(hull_counts=[0], summit_counts=[2], where="open sea")
+        assert got == {}
+        assert all(len(a) == 0 for a in counter.summits.asked)
+
+
 class TestSummitReading:
     def test_logits_become_probabilities(self):
         seen = SummitReading.from_logits(np.array([[0.0, 0.0, 9.0, 0.0, 0.0], [4.0, 0.0, 0.0, 0.0, 0.0]]))

@@ -41,7 +41,8 @@ from vision.confidence import HIDDEN_FEATURES, RegionConfidence, confidence_for,
 from vision.geometry import BoardGeometry
 from vision.onnx_models import onnx_session
 from vision.records import DENSITY_MIRRORED, Detections
-from vision.summits import HULLS_P, PIECES_P, VEXILLUM_P, SummitClassifier, hulls_for, summits_for
+from vision.summits import (HULLS_P, PIECES_P, SPILL_NO_TRIREME_P, SPILL_PIECES_P, VEXILLUM_P, SummitClassifier,
+                             hulls_for, summits_for)
 
 MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 DEFAULT_COUNTER = MODELS_DIR / "pieces-density.onnx"
@@ -411,10 +412,14 @@ class DensityCounter:
         }
         summits = {kind: (at, np.argmax(flat[KIND_AT, at], axis=0)) for kind, at in peaks_of.items()}
         summits[VEXILLUM] = summits[LEGIONARY]          # a vexillum's base is about a legionary's size
+        # triremes the hull classifier is sure of at each trireme summit of a sea (-1: one, as read)
+        hulls_sure = None
+        if self.hulls is not None:
+            hulls_sure, no_trireme = self._hull_look(*summits[TRIREME])
+            if self.summits is not None:
+                self._spilled_piles(summits, hulls_sure, no_trireme)
         # pieces the summit classifier is sure of at each legionary summit (-1: read from the basin)
         sure = self._second_look(*summits[LEGIONARY]) if self.summits is not None else None
-        # triremes the hull classifier is sure of at each trireme summit of a sea (-1: one, as read)
-        hulls_sure = self._hull_look(*summits[TRIREME]) if self.hulls is not None else None
         foot, kinds, colours, scores = [], [], [], []
         counted = np.zeros((len(KINDS), minlength), np.int64)        # pieces per kind and region
         at, kind_at = summits[CENTRE]
@@ -590,15 +595,51 @@ class DensityCounter:
         label = self.labels.ravel()[at]
         return np.flatnonzero((kind_at == KINDS.index(TRIREME)) & (label > 0) & (self._sea[label] == 1))
 
-    def _hull_look(self, at: np.ndarray, kind_at: np.ndarray) -> np.ndarray:
+    def _hull_look(self, at: np.ndarray, kind_at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The triremes the hull classifier is sure of at each summit of ``at`` (-1 where it is
-        not, or did not look)."""
+        not, or did not look), and the probability it gives each of holding none (0 where it did
+        not look)."""
         sure = np.full(len(at), -1)
+        no_trireme = np.zeros(len(at))
         pick = self._hull_candidates(at, kind_at)
         if len(pick):
             seen = self.hulls.read(self._input[0], self.summit_pixels(at[pick]))
             sure[pick] = seen.sure_pieces(HULLS_P)
-        return sure
+            no_trireme[pick] = seen.pieces[:, 0]
+        return sure, no_trireme
+
+    def _spilled_piles(self, summits: dict, hulls_sure: np.ndarray, no_trireme: np.ndarray) -> None:
+        """Give a small island back the pile spilled onto its sea that the network took for a fleet.
+
+        The counting network scores a legionary standing on the sea as a trireme more often than
+        not, and the hull classifier, which was trained on such summits, then says no trireme
+        stands there; before, the sea lost the false trireme but the island never got its
+        legionaries back (on the validation tables, 6 / 21 / 26 of the 7 / 25 / 32 seas counted a
+        trireme too many, easy / medium / hard, had a coastal province a piece short). A trireme
+        summit of a sea that stands within a province's spill reach (``land_labels``), which the
+        hull classifier gives at least SPILL_NO_TRIREME_P of holding none and the summit classifier
+        at least SPILL_PIECES_P of holding a piece, is such a pile: it counts no trireme (written in
+        ``hulls_sure``), and the legionary summits scored trireme within its hull window (in the
+        same spill zone) become legionary summits, which the summit classifier then reads as it
+        reads any other (``summits[LEGIONARY]``'s kinds are changed in place). See SPILL_PIECES_P
+        for the thresholds' tuning."""
+        at, _ = summits[TRIREME]
+        land, printed = self.land_labels.ravel()[at], self.labels.ravel()[at]
+        pile = np.flatnonzero((no_trireme >= SPILL_NO_TRIREME_P) & (land != printed) & (land > 0))
+        if len(pile):
+            seen = self.summits.read(self._input[0], self.summit_pixels(at[pile]))
+            pile = pile[1.0 - seen.pieces[:, 0] >= SPILL_PIECES_P]
+        if not len(pile):
+            return
+        hulls_sure[pile] = 0
+        legion_at, legion_kind = summits[LEGIONARY]
+        w = self.labels.shape[1]
+        (ly, lx), (py, px) = np.divmod(legion_at, w), np.divmod(at[pile], w)
+        reach = HULL_WINDOW // 2
+        near = (np.abs(ly[:, None] - py[None, :]) <= reach) & (np.abs(lx[:, None] - px[None, :]) <= reach)
+        same_zone = self.land_labels.ravel()[legion_at][:, None] == land[pile][None, :]
+        turn = (near & same_zone).any(axis=1) & (legion_kind == KINDS.index(TRIREME))
+        legion_kind[turn] = KINDS.index(LEGIONARY)
 
     def summit_pixels(self, at: np.ndarray) -> np.ndarray:
         """The network input pixel (N x 2, x and y) at the centre of each output cell of ``at``
