@@ -388,7 +388,9 @@ class DensityCounter:
         altogether may still be found by the kind output alone (:meth:`_centres_without_summit`).
         Whether a province's summit is a legionary or a vexillum, and how many pieces stand there
         where it is sure, is the summit classifier's call when there is one
-        (:mod:`vision.summits`): the network's kind output never tells a vexillum from a legionary."""
+        (:mod:`vision.summits`): the network's kind output never tells a vexillum from a legionary.
+        A trireme summit off a province's coast that both classifiers say is pieces, not a fleet,
+        is a pile spilled off the province (:meth:`_spilled_piles`)."""
         total = _density(out)
         minlength = self.n_regions + 1
         cover = self._cover(out[-1])
@@ -574,7 +576,8 @@ class DensityCounter:
     def second_look_candidates(self, out: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The output cells (flat indices) where :meth:`reading` asks the summit classifier for a
         second look (its legionary summits in provinces), and the mass of each one's basin: the
-        summit classifier's training reads both."""
+        summit classifier's training reads both. The summits of a pile taken for a fleet
+        (:meth:`_spilled_piles`) are not among them: the classifier was never trained on them."""
         total = _density(out)
         peaks = _peaks(total, self.peak_window)
         at = np.flatnonzero(peaks)
