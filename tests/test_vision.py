@@ -78,6 +78,25 @@ class TestLocalisation:
         err = np.linalg.norm(pose.corners - corners, axis=1)
         assert err.max() < 4.0, err
 
+    def test_a_band_of_glare_across_the_frame(self):
+        """Glare across the board washes out two sides of the red frame and cuts it in two; the
+        smaller piece (a fiftieth of the image) is still part of the frame: the hull of both
+        pieces is the board. The larger piece alone left the pose about a hundred pixels off."""
+        import calibration.localise as localise
+        _, truth, cal = scene("medium", 1)
+        corners = np.array(truth.board_corners)
+        a = corners[0] + 0.15 * (corners[1] - corners[0])
+        b = corners[3] + 0.15 * (corners[2] - corners[3])
+        along = (b - a) / np.linalg.norm(b - a)
+        glare = cal.copy()
+        cv2.line(glare, tuple(int(v) for v in a - 60 * along), tuple(int(v) for v in b + 60 * along),
+                 (238, 236, 245), 80)
+        cnts, _ = cv2.findContours(localise.red_frame_mask(glare), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        shares = sorted(cv2.contourArea(cv2.convexHull(c)) / (glare.shape[0] * glare.shape[1]) for c in cnts)
+        assert localise.FRAME_PIECE < shares[-2] < localise.WHOLE_FRAME < shares[-1]       # a small piece cut off
+        pose = locate_board(glare, procedural_art())
+        assert np.linalg.norm(pose.corners - corners, axis=1).max() < 4.0
+
     def test_no_board_in_view(self):
         table = np.full((720, 1280, 3), (60, 95, 140), np.uint8)
         with pytest.raises(BoardNotFound, match="no board in view"):
