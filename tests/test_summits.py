@@ -309,6 +309,32 @@ class TestViews:
         assert len({round(float(r.vexillum[0]), 6) for r in each}) > 1
         assert seen.pieces[0, 3] < once.pieces[0, 3] and seen.pieces[0, 1] > once.pieces[0, 1]
 
+    def test_at_most_so_many_windows_are_read_again_the_least_certain_first(self, monkeypatch):
+        import vision.summits as summits
+
+        class CentreSession(LeftHeavySession):
+            """Less sure of a window's count the darker its centre; remembers the centres it saw."""
+
+            def run(self, _outputs, feeds):
+                win = feeds["windows"]
+                self.batches.append(len(win))
+                self.centres = win[:, 0, PATCH // 2, PATCH // 2].tolist()
+                logits = np.full((len(win), 1 + PIECE_CLASSES), -9.0, np.float32)
+                logits[:, 2] = win[:, 0, PATCH // 2, PATCH // 2] / 40.0     # one piece, against...
+                logits[:, 3] = 0.0                                          # ...two
+                return [logits]
+
+        planes = np.zeros((6, 40, 200), np.float32)
+        points = np.array([[20, 20], [60, 20], [100, 20], [140, 20], [180, 20]])
+        for (x, y), value in zip(points, (160.0, 20.0, 80.0, 10.0, 60.0)):
+            planes[0, y - 1:y + 2, x - 1:x + 2] = value             # the centre in every view
+        monkeypatch.setattr(summits, "AGAIN_AT_MOST", 2)
+        session = CentreSession(sure=False)
+        seen = summits.SummitClassifier("fake.onnx", session=session, views=summits.VIEWS).read(planes, points)
+        assert session.batches == [5, 3 * 2]
+        assert sorted(set(session.centres)) == [10.0, 20.0]          # the two least certain, in every view
+        assert seen.pieces.shape == (5, PIECE_CLASSES)
+
     def test_only_the_windows_in_doubt_are_read_again(self):
         from vision.summits import SummitReading as Reading
         seen = Reading(np.array([0.01, 0.5, 0.001, 0.999]),
