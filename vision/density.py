@@ -612,7 +612,8 @@ class DensityCounter:
         return sure, no_trireme
 
     def _spilled_piles(self, summits: dict, hulls_sure: np.ndarray, no_trireme: np.ndarray) -> None:
-        """Give a small island back the pile spilled onto its sea that the network took for a fleet.
+        """Give a province (mostly a small island) back the pile spilled onto the sea off its coast
+        that the network took for a fleet.
 
         The counting network scores a legionary standing on the sea as a trireme more often than
         not, and the hull classifier, which was trained on such summits, then says no trireme
