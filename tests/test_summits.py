@@ -243,20 +243,18 @@ class TestSummitReading:
             SummitReading.from_logits(np.zeros((2, 3)))
 
 
-class LeftHeavySession:
+class LeftHeavySession(FakeSession):
     """A classifier session whose answer depends on which half of the window is brighter, so a
     mirror image reads otherwise: 3 pieces where the left half is, 1 where the right half is; its
     vexillum logit is the window's first row mean, scaled. Remembers the batch sizes it ran."""
 
     def __init__(self, sure: bool):
+        super().__init__(np.zeros(0))
         self.sure = sure
         self.batches: list[int] = []
 
-    def get_inputs(self):
-        return [type("Input", (), {"name": "windows"})()]
-
     def run(self, _outputs, feeds):
-        win = feeds["windows"]
+        win = feeds["input"]
         self.batches.append(len(win))
         half = win.shape[-1] // 2
         left = win[:, 0, :, :half].mean(axis=(1, 2)) > win[:, 0, :, half:].mean(axis=(1, 2))
@@ -302,7 +300,7 @@ class TestViews:
         # the window itself reads 3 pieces (left half brighter); two of its other views read 1
         assert once.pieces[0].argmax() == 3
         win = windows(self.planes(), points)
-        each = [SummitReading.from_logits(LeftHeavySession(False).run(None, {"windows": np.ascontiguousarray(v)})[0])
+        each = [SummitReading.from_logits(LeftHeavySession(False).run(None, {"input": np.ascontiguousarray(v)})[0])
                 for v in [win] + other_views(win)]
         assert seen.pieces == pytest.approx(np.mean([r.pieces for r in each], axis=0))
         assert seen.vexillum == pytest.approx(np.mean([r.vexillum for r in each], axis=0))
@@ -316,7 +314,7 @@ class TestViews:
             """Less sure of a window's count the darker its centre; remembers the centres it saw."""
 
             def run(self, _outputs, feeds):
-                win = feeds["windows"]
+                win = feeds["input"]
                 self.batches.append(len(win))
                 self.centres = win[:, 0, PATCH // 2, PATCH // 2].tolist()
                 logits = np.full((len(win), 1 + PIECE_CLASSES), -9.0, np.float32)
