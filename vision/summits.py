@@ -244,9 +244,10 @@ class SummitClassifier:
         if len(doubt) > AGAIN_AT_MOST:          # the most doubtful first
             doubt = np.sort(doubt[np.argsort(seen.certainty()[doubt], kind="stable")[:AGAIN_AT_MOST]])
         # the other views of the windows in doubt, in one batch
-        again = self._run(np.ascontiguousarray(np.concatenate(other_views(win[doubt]))))
+        views = other_views(win[doubt])
+        again = self._run(np.ascontiguousarray(np.concatenate(views)))
         n = len(doubt)
-        mean = SummitReading.mean([seen.take(doubt)] + [again.take(slice(j * n, (j + 1) * n)) for j in range(VIEWS - 1)])
+        mean = SummitReading.mean([seen.take(doubt)] + [again.take(slice(j * n, (j + 1) * n)) for j in range(len(views))])
         vexillum, pieces = seen.vexillum.copy(), seen.pieces.copy()
         vexillum[doubt], pieces[doubt] = mean.vexillum, mean.pieces
         return SummitReading(vexillum, pieces)
