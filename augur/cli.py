@@ -175,7 +175,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from vision.bench import run_vision_bench
         from vision.synth.render import FRAME_SIZE
         run_vision_bench(n=args.images, tiers=args.tiers, detector=args.detector, video=not args.no_video,
-                         size=_size(args.size) if args.size else FRAME_SIZE)
+                         size=_size(args.size) if args.size else FRAME_SIZE,
+                         relight=_relight(args.relight) if args.relight else None)
         return 0
     if args.what == "dashboard":
         from webui.bench import run_dashboard_bench
@@ -434,6 +435,18 @@ def cmd_synth(args: argparse.Namespace) -> int:
     return 0
 
 
+def _relight(text: str) -> tuple[float, float]:
+    """``--relight=KELVIN:LEVEL``, e.g. ``-2000:0.7`` (2,000 K warmer and 0.7 times as bright)."""
+    try:
+        kelvin, level = (float(v) for v in text.split(":"))
+    except ValueError:
+        raise GameError(f"--relight must look like --relight=-2000:0.7 (kelvin change : brightness factor), "
+                        f"got '{text}'") from None
+    if not (-6000 <= kelvin <= 6000 and 0.1 <= level <= 3):
+        raise GameError(f"--relight {text} is out of range (kelvin within 6000, brightness factor 0.1 to 3)")
+    return kelvin, level
+
+
 def _size(text: str) -> tuple[int, int]:
     try:
         w, h = (int(v) for v in text.lower().split("x"))
@@ -670,6 +683,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--size", metavar="WxH",
                    help="vision: the camera frame the tables are filmed at (default: the renderer's, 720p)")
     p.add_argument("--no-video", action="store_true", help="vision: skip the video figures (gating, commit delay, the live loop's peak memory)")
+    p.add_argument("--relight", metavar="KELVIN:LEVEL",
+                   help="vision: light the tables otherwise than their calibration photos, e.g. --relight=-2000:0.7 "
+                        "(2,000 K warmer, 0.7 times as bright: the light drifting over an evening)")
     p.add_argument("--dataset", type=int, default=300, help="synth: images in the streamed dataset run")
     p.add_argument("--turns", type=int, default=300)
     p.add_argument("--seed", type=int, default=0)

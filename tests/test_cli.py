@@ -139,6 +139,12 @@ class TestReplayAndSimulate:
         assert proc.returncode == 2 and "--size must look like 1280x720" in proc.stderr
         assert "Traceback" not in proc.stderr and proc.stdout == ""
 
+    def test_bench_vision_refuses_a_bad_relight_before_rendering(self):
+        for value in ("--relight=warm", "--relight=-2000:9"):
+            proc = run("bench", "vision", value, "--images", "1")
+            assert proc.returncode == 2 and "--relight" in proc.stderr, proc.stderr
+            assert "Traceback" not in proc.stderr and proc.stdout == ""
+
     def test_bench_tracker_prints_figures(self):
         proc = run("bench", "tracker", "--games", "1", "--turns", "30")
         assert proc.returncode == 0, proc.stderr

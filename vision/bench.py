@@ -48,9 +48,12 @@ HELD_OUT_SEED = 90_210
 
 
 def run_vision_bench(n: int = 200, tiers=("easy", "medium", "hard"), seed: int = HELD_OUT_SEED,
-                     detector: str = "auto", video: bool = True, size: tuple[int, int] = FRAME_SIZE) -> dict:
+                     detector: str = "auto", video: bool = True, size: tuple[int, int] = FRAME_SIZE,
+                     relight: tuple[float, float] | None = None) -> dict:
     """Every shipped detector side by side (``detector="auto"``), or just the one named; the
-    tables filmed at ``size`` (a 1080p camera gives the far pieces of a tilted view more pixels)."""
+    tables filmed at ``size`` (a 1080p camera gives the far pieces of a tilted view more pixels);
+    ``relight`` = (kelvin, level): the tables lit otherwise than their calibration photos, as
+    the light drifts over an evening (see :func:`vision.synth.render.render`)."""
     from vision.density import DEFAULT_COUNTER
     from vision.yolo import DEFAULT_MODEL
     results = {}
@@ -60,7 +63,7 @@ def run_vision_bench(n: int = 200, tiers=("easy", "medium", "hard"), seed: int =
     else:
         detectors = [detector]
     for which in detectors:
-        results[which] = _bench_detector(which, n, tiers, seed, size)
+        results[which] = _bench_detector(which, n, tiers, seed, size, relight)
     if video:
         results["video"] = bench_gate_and_commit()
         results["real_time"] = bench_real_time_commit()
@@ -74,7 +77,8 @@ def run_vision_bench(n: int = 200, tiers=("easy", "medium", "hard"), seed: int =
     return results
 
 
-def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] = FRAME_SIZE) -> dict:
+def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] = FRAME_SIZE,
+                    relight: tuple[float, float] | None = None) -> dict:
     from vision.pipeline import make_detector
     geo = load_geometry()
     art = procedural_art()
@@ -90,7 +94,7 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
         colours: Counter = Counter()
         lat: dict[str, list[float]] = {"calibrate": [], "detect": [], "count": []}
         sure: list[tuple[float, bool]] = []          # every seen region's confidence, and whether it was right
-        for i, img, truth, frame in iter_still_tables(tier, n, seed, size):
+        for i, img, truth, frame in iter_still_tables(tier, n, seed, size, relight=relight):
             cal_img = calibration_render(truth)
             t0 = time.perf_counter()
             try:
@@ -157,7 +161,9 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
                 "per_region": region_interval(table_run_right, n_regions), "whole_board": board_interval(run_boards, n)}
         results[tier] = res
         ci = res["interval_95"]
-        print(f"[{tier}] {which} on {n} held-out images{'' if size == FRAME_SIZE else ' at %dx%d' % size}: per-region exact {100 * res['per_region']:.1f}% "
+        filmed = ('' if size == FRAME_SIZE else ' at %dx%d' % size) + \
+            ('' if relight is None else ' lit %+.0f K and x%.2f from calibration' % relight)
+        print(f"[{tier}] {which} on {n} held-out images{filmed}: per-region exact {100 * res['per_region']:.1f}% "
               f"{_span(ci['per_region'])} (target 99.5/99.5/99), whole board {100 * res['whole_board']:.1f}% "
               f"{_span(ci['whole_board'])} (target >= 90 on hard); 95% intervals over these tables")
         if run_tables:

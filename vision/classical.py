@@ -18,6 +18,7 @@ import numpy as np
 from calibration.profile import WORK_SCALE, CalibrationProfile, white_balance
 from tracker.pieces import ARMY_COLOURS, CENTRE, LEGIONARY, NEUTRAL, TRIREME
 from vision.geometry import BoardGeometry
+from vision.light import LightMatch
 from vision.records import Detections
 
 #: A pixel has changed when its Lab distance from the empty board exceeds this.
@@ -42,6 +43,7 @@ class ClassicalDetector:
         self.profile = profile
         self.geo = geo or profile.geometry
         ref = white_balance(profile.reference, profile.gains)
+        self.light = LightMatch(ref)        # the light drifts over an evening (vision.light)
         self.ref_lab = cv2.cvtColor(ref, cv2.COLOR_BGR2LAB).astype(np.float32)
         self.names = list(ARMY_COLOURS) + [NEUTRAL]
         self.centroids = np.float32([profile.colours_lab[c] for c in self.names])
@@ -54,11 +56,8 @@ class ClassicalDetector:
 
     def foreground(self, rect: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Changed, non-shadow pixels on the map, and the Lab image."""
-        img = white_balance(rect, self.profile.gains)
+        img = self.light(white_balance(rect, self.profile.gains))
         lab = cv2.cvtColor(img, cv2.COLOR_BGR2LAB).astype(np.float32)
-        # match overall brightness to the reference (light changes between calibration and play)
-        ratio = np.median(self.ref_lab[..., 0][self.on_map]) / max(1.0, np.median(lab[..., 0][self.on_map]))
-        lab[..., 0] *= ratio
         diff = np.linalg.norm(lab - self.ref_lab, axis=2)
         darker = lab[..., 0] / np.maximum(self.ref_lab[..., 0], 1.0)
         chroma_shift = np.hypot(lab[..., 1] - self.ref_lab[..., 1], lab[..., 2] - self.ref_lab[..., 2])

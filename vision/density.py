@@ -39,6 +39,7 @@ from tracker.errors import AugurError
 from tracker.pieces import ARMY_COLOURS, CENTRE, LEGIONARY, NEUTRAL, TRIREME, VEXILLUM
 from vision.confidence import HIDDEN_FEATURES, RegionConfidence, confidence_for, hidden_for
 from vision.geometry import BoardGeometry
+from vision.light import LightMatch
 from vision.onnx_models import onnx_session
 from vision.records import DENSITY_MIRRORED, Detections
 from vision.summits import (HULLS_P, PIECES_P, SPILL_NO_TRIREME_P, SPILL_PIECES_P, VEXILLUM_P, SummitClassifier,
@@ -187,11 +188,13 @@ def reference_input(profile: CalibrationProfile, crop: Crop) -> np.ndarray:
     return crop.resize(_cut(balanced(reference_in_image(profile), profile.gains), crop))
 
 
-def frame_input(image: np.ndarray, gains: np.ndarray, crop: Crop, k1: float = 0.0) -> np.ndarray:
+def frame_input(image: np.ndarray, gains: np.ndarray, crop: Crop, light: LightMatch, k1: float = 0.0) -> np.ndarray:
     """The frame's half of the network input: undistorted by the calibrated lens ``k1`` (0 for a
-    frame already undistorted), cropped, white-balanced and resized (H x W x 3). Only the crop's
-    part of the frame is undistorted, which gives the same pixels as undistorting it all first."""
-    return crop.resize(balanced(_cut(image, crop, k1), gains))
+    frame already undistorted), cropped, white-balanced, resized (H x W x 3) and brought to the
+    light of the reference (``light``, made from :func:`reference_input`: the light drifts over an
+    evening, see :mod:`vision.light`). Only the crop's part of the frame is undistorted, which
+    gives the same pixels as undistorting it all first."""
+    return light(crop.resize(balanced(_cut(image, crop, k1), gains)))
 
 
 def _cut(image: np.ndarray, crop: Crop, k1: float = 0.0) -> np.ndarray:
@@ -210,7 +213,7 @@ def network_input(image: np.ndarray, reference: np.ndarray, gains: np.ndarray, c
     ``reference`` is :func:`reference_input` for the same calibration and crop.
 
     The same functions prepare training samples and live frames, so the two cannot drift."""
-    return np.concatenate([frame_input(image, gains, crop), reference], axis=2)
+    return np.concatenate([frame_input(image, gains, crop, LightMatch(reference)), reference], axis=2)
 
 
 def output_to_image(crop: Crop) -> np.ndarray:
@@ -271,6 +274,7 @@ class DensityCounter:
         self.geo = profile.geometry
         self.crop = counting_crop(profile, self.geo)
         reference = reference_input(profile, self.crop)
+        self._light = LightMatch(reference)
         # the network's float input (1 x 6 x H x W): the reference half is filled once, and each
         # frame only writes its own three planes (an interleaved concatenation cost 6 ms a frame)
         self._input = np.zeros((1, 6) + reference.shape[:2], np.float32)
@@ -311,7 +315,7 @@ class DensityCounter:
         if tuple(image.shape[1::-1]) != tuple(self.profile.image_size):
             raise CounterError(f"frame is {image.shape[1]}x{image.shape[0]}, the calibration was made at "
                                f"{self.profile.image_size[0]}x{self.profile.image_size[1]}")
-        frame = frame_input(image, self.profile.gains, self.crop, self.profile.k1)
+        frame = frame_input(image, self.profile.gains, self.crop, self._light, self.profile.k1)
         for k, plane in enumerate(cv2.split(frame)):
             self._input[0, k] = plane
 

@@ -385,7 +385,8 @@ def render(state: ObservedState, tier: str = "easy", seed: int | tuple = 0, size
            vp: dict[str, int] | None = None, hands: int | None = None, art: np.ndarray | None = None,
            camera: Camera | None = None, placement: tuple[list[Placed], dict] | None = None,
            hand_poses: list["HandPose"] | None = None, noise_seed: int | tuple | None = None,
-           sensor_seed: int | tuple | None = None) -> tuple[np.ndarray, GroundTruth]:
+           sensor_seed: int | tuple | None = None, relight: tuple[float, float] | None = None
+           ) -> tuple[np.ndarray, GroundTruth]:
     """One photo of the table and its ground truth (see module doc).
 
     A video keeps the scene still between frames: it passes the same ``seed`` (lighting,
@@ -396,6 +397,11 @@ def render(state: ObservedState, tier: str = "easy", seed: int | tuple = 0, size
     noise's realisation is drawn from it, while focus, shake, the noise level and the JPEG
     quality stay the scene's. That is what a camera on a tripod delivers from one frame to the
     next, and what the live loop's vote over still frames gets to work with.
+
+    ``relight`` = (kelvin, level) changes the scene's light and nothing else: its colour
+    temperature by ``kelvin`` and its brightness by the factor ``level``. The calibration photo
+    (:func:`calibration_render`) keeps the scene's own light, so this is the light drifting
+    between calibration and play: dusk, a lamp switched on, a webcam's automatic exposure.
     """
     if tier not in TIER_SPECS:
         raise ValueError(f"unknown tier '{tier}' (expected {', '.join(TIERS)})")
@@ -416,7 +422,8 @@ def render(state: ObservedState, tier: str = "easy", seed: int | tuple = 0, size
     cv2.fillConvexPoly(board_mask, np.round(quad).astype(np.int32), 255)
     # lighting: colour temperature, a brightness gradient, shadows of people at the table; all
     # folded into one gain map applied once
-    kelvin = _kelvin_gains(rng.uniform(*spec.temperature))
+    temperature = rng.uniform(*spec.temperature)
+    kelvin = _kelvin_gains(temperature) if relight is None else _kelvin_gains(temperature + relight[0]) * relight[1]
     gx, gy = rng.normal(0, 1, 2)
     ramp = (np.linspace(-1, 1, w, dtype=np.float32)[None, :] * gx
             + np.linspace(-1, 1, h, dtype=np.float32)[:, None] * gy) / max(1e-6, float(np.hypot(gx, gy)))
