@@ -399,9 +399,12 @@ def render(state: ObservedState, tier: str = "easy", seed: int | tuple = 0, size
     next, and what the live loop's vote over still frames gets to work with.
 
     ``relight`` = (kelvin, level) changes the scene's light and nothing else: its colour
-    temperature by ``kelvin`` and its brightness by the factor ``level``. The calibration photo
-    (:func:`calibration_render`) keeps the scene's own light, so this is the light drifting
-    between calibration and play: dusk, a lamp switched on, a webcam's automatic exposure.
+    temperature by ``kelvin`` and its brightness by the factor ``level``, on the board and the
+    pieces alike. The calibration photo (:func:`calibration_render`) keeps the scene's own light,
+    so this is the light drifting between calibration and play: dusk, a lamp switched on, a
+    webcam's automatic exposure. (The scene's own light, its colour temperature, gradient and
+    people's shadows, falls on the board only: the pieces are drawn after it. See the note in
+    ``models/README.md``, session 22.)
     """
     if tier not in TIER_SPECS:
         raise ValueError(f"unknown tier '{tier}' (expected {', '.join(TIERS)})")
@@ -423,7 +426,7 @@ def render(state: ObservedState, tier: str = "easy", seed: int | tuple = 0, size
     # lighting: colour temperature, a brightness gradient, shadows of people at the table; all
     # folded into one gain map applied once
     temperature = rng.uniform(*spec.temperature)
-    kelvin = _kelvin_gains(temperature) if relight is None else _kelvin_gains(temperature + relight[0]) * relight[1]
+    kelvin = _kelvin_gains(temperature)
     gx, gy = rng.normal(0, 1, 2)
     ramp = (np.linspace(-1, 1, w, dtype=np.float32)[None, :] * gx
             + np.linspace(-1, 1, h, dtype=np.float32)[:, None] * gy) / max(1e-6, float(np.hypot(gx, gy)))
@@ -459,6 +462,9 @@ def render(state: ObservedState, tier: str = "easy", seed: int | tuple = 0, size
     for i in order:
         p = placed[i]
         outlines[i] = _draw_piece(img, cam, p, _jitter_colour(PIECE_COLOURS[p.colour], rng, lots[p.colour]), light)
+    if relight is not None:     # the new light falls on the board and the pieces alike
+        drift = _kelvin_gains(temperature + relight[0]) / kelvin * relight[1]
+        cv2.multiply(img, (float(drift[0]), float(drift[1]), float(drift[2]), 0.0), dst=img)
     # glare on the glossy board
     if rng.random() < spec.glare:
         sw, sh = w // 8, h // 8
