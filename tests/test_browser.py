@@ -143,6 +143,13 @@ def test_regions_the_camera_doubts_are_outlined_until_a_player_counts_them(brows
         live.correct(doubtful, {colour: pieces})
         wait_for(lambda: outlined() == {hidden})
         assert browser.find_element(By.ID, "check").text == "1 to check"
+        # the camera side's notice (the light has changed a lot) shows in the status bar until it clears
+        notice = browser.find_element(By.ID, "camera-notice")
+        assert not notice.is_displayed()
+        live.set_camera_notice("the light has changed a lot since calibration")
+        wait_for(lambda: notice.is_displayed() and notice.text == "the light has changed a lot since calibration")
+        live.set_camera_notice("")
+        wait_for(lambda: not notice.is_displayed())
     finally:
         server.shutdown()
         store.close()

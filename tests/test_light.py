@@ -10,7 +10,7 @@ from vision.classical import ClassicalDetector
 from vision.count import count
 from vision.density import DEFAULT_COUNTER, DensityCounter
 from vision.geometry import load_geometry
-from vision.light import GAIN_RANGE, LightMatch
+from vision.light import GAIN_RANGE, NOTICE_GAIN, LightMatch, light_notice
 from vision.synth.board_art import procedural_art
 from vision.synth.dataset import iter_still_tables
 from vision.synth.render import calibration_render
@@ -78,6 +78,22 @@ class TestLightMatch:
         gains = LightMatch(ref).gains(frame)
         assert np.all(gains <= GAIN_RANGE[1]) and np.all(gains >= GAIN_RANGE[0])
 
+    def test_the_last_gains_are_kept_for_the_players_notice(self):
+        ref = board_view()
+        match = LightMatch(ref)
+        assert match.last is None
+        match(lit(ref, [0.5, 0.8, 0.95]))
+        assert np.allclose(match.last, [2.0, 1.25, 1.05], rtol=0.03)
+        assert light_notice(match.last).startswith("the light has changed a lot since calibration (blue x2.0 ")
+        match(ref)
+        assert light_notice(match.last) == ""
+
+    def test_the_notice_speaks_of_the_channels_past_its_factor_either_way(self):
+        inside, outside = NOTICE_GAIN * 0.98, NOTICE_GAIN * 1.05
+        assert light_notice(np.float32([inside, 1 / inside, 1.0])) == ""
+        notice = light_notice(np.float32([1.0, outside, 1 / outside]))
+        assert "green x" in notice and "red x0." in notice and "blue" not in notice
+
     def test_a_frame_of_another_size_is_refused(self):
         with pytest.raises(ValueError, match="reference"):
             LightMatch(board_view())(np.zeros((10, 10, 3), np.uint8))
@@ -119,9 +135,21 @@ class TestCountingAfterTheLightChanged:
             profile = calibrate(calibration_render(truth), procedural_art(), players=truth.players)
             counter = DensityCounter(profile)
             matched = _regions_right(counter, img, truth)
-            counter._light = lambda frame: frame            # the frame as the camera gave it
+            counter.light = lambda frame: frame            # the frame as the camera gave it
             unmatched = _regions_right(counter, img, truth)
             assert matched >= 55 and unmatched <= 50
+
+    def test_the_pipeline_tells_the_players_when_the_light_has_changed_a_lot(self):
+        from vision.pipeline import Pipeline
+        (_, img, truth, _), = iter_still_tables("easy", 1, 4242, relight=(-2500.0, 0.5))
+        profile = calibrate(calibration_render(truth), procedural_art(), players=truth.players)
+        pipeline = Pipeline(profile)
+        results = [pipeline.process(img) for _ in range(6)]
+        counted = [r for r in results if r.state is not None]
+        assert counted and all("the light has changed a lot since calibration" in r.notice for r in counted)
+        (_, same, *_), = iter_still_tables("easy", 1, 4242)
+        counted = [r for r in (pipeline.process(same) for _ in range(20)) if r.state is not None]
+        assert counted and counted[-1].notice == ""
 
     def test_the_classical_baseline_is_matched_too(self):
         (_, img, truth, _), = iter_still_tables("easy", 1, 4242, relight=EVENING)

@@ -399,3 +399,32 @@ class TestOtherRulesets:
         LiveGame.open(store, ["green", "red"], "lotr", resume=False, extra={"neutrals": ["yellow"]})
         again = LiveGame.open(Store(tmp_path / "r"), ["green", "red"], "lotr")
         assert again.game.neutrals == ("yellow",)
+
+
+class TestCameraNotice:
+    def test_a_notice_reaches_the_tablets_when_it_changes_and_clears_on_a_clear_still_frame(self, live):
+        import numpy as np
+
+        from vision.gate import GateResult
+        from vision.pipeline import FrameResult
+        from webui.loop import feed
+        still, moving = GateResult(True, 0.0, 0.0), GateResult(False, 0.1, 0.0, "motion")
+        out_of_view = "the board is out of view or has moved; keeping the last committed state"
+        light = "the light has changed a lot since calibration (blue x1.9 to match it): calibrate again if the counts go wrong"
+        script = iter([FrameResult(1, still, error=out_of_view), FrameResult(2, still, error=out_of_view),
+                       FrameResult(3, moving), FrameResult(4, None, error="unreadable frame"),
+                       FrameResult(5, still, notice=light), FrameResult(6, still)])
+
+        class Scripted:
+            def process(self, image):
+                return next(script)
+
+        tablet = live.subscribe()
+        lines: list[str] = []
+        feed(live, Scripted(), iter([np.zeros((4, 4, 3), np.uint8)] * 6), log=lines.append)
+        heard = []
+        while not tablet.empty():
+            heard.append(tablet.get_nowait()["camera_notice"])
+        assert heard == [out_of_view, light, ""]         # a hand moving or a bad frame changes nothing
+        assert lines == [f"  camera: {out_of_view}", f"  camera: {light}"]
+        assert live.view()["camera_notice"] == ""

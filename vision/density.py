@@ -274,7 +274,7 @@ class DensityCounter:
         self.geo = profile.geometry
         self.crop = counting_crop(profile, self.geo)
         reference = reference_input(profile, self.crop)
-        self._light = LightMatch(reference)
+        self.light = LightMatch(reference)      # the frame brought back to the calibration's light
         # the network's float input (1 x 6 x H x W): the reference half is filled once, and each
         # frame only writes its own three planes (an interleaved concatenation cost 6 ms a frame)
         self._input = np.zeros((1, 6) + reference.shape[:2], np.float32)
@@ -315,7 +315,7 @@ class DensityCounter:
         if tuple(image.shape[1::-1]) != tuple(self.profile.image_size):
             raise CounterError(f"frame is {image.shape[1]}x{image.shape[0]}, the calibration was made at "
                                f"{self.profile.image_size[0]}x{self.profile.image_size[1]}")
-        frame = frame_input(image, self.profile.gains, self.crop, self._light, self.profile.k1)
+        frame = frame_input(image, self.profile.gains, self.crop, self.light, self.profile.k1)
         for k, plane in enumerate(cv2.split(frame)):
             self._input[0, k] = plane
 

@@ -38,6 +38,11 @@ GAIN_RANGE = (0.33, 3.0)
 #: brighter or darker than their reference): the frame under the calibration's own light is
 #: then read exactly as before, and the multiplication's time (about 1 ms) is saved.
 SAME_LIGHT = 0.01
+#: A gain past this factor (or under its inverse) in any channel is worth telling the players: the
+#: frame is still matched, but a dimmer or warmer light costs accuracy the match cannot win back
+#: (2,000 K warmer and 0.7 times as bright, gains of about 1.4 to 1.9: 3 points of hard regions).
+NOTICE_GAIN = 1.5
+CHANNELS = ("blue", "green", "red")
 
 
 class LightMatch:
@@ -51,6 +56,7 @@ class LightMatch:
         lo, hi = sampled.min(axis=1), sampled.max(axis=1)
         self._at = np.flatnonzero((lo > DARK) & (hi < SATURATED))
         self._reference = np.ascontiguousarray(sampled[self._at].T, dtype=np.float32)     # 3 x n
+        self.last: np.ndarray | None = None          # the gains of the last frame matched
 
     def gains(self, frame: np.ndarray) -> np.ndarray:
         """Per-channel gains (B, G, R) that bring ``frame`` to the reference's light: the median
@@ -62,9 +68,11 @@ class LightMatch:
         hi = np.maximum(np.maximum(f[0], f[1]), f[2])
         ok = (lo > BLACK) & (hi < SATURATED)
         if ok.sum() < MIN_PIXELS:
-            return np.ones(3, np.float32)
-        gains = np.median(self._reference[:, ok] / f[:, ok], axis=1)
-        return np.clip(gains, *GAIN_RANGE).astype(np.float32)
+            self.last = np.ones(3, np.float32)
+        else:
+            gains = np.median(self._reference[:, ok] / f[:, ok], axis=1)
+            self.last = np.clip(gains, *GAIN_RANGE).astype(np.float32)
+        return self.last
 
     def __call__(self, frame: np.ndarray) -> np.ndarray:
         """``frame`` (uint8, the reference's shape) lit as the reference was."""
@@ -73,3 +81,13 @@ class LightMatch:
             return frame
         return cv2.multiply(frame, (float(g[0]), float(g[1]), float(g[2]), 0.0))
 
+
+
+def light_notice(gains: np.ndarray) -> str:
+    """A line for the players when the light has moved far from the calibration's (see
+    NOTICE_GAIN), or "" when it has not."""
+    far = [f"{name} x{g:.1f}" for name, g in zip(CHANNELS, gains) if not 1 / NOTICE_GAIN <= g <= NOTICE_GAIN]
+    if not far:
+        return ""
+    return (f"the light has changed a lot since calibration ({', '.join(far)} to match it): "
+            "calibrate again if the counts go wrong")

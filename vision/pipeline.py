@@ -21,6 +21,7 @@ from vision.classical import ClassicalDetector
 from vision.count import count
 from vision.fuse import Fusion
 from vision.gate import Gate, GateResult
+from vision.light import light_notice
 from vision.records import DENSITY_MIRRORED, DETECTORS, Detections
 
 
@@ -47,6 +48,7 @@ class FrameResult:
     timings: dict[str, float] = field(default_factory=dict)
     error: str = ""
     moved: bool = False               # the board or camera moved; the pose was found again
+    notice: str = ""                  # something the players should know (the light has changed a lot)
 
 
 def make_detector(profile: CalibrationProfile, which: str = "auto"):
@@ -146,6 +148,9 @@ class Pipeline:
         state = count(det, self.geo, det.unseen)
         t3 = time.perf_counter()
         res.detections, res.state = det, state
+        light = getattr(self.detector, "light", None)          # vision.light.LightMatch
+        if light is not None and getattr(light, "last", None) is not None:
+            res.notice = light_notice(light.last)
         res.committed = self.fusion.offer(state)
         res.timings.update({"detect": t2 - t1, "count": t3 - t2})
         return res

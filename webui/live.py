@@ -47,6 +47,8 @@ class LiveGame:
     last_camera: ObservedState | None = None
     out_of_sync: bool = False
     frame_jpeg: bytes | None = None
+    #: what the camera side wants the players to know: the board out of view, the light changed a lot
+    camera_notice: str = ""
     #: the calibration in use, for the set-up view's fitted-map preview
     profile: object | None = None
     #: where that calibration was loaded from: a map fitted on the dashboard is saved back there
@@ -133,6 +135,15 @@ class LiveGame:
             payload["snapshot"] = sid
         self.broadcast(payload)
         return payload
+
+    def set_camera_notice(self, text: str) -> None:
+        """Show ``text`` on every tablet ("" clears it); tablets hear only of a change."""
+        with self.lock:
+            if text == self.camera_notice:
+                return
+            self.camera_notice = text
+            view = self.view()
+        self.broadcast(view)
 
     def _with_overrides(self, state: ObservedState) -> ObservedState:
         if not self.overrides:
@@ -275,7 +286,7 @@ class LiveGame:
             "low_confidence": LOW_CONFIDENCE,
             "phase": g.ctx.phase.name.lower() if g.ctx else None, "winner": g.winner,
             "eliminated": sorted(g.eliminated), "state": g.state.to_dict() if g.state else None,
-            "scores": self._scores(), "out_of_sync": self.out_of_sync,
+            "scores": self._scores(), "out_of_sync": self.out_of_sync, "camera_notice": self.camera_notice,
             "latest": latest.to_dict() if latest else None,
             "recent": [{"id": s.id, "actor": s.actor, "source": s.source, "events": s.events, "verdicts": s.verdicts,
                         "decisions": self.store.decisions(s.id)} for s in reversed(recent)],

@@ -31,6 +31,11 @@ def feed(live: LiveGame, pipeline: Pipeline, frames: Iterator[np.ndarray | None]
             break
         n += 1
         res = pipeline.process(img)
+        if res.gate is not None and res.gate.still:      # a still frame says how the camera sees the board now
+            notice = res.error or res.notice
+            if log and notice and notice != live.camera_notice:
+                log(f"  camera: {notice}")
+            live.set_camera_notice(notice)
         if res.committed is not None:
             ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 85])
             view = live.commit(res.committed, buf.tobytes() if ok else None, detections=detections_json(res.detections))

@@ -85,6 +85,7 @@ function render(v) {
   view = v;
   $("#round").textContent = v.current ? `Round ${v.round} · turn ${v.turn} · ${v.current} · ${v.phase || ""}` + (v.winner ? ` · ${v.winner} wins!` : "") : "waiting for the board…";
   const sync = $("#sync"); sync.textContent = v.out_of_sync ? "check the table" : "in sync"; sync.className = "pill " + (v.out_of_sync ? "bad" : "ok");
+  const notice = $("#camera-notice"); notice.textContent = v.camera_notice || ""; notice.hidden = !v.camera_notice;
   renderMap(v.state, null);
   renderTrack(v);
   const players = $("#players"); players.innerHTML = "";
