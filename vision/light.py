@@ -40,7 +40,7 @@ GAIN_RANGE = (0.33, 3.0)
 SAME_LIGHT = 0.01
 #: A gain past this factor (or under its inverse) in any channel is worth telling the players: the
 #: frame is still matched, but a dimmer or warmer light costs accuracy the match cannot win back
-#: (2,000 K warmer and 0.7 times as bright, gains of about 1.4 to 1.9: 3 points of hard regions).
+#: (2,000 K warmer and 0.7 times as bright, gains of about 1.3 to 1.9: 3 points of hard regions).
 NOTICE_GAIN = 1.5
 CHANNELS = ("blue", "green", "red")
 
@@ -80,7 +80,6 @@ class LightMatch:
         if np.all(np.abs(g - 1) < SAME_LIGHT):
             return frame
         return cv2.multiply(frame, (float(g[0]), float(g[1]), float(g[2]), 0.0))
-
 
 
 def light_notice(gains: np.ndarray) -> str:
