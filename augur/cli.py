@@ -176,7 +176,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from vision.synth.render import FRAME_SIZE
         run_vision_bench(n=args.images, tiers=args.tiers, detector=args.detector, video=not args.no_video,
                          size=_size(args.size) if args.size else FRAME_SIZE,
-                         relight=_relight(args.relight) if args.relight else None)
+                         relight=_relight(args.relight) if args.relight else None, relief=_relief(args.relief))
         return 0
     if args.what == "dashboard":
         from webui.bench import run_dashboard_bench
@@ -447,6 +447,16 @@ def _relight(text: str) -> tuple[float, float]:
     return kelvin, level
 
 
+def _relief(mm: float | None) -> float:
+    """``--relief MM``: how far the folded board rises off the table along its creases."""
+    from vision.synth.relief import MAX_RELIEF_MM
+    if mm is None:
+        return 0.0
+    if not 0 <= mm <= MAX_RELIEF_MM:
+        raise GameError(f"--relief {mm:g} is out of range (0 to {MAX_RELIEF_MM:g} mm)")
+    return float(mm)
+
+
 def _size(text: str) -> tuple[int, int]:
     try:
         w, h = (int(v) for v in text.lower().split("x"))
@@ -686,6 +696,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--relight", metavar="KELVIN:LEVEL",
                    help="vision: light the tables otherwise than their calibration photos, e.g. --relight=-2000:0.7 "
                         "(2,000 K warmer, 0.7 times as bright: the light drifting over an evening)")
+    p.add_argument("--relief", type=float, metavar="MM",
+                   help="vision: a board folded in four that rises up to MM millimetres off the table along its "
+                        "creases, as at the calibration (e.g. --relief 4)")
     p.add_argument("--dataset", type=int, default=300, help="synth: images in the streamed dataset run")
     p.add_argument("--turns", type=int, default=300)
     p.add_argument("--seed", type=int, default=0)

@@ -82,23 +82,25 @@ def iter_renders(tier: str, n: int, seed: int, size: tuple[int, int] = FRAME_SIZ
 
 
 def iter_still_tables(tier: str, n: int, seed: int, size: tuple[int, int] = FRAME_SIZE,
-                      art: np.ndarray | None = None, relight: tuple[float, float] | None = None
-                      ) -> Iterator[tuple[int, np.ndarray, GroundTruth, Callable[[int], np.ndarray]]]:
+                      art: np.ndarray | None = None, relight: tuple[float, float] | None = None,
+                      relief: float = 0.0) -> Iterator[tuple[int, np.ndarray, GroundTruth, Callable[[int], np.ndarray]]]:
     """:func:`iter_renders`, each image with a function that renders frame ``k`` (1, 2, ...) of
     the same still table: the same photo but for the sensor noise's realisation (see
     :func:`vision.synth.render.render`'s ``sensor_seed``), as a camera delivers it over a run of
     still frames; frame 0 is the image itself. Table ``i`` shows a state of game
     :func:`game_of` ``(i)`` (:func:`table_game`), the same state in every tier. ``relight``: the
-    tables lit otherwise than their calibration photos (see :func:`vision.synth.render.render`)."""
+    tables lit otherwise than their calibration photos; ``relief``: the board rising up to that many
+    mm off the table along its creases (both: see :func:`vision.synth.render.render`)."""
     for i in range(n):
         steps = table_game(seed, i)
         step = steps[int(np.random.default_rng([seed, 999, i]).integers(len(steps)))]
         scene = (seed, i, TIER_SEED[tier])
-        img, truth = render(step.state, tier, seed=scene, size=size, vp=step.vp, art=art, relight=relight)
+        img, truth = render(step.state, tier, seed=scene, size=size, vp=step.vp, art=art, relight=relight,
+                            relief=relief)
 
         def frame(k: int, state=step.state, vp=step.vp, scene=scene) -> np.ndarray:
             return render(state, tier, seed=scene, size=size, vp=vp, art=art,
-                          sensor_seed=(*scene, k) if k else None, relight=relight)[0]
+                          sensor_seed=(*scene, k) if k else None, relight=relight, relief=relief)[0]
 
         yield i, img, truth, frame
 

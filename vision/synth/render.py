@@ -23,6 +23,7 @@ from tracker.state import ObservedState
 from vision.geometry import BoardGeometry, load_geometry
 from vision.synth.board_art import ART_SCALE, procedural_art
 from vision.synth.camera import Camera
+from vision.synth.relief import BoardRelief, image_to_board
 
 #: Base colours of the plastic (BGR).
 PIECE_COLOURS = {RED: (40, 38, 190), BLUE: (170, 90, 35), YELLOW: (40, 200, 235), GREEN: (60, 140, 45),
@@ -49,6 +50,9 @@ TOUCHING = 0.9
 #: the province first.
 PLACING_ATTEMPTS = 400
 SPILL_AFTER = 100
+#: The folded board's shape is drawn from the scene's seed and this, apart from every other draw,
+#: so that a table rendered flat is drawn exactly as before.
+RELIEF_STREAM = 4242
 
 
 @dataclass(frozen=True)
@@ -113,6 +117,8 @@ class GroundTruth:
     seed: list[int]
     size: tuple[int, int]
     extras: dict = field(default_factory=dict)
+    #: how far the folded board rises off the table at most, in mm (0: flat; see ``render``'s ``relief``)
+    relief: float = 0.0
     #: the image exactly as the camera delivered it (JPEG); datasets write these bytes
     jpeg: bytes = b""
     #: image pixels hidden by a hand, a card, dice or a cup (uint8, 255 where hidden); not serialised
@@ -128,7 +134,8 @@ class GroundTruth:
                 "board_corners": self.board_corners, "homography": self.homography, "k1": self.k1,
                 "hand_present": self.hand_present, "occluded_fraction": round(self.occluded_fraction, 4),
                 "occluded_regions": {k: round(v, 3) for k, v in sorted(self.occluded_regions.items())},
-                "pieces": [p.to_dict() for p in self.pieces], **self.extras}
+                "pieces": [p.to_dict() for p in self.pieces], **({"relief_mm": self.relief} if self.relief else {}),
+                **self.extras}
 
 
 @dataclass
@@ -293,11 +300,13 @@ def _jitter_colour(base: tuple[int, int, int], rng: np.random.Generator, lot: np
     return np.clip(np.float32(base) * lot * rng.uniform(0.94, 1.06, 3), 0, 255)
 
 
-def _draw_piece(img: np.ndarray, cam: Camera, p: Placed, colour: np.ndarray, light: np.ndarray) -> np.ndarray:
-    """Draw one piece; return its image outline points (for the box)."""
+def _draw_piece(img: np.ndarray, cam: Camera, p: Placed, colour: np.ndarray, light: np.ndarray,
+                lift: float = 0.0) -> np.ndarray:
+    """Draw one piece, standing ``lift`` board units above the table; return its image outline
+    points (for the box)."""
     outline = []
     for pts3, shade in _solids(p):
-        uv = cam.project(pts3, distort=False)
+        uv = cam.project(pts3 - (0.0, 0.0, lift), distort=False)
         hull = cv2.convexHull(np.round(uv * 4).astype(np.int32))
         lit = 0.55 + 0.45 * shade * light[0]
         col = np.clip(colour * lit, 0, 255)
@@ -314,12 +323,12 @@ def _draw_piece(img: np.ndarray, cam: Camera, p: Placed, colour: np.ndarray, lig
     return np.vstack(outline)
 
 
-def _shadow_polys(cam: Camera, p: Placed, sun: np.ndarray) -> np.ndarray:
+def _shadow_polys(cam: Camera, p: Placed, sun: np.ndarray, lift: float = 0.0) -> np.ndarray:
     h = PIECE_HEIGHT[p.kind]
     r = PIECE_RADIUS[p.kind]
-    base = _circle(p.x, p.y, r, 0, 12)
+    base = _circle(p.x, p.y, r, -lift, 12)
     off = sun[:2] * h / max(0.2, sun[2])
-    top = _circle(p.x + off[0], p.y + off[1], r * 0.6, 0, 12)
+    top = _circle(p.x + off[0], p.y + off[1], r * 0.6, -lift, 12)
     return cam.project(np.vstack([base, top]), distort=False)
 
 
@@ -385,8 +394,8 @@ def render(state: ObservedState, tier: str = "easy", seed: int | tuple = 0, size
            vp: dict[str, int] | None = None, hands: int | None = None, art: np.ndarray | None = None,
            camera: Camera | None = None, placement: tuple[list[Placed], dict] | None = None,
            hand_poses: list["HandPose"] | None = None, noise_seed: int | tuple | None = None,
-           sensor_seed: int | tuple | None = None, relight: tuple[float, float] | None = None
-           ) -> tuple[np.ndarray, GroundTruth]:
+           sensor_seed: int | tuple | None = None, relight: tuple[float, float] | None = None,
+           relief: float = 0.0) -> tuple[np.ndarray, GroundTruth]:
     """One photo of the table and its ground truth (see module doc).
 
     A video keeps the scene still between frames: it passes the same ``seed`` (lighting,
@@ -405,6 +414,12 @@ def render(state: ObservedState, tier: str = "easy", seed: int | tuple = 0, size
     webcam's automatic exposure. (The scene's own light, its colour temperature, gradient and
     people's shadows, falls on the board only: the pieces are drawn after it. See the note in
     ``models/README.md``, session 22.)
+
+    ``relief``: the board, folded in four when stored, rises up to this many millimetres off the
+    table along its creases (:mod:`vision.synth.relief`; the shape is drawn from ``seed``, so the
+    calibration photo of the same table shows the same board). The art and the pieces standing
+    on it are drawn where the raised surface puts them; ``GroundTruth.homography`` stays the
+    flat board's.
     """
     if tier not in TIER_SPECS:
         raise ValueError(f"unknown tier '{tier}' (expected {', '.join(TIERS)})")
@@ -418,11 +433,21 @@ def render(state: ObservedState, tier: str = "easy", seed: int | tuple = 0, size
     H = cam.homography()
     S = np.diag([1 / ART_SCALE, 1 / ART_SCALE, 1.0])
     img = _table_texture(w, h, int(rng.integers(4))).copy()
-    cv2.warpPerspective(art, H @ S, (w, h), dst=img, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_TRANSPARENT)
-    board_mask = np.zeros((h, w), np.uint8)
-    quad = cv2.perspectiveTransform(np.float32([[[0, 0], [geo.size[0], 0], [geo.size[0], geo.size[1]],
-                                                 [0, geo.size[1]]]]), H)[0]
-    cv2.fillConvexPoly(board_mask, np.round(quad).astype(np.int32), 255)
+    surface = None          # the folded board: each image pixel's board point, and the lift of each board point
+    if relief > 0:
+        shape = BoardRelief.draw(np.random.default_rng([*seed_seq, RELIEF_STREAM]), geo.size, relief)
+        surface = (image_to_board(cam, shape, w, h), shape.height)
+    if surface is None:
+        cv2.warpPerspective(art, H @ S, (w, h), dst=img, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_TRANSPARENT)
+        board_mask = np.zeros((h, w), np.uint8)
+        quad = cv2.perspectiveTransform(np.float32([[[0, 0], [geo.size[0], 0], [geo.size[0], geo.size[1]],
+                                                     [0, geo.size[1]]]]), H)[0]
+        cv2.fillConvexPoly(board_mask, np.round(quad).astype(np.int32), 255)
+    else:
+        (bx, by), _ = surface
+        cv2.remap(art, bx * ART_SCALE, by * ART_SCALE, cv2.INTER_LINEAR, dst=img, borderMode=cv2.BORDER_TRANSPARENT)
+        board_mask = np.where((bx >= 0) & (bx < geo.size[0]) & (by >= 0) & (by < geo.size[1]), 255, 0).astype(np.uint8)
+    lift = (lambda p: float(surface[1](p.x, p.y))) if surface is not None else (lambda p: 0.0)  # noqa: E731
     # lighting: colour temperature, a brightness gradient, shadows of people at the table; all
     # folded into one gain map applied once
     temperature = rng.uniform(*spec.temperature)
@@ -447,8 +472,8 @@ def render(state: ObservedState, tier: str = "easy", seed: int | tuple = 0, size
     sun = np.array([np.cos(sun_az) * np.cos(sun_el), np.sin(sun_az) * np.cos(sun_el), np.sin(sun_el)])
     shadow = np.zeros((h, w), np.uint8)
     for p in placed:
-        cv2.fillConvexPoly(shadow, cv2.convexHull(np.round(_shadow_polys(cam, p, sun) * 4).astype(np.int32)), 255,
-                           cv2.LINE_AA, shift=2)
+        poly = cv2.convexHull(np.round(_shadow_polys(cam, p, sun, lift(p)) * 4).astype(np.int32))
+        cv2.fillConvexPoly(shadow, poly, 255, cv2.LINE_AA, shift=2)
     shadow = cv2.GaussianBlur(shadow, (0, 0), 1.2).astype(np.float32) / 255
     gain *= 1 - 0.45 * shadow
     img = img.astype(np.float32)
@@ -461,7 +486,8 @@ def render(state: ObservedState, tier: str = "easy", seed: int | tuple = 0, size
     outlines: dict[int, np.ndarray] = {}
     for i in order:
         p = placed[i]
-        outlines[i] = _draw_piece(img, cam, p, _jitter_colour(PIECE_COLOURS[p.colour], rng, lots[p.colour]), light)
+        outlines[i] = _draw_piece(img, cam, p, _jitter_colour(PIECE_COLOURS[p.colour], rng, lots[p.colour]), light,
+                                  lift(p))
     if relight is not None:     # the new light falls on the board and the pieces alike
         drift = _kelvin_gains(temperature + relight[0]) / kelvin * relight[1]
         cv2.multiply(img, (float(drift[0]), float(drift[1]), float(drift[2]), 0.0), dst=img)
@@ -518,18 +544,23 @@ def render(state: ObservedState, tier: str = "easy", seed: int | tuple = 0, size
         uv = cam.distort_pixels(outlines[i])
         x0, y0 = np.clip(uv.min(axis=0), 0, [w - 1, h - 1])
         x1, y1 = np.clip(uv.max(axis=0), 0, [w - 1, h - 1])
-        foot = cam.project(np.array([[p.x, p.y, 0.0]]))[0]
+        foot = cam.project(np.array([[p.x, p.y, -lift(p)]]))[0]
         box_occ = occ[int(y0):int(y1) + 1, int(x0):int(x1) + 1]
         pieces.append(PieceTruth(p.kind, p.colour, p.region, (p.x, p.y), (float(foot[0]), float(foot[1])),
                                  (float(x0), float(y0), float(x1), float(y1)),
                                  float((box_occ > 0).mean()) if box_occ.size else 1.0, p.track_box))
-    corners = cam.project(np.array([[0, 0, 0], [geo.size[0], 0, 0], [geo.size[0], geo.size[1], 0],
-                                    [0, geo.size[1], 0]], float))
+    corners = np.array([[0, 0, 0], [geo.size[0], 0, 0], [geo.size[0], geo.size[1], 0], [0, geo.size[1], 0]], float)
+    if surface is not None:
+        corners[:, 2] = -surface[1](corners[:, 0], corners[:, 1])
+    corners = cam.project(corners)
     board_px = board_mask > 0
     occ_b = (occ > 0) & board_px
     occluded_regions = {}
     if occ.any():
-        region_img = cv2.warpPerspective(geo.labels, H, (w, h), flags=cv2.INTER_NEAREST)
+        if surface is None:
+            region_img = cv2.warpPerspective(geo.labels, H, (w, h), flags=cv2.INTER_NEAREST)
+        else:
+            region_img = cv2.remap(geo.labels, *surface[0], cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT)
         if cam.k1:
             region_img = cv2.remap(region_img, *cam.distortion_maps(), cv2.INTER_NEAREST)
         hidden = np.bincount(region_img[occ > 0].ravel(), minlength=len(geo.region_ids) + 1)
@@ -540,7 +571,7 @@ def render(state: ObservedState, tier: str = "easy", seed: int | tuple = 0, size
         state=drawn_state, pieces=pieces, board_corners=[[round(float(a), 2) for a in c] for c in corners],
         homography=[[float(v) for v in row] for row in H], k1=float(cam.k1), hand_present=n_hands > 0,
         occluded_fraction=float(occ_b.sum() / max(1, board_px.sum())), occluded_regions=occluded_regions,
-        tier=tier, seed=seed_seq, size=(w, h), jpeg=buf.tobytes(), occluder=occ)
+        tier=tier, seed=seed_seq, size=(w, h), jpeg=buf.tobytes(), occluder=occ, relief=float(relief))
     return out, truth
 
 
@@ -669,5 +700,5 @@ def calibration_render(truth: GroundTruth) -> np.ndarray:
     and light, the board empty, every player's marker on box 0, no hands."""
     empty = ObservedState.from_dict({"regions": {}})
     img, _ = render(empty, truth.tier, seed=tuple(truth.seed), size=tuple(truth.size),
-                    vp={c: 0 for c in truth.players}, hands=0)
+                    vp={c: 0 for c in truth.players}, hands=0, relief=truth.relief)
     return img
