@@ -229,11 +229,13 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     _write_image(preview, draw_overlay(profile.undistort(image), profile.pose, profile.geometry),
                  done=f"wrote {args.output}, but ")
     fitted = f"; region map moved by {len(anchors)} anchor(s)" if anchors else ""
+    local = (f"; map fitted to the print locally (by up to {profile.surface.largest:.0f} board units)"
+             if profile.surface is not None else "; too little of the board matched to fit the map locally")
     w, h = image.shape[1], image.shape[0]
     small = "" if w * h >= CAPTURE_SIZE[0] * CAPTURE_SIZE[1] else \
         f" (a {CAPTURE_SIZE[0]}x{CAPTURE_SIZE[1]} frame reads the far pieces better)"
     print(f"board found in a {w}x{h} frame{small}; lens k1 {profile.k1:+.2f}; learned colours: {', '.join(profile.learned) or 'none (defaults used)'}"
-          f"{fitted}; wrote {args.output}; check the fitted map in {preview}")
+          f"{local}{fitted}; wrote {args.output}; check the fitted map in {preview}")
     return 0
 
 

@@ -3,7 +3,9 @@
 ``augur calibrate`` makes it from a photo of the board with no pieces on the map and the
 players' score markers on box 0 (as the rules set them out, §3.5). From that photo it learns:
 
-- where the board is (:mod:`calibration.localise`), as a homography to board units;
+- where the board is (:mod:`calibration.localise`), as a homography to board units, and where
+  the print bends away from that homography (:mod:`calibration.surface`: a board that does not
+  lie flat, the lens, a region map drawn a little off the print);
 - the empty board as this camera sees it (the reference the classical detector compares with);
 - white balance against the printed board, so colours read the same under any light;
 - the army colours and the size of one legionary from the score markers on box 0.
@@ -22,6 +24,7 @@ import numpy as np
 from calibration.lens import K1_CANDIDATES, undistort
 from calibration.localise import BoardNotFound, BoardPose, locate_board
 from calibration.map_fit import MapFitError, check_map_warp, fit_map_warp
+from calibration.surface import SurfaceField, fit_surface
 from tracker.errors import AugurError, read_json
 from tracker.pieces import ARMY_COLOURS, NEUTRAL
 from vision.geometry import BoardGeometry, load_geometry
@@ -57,15 +60,19 @@ class CalibrationProfile:
     version: int = PROFILE_VERSION
     k1: float = 0.0                             # lens distortion (calibration.lens); H is for undistorted frames
     map_warp: np.ndarray | None = None          # the region map fitted to this copy of the board (map_fit)
+    surface: SurfaceField | None = None         # the print's local shifts from the pose (calibration.surface)
     _geometry: BoardGeometry | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def geometry(self) -> BoardGeometry:
-        """The region map of this table's board: the committed one, moved by the user's anchors
-        when their print differs (:mod:`calibration.map_fit`). Every region lookup at run time
-        goes through here."""
+        """The region map of this table's board: the committed one, displaced where the print
+        bends away from the pose (:mod:`calibration.surface`), then moved by the user's anchors
+        when their print differs (:mod:`calibration.map_fit`; the anchors are dragged on a preview
+        that already shows the displaced map). Every region lookup at run time goes through here."""
         if self._geometry is None:
             geo = load_geometry(self.board_id)
+            if self.surface is not None:
+                geo = geo.displaced(self.surface)
             self._geometry = geo if self.map_warp is None else geo.warped(self.map_warp)
         return self._geometry
 
@@ -77,7 +84,8 @@ class CalibrationProfile:
         self._geometry = None
 
     def reset_map(self) -> None:
-        """Back to the committed region map."""
+        """Back to the region map as the calibration fitted it: the anchors are forgotten, the
+        surface field (found by the calibration itself) stays."""
         self.map_warp = None
         self._geometry = None
 
@@ -100,6 +108,7 @@ class CalibrationProfile:
                 "colours_lab": {k: list(map(float, v)) for k, v in self.colours_lab.items()},
                 "legionary_area": self.legionary_area, "learned": list(self.learned), "k1": self.k1,
                 "map_warp": None if self.map_warp is None else self.map_warp.tolist(),
+                "surface": None if self.surface is None else self.surface.to_dict(),
                 "reference_png": base64.b64encode(png.tobytes()).decode("ascii")}
 
     def save(self, path: Path) -> None:
@@ -130,11 +139,13 @@ class CalibrationProfile:
                 if warp.shape != (3, 3) or not np.isfinite(warp).all():
                     raise ValueError("its map warp is not a 3 x 3 matrix")
                 check_map_warp(warp, geo.size)
+            surface = data.get("surface")
+            surface = None if surface is None else SurfaceField.from_dict(surface)
             return cls(data["board"], tuple(data["image_size"]), np.array(data["homography"], float), ref,
                        np.array(data["gains"], np.float32),
                        {k: tuple(v) for k, v in data["colours_lab"].items()}, float(data["legionary_area"]),
                        tuple(data.get("learned", ())), data["augur_calibration"], k1=float(data.get("k1", 0.0)),
-                       map_warp=warp)
+                       map_warp=warp, surface=surface)
         except (KeyError, TypeError, ValueError, MapFitError) as exc:
             raise CalibrationError(f"{path} is damaged: {exc}") from None
 
@@ -152,17 +163,18 @@ def water_gains(rectified: np.ndarray, geo: BoardGeometry, target=(226, 206, 160
 
 
 def calibrate(image: np.ndarray, reference_art: np.ndarray, board_id: str = "spqrisiko",
-              players: tuple[str, ...] = (), anchors=None) -> CalibrationProfile:
+              players: tuple[str, ...] = (), anchors=None, surface: bool = True) -> CalibrationProfile:
     """Make a profile from a photo of the empty board with the score markers on box 0.
     ``anchors`` fit the region map to this copy of the board (:mod:`calibration.map_fit`); the
     score markers are still sought where the committed map has the track, next to the frame
-    that the pose is fitted to."""
+    that the pose is fitted to. ``surface=False`` trusts the pose alone (as before session 23),
+    for comparison."""
     geo = load_geometry(board_id)
     k1, pose = estimate_lens(image, reference_art, geo)
     image = undistort(image, k1)
     rect = pose.rectify(image, geo, WORK_SCALE)
     profile = CalibrationProfile(board_id, (image.shape[1], image.shape[0]), pose.H, rect, np.ones(3, np.float32),
-                                 k1=k1)
+                                 k1=k1, surface=fit_surface(rect, reference_art) if surface else None)
     if anchors:
         profile.fit_map(anchors)
     profile.gains = water_gains(rect, profile.geometry)

@@ -198,7 +198,7 @@ class TestShippedConfidence:
         for tier, k in ((tier, k) for tier in ("easy", "medium", "hard") for k in range(3)):
             img, truth, profile = calibrated_scene(tier, k)
             det = DensityCounter(profile).detect(img)
-            got, want = count(det, geo, det.unseen), ObservedState.from_dict(truth.state)
+            got, want = count(det, profile.geometry, det.unseen), ObservedState.from_dict(truth.state)
             for r in geo.region_ids:
                 if r not in got.unseen:
                     (right if got.regions.get(r, {}) == want.regions.get(r, {}) else wrong).append(got.confidence_of(r))

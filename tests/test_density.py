@@ -147,7 +147,7 @@ class TestReadingTheMaps:
         det = counter.detect(img)
         assert session.seen[0][1] == 6 and session.seen[0][2] == maps.shape[1] * STRIDE
         geo = load_geometry()
-        got, want = count(det, geo, det.unseen), ObservedState.from_dict(truth.state)
+        got, want = count(det, counter.geo, det.unseen), ObservedState.from_dict(truth.state)
         hidden = hidden_regions(truth)
         wrong = [r for r in geo.region_ids if r not in hidden and got.regions.get(r) != want.regions.get(r)]
         # footprints within a cell or two of a printed border may be given to the neighbour
@@ -210,7 +210,7 @@ class TestPeakCounting:
         blobs = [((x + dx, y + dy), m) for (dx, dy), m in zip(offsets, masses)]
         counter.session = FakeSession(_maps_with_blobs(counter.labels.shape, blobs, kind, colour))
         det = counter.detect(img)
-        return count(det, load_geometry(), det.unseen).regions.get(rid, {})
+        return count(det, counter.geo, det.unseen).regions.get(rid, {})
 
     def test_a_pile_whose_mass_comes_out_short_still_counts_every_summit(self):
         # three touching legionaries whose summed mass (1.8) would round to two
@@ -243,7 +243,7 @@ class TestPeakCounting:
         maps[colour, :, x + 5:] = black[colour, :, x + 5:]          # black east of the middle
         counter.session = FakeSession(maps)
         det = counter.detect(img)
-        got = count(det, load_geometry(), det.unseen).regions.get("tyrrenum", {})
+        got = count(det, counter.geo, det.unseen).regions.get("tyrrenum", {})
         assert got == {"blue": {"trireme": 1}, "black": {"trireme": 1}}
 
     def test_the_peak_window_follows_the_apparent_size_of_a_legionary(self):
@@ -274,11 +274,11 @@ class TestPeakCounting:
         blobs = [((x0, y0), 1.0), ((x1, y1), 1.0), ((x2, y2), 1.0)]
         counter.session = FakeSession(_maps_with_blobs(counter.labels.shape, blobs, LEGIONARY, "red"))
         det = counter.detect(img)
-        assert count(det, geo, det.unseen).regions == {"corsica": {"red": {LEGIONARY: 3}}}
+        assert count(det, counter.geo, det.unseen).regions == {"corsica": {"red": {LEGIONARY: 3}}}
         counter.session = FakeSession(_maps_with_blobs(counter.labels.shape, blobs[1:2], TRIREME, "red"))
         det = counter.detect(img)
         sea = geo.region_ids[counter.labels[y1, x1] - 1]
-        assert count(det, geo, det.unseen).regions == {sea: {"red": {TRIREME: 1}}}
+        assert count(det, counter.geo, det.unseen).regions == {sea: {"red": {TRIREME: 1}}}
 
     def test_a_faint_summit_is_no_piece(self):
         got = self.counted("italia", [(0, 0), (4, 0)], [1.0, 0.1], "legionary", "red")
@@ -311,7 +311,7 @@ class TestCentresWithoutSummit:
         maps[1 + KINDS.index("centre")][disc] = centre_logit          # no density anywhere
         counter.session = FakeSession(maps)
         det = counter.detect(img)
-        return count(det, load_geometry(), det.unseen).regions.get(rid, {}), det
+        return count(det, counter.geo, det.unseen).regions.get(rid, {}), det
 
     def test_a_confident_centre_sized_patch_is_a_centre(self):
         got, det = self.counted("italia", 1.0, 4.0)
@@ -340,7 +340,7 @@ class TestCentresWithoutSummit:
         maps[1 + KINDS.index("centre")][np.roll(near, int(3 * counter.across), axis=1)] = 4.0
         counter.session = FakeSession(maps)
         det = counter.detect(img)
-        assert count(det, load_geometry(), det.unseen).regions.get("italia") == {"neutral": {"centre": 1}}
+        assert count(det, counter.geo, det.unseen).regions.get("italia") == {"neutral": {"centre": 1}}
 
 
 class TestColourRules:
@@ -440,7 +440,7 @@ class TestShippedCounter:
         for k in range(2):
             img, truth, profile = calibrated_scene("easy", k)
             det = DensityCounter(profile).detect(img)
-            got, want = count(det, geo, det.unseen), ObservedState.from_dict(truth.state)
+            got, want = count(det, profile.geometry, det.unseen), ObservedState.from_dict(truth.state)
             right += sum(got.regions.get(r) == want.regions.get(r) for r in geo.region_ids)
             total += len(geo.region_ids)
         assert right / total >= 0.9

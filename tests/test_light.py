@@ -121,7 +121,7 @@ def _regions_right(detector, img, truth) -> int:
     """Regions read right by the bench's rule."""
     geo = load_geometry()
     det = detector.detect(img)
-    return regions_right(count(det, geo, det.unseen), ObservedState.from_dict(truth.state), hidden_regions(truth), geo)
+    return regions_right(count(det, detector.geo, det.unseen), ObservedState.from_dict(truth.state), hidden_regions(truth), geo)
 
 
 @pytest.mark.skipif(not DEFAULT_COUNTER.is_file(), reason="no counting model shipped in models/")

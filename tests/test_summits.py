@@ -96,7 +96,7 @@ class TestCountingWithTheClassifier:
         counter.summits = FakeSummits([pixel(*d) for d in vexilla],
                                       {pixel(*d): n for d, n in (counts or {}).items()})
         det = counter.detect(img)
-        return count(det, load_geometry(), det.unseen).regions.get(rid, {}), counter
+        return count(det, counter.geo, det.unseen).regions.get(rid, {}), counter
 
     def test_a_summit_the_classifier_is_sure_of_is_a_vexillum(self):
         got, counter = self.counted("italia", [(0, 0), (4, 0), (0, 4)], [1.0, 1.0, 1.0], vexilla=[(4, 0)])
@@ -147,7 +147,7 @@ class TestCountingWithTheHullClassifier:
         pixel = lambda dx, dy: (STRIDE * (x + dx) + STRIDE // 2, STRIDE * (y + dy) + STRIDE // 2)  # noqa: E731
         counter.hulls = FakeSummits(counts={pixel(*d): n for d, n in (counts or {}).items()})
         det = counter.detect(img)
-        return count(det, load_geometry(), det.unseen).regions.get(rid, {}), counter
+        return count(det, counter.geo, det.unseen).regions.get(rid, {}), counter
 
     def test_its_count_replaces_one_trireme_a_summit(self):
         # moored hulls merged into one summit
@@ -199,7 +199,7 @@ class TestSpilledPileTakenForAFleet:
         counter.hulls = FakeSummits(counts={pixel: n for n in hull_counts})
         counter.summits = FakeSummits(counts={pixel: n for n in summit_counts})
         det = counter.detect(img)
-        return count(det, geo, det.unseen).regions, geo.region_ids[counter.labels[y, x] - 1], counter
+        return count(det, counter.geo, det.unseen).regions, geo.region_ids[counter.labels[y, x] - 1], counter
 
     def test_no_trireme_but_two_pieces_is_the_islands_pile(self):
         got, sea, counter = self.counted(hull_counts=[0], summit_counts=[2])

@@ -306,6 +306,7 @@ class TestVisionCommands:
         r = run("calibrate", str(tmp_path / "empty.png"), "--players", "red,blue,yellow", "-o", str(tmp_path / "cal.json"))
         assert r.returncode == 0, r.stderr
         assert "board found in a 1280x720 frame (a 1920x1080 frame reads the far pieces better)" in r.stdout
+        assert "map fitted to the print locally (by up to " in r.stdout
         r = run("count", "--calibration", str(tmp_path / "cal.json"), str(tmp_path / "game.png"), str(tmp_path / "game.png"))
         assert r.returncode == 0, r.stderr
         lines = r.stdout.strip().splitlines()
@@ -387,7 +388,7 @@ class TestUnseenRegions:
         cv2.rectangle(covered, (int(x) - 40, int(y) - 30), (int(x) + 40, int(y) + 30), (228, 236, 240), -1)
         det = ClassicalDetector(profile).detect(covered)
         assert "narbonensis" in det.unseen
-        state = count(det, geo, det.unseen)
+        state = count(det, profile.geometry, det.unseen)
         assert "narbonensis" in state.unseen and state.confidence_of("narbonensis") == 0.0
         assert not ClassicalDetector(profile).detect(img).unseen
 

@@ -111,7 +111,7 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
             t1 = time.perf_counter()
             det = detector.detect(img)
             t2 = time.perf_counter()
-            got = count(det, geo, det.unseen)
+            got = count(det, profile.geometry, det.unseen)      # this table's map (calibration.surface)
             t3 = time.perf_counter()
             lat["calibrate"].append(t_cal)
             lat["detect"].append(t2 - t1)
@@ -140,7 +140,7 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
             hidden_total += len(hidden)
             if hasattr(detector, "detect_in_run"):
                 run = [img] + [frame(k) for k in range(1, STILL_RUN)]
-                ok = regions_right(committed_after_still_run(detector, run, geo), want, hidden, geo)
+                ok = regions_right(committed_after_still_run(detector, run, profile.geometry), want, hidden, geo)
                 run_right += ok
                 table_run_right.append(ok)
                 run_boards += ok == len(geo.region_ids)

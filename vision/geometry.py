@@ -82,6 +82,32 @@ class BoardGeometry:
         x0, y0, x1, y1 = self.track_boxes[box]
         return (x0 + x1) / 2, (y0 + y1) / 2
 
+    def displaced(self, field) -> BoardGeometry:
+        """This map as this table's board shows it where the print bends away from the pose: the
+        view's point ``b`` shows the map's point ``b + field.at(b)`` (``field`` is a
+        :class:`calibration.surface.SurfaceField`, fitted at calibration)."""
+        fx, fy = field.dense(self.size)
+        gx, gy = np.meshgrid(np.arange(self.size[0], dtype=np.float32), np.arange(self.size[1], dtype=np.float32))
+        labels = cv2.remap(self.labels, gx + fx, gy + fy, cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT,
+                           borderValue=0)
+        return self._moved(labels, lambda pts: _moved_by(field.at, pts))
+
+    def _moved(self, labels: np.ndarray, move) -> BoardGeometry:
+        """This map with ``labels`` in place of its own, and its points, boxes and outlines moved by
+        ``move`` (N x 2 board points -> N x 2)."""
+
+        def box(b) -> tuple[float, float, float, float]:
+            c = move([[b[0], b[1]], [b[2], b[1]], [b[2], b[3]], [b[0], b[3]]])
+            return (float(c[:, 0].min()), float(c[:, 1].min()), float(c[:, 0].max()), float(c[:, 1].max()))
+
+        return replace(
+            self, labels=labels,
+            label_points={k: tuple(float(v) for v in move([p])[0]) for k, p in self.label_points.items()},
+            track_boxes=tuple(box(b) for b in self.track_boxes),
+            map_quad=tuple(tuple(float(v) for v in p) for p in move(self.map_quad)),
+            polygons={r: [np.rint(move(ring)).astype(int).tolist() for ring in rings]
+                      for r, rings in self.polygons.items()})
+
     def warped(self, M: np.ndarray) -> BoardGeometry:
         """This map moved onto a copy of the board whose print differs: the map's point ``m`` lies
         at ``M @ m`` of that board (:mod:`calibration.map_fit` fits ``M`` from the user's anchors)."""
@@ -90,19 +116,19 @@ class BoardGeometry:
         def move(pts) -> np.ndarray:
             return cv2.perspectiveTransform(np.asarray(pts, np.float64).reshape(-1, 1, 2), M).reshape(-1, 2)
 
-        def box(b) -> tuple[float, float, float, float]:
-            c = move([[b[0], b[1]], [b[2], b[1]], [b[2], b[3]], [b[0], b[3]]])
-            return (float(c[:, 0].min()), float(c[:, 1].min()), float(c[:, 0].max()), float(c[:, 1].max()))
-
         labels = cv2.warpPerspective(self.labels, M, self.size, flags=cv2.INTER_NEAREST,
                                      borderMode=cv2.BORDER_CONSTANT, borderValue=0)
-        return replace(
-            self, labels=labels,
-            label_points={k: tuple(float(v) for v in move([p])[0]) for k, p in self.label_points.items()},
-            track_boxes=tuple(box(b) for b in self.track_boxes),
-            map_quad=tuple(tuple(float(v) for v in p) for p in move(self.map_quad)),
-            polygons={r: [np.rint(move(ring)).astype(int).tolist() for ring in rings]
-                      for r, rings in self.polygons.items()})
+        return self._moved(labels, move)
+
+
+def _moved_by(shift_at, pts) -> np.ndarray:
+    """Where map points (N x 2) appear once the map is displaced by ``shift_at``: the point ``b``
+    with ``b + shift_at(b) = m``, by fixed-point steps (the shifts are small and smooth)."""
+    m = np.asarray(pts, np.float64).reshape(-1, 2)
+    b = m - shift_at(m)
+    for _ in range(2):
+        b = m - shift_at(b)
+    return b
 
 
 def load_geometry(board_id: str = "spqrisiko") -> BoardGeometry:
