@@ -433,21 +433,19 @@ def render(state: ObservedState, tier: str = "easy", seed: int | tuple = 0, size
     H = cam.homography()
     S = np.diag([1 / ART_SCALE, 1 / ART_SCALE, 1.0])
     img = _table_texture(w, h, int(rng.integers(4))).copy()
-    surface = None          # the folded board: each image pixel's board point, and the lift of each board point
-    if relief > 0:
-        shape = BoardRelief.draw(np.random.default_rng([*seed_seq, RELIEF_STREAM]), geo.size, relief)
-        surface = (image_to_board(cam, shape, w, h), shape.height)
-    if surface is None:
+    folded = BoardRelief.draw(np.random.default_rng([*seed_seq, RELIEF_STREAM]), geo.size, relief) \
+        if relief > 0 else None
+    if folded is None:
         cv2.warpPerspective(art, H @ S, (w, h), dst=img, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_TRANSPARENT)
         board_mask = np.zeros((h, w), np.uint8)
         quad = cv2.perspectiveTransform(np.float32([[[0, 0], [geo.size[0], 0], [geo.size[0], geo.size[1]],
                                                      [0, geo.size[1]]]]), H)[0]
         cv2.fillConvexPoly(board_mask, np.round(quad).astype(np.int32), 255)
-    else:
-        (bx, by), _ = surface
+    else:                   # each image pixel's board point on the raised surface
+        bx, by = image_to_board(cam, folded, w, h)
         cv2.remap(art, bx * ART_SCALE, by * ART_SCALE, cv2.INTER_LINEAR, dst=img, borderMode=cv2.BORDER_TRANSPARENT)
         board_mask = np.where((bx >= 0) & (bx < geo.size[0]) & (by >= 0) & (by < geo.size[1]), 255, 0).astype(np.uint8)
-    lift = (lambda p: float(surface[1](p.x, p.y))) if surface is not None else (lambda p: 0.0)  # noqa: E731
+    lift = (lambda p: float(folded.height(p.x, p.y))) if folded is not None else (lambda p: 0.0)  # noqa: E731
     # lighting: colour temperature, a brightness gradient, shadows of people at the table; all
     # folded into one gain map applied once
     temperature = rng.uniform(*spec.temperature)
@@ -550,17 +548,17 @@ def render(state: ObservedState, tier: str = "easy", seed: int | tuple = 0, size
                                  (float(x0), float(y0), float(x1), float(y1)),
                                  float((box_occ > 0).mean()) if box_occ.size else 1.0, p.track_box))
     corners = np.array([[0, 0, 0], [geo.size[0], 0, 0], [geo.size[0], geo.size[1], 0], [0, geo.size[1], 0]], float)
-    if surface is not None:
-        corners[:, 2] = -surface[1](corners[:, 0], corners[:, 1])
+    if folded is not None:
+        corners[:, 2] = -folded.height(corners[:, 0], corners[:, 1])
     corners = cam.project(corners)
     board_px = board_mask > 0
     occ_b = (occ > 0) & board_px
     occluded_regions = {}
     if occ.any():
-        if surface is None:
+        if folded is None:
             region_img = cv2.warpPerspective(geo.labels, H, (w, h), flags=cv2.INTER_NEAREST)
         else:
-            region_img = cv2.remap(geo.labels, *surface[0], cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT)
+            region_img = cv2.remap(geo.labels, bx, by, cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT)
         if cam.k1:
             region_img = cv2.remap(region_img, *cam.distortion_maps(), cv2.INTER_NEAREST)
         hidden = np.bincount(region_img[occ > 0].ravel(), minlength=len(geo.region_ids) + 1)
