@@ -87,27 +87,18 @@ def image_to_board(cam, relief: BoardRelief, width: int, height: int, step: int 
     gw, gh = -(-width // step) + 1, -(-height // step) + 1
     gx, gy = np.meshgrid(np.arange(gw, dtype=np.float64) * step, np.arange(gh, dtype=np.float64) * step)
     pix = np.column_stack([gx.ravel(), gy.ravel()])
-    H = cam.homography()
-    Hinv = np.linalg.inv(H)
+    Hinv = np.linalg.inv(cam.homography())
 
     def to_board(p: np.ndarray) -> np.ndarray:
-        q = np.column_stack([p, np.ones(len(p))]) @ Hinv.T
-        return q[:, :2] / q[:, 2:3]
-
-    def flat(b: np.ndarray) -> np.ndarray:
-        q = np.column_stack([b, np.ones(len(b))]) @ H.T
-        return q[:, :2] / q[:, 2:3]
+        return cv2.perspectiveTransform(p.reshape(-1, 1, 2), Hinv).reshape(-1, 2)
 
     b = to_board(pix)
     for _ in range(iterations):
-        shift = cam.project(relief.surface(b), distort=False) - flat(b)
-        b = to_board(pix - shift)
-    bx = b[:, 0].reshape(gh, gw).astype(np.float32)
-    by = b[:, 1].reshape(gh, gw).astype(np.float32)
+        raised, flat = relief.surface(b), np.column_stack([b, np.zeros(len(b))])
+        b = to_board(pix - (cam.project(raised, distort=False) - cam.project(flat, distort=False)))
     # grid node j sits at pixel j * step: enlarge so that pixel x reads node x / step
     M = np.float32([[1 / step, 0, 0], [0, 1 / step, 0]])
-    mx = cv2.warpAffine(bx, M, (width, height), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                        borderMode=cv2.BORDER_REPLICATE)
-    my = cv2.warpAffine(by, M, (width, height), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                        borderMode=cv2.BORDER_REPLICATE)
+    mx, my = (cv2.warpAffine(np.ascontiguousarray(b[:, c].reshape(gh, gw), np.float32), M, (width, height),
+                             flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
+              for c in range(2))
     return mx, my

@@ -445,7 +445,11 @@ def render(state: ObservedState, tier: str = "easy", seed: int | tuple = 0, size
         bx, by = image_to_board(cam, folded, w, h)
         cv2.remap(art, bx * ART_SCALE, by * ART_SCALE, cv2.INTER_LINEAR, dst=img, borderMode=cv2.BORDER_TRANSPARENT)
         board_mask = np.where((bx >= 0) & (bx < geo.size[0]) & (by >= 0) & (by < geo.size[1]), 255, 0).astype(np.uint8)
-    lift = (lambda p: float(folded.height(p.x, p.y))) if folded is not None else (lambda p: 0.0)  # noqa: E731
+
+    def lift(p: Placed) -> float:
+        """How far the board under piece ``p`` rises off the table (board units)."""
+        return float(folded.height(p.x, p.y)) if folded is not None else 0.0
+
     # lighting: colour temperature, a brightness gradient, shadows of people at the table; all
     # folded into one gain map applied once
     temperature = rng.uniform(*spec.temperature)
