@@ -38,8 +38,13 @@ def _mottle(shape: tuple[int, int], rng: np.random.Generator, strength: float) -
 
 @lru_cache(maxsize=4)
 def procedural_art(board_id: str = "spqrisiko", scale: float = ART_SCALE, seed: int = 0) -> np.ndarray:
-    """The board drawn from its geometry, ``scale`` texture pixels per board unit (BGR uint8)."""
-    geo = load_geometry(board_id)
+    """The board drawn from its committed geometry, ``scale`` texture pixels per board unit (BGR uint8)."""
+    return draw_art(load_geometry(board_id), scale, seed)
+
+
+def draw_art(geo: BoardGeometry, scale: float = ART_SCALE, seed: int = 0) -> np.ndarray:
+    """The board drawn from ``geo``: the committed map, or one whose borders were moved to imitate
+    a print that differs from it (the tests of :mod:`calibration.borders`)."""
     rng = np.random.default_rng(seed)
     w, h = int(round(geo.size[0] * scale)), int(round(geo.size[1] * scale))
     labels = cv2.resize(geo.labels, (w, h), interpolation=cv2.INTER_NEAREST)
