@@ -144,7 +144,8 @@ def fit_surface(rectified: np.ndarray, art: np.ndarray) -> SurfaceField | None:
     if kept.mean() < MIN_KEPT:
         return None
     origin = ((PATCH / 2 - 0.5) / SCALE,) * 2
-    return SurfaceField(origin, STEP, _fill(shifts, kept))
+    # to the hundredth of a unit, as the profile writes it: a loaded profile reads the same map
+    return SurfaceField(origin, STEP, np.round(_fill(shifts, kept), 2))
 
 
 def _drop_outliers(shifts: np.ndarray) -> np.ndarray:
