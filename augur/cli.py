@@ -231,6 +231,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     fitted = f"; region map moved by {len(anchors)} anchor(s)" if anchors else ""
     local = (f"; map fitted to the print locally (by up to {profile.surface.largest:.0f} board units)"
              if profile.surface is not None else "; too little of the board matched to fit the map locally")
+    if profile.borders is not None and profile.borders.any():
+        local += f"; borders traced on the printed lines ({int((profile.borders > 0).sum())} square units moved)"
     w, h = image.shape[1], image.shape[0]
     small = "" if w * h >= CAPTURE_SIZE[0] * CAPTURE_SIZE[1] else \
         f" (a {CAPTURE_SIZE[0]}x{CAPTURE_SIZE[1]} frame reads the far pieces better)"

@@ -6,6 +6,8 @@ players' score markers on box 0 (as the rules set them out, §3.5). From that ph
 - where the board is (:mod:`calibration.localise`), as a homography to board units, and where
   the print bends away from that homography (:mod:`calibration.surface`: a board that does not
   lie flat, the lens, a region map drawn a little off the print);
+- where this copy's printed borders run, when they differ from the committed map's
+  (:mod:`calibration.borders`);
 - the empty board as this camera sees it (the reference the classical detector compares with);
 - white balance against the printed board, so colours read the same under any light;
 - the army colours and the size of one legionary from the score markers on box 0.
@@ -13,6 +15,7 @@ players' score markers on box 0 (as the rules set them out, §3.5). From that ph
 from __future__ import annotations
 
 import base64
+import binascii
 import json
 import os
 from dataclasses import dataclass, field
@@ -21,6 +24,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from calibration.borders import check_moved, trace_borders, with_borders
 from calibration.lens import K1_CANDIDATES, undistort
 from calibration.localise import BoardNotFound, BoardPose, locate_board
 from calibration.map_fit import MapFitError, check_map_warp, fit_map_warp
@@ -61,20 +65,35 @@ class CalibrationProfile:
     k1: float = 0.0                             # lens distortion (calibration.lens); H is for undistorted frames
     map_warp: np.ndarray | None = None          # the region map fitted to this copy of the board (map_fit)
     surface: SurfaceField | None = None         # the print's local shifts from the pose (calibration.surface)
+    borders: np.ndarray | None = None           # map pixels the printed borders give to another region (calibration.borders)
     _geometry: BoardGeometry | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def geometry(self) -> BoardGeometry:
         """The region map of this table's board: the committed one, displaced where the print
-        bends away from the pose (:mod:`calibration.surface`), then moved by the user's anchors
-        when their print differs (:mod:`calibration.map_fit`; the anchors are dragged on a preview
-        that already shows the displaced map). Every region lookup at run time goes through here."""
+        bends away from the pose (:mod:`calibration.surface`), its borders moved onto the lines
+        printed on this copy (:mod:`calibration.borders`), then moved by the user's anchors when
+        their print still differs (:mod:`calibration.map_fit`; the anchors are dragged on a
+        preview that already shows the map so fitted). Every region lookup at run time goes
+        through here."""
         if self._geometry is None:
-            geo = load_geometry(self.board_id)
-            if self.surface is not None:
-                geo = geo.displaced(self.surface)
+            geo = self._traced_geometry()
             self._geometry = geo if self.map_warp is None else geo.warped(self.map_warp)
         return self._geometry
+
+    def _traced_geometry(self) -> BoardGeometry:
+        """The map as the calibration fitted it, before the user's anchors."""
+        geo = load_geometry(self.board_id)
+        if self.surface is not None:
+            geo = geo.displaced(self.surface)
+        return geo if self.borders is None else with_borders(geo, self.borders)
+
+    def trace_borders(self) -> None:
+        """Move the map's borders onto the lines printed on this copy of the board, as the
+        reference photo shows them (:mod:`calibration.borders`); anchors already given stay."""
+        self.borders = None
+        self.borders = trace_borders(self.reference, self._traced_geometry())
+        self._geometry = None
 
     def fit_map(self, anchors) -> None:
         """Move the region map by anchors dragged on the calibration preview (which shows the map
@@ -85,7 +104,7 @@ class CalibrationProfile:
 
     def reset_map(self) -> None:
         """Back to the region map as the calibration fitted it: the anchors are forgotten, the
-        surface field (found by the calibration itself) stays."""
+        surface field and the traced borders (found by the calibration itself) stay."""
         self.map_warp = None
         self._geometry = None
 
@@ -102,14 +121,14 @@ class CalibrationProfile:
 
     # -- persistence ---------------------------------------------------------------------
     def to_dict(self) -> dict:
-        ok, png = cv2.imencode(".png", self.reference)
         return {"augur_calibration": self.version, "board": self.board_id, "image_size": list(self.image_size),
                 "homography": self.H.tolist(), "gains": self.gains.tolist(),
                 "colours_lab": {k: list(map(float, v)) for k, v in self.colours_lab.items()},
                 "legionary_area": self.legionary_area, "learned": list(self.learned), "k1": self.k1,
                 "map_warp": None if self.map_warp is None else self.map_warp.tolist(),
                 "surface": None if self.surface is None else self.surface.to_dict(),
-                "reference_png": base64.b64encode(png.tobytes()).decode("ascii")}
+                "borders_png": None if self.borders is None else _png_text(self.borders),
+                "reference_png": _png_text(self.reference)}
 
     def save(self, path: Path) -> None:
         """Written whole beside ``path``, then renamed over it: a failed write leaves the old file as it was."""
@@ -129,7 +148,7 @@ class CalibrationProfile:
         if data.get("board") != board_id:
             raise CalibrationError(f"{path} was made for board '{data.get('board')}', not '{board_id}'")
         try:
-            ref = cv2.imdecode(np.frombuffer(base64.b64decode(data["reference_png"]), np.uint8), cv2.IMREAD_COLOR)
+            ref = _png_image(data["reference_png"], cv2.IMREAD_COLOR)
             geo = load_geometry(board_id)
             if ref is None or ref.shape[:2] != (int(geo.size[1] * WORK_SCALE), int(geo.size[0] * WORK_SCALE)):
                 raise ValueError("reference image does not match the board geometry")
@@ -141,13 +160,30 @@ class CalibrationProfile:
                 check_map_warp(warp, geo.size)
             surface = data.get("surface")
             surface = None if surface is None else SurfaceField.from_dict(surface)
+            borders = data.get("borders_png")
+            if borders is not None:
+                borders = _png_image(borders, cv2.IMREAD_UNCHANGED)
+                if borders is None:
+                    raise ValueError("its traced borders are not a PNG image")
+                check_moved(borders, geo)
             return cls(data["board"], tuple(data["image_size"]), np.array(data["homography"], float), ref,
                        np.array(data["gains"], np.float32),
                        {k: tuple(v) for k, v in data["colours_lab"].items()}, float(data["legionary_area"]),
                        tuple(data.get("learned", ())), data["augur_calibration"], k1=float(data.get("k1", 0.0)),
-                       map_warp=warp, surface=surface)
-        except (KeyError, TypeError, ValueError, MapFitError) as exc:
+                       map_warp=warp, surface=surface, borders=borders)
+        except (KeyError, TypeError, ValueError, MapFitError, binascii.Error) as exc:
             raise CalibrationError(f"{path} is damaged: {exc}") from None
+
+
+def _png_text(image: np.ndarray) -> str:
+    ok, png = cv2.imencode(".png", image)
+    return base64.b64encode(png.tobytes()).decode("ascii")
+
+
+def _png_image(text: str, flags: int) -> np.ndarray | None:
+    """The image a profile keeps as base64 PNG text, or None when the bytes are no image."""
+    data = np.frombuffer(base64.b64decode(text, validate=True), np.uint8)
+    return cv2.imdecode(data, flags) if data.size else None
 
 
 def white_balance(img: np.ndarray, gains: np.ndarray) -> np.ndarray:
@@ -163,18 +199,21 @@ def water_gains(rectified: np.ndarray, geo: BoardGeometry, target=(226, 206, 160
 
 
 def calibrate(image: np.ndarray, reference_art: np.ndarray, board_id: str = "spqrisiko",
-              players: tuple[str, ...] = (), anchors=None, surface: bool = True) -> CalibrationProfile:
+              players: tuple[str, ...] = (), anchors=None, surface: bool = True,
+              borders: bool = True) -> CalibrationProfile:
     """Make a profile from a photo of the empty board with the score markers on box 0.
     ``anchors`` fit the region map to this copy of the board (:mod:`calibration.map_fit`); the
     score markers are still sought where the committed map has the track, next to the frame
     that the pose is fitted to. ``surface=False`` trusts the pose alone (as before session 23),
-    for comparison."""
+    ``borders=False`` the committed map's borders (as before session 24), for comparison."""
     geo = load_geometry(board_id)
     k1, pose = estimate_lens(image, reference_art, geo)
     image = undistort(image, k1)
     rect = pose.rectify(image, geo, WORK_SCALE)
     profile = CalibrationProfile(board_id, (image.shape[1], image.shape[0]), pose.H, rect, np.ones(3, np.float32),
                                  k1=k1, surface=fit_surface(rect, reference_art) if surface else None)
+    if borders:
+        profile.trace_borders()
     if anchors:
         profile.fit_map(anchors)
     profile.gains = water_gains(rect, profile.geometry)

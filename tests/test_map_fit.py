@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
+from calibration.borders import with_borders
 from calibration.map_fit import MapFitError, fit_map_warp, parse_anchors, read_anchors
 from calibration.profile import CalibrationError, CalibrationProfile, calibrate
 from vision.geometry import load_geometry
@@ -171,13 +172,15 @@ class TestFittedProfile:
         _, _, _, good = table
         profile = CalibrationProfile.load(_saved(good, tmp_path / "plain.json"))
         assert profile.map_warp is None
-        assert np.array_equal(profile.geometry.labels, load_geometry().displaced(profile.surface).labels)
+        fitted = with_borders(load_geometry().displaced(profile.surface), profile.borders)
+        assert np.array_equal(profile.geometry.labels, fitted.labels)
         profile.map_warp = shift(5, 5)
         again = CalibrationProfile.load(_saved(profile, tmp_path / "fitted.json"))
         np.testing.assert_allclose(again.map_warp, shift(5, 5))
-        # the anchors move the map as the preview showed it: displaced by the surface field first
-        assert np.array_equal(again.geometry.labels, load_geometry().displaced(again.surface).warped(shift(5, 5)).labels)
-        again.surface = None
+        # the anchors move the map as the preview showed it: displaced by the surface field and its
+        # borders traced on the print first
+        assert np.array_equal(again.geometry.labels, fitted.warped(shift(5, 5)).labels)
+        again.surface = again.borders = None
         again.reset_map()
         assert again.geometry is load_geometry()
 

@@ -1,0 +1,135 @@
+"""The region map's borders moved onto the lines printed on this copy of the board.
+
+The committed region map was drawn from a flat-colour drawing, and a real print differs from it
+by up to twenty board units in places (a legionary's base is 16.5 across): on the photo in
+``../shared`` the border between Galatia and Cilicia and the whole of Cipro lie that far from
+the map's. The pose and the surface field (:mod:`calibration.surface`) move the map by a smooth
+field fitted on patches 128 units square, so they cannot move one border and leave its
+neighbours. The user's anchors (:mod:`calibration.map_fit`) can, by hand.
+
+This module does it at calibration, by a seeded segmentation of the empty board along its
+printed borders (a marker-controlled watershed):
+
+- the print's borders and coasts are dark lines a few units wide. Their strength at each point
+  (:func:`line_strength`) is the morphological black-hat of the grey view: how much darker the
+  point is than its surroundings closed over :data:`LINE_WIDTH`. Broad dark provinces do not
+  count; lines and letters do;
+- the texture of the card and the noise of the camera also make weak black-hat ridges. The
+  strength of the view's 90th percentile away from the map's borders measures them, and only what
+  rises above it (and above :data:`MIN_FLAT`) counts as a line. A view too soft to show its lines
+  (a far, blurred board) then shows nothing, and the map stays where it was;
+- each region keeps as a seed everything farther than :data:`REACH` board units from its
+  borders (or, in a piece of it not that deep, such as a small island, its deeper half); the band between seeds is flooded from them
+  (:func:`scipy.ndimage.watershed_ift`), so a border settles on the strongest line that
+  separates two seeds. The map's own border is drawn into the flooded image as a line a step
+  above the flat print: where nothing is printed, the border stays where the map has it;
+- borders between two seas (dash-dot lines, with gaps a flood goes through) and the map's edge
+  are never moved, nor is a region ever moved off the map; a strip that moves by less than
+  :data:`MIN_MOVE` is left where it was.
+
+The profile keeps the result as the pixels it gives to another region (``borders`` in the JSON),
+so a profile reads the same map every time it is loaded, whatever later versions of this module
+would trace.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import cv2
+import numpy as np
+from scipy import ndimage
+
+from calibration.region_map import region_polygons
+from vision.geometry import BoardGeometry
+
+#: Printed borders are narrower than this (board units); the black-hat closes over it.
+LINE_WIDTH = 11
+#: The grey view is smoothed by this much (board units) before lines are measured.
+LINE_BLUR = 1.2
+#: A seed lies farther than this (board units) from its region's borders: a border can move at
+#: most this far. The real print differs from the map by up to about 20 units.
+REACH = 28.0
+#: ...or, for a region not that deep, farther than this share of its own depth.
+SEED_SHARE = 0.5
+#: Line strength (grey levels) that is never taken for a line, whatever the view's texture.
+MIN_FLAT = 3.0
+#: Points farther than this (board units) from the map's borders measure the view's texture.
+TEXTURE_AWAY = 8.0
+#: Grey levels of line strength per step of the flooded image (uint8).
+GAIN = 4.0
+#: A moved strip must reach this far (board units) from the map's border, or it is left where it
+#: was: a border that settles a unit or so aside is the line's width and the pose's own error,
+#: not a print that differs, and a piece's foot stands farther inside its region than that.
+MIN_MOVE = 2.0
+
+
+def line_strength(rectified: np.ndarray) -> np.ndarray:
+    """How much darker each point is than its surroundings (grey levels; float32): the printed
+    borders, coasts and names stand out, the flat print and broad dark provinces do not."""
+    grey = cv2.cvtColor(rectified, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    grey = cv2.GaussianBlur(grey, (0, 0), LINE_BLUR)
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (LINE_WIDTH, LINE_WIDTH))
+    return cv2.morphologyEx(grey, cv2.MORPH_BLACKHAT, disc)
+
+
+def _border_pixels(labels: np.ndarray) -> np.ndarray:
+    return cv2.morphologyEx(labels, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8)) > 0
+
+
+def trace_borders(rectified: np.ndarray, geo: BoardGeometry) -> np.ndarray:
+    """The pixels of ``geo``'s map that the printed borders of the ``rectified`` empty board (one
+    pixel per board unit, as the calibration profile keeps it) give to another region: a uint8
+    image of the map's size, 0 where the map stands, else the new label value."""
+    labels = geo.labels
+    if rectified.shape[:2] != labels.shape:
+        raise ValueError(f"the rectified board is {rectified.shape[1]}x{rectified.shape[0]}, "
+                         f"the map {labels.shape[1]}x{labels.shape[0]}")
+    strength = line_strength(rectified)
+    border = _border_pixels(labels)
+    to_border = cv2.distanceTransform(np.where(border, 0, 255).astype(np.uint8), cv2.DIST_L2, 5)
+    away = (to_border > TEXTURE_AWAY) & (labels > 0)
+    flat = max(float(np.percentile(strength[away], 90)) if away.any() else 0.0, MIN_FLAT)
+    # 1: the flat print; the map's own border 2; a printed line rises above both
+    relief = np.clip((strength - flat) * GAIN + 1, 1, 255)
+    relief[border] = np.maximum(relief[border], 2)
+    # every piece of a region (an island of a group, a cape cut off by the map's edge) has its own seed
+    pieces, count = ndimage.label(~border)
+    depth = np.asarray(ndimage.maximum(to_border, pieces, np.arange(count + 1)))
+    seed_depth = np.minimum(REACH, SEED_SHARE * depth)
+    markers = labels.astype(np.int32) + 1          # 0 is for the band to flood
+    markers[(to_border < seed_depth[pieces]) | (pieces == 0)] = 0
+    traced = (ndimage.watershed_ift(relief.astype(np.uint8), markers) - 1).astype(np.uint8)
+    sea = np.array([False] + [geo.board.is_sea(r) for r in geo.region_ids])
+    keep = (labels == 0) | (traced == 0) | (sea[labels] & sea[traced])
+    moved = np.where(keep | (traced == labels), 0, traced).astype(np.uint8)
+    # a sliver that reaches less than MIN_MOVE from the map's border is left where it was
+    strips, count = ndimage.label(moved > 0, structure=np.ones((3, 3)))
+    reach = np.asarray(ndimage.maximum(to_border, strips, np.arange(count + 1)))
+    moved[(reach < MIN_MOVE)[strips]] = 0
+    return moved
+
+
+def with_borders(geo: BoardGeometry, moved: np.ndarray) -> BoardGeometry:
+    """``geo`` with the pixels of ``moved`` (as :func:`trace_borders` gives them) in their new
+    regions: its outlines drawn again, and a label point that the move left outside its region
+    put back at the region's deepest point."""
+    if not moved.any():
+        return geo
+    labels = np.where(moved > 0, moved, geo.labels).astype(np.uint8)
+    points = dict(geo.label_points)
+    for value, rid in enumerate(geo.region_ids, start=1):
+        x, y = (int(round(v)) for v in points[rid])
+        inside = 0 <= x < geo.size[0] and 0 <= y < geo.size[1] and labels[y, x] == value
+        if not inside and (labels == value).any():
+            depth = cv2.distanceTransform(np.pad((labels == value).astype(np.uint8), 1), cv2.DIST_L2, 5)[1:-1, 1:-1]
+            yy, xx = np.unravel_index(int(np.argmax(depth)), depth.shape)
+            points[rid] = (float(xx), float(yy))
+    return replace(geo, labels=labels, label_points=points, polygons=region_polygons(labels, list(geo.region_ids)))
+
+
+def check_moved(moved: np.ndarray, geo: BoardGeometry) -> None:
+    """Raises ValueError unless ``moved`` could be :func:`trace_borders`' answer for a map like ``geo``."""
+    if moved.dtype != np.uint8 or moved.shape != geo.labels.shape:
+        raise ValueError(f"its traced borders are not a {geo.labels.shape[1]}x{geo.labels.shape[0]} label image")
+    if int(moved.max(initial=0)) > len(geo.region_ids):
+        raise ValueError("its traced borders name a region this board does not have")
