@@ -58,9 +58,10 @@ TEXTURE_AWAY = 8.0
 #: Grey levels of line strength per step of the flooded image (uint8).
 GAIN = 4.0
 #: A moved strip must reach this far (board units) from the map's border, or it is left where it
-#: was: a border that settles a unit or so aside is the line's width and the pose's own error,
-#: not a print that differs, and a piece's foot stands farther inside its region than that.
-MIN_MOVE = 2.0
+#: was: a border that settles a few units aside is the line's width and the pose's own error, not
+#: a print that differs. (At 2 units, a quarter of the bench's medium tables' borders moved by 2
+#: to 4 units and the bench lost half a point of regions; at 4 it reads as without tracing.)
+MIN_MOVE = 4.0
 
 
 def line_strength(rectified: np.ndarray) -> np.ndarray:
