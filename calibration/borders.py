@@ -18,16 +18,16 @@ printed borders (a marker-controlled watershed):
   strength of the view's 90th percentile away from the map's borders measures them, and only what
   rises above it (and above :data:`MIN_FLAT`) counts as a line. A view too soft to show its lines
   (a far, blurred board) then shows nothing, and the map stays where it was;
-- each region keeps as a seed everything farther than :data:`REACH` board units from its
-  borders (or, in a piece of it not that deep, such as a small island, its deeper half); the band between seeds is flooded from them
-  (:func:`scipy.ndimage.watershed_ift`), so a border settles on the strongest line that
-  separates two seeds. The map's own border is drawn into the flooded image as a line a step
+- each piece of a region (an island of a group is a piece) keeps as a seed everything farther
+  than :data:`REACH` board units from its borders, or the deeper half of a piece not that deep.
+  The band between seeds is flooded from them (:func:`scipy.ndimage.watershed_ift`), so a border
+  settles on the strongest line that separates two seeds. The map's own border is drawn into the flooded image as a line a step
   above the flat print: where nothing is printed, the border stays where the map has it;
 - borders between two seas (dash-dot lines, with gaps a flood goes through) and the map's edge
   are never moved, nor is a region ever moved off the map; a strip that moves by less than
   :data:`MIN_MOVE` is left where it was.
 
-The profile keeps the result as the pixels it gives to another region (``borders`` in the JSON),
+The profile keeps the result as the pixels it gives to another region (``borders_png`` in the JSON),
 so a profile reads the same map every time it is loaded, whatever later versions of this module
 would trace.
 """
@@ -49,7 +49,7 @@ LINE_BLUR = 1.2
 #: A seed lies farther than this (board units) from its region's borders: a border can move at
 #: most this far. The real print differs from the map by up to about 20 units.
 REACH = 28.0
-#: ...or, for a region not that deep, farther than this share of its own depth.
+#: ...or, in a piece of a region not that deep, farther than this share of the piece's depth.
 SEED_SHARE = 0.5
 #: Line strength (grey levels) that is never taken for a line, whatever the view's texture.
 MIN_FLAT = 3.0

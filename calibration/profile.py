@@ -176,7 +176,7 @@ class CalibrationProfile:
 
 
 def _png_text(image: np.ndarray) -> str:
-    ok, png = cv2.imencode(".png", image)
+    _, png = cv2.imencode(".png", image)
     return base64.b64encode(png.tobytes()).decode("ascii")
 
 
