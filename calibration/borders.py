@@ -21,14 +21,14 @@ printed borders (a marker-controlled watershed):
 - each piece of a region (an island of a group is a piece) keeps as a seed everything farther
   than :data:`REACH` board units from its borders, or the deeper half of a piece not that deep.
   The band between seeds is flooded from them (:func:`scipy.ndimage.watershed_ift`), so a border
-  settles on the strongest line that separates two seeds. The map's own border is drawn into the flooded image as a line a step
-  above the flat print: where nothing is printed, the border stays where the map has it;
+  settles on the strongest line that separates two seeds. The map's own border is drawn into
+  the flooded image one step above the flat print: where nothing is printed, it stays put;
 - borders between two seas (dash-dot lines, with gaps a flood goes through) and the map's edge
   are never moved, nor is a region ever moved off the map; a strip that moves by less than
   :data:`MIN_MOVE` is left where it was.
 
-The profile keeps the result as the pixels it gives to another region (``borders_png`` in the JSON),
-so a profile reads the same map every time it is loaded, whatever later versions of this module
+The profile keeps the result as the pixels it gives to another region (``borders_png`` in the
+JSON), so a profile reads the same map every time it is loaded, whatever later versions of this module
 would trace.
 """
 from __future__ import annotations
