@@ -28,8 +28,8 @@ printed borders (a marker-controlled watershed):
   :data:`MIN_MOVE` is left where it was.
 
 The profile keeps the result as the pixels it gives to another region (``borders_png`` in the
-JSON), so a profile reads the same map every time it is loaded, whatever later versions of this module
-would trace.
+JSON), so a profile reads the same map every time it is loaded, whatever later versions of this
+module would trace.
 """
 from __future__ import annotations
 
