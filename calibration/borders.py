@@ -39,7 +39,7 @@ import cv2
 import numpy as np
 from scipy import ndimage
 
-from calibration.region_map import region_polygons
+from calibration.region_map import interior_label_points, region_polygons
 from vision.geometry import BoardGeometry
 
 #: Printed borders are narrower than this (board units); the black-hat closes over it.
@@ -113,19 +113,18 @@ def trace_borders(rectified: np.ndarray, geo: BoardGeometry) -> np.ndarray:
 def with_borders(geo: BoardGeometry, moved: np.ndarray) -> BoardGeometry:
     """``geo`` with the pixels of ``moved`` (as :func:`trace_borders` gives them) in their new
     regions: its outlines drawn again, and a label point that the move left outside its region
-    put back at the region's deepest point."""
+    put back inside, near where it was (as :func:`calibration.region_map.interior_label_points`
+    placed them when the map was made). Every region keeps its seed, so none is left empty."""
     if not moved.any():
         return geo
     labels = np.where(moved > 0, moved, geo.labels).astype(np.uint8)
-    points = dict(geo.label_points)
-    for value, rid in enumerate(geo.region_ids, start=1):
-        x, y = (int(round(v)) for v in points[rid])
-        inside = 0 <= x < geo.size[0] and 0 <= y < geo.size[1] and labels[y, x] == value
-        if not inside and (labels == value).any():
-            depth = cv2.distanceTransform(np.pad((labels == value).astype(np.uint8), 1), cv2.DIST_L2, 5)[1:-1, 1:-1]
-            yy, xx = np.unravel_index(int(np.argmax(depth)), depth.shape)
-            points[rid] = (float(xx), float(yy))
-    return replace(geo, labels=labels, label_points=points, polygons=region_polygons(labels, list(geo.region_ids)))
+    ids = list(geo.region_ids)
+    traced = replace(geo, labels=labels, polygons=region_polygons(labels, ids))
+    left = [rid for rid, p in geo.label_points.items() if traced.region_at(*p) != rid]
+    if not left:
+        return traced
+    inside = interior_label_points(labels, ids, geo.label_points)
+    return replace(traced, label_points={**geo.label_points, **{rid: tuple(inside[rid]) for rid in left}})
 
 
 def check_moved(moved: np.ndarray, geo: BoardGeometry) -> None:

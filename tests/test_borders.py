@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration.borders import REACH, line_strength, trace_borders
+from calibration.borders import REACH, line_strength, trace_borders, with_borders
 from calibration.profile import CalibrationError, CalibrationProfile, calibrate
 from tests.conftest import shared_file
 from tracker.state import ObservedState
@@ -111,6 +111,16 @@ class TestTraceBorders:
     def test_every_label_point_stays_in_its_own_region(self, misprinted):
         geo = misprinted[2].geometry
         assert geo.regions_at(np.array(list(geo.label_points.values()))) == list(geo.label_points)
+
+
+    def test_a_label_point_the_move_covers_is_put_back_inside_its_region(self):
+        geo = load_geometry()
+        x, y = (int(round(v)) for v in geo.label_points["galatia"])
+        moved = np.zeros_like(geo.labels)
+        moved[y - 3:y + 4, x - 3:x + 4] = geo.region_ids.index("cilicia") + 1
+        traced = with_borders(geo, moved)
+        assert traced.region_at(*traced.label_points["galatia"]) == "galatia"
+        assert traced.label_points["cilicia"] == geo.label_points["cilicia"]
 
 
 class TestTheProfileKeepsTheBorders:
