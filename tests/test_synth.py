@@ -258,6 +258,22 @@ class TestVideo:
         steps = len((tmp_path / "game.jsonl").read_text().splitlines()) - 2
         assert len({x["step"] for x in lines}) == steps + 1
 
+    def test_a_move_changes_only_the_pieces_it_moves(self):
+        """Between two hand-free frames around a move, only the moved pieces' pixels change: the
+        other pieces' tints, the glare, dice and cards stay (they used to be drawn again, 8 % of
+        the frame), and so do focus and compression; frames of a still table differ by sensor
+        noise only."""
+        from vision.synth.video import frames
+        still = [(img, t["state"]) for img, t, _ in frames(seed=4, turns=1, tier="hard", size=(480, 270), fps=4)
+                 if not t["hand_present"]]
+        changed = [float((cv2.absdiff(a, b).max(axis=2) > 40).mean()) for (a, sa), (b, sb) in zip(still, still[1:])
+                   if sa != sb]
+        same = [float((cv2.absdiff(a, b).max(axis=2) > 40).mean()) for (a, sa), (b, sb) in zip(still, still[1:])
+                if sa == sb]
+        assert changed and same
+        assert 0 < max(changed) < 0.002
+        assert max(same) < 0.0005
+
     def test_video_is_reproducible(self, tmp_path):
         from vision.synth.video import write_video
         write_video(tmp_path / "a", seed=4, turns=1, size=(320, 180), fps=4)

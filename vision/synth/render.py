@@ -53,6 +53,13 @@ SPILL_AFTER = 100
 #: The folded board's shape is drawn from the scene's seed and this, apart from every other draw,
 #: so that a table rendered flat is drawn exactly as before.
 RELIEF_STREAM = 4242
+#: In a video (a ``placement`` given), each piece's colour is drawn from the scene's seed, this and
+#: the piece's place, and the scene's glare and clutter from the seed and SCENE_STREAM: a move then
+#: changes only the pieces it moves, as on a real table. (They used to follow the one stream, so
+#: every move redrew every piece's tint, the glare, the dice and the cards.) A still table
+#: (no ``placement``) is drawn exactly as before.
+PIECE_STREAM = 4343
+SCENE_STREAM = 4444
 
 
 @dataclass(frozen=True)
@@ -400,7 +407,9 @@ def render(state: ObservedState, tier: str = "easy", seed: int | tuple = 0, size
 
     A video keeps the scene still between frames: it passes the same ``seed`` (lighting,
     table), a fixed ``camera``, the ``placement`` of the pieces, explicit ``hand_poses``, and
-    a per-frame ``noise_seed`` for the lens-to-file stage (focus, shake, sensor noise, JPEG).
+    a ``noise_seed`` for the lens-to-file stage (focus, shake, sensor noise, JPEG), with a
+    per-frame ``sensor_seed``. Its pieces' tints, glare and clutter do not depend on the other
+    pieces (see PIECE_STREAM).
 
     ``sensor_seed`` makes another frame of exactly the same still photo: only the sensor
     noise's realisation is drawn from it, while focus, shake, the noise level and the JPEG
@@ -486,10 +495,15 @@ def render(state: ObservedState, tier: str = "easy", seed: int | tuple = 0, size
     lots = {c: rng.uniform(0.9, 1.1, 3).astype(np.float32) for c in PIECE_COLOURS}
     order = np.argsort(-cam.depth(np.array([[p.x, p.y, 0.0] for p in placed]))) if placed else []
     outlines: dict[int, np.ndarray] = {}
+    video = placement is not None
     for i in order:
         p = placed[i]
-        outlines[i] = _draw_piece(img, cam, p, _jitter_colour(PIECE_COLOURS[p.colour], rng, lots[p.colour]), light,
+        tint = np.random.default_rng([*seed_seq, PIECE_STREAM, int(round(p.x * 100)), int(round(p.y * 100))]) \
+            if video else rng
+        outlines[i] = _draw_piece(img, cam, p, _jitter_colour(PIECE_COLOURS[p.colour], tint, lots[p.colour]), light,
                                   lift(p))
+    if video:
+        rng = np.random.default_rng([*seed_seq, SCENE_STREAM])
     if relight is not None:     # the new light falls on the board and the pieces alike
         drift = _kelvin_gains(temperature + relight[0]) / kelvin * relight[1]
         cv2.multiply(img, (float(drift[0]), float(drift[1]), float(drift[2]), 0.0), dst=img)
@@ -512,6 +526,8 @@ def render(state: ObservedState, tier: str = "easy", seed: int | tuple = 0, size
         n_hands = hands if hands is not None else (int(rng.integers(1, 3)) if rng.random() < spec.hands else 0)
         for _ in range(n_hands):
             _draw_hand(img, occ, rng, w, h)
+    if video:       # the dice and cards lie where they lay, hands or not
+        rng = np.random.default_rng([*seed_seq, SCENE_STREAM, 1])
     if rng.random() < spec.clutter:
         _draw_clutter(img, occ, rng, w, h, board_mask)
     # lens, focus, motion, sensor, compression

@@ -127,8 +127,9 @@ def frames(seed: int = 3, turns: int = 6, tier: str = "easy", size: tuple[int, i
 
 
 def _frame(n, k, state, pieces, tier, scene_seed, cam, hands, size, step):
+    # one camera: its focus and compression are the video's, only the sensor noise is the frame's
     img, truth = render(state, tier, seed=scene_seed, size=size, camera=cam, placement=pieces, hand_poses=hands,
-                        noise_seed=(scene_seed[0], 2, n))
+                        noise_seed=(scene_seed[0], 2), sensor_seed=(scene_seed[0], 2, n))
     line = {"frame": n, "step": k, "actor": step.actor if step else None, "hand_present": bool(hands),
             "state": truth.state, "occluded_fraction": round(truth.occluded_fraction, 4),
             "board_corners": truth.board_corners}
@@ -157,7 +158,7 @@ def write_video(out: Path, seed: int = 3, turns: int = 6, tier: str = "easy", si
 def default_video_dir() -> Path:
     """Where the demo's embedded default video is generated on first use and cached."""
     base = Path(os.environ.get("AUGUR_CACHE", Path.home() / ".cache" / "augur"))
-    return base / "demo-video-v1"
+    return base / "demo-video-v2"
 
 
 def ensure_default_video(progress=None) -> Path:
