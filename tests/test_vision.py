@@ -209,6 +209,50 @@ class TestGateAndFusion:
         assert not gate.check(img).still                  # it leaves: that frame moved
         assert gate.check(img).still                      # still again
 
+    @staticmethod
+    def _board_points(profile, *pts):
+        return [tuple(int(v) for v in q) for q in
+                cv2.perspectiveTransform(np.array([pts], np.float64), profile.H)[0]]
+
+    def test_a_pile_left_inside_the_board_passes_after_a_short_settle(self):
+        """A new pile seen by a tilted camera can cover more than OCCLUDER_FRACTION; lying wholly
+        inside the board and still, it is what a hand left there, not a hand."""
+        from vision.gate import ISLAND_SETTLE
+        img, _, cal = scene()
+        profile = calibrate(cal, procedural_art(), players=PLAYERS)
+        w, h = profile.geometry.size
+        pile = img.copy()
+        cv2.fillConvexPoly(pile, np.array(self._board_points(
+            profile, (0.45 * w, 0.45 * h), (0.55 * w, 0.45 * h), (0.55 * w, 0.55 * h), (0.45 * w, 0.55 * h))), (40, 200, 230))
+        gate = Gate(profile)
+        assert [gate.check(img).still for _ in range(3)] == [False, True, True]
+        res = gate.check(pile)
+        assert not res.still and res.reason == "motion"
+        settling = [gate.check(pile) for _ in range(ISLAND_SETTLE)]
+        assert [r.still for r in settling] == [False] * (ISLAND_SETTLE - 1) + [True]
+        assert settling[0].occluder > 0.003
+
+    def test_a_still_arm_over_the_edge_holds_the_gate_though_it_is_the_boards_grey(self):
+        """An arm reaches in over the board's edge; a brown forearm over the red frame has the
+        frame's grey, so the change is looked for in colour."""
+        from vision.gate import SETTLE_FRAMES
+        img, _, cal = scene()
+        profile = calibrate(cal, procedural_art(), players=PLAYERS)
+        w, h = profile.geometry.size
+        arm = self._board_points(profile, (0.5 * w, 0.5 * h), (0.5 * w, -0.2 * h))
+        before, after = img.copy(), img.copy()
+        cv2.line(before, arm[0], arm[1], (0, 0, 200), 40)      # grey 60
+        cv2.line(after, arm[0], arm[1], (0, 102, 0), 40)       # grey 60 too, another colour
+        assert abs(int(cv2.cvtColor(before, cv2.COLOR_BGR2GRAY)[arm[0][::-1]]) -
+                   int(cv2.cvtColor(after, cv2.COLOR_BGR2GRAY)[arm[0][::-1]])) <= 1
+        gate = Gate(profile)
+        assert [gate.check(before).still for _ in range(3)] == [False, True, True]
+        assert gate.check(img).reason == "motion"             # the arm moves (its grey differs from the board's)
+        held = [gate.check(after) for _ in range(SETTLE_FRAMES)]
+        assert held[0].reason == "motion"
+        assert [r.reason for r in held[1:]] == ["something covers the board"] * (SETTLE_FRAMES - 1)
+        assert gate.check(after).still       # motionless this long: the new still table
+
     def test_commit_after_agreeing_frames(self):
         f = Fusion(agree=3)
         a = ObservedState.from_dict({"regions": {"italia": {"red": {"legionary": 2}}}})

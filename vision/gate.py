@@ -7,9 +7,13 @@ covers the board (no hand, arm or card), measured at a small scale so gating run
 over 30 frames a second.
 
 The comparison is with the last still frame, not the empty board: a pile of pieces that was
-there before is no occluder, a new arm is. When the scene has not moved for a while but still
-differs a lot (the first frame of a game in progress, say), it is accepted as the new still
-table.
+there before is no occluder, a new arm is. An arm reaches in over the board's edge; a large
+changed blob that lies wholly inside the board, and has not moved for ISLAND_SETTLE frames, is
+what the hand left there (a reinforcement pile, which a tilted camera sees as a long streak: on
+rendered hard tables piles of a few legionaries covered twice OCCLUDER_FRACTION and held the
+commit back by SETTLE_FRAMES). A card or a die left on the board passes too; the counter marks
+the regions it hides. When the scene has not moved for a while but still differs a lot (the
+first frame of a game in progress, say), it is accepted as the new still table.
 """
 from __future__ import annotations
 
@@ -24,10 +28,14 @@ from vision.geometry import BoardGeometry
 GATE_SCALE = 0.2            # pixels per board unit for gating
 MOTION_THRESHOLD = 18       # grey levels
 MOTION_FRACTION = 0.002     # of the board
+CHANGE_LEVEL = 40           # levels in any colour channel: a pixel changed since the last still frame
 OCCLUDER_FRACTION = 0.003   # one new blob this large (of the board) is a hand, an arm or a card; a
                             # placed reinforcement is about a tenth of that
 SETTLE_FRAMES = 16          # a scene motionless this long (about 1.3 s at 12 fps) is accepted as the
                             # new still table even if it differs a lot from the last one
+ISLAND_SETTLE = 2           # ...and this long when no large changed blob reaches the board's edge
+EDGE = 1                    # pixels of the gate view along the edge of what the camera sees of the
+                            # board: a blob there reaches in from outside
 
 
 @dataclass(frozen=True)
@@ -47,24 +55,40 @@ class Gate:
         self.ref: np.ndarray | None = None      # the last still frame; the first frame starts it
         self.prev: np.ndarray | None = None
         self.static_run = 0
+        self._rim: np.ndarray | None = None     # the view's pixels along the edge of what the camera sees
 
     def check(self, image: np.ndarray) -> GateResult:
         view = cv2.warpPerspective(image, self.M, self.size, flags=cv2.INTER_AREA)
         gray = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY).astype(np.int16)
         area = gray.size
         if self.prev is None:
-            self.prev = self.ref = gray
+            self.prev, self.ref = gray, view
             return GateResult(False, 0.0, 0.0, "first frame")
         motion = float((np.abs(gray - self.prev) > MOTION_THRESHOLD).sum() / area)
         self.prev = gray
         self.static_run = self.static_run + 1 if motion <= MOTION_FRACTION else 0
-        changed = (np.abs(gray - self.ref) > 40).astype(np.uint8)
+        # in colour: a brown forearm over the red frame is the frame's grey
+        changed = (cv2.absdiff(view, self.ref).max(axis=2) > CHANGE_LEVEL).astype(np.uint8)
         changed = cv2.morphologyEx(changed, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-        n, _, stats, _ = cv2.connectedComponentsWithStats(changed)
+        n, blobs, stats, _ = cv2.connectedComponentsWithStats(changed)
         biggest = float(stats[1:, cv2.CC_STAT_AREA].max() / area) if n > 1 else 0.0
         if motion > MOTION_FRACTION:
             return GateResult(False, motion, biggest, "motion")
-        if biggest > OCCLUDER_FRACTION and self.static_run < SETTLE_FRAMES:
+        large = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] > OCCLUDER_FRACTION * area)
+        large = large[large > 0]
+        reaches_in = np.isin(large, blobs[self._seen_rim(image.shape)]).any()
+        settle = SETTLE_FRAMES if reaches_in else ISLAND_SETTLE
+        if len(large) and self.static_run < settle:
             return GateResult(False, motion, biggest, "something covers the board")
-        self.ref = gray
+        self.ref = view
         return GateResult(True, motion, biggest)
+
+    def _seen_rim(self, shape: tuple[int, ...]) -> np.ndarray:
+        """The gate view's pixels along the edge of what the camera sees of the board (the board's
+        own edge, or the frame's where the board runs out of it): an arm crosses it."""
+        if self._rim is None:
+            seen = cv2.warpPerspective(np.full(shape[:2], 255, np.uint8), self.M, self.size, flags=cv2.INTER_NEAREST)
+            seen = cv2.copyMakeBorder(seen, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
+            inner = cv2.erode(seen, np.ones((2 * EDGE + 1, 2 * EDGE + 1), np.uint8))[1:-1, 1:-1]
+            self._rim = (seen[1:-1, 1:-1] > 0) & (inner == 0)
+        return self._rim
