@@ -35,7 +35,9 @@ SETTLE_FRAMES = 16          # a scene motionless this long (about 1.3 s at 12 fp
                             # new still table even if it differs a lot from the last one
 ISLAND_SETTLE = 2           # ...and this long when no large changed blob reaches the board's edge
 EDGE = 1                    # pixels of the gate view along the edge of what the camera sees of the
-                            # board: a blob there reaches in from outside
+                            # board: a blob there reaches in from outside...
+ARM_GAP = 9                 # ...or joined to one across gaps this wide (pixels, 45 board units): a
+                            # forearm over a province of its own colour changes few pixels
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,8 @@ class Gate:
         self.prev: np.ndarray | None = None
         self.static_run = 0
         self._rim: np.ndarray | None = None     # the view's pixels along the edge of what the camera sees
+        self._arm = False       # a large blob of this motionless spell reached in: sensor noise can cut an
+                                # arm's weak link to the edge in one frame, and the hand must not pass then
 
     def check(self, image: np.ndarray) -> GateResult:
         view = cv2.warpPerspective(image, self.M, self.size, flags=cv2.INTER_AREA)
@@ -73,15 +77,24 @@ class Gate:
         n, blobs, stats, _ = cv2.connectedComponentsWithStats(changed)
         biggest = float(stats[1:, cv2.CC_STAT_AREA].max() / area) if n > 1 else 0.0
         if motion > MOTION_FRACTION:
+            self._arm = False
             return GateResult(False, motion, biggest, "motion")
         large = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] > OCCLUDER_FRACTION * area)
         large = large[large > 0]
-        reaches_in = np.isin(large, blobs[self._seen_rim(image.shape)]).any()
-        settle = SETTLE_FRAMES if reaches_in else ISLAND_SETTLE
+        self._arm = bool(len(large)) and (self._arm or self._reaches_in(changed, blobs, large, image.shape))
+        settle = SETTLE_FRAMES if self._arm else ISLAND_SETTLE
         if len(large) and self.static_run < settle:
             return GateResult(False, motion, biggest, "something covers the board")
         self.ref = view
         return GateResult(True, motion, biggest)
+
+    def _reaches_in(self, changed: np.ndarray, blobs: np.ndarray, large: np.ndarray, shape: tuple[int, ...]) -> bool:
+        """Whether one of the ``large`` blobs, joined to the changes around it across gaps of
+        ARM_GAP, reaches the edge of what the camera sees: an arm, not what a hand left."""
+        joined = cv2.dilate(changed, np.ones((ARM_GAP, ARM_GAP), np.uint8))
+        _, groups = cv2.connectedComponents(joined)
+        at_rim = np.unique(groups[self._seen_rim(shape) & (joined > 0)])
+        return bool(np.isin(groups[np.isin(blobs, large)], at_rim[at_rim > 0]).any())
 
     def _seen_rim(self, shape: tuple[int, ...]) -> np.ndarray:
         """The gate view's pixels along the edge of what the camera sees of the board (the board's
