@@ -5,7 +5,8 @@ camera that stops delivering frames never replaces what was committed.
 
 Still frames come in runs (a moving or unreadable frame ends one). A detector that can read a
 run's frames together (``detect_in_run``, the counting network: plain and mirrored in turn,
-averaged) is told where each run begins.
+averaged) is told where each run begins. Regions no hand touched since the last commit keep
+their committed count (:mod:`vision.touched`).
 """
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from vision.fuse import Fusion
 from vision.gate import Gate, GateResult
 from vision.light import light_notice
 from vision.records import DENSITY_MIRRORED, DETECTORS, Detections
+from vision.touched import TouchedRegions
 
 
 #: Alignment of a still frame with the calibration reference (edge correlation, 0..1) below which
@@ -73,11 +75,15 @@ class Pipeline:
     complaint of camera-chess users), a few still frames that no longer line up with the
     calibration reference trigger a new board search; the game and its committed state go on."""
 
-    def __init__(self, profile: CalibrationProfile, detector=None, agree: int = 3, which: str = "auto"):
+    def __init__(self, profile: CalibrationProfile, detector=None, agree: int = 3, which: str = "auto",
+                 hold_untouched: bool = True):
         """``detector``: a fixed detector to use; otherwise one is made by name (``which``, see
-        :func:`make_detector`) for each pose, the first and every one found again after a bump."""
+        :func:`make_detector`) for each pose, the first and every one found again after a bump.
+        ``hold_untouched``: regions whose pixels did not change since the last commit keep their
+        committed count (:mod:`vision.touched`); off, every still frame is counted afresh."""
         self.profile = profile
         self.which = which
+        self.hold_untouched = hold_untouched
         self.geo = profile.geometry
         self.fixed_detector = detector
         self.fusion = Fusion(agree)
@@ -93,6 +99,7 @@ class Pipeline:
     def _setup_pose(self) -> None:
         self.detector = self.fixed_detector or make_detector(self.profile, self.which)
         self.gate = Gate(self.profile, self.geo)
+        self.touched = TouchedRegions(self.profile, self.geo) if self.hold_untouched else None
 
     def alignment(self, image: np.ndarray) -> float:
         """How well the frame, rectified with the current pose, lines up with the calibration view."""
@@ -146,11 +153,15 @@ class Pipeline:
             det = self.detector.detect(image)
         t2 = time.perf_counter()
         state = count(det, self.geo, det.unseen)
+        if self.touched is not None:
+            state = self.touched.hold(image, state)
         t3 = time.perf_counter()
         res.detections, res.state = det, state
         light = getattr(self.detector, "light", None)          # vision.light.LightMatch
         if light is not None and getattr(light, "last", None) is not None:
             res.notice = light_notice(light.last)
         res.committed = self.fusion.offer(state)
+        if res.committed is not None and self.touched is not None:
+            self.touched.remember(image, res.committed)
         res.timings.update({"detect": t2 - t1, "count": t3 - t2})
         return res

@@ -1,0 +1,143 @@
+"""Regions nobody touched keep their committed count (vision.touched, vision.pipeline)."""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from calibration.profile import calibrate
+from tracker.state import ObservedState
+from vision.geometry import load_geometry
+from vision.pipeline import Pipeline
+from vision.records import Detections
+from vision.synth.board_art import procedural_art
+from vision.synth.dataset import iter_still_tables
+from vision.synth.render import calibration_render
+from vision.touched import TouchedRegions
+
+PLAYERS = ("red", "blue", "yellow", "green")
+
+
+@lru_cache(maxsize=1)
+def table():
+    """A rendered medium table, a second frame of it (the sensor noise drawn again), its profile."""
+    for _, img, truth, frame in iter_still_tables("medium", 1, 404):
+        profile = calibrate(calibration_render(truth), procedural_art(), players=truth.players)
+        return img, frame(1), truth, profile
+
+
+def with_piece(img, profile, region: str, colour=(30, 30, 200)) -> np.ndarray:
+    """``img`` with a new red blob, about a legionary's size, at ``region``'s label point."""
+    geo = profile.geometry
+    x, y = geo.label_points[region]
+    u, v = cv2.perspectiveTransform(np.array([[[x, y]]], np.float64), profile.H)[0, 0]
+    across = cv2.perspectiveTransform(np.array([[[x + 16.5, y]]], np.float64), profile.H)[0, 0]
+    r = max(3, int(np.hypot(*(across - (u, v))) / 2))
+    out = img.copy()
+    cv2.circle(out, (int(u), int(v)), r, colour, -1)
+    return out
+
+
+def state(regions: dict, **extra) -> ObservedState:
+    return ObservedState.from_dict({"regions": regions, **extra})
+
+
+class TestTouchedRegions:
+    def test_nothing_is_touched_before_a_commit(self):
+        img, _, _, profile = table()
+        assert TouchedRegions(profile, profile.geometry).touched(img) is None
+
+    def test_another_frame_of_the_still_table_touches_nothing(self):
+        img, again, truth, profile = table()
+        t = TouchedRegions(profile, profile.geometry)
+        t.remember(img, state({}))
+        assert t.touched(again) == set()
+
+    def test_a_new_piece_touches_its_region_and_few_others(self):
+        img, again, _, profile = table()
+        t = TouchedRegions(profile, profile.geometry)
+        t.remember(img, state({}))
+        got = t.touched(with_piece(again, profile, "italia"))
+        assert "italia" in got and len(got) <= 3
+
+    def test_a_change_of_light_touches_nothing(self):
+        img, again, _, profile = table()
+        t = TouchedRegions(profile, profile.geometry)
+        t.remember(img, state({}))
+        dimmer = cv2.multiply(again, (0.7, 0.75, 0.8, 0.0))
+        assert t.touched(dimmer) == set()
+        assert "dacia" in t.touched(with_piece(dimmer, profile, "dacia"))
+
+    def test_a_piece_spilled_off_an_island_touches_the_island(self):
+        """A legionary stood on the sea off Corsica's coast counts for Corsica, so Corsica is read again."""
+        img, again, _, profile = table()
+        geo = profile.geometry
+        corsica = geo.region_ids.index("corsica") + 1
+        spill = (geo.land_labels == corsica) & (geo.labels != corsica)
+        ys, xs = np.nonzero(spill)
+        x, y = float(xs[len(xs) // 2]), float(ys[len(ys) // 2])
+        u, v = cv2.perspectiveTransform(np.array([[[x, y]]], np.float64), profile.H)[0, 0]
+        t = TouchedRegions(profile, geo)
+        t.remember(img, state({}))
+        moved = again.copy()
+        cv2.circle(moved, (int(u), int(v)), 4, (30, 30, 200), -1)
+        assert "corsica" in t.touched(moved)
+
+    def test_hold_sets_untouched_regions_back_and_keeps_touched_ones(self):
+        img, again, _, profile = table()
+        t = TouchedRegions(profile, profile.geometry)
+        committed = state({"italia": {"red": {"legionary": 2}}, "dacia": {"blue": {"legionary": 3}},
+                           "belgica": {"green": {"legionary": 1}}}, confidence={"dacia": 0.6})
+        t.remember(img, committed)
+        read = state({"italia": {"red": {"legionary": 3}}, "dacia": {"blue": {"legionary": 4}},
+                      "syria": {"yellow": {"legionary": 1}}}, confidence={"italia": 0.9}, unseen=["belgica"])
+        held = t.hold(with_piece(again, profile, "italia"), read)
+        assert held.regions["italia"] == {"red": {"legionary": 3}}        # touched: the new reading
+        assert held.confidence_of("italia") == 0.9
+        assert held.regions["dacia"] == {"blue": {"legionary": 3}}        # untouched: the committed one
+        assert held.confidence_of("dacia") == 0.6
+        assert "syria" not in held.regions                                # a stray reading nobody made
+        assert "belgica" in held.unseen and "belgica" not in held.regions   # unseen now: as the counter left it
+
+    def test_a_region_unseen_at_the_commit_is_read_again(self):
+        img, again, _, profile = table()
+        t = TouchedRegions(profile, profile.geometry)
+        t.remember(img, state({}, unseen=["dacia"]))
+        held = t.hold(again, state({"dacia": {"blue": {"legionary": 2}}}))
+        assert held.regions["dacia"] == {"blue": {"legionary": 2}}
+
+
+class Flicker:
+    """Reads two legionaries in Italia and, every other frame, a phantom legionary in Dacia."""
+
+    name = "flicker"
+
+    def __init__(self):
+        geo = load_geometry()
+        self.italia, self.dacia = geo.label_points["italia"], geo.label_points["dacia"]
+        self.n = 0
+
+    def detect(self, image):
+        self.n += 1
+        pts = [self.italia, (self.italia[0] + 20, self.italia[1])] + ([self.dacia] if self.n % 2 else [])
+        return Detections(np.array(pts, float), ("legionary",) * len(pts), ("red",) * len(pts), np.ones(len(pts)))
+
+
+class TestPipelineHold:
+    def run(self, hold: bool) -> list[dict]:
+        img, again, _, profile = table()
+        p = Pipeline(profile, detector=Flicker(), agree=2, hold_untouched=hold)
+        commits = []
+        for k in range(40):         # runs of three still frames, each ended by an unreadable one
+            res = p.process(None if k % 4 == 3 else img if k % 2 else again)
+            if res.committed is not None:
+                commits.append(res.committed.regions)
+        return commits
+
+    def test_a_flickering_count_in_an_untouched_region_is_not_committed(self):
+        commits = self.run(hold=True)
+        assert len(commits) == 1 and commits[0]["italia"] == {"red": {"legionary": 2}}
+
+    def test_without_the_hold_it_is(self):
+        assert len(self.run(hold=False)) > 1

@@ -1,0 +1,112 @@
+"""Which regions a move touched since the last committed state; the others keep their count.
+
+A move changes two or three regions. Every still run used to be counted afresh over the whole
+board, and a region the counter reads right one time in ten on a far, blurred table could
+change its count from one commit to the next with nobody touching it. The tracker then saw a
+move that no one made (a phantom change), and a player's correction of that region was lost
+as soon as the camera read it otherwise.
+
+Pieces that nobody touched leave the picture as it was: their pixels do not change. So at
+every commit the frame is kept, rectified to the board at TOUCH_SCALE; a later still frame
+is brought to its light (:class:`vision.light.LightMatch`, as the counter's frames are) and
+compared with it. The regions under changed pixels (and the provinces whose coast they lie
+off, where a pile spills onto the sea, see ``BoardGeometry.land_labels``) are counted afresh;
+every other region keeps the reading committed for it, with its confidence.
+
+Doubt goes the safe way. A change anywhere in a region, a bump of the camera, a shadow or a
+light that does not match, has that region counted again; only a region whose every pixel is
+as it was keeps its count. No frame kept (the first commit, a new pose, a new map): every
+region is counted.
+"""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from calibration.profile import CalibrationProfile
+from tracker.state import ObservedState
+from vision.geometry import BoardGeometry
+from vision.light import LightMatch
+
+#: Pixels per board unit of the kept view (a legionary's base, 16.5 units, is 8 pixels across).
+TOUCH_SCALE = 0.5
+#: A pixel changed by more than this many grey levels, in any channel once the light is
+#: matched, has changed.
+TOUCH_LEVEL = 30
+#: Changed pixels closer to a region than this (board units) touch it: the pose and the lens are
+#: a few units off at the board's far side, and a piece's image leans over its neighbours.
+TOUCH_REACH = 8.0
+#: A patch of this many changed pixels touches the regions within TOUCH_REACH of it: about a
+#: fifth of a legionary's footprint at TOUCH_SCALE. The sensor's lone specks are dropped first
+#: (a 2 x 2 opening), and what is left of one piece's change is joined (a 3 x 3 closing).
+TOUCH_PIXELS = 10
+
+
+class TouchedRegions:
+    """Remembers the frame of the last commit and tells which regions changed since."""
+
+    def __init__(self, profile: CalibrationProfile, geo: BoardGeometry):
+        self.size = (int(geo.size[0] * TOUCH_SCALE), int(geo.size[1] * TOUCH_SCALE))
+        self.M = np.diag([TOUCH_SCALE, TOUCH_SCALE, 1.0]) @ np.linalg.inv(profile.H)
+        self.labels = cv2.resize(geo.labels, self.size, interpolation=cv2.INTER_NEAREST)
+        self.land = cv2.resize(geo.land_labels, self.size, interpolation=cv2.INTER_NEAREST)
+        self.region_ids = geo.region_ids
+        reach = 2 * int(round(TOUCH_REACH * TOUCH_SCALE)) + 1
+        self._reach = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (reach, reach))
+        self._speck = np.ones((2, 2), np.uint8)
+        self._join = np.ones((3, 3), np.uint8)
+        self.kept: np.ndarray | None = None
+        self.state: ObservedState | None = None
+        self._light: LightMatch | None = None
+
+    def view(self, image: np.ndarray) -> np.ndarray:
+        return cv2.warpPerspective(image, self.M, self.size, flags=cv2.INTER_AREA)
+
+    def remember(self, image: np.ndarray, state: ObservedState) -> None:
+        """Keep the frame a state was committed from."""
+        self.kept = self.view(image)
+        self.state = state
+        self._light = LightMatch(self.kept)
+
+    def forget(self) -> None:
+        self.kept = self.state = self._light = None
+
+    def touched(self, image: np.ndarray) -> set[str] | None:
+        """The regions whose pixels changed since the kept frame (None: no frame kept)."""
+        if self.kept is None:
+            return None
+        view = self._light(self.view(image))
+        changed = (cv2.absdiff(view, self.kept).max(axis=2) > TOUCH_LEVEL).astype(np.uint8)
+        changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, self._speck)
+        changed = cv2.morphologyEx(changed, cv2.MORPH_CLOSE, self._join)
+        n_patches, patches, stats, _ = cv2.connectedComponentsWithStats(changed)
+        big = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] >= TOUCH_PIXELS)
+        big = big[big > 0]
+        if not len(big):
+            return set()
+        keep = np.zeros(n_patches, np.uint8)
+        keep[big] = 1
+        near = cv2.dilate(keep[patches], self._reach).astype(bool)
+        n = len(self.region_ids) + 1
+        hits = np.bincount(self.labels[near], minlength=n) + np.bincount(self.land[near], minlength=n)
+        return {r for i, r in enumerate(self.region_ids) if hits[i + 1]}
+
+    def hold(self, image: np.ndarray, state: ObservedState) -> ObservedState:
+        """``state`` with every region the frame shows untouched set back to its committed reading.
+
+        A region unseen now stays as the counter left it; one unseen at the commit is counted."""
+        touched = self.touched(image)
+        if touched is None:
+            return state
+        kept, now = self.state.to_dict(), state.to_dict()
+        regions, confidence = dict(now["regions"]), dict(now.get("confidence", {}))
+        for r in self.region_ids:
+            if r in touched or r in state.unseen or r in self.state.unseen:
+                continue
+            regions.pop(r, None)
+            confidence.pop(r, None)
+            if r in kept["regions"]:
+                regions[r] = kept["regions"][r]
+            if r in kept.get("confidence", {}):
+                confidence[r] = kept["confidence"][r]
+        return ObservedState.from_dict(dict(now, regions=regions, confidence=confidence), state.board)
