@@ -40,6 +40,13 @@ ARM_GAP = 9                 # ...or joined to one across gaps this wide (pixels,
                             # forearm over a province of its own colour changes few pixels
 
 
+def colour_change(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Per pixel, the largest change over the colour channels of two BGR images (uint8). Taken
+    channel by channel: numpy's ``max(axis=2)`` over a frame's 3 channels is ten times slower."""
+    d = cv2.absdiff(a, b)
+    return np.maximum(np.maximum(d[..., 0], d[..., 1]), d[..., 2])
+
+
 @dataclass(frozen=True)
 class GateResult:
     still: bool
@@ -72,7 +79,7 @@ class Gate:
         self.prev = gray
         self.static_run = self.static_run + 1 if motion <= MOTION_FRACTION else 0
         # in colour: a brown forearm over the red frame is the frame's grey
-        changed = (cv2.absdiff(view, self.ref).max(axis=2) > CHANGE_LEVEL).astype(np.uint8)
+        changed = (colour_change(view, self.ref) > CHANGE_LEVEL).astype(np.uint8)
         changed = cv2.morphologyEx(changed, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
         n, blobs, stats, _ = cv2.connectedComponentsWithStats(changed)
         biggest = float(stats[1:, cv2.CC_STAT_AREA].max() / area) if n > 1 else 0.0
