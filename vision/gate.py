@@ -48,6 +48,24 @@ def colour_change(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True)
+class BoardView:
+    """A frame as the board seen from straight above at ``scale`` pixels per board unit, each
+    pixel the mean of the frame's pixels under it (``INTER_AREA``: the sensor's noise averages
+    out). The gate, the untouched-region check and the pipeline's alignment test look so."""
+
+    M: np.ndarray                   # image pixels -> view pixels
+    size: tuple[int, int]
+
+    @classmethod
+    def of(cls, H: np.ndarray, geo: BoardGeometry, scale: float) -> "BoardView":
+        """The view for the pose ``H`` (board units -> image pixels)."""
+        return cls(np.diag([scale, scale, 1.0]) @ np.linalg.inv(H), (int(geo.size[0] * scale), int(geo.size[1] * scale)))
+
+    def __call__(self, image: np.ndarray) -> np.ndarray:
+        return cv2.warpPerspective(image, self.M, self.size, flags=cv2.INTER_AREA)
+
+
+@dataclass(frozen=True)
 class GateResult:
     still: bool
     motion: float          # fraction of the board that moved since the last frame
@@ -58,9 +76,7 @@ class GateResult:
 class Gate:
     def __init__(self, profile: CalibrationProfile, geo: BoardGeometry | None = None):
         self.geo = geo or profile.geometry
-        self.size = (int(self.geo.size[0] * GATE_SCALE), int(self.geo.size[1] * GATE_SCALE))
-        S = np.diag([GATE_SCALE, GATE_SCALE, 1.0])
-        self.M = S @ np.linalg.inv(profile.H)
+        self.view = BoardView.of(profile.H, self.geo, GATE_SCALE)
         self.ref: np.ndarray | None = None      # the last still frame; the first frame starts it
         self.prev: np.ndarray | None = None
         self.static_run = 0
@@ -69,7 +85,7 @@ class Gate:
                                 # arm's weak link to the edge in one frame, and the hand must not pass then
 
     def check(self, image: np.ndarray) -> GateResult:
-        view = cv2.warpPerspective(image, self.M, self.size, flags=cv2.INTER_AREA)
+        view = self.view(image)
         gray = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY).astype(np.int16)
         area = gray.size
         if self.prev is None:
@@ -107,7 +123,8 @@ class Gate:
         """The gate view's pixels along the edge of what the camera sees of the board (the board's
         own edge, or the frame's where the board runs out of it): an arm crosses it."""
         if self._rim is None:
-            seen = cv2.warpPerspective(np.full(shape[:2], 255, np.uint8), self.M, self.size, flags=cv2.INTER_NEAREST)
+            seen = cv2.warpPerspective(np.full(shape[:2], 255, np.uint8), self.view.M, self.view.size,
+                                       flags=cv2.INTER_NEAREST)
             seen = cv2.copyMakeBorder(seen, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
             inner = cv2.erode(seen, np.ones((2 * EDGE + 1, 2 * EDGE + 1), np.uint8))[1:-1, 1:-1]
             self._rim = (seen[1:-1, 1:-1] > 0) & (inner == 0)

@@ -21,7 +21,7 @@ from tracker.state import ObservedState
 from vision.classical import ClassicalDetector
 from vision.count import count
 from vision.fuse import Fusion
-from vision.gate import Gate, GateResult
+from vision.gate import BoardView, Gate, GateResult
 from vision.light import light_notice
 from vision.records import DENSITY_MIRRORED, DETECTORS, Detections
 from vision.touched import TouchedRegions
@@ -90,8 +90,7 @@ class Pipeline:
         self.index = 0
         self.relocalised = 0
         self._misaligned = 0
-        size = (int(self.geo.size[0] * ALIGN_SCALE), int(self.geo.size[1] * ALIGN_SCALE))
-        self._align_size = size
+        size = BoardView.of(profile.H, self.geo, ALIGN_SCALE).size
         self._ref_edges = _edges(cv2.cvtColor(cv2.resize(profile.reference, size, interpolation=cv2.INTER_AREA),
                                               cv2.COLOR_BGR2GRAY))
         self._setup_pose()
@@ -99,13 +98,12 @@ class Pipeline:
     def _setup_pose(self) -> None:
         self.detector = self.fixed_detector or make_detector(self.profile, self.which)
         self.gate = Gate(self.profile, self.geo)
+        self._align_view = BoardView.of(self.profile.H, self.geo, ALIGN_SCALE)
         self.touched = TouchedRegions(self.profile, self.geo) if self.hold_untouched else None
 
     def alignment(self, image: np.ndarray) -> float:
         """How well the frame, rectified with the current pose, lines up with the calibration view."""
-        S = np.diag([ALIGN_SCALE, ALIGN_SCALE, 1.0])
-        view = cv2.warpPerspective(image, S @ np.linalg.inv(self.profile.H), self._align_size, flags=cv2.INTER_AREA)
-        return float((_edges(cv2.cvtColor(view, cv2.COLOR_BGR2GRAY)) * self._ref_edges).mean())
+        return float((_edges(cv2.cvtColor(self._align_view(image), cv2.COLOR_BGR2GRAY)) * self._ref_edges).mean())
 
     def _relocalise(self, image: np.ndarray) -> bool:
         from calibration.localise import BoardNotFound, locate_board

@@ -29,7 +29,7 @@ import numpy as np
 
 from calibration.profile import CalibrationProfile
 from tracker.state import ObservedState
-from vision.gate import colour_change
+from vision.gate import BoardView, colour_change
 from vision.geometry import BoardGeometry
 from vision.light import LightMatch
 
@@ -51,10 +51,9 @@ class TouchedRegions:
     """Remembers the frame of the last commit and tells which regions changed since."""
 
     def __init__(self, profile: CalibrationProfile, geo: BoardGeometry):
-        self.size = (int(geo.size[0] * TOUCH_SCALE), int(geo.size[1] * TOUCH_SCALE))
-        self.M = np.diag([TOUCH_SCALE, TOUCH_SCALE, 1.0]) @ np.linalg.inv(profile.H)
-        self.labels = cv2.resize(geo.labels, self.size, interpolation=cv2.INTER_NEAREST)
-        self.land = cv2.resize(geo.land_labels, self.size, interpolation=cv2.INTER_NEAREST)
+        self.view = BoardView.of(profile.H, geo, TOUCH_SCALE)
+        self.labels = cv2.resize(geo.labels, self.view.size, interpolation=cv2.INTER_NEAREST)
+        self.land = cv2.resize(geo.land_labels, self.view.size, interpolation=cv2.INTER_NEAREST)
         self.region_ids = geo.region_ids
         reach = 2 * int(round(TOUCH_REACH * TOUCH_SCALE)) + 1
         self._reach = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (reach, reach))
@@ -63,9 +62,6 @@ class TouchedRegions:
         self.kept: np.ndarray | None = None
         self.state: ObservedState | None = None
         self._light: LightMatch | None = None
-
-    def view(self, image: np.ndarray) -> np.ndarray:
-        return cv2.warpPerspective(image, self.M, self.size, flags=cv2.INTER_AREA)
 
     def remember(self, image: np.ndarray, state: ObservedState) -> None:
         """Keep the frame a state was committed from."""
