@@ -253,6 +253,27 @@ class TestGateAndFusion:
         assert [r.reason for r in held[1:]] == ["something covers the board"] * (SETTLE_FRAMES - 1)
         assert gate.check(after).still       # motionless this long: the new still table
 
+    def test_a_blob_that_came_in_without_motion_settles_from_the_frame_it_came(self):
+        """After a long still spell, a hand's first sliver over the edge can move too few pixels to
+        count as motion. It must not pass on the strength of the stillness before it came: the
+        demo's game video took such a frame as the new still table, and then saw where the hand
+        had been as an arm over the edge for the rest of the game."""
+        from vision.gate import SETTLE_FRAMES
+        img, _, cal = scene()
+        profile = calibrate(cal, procedural_art(), players=PLAYERS)
+        w, h = profile.geometry.size
+        arm = self._board_points(profile, (0.5 * w, 0.3 * h), (0.5 * w, -0.2 * h))
+        before, after = img.copy(), img.copy()
+        cv2.line(before, arm[0], arm[1], (0, 0, 200), 40)      # grey 60
+        cv2.line(after, arm[0], arm[1], (0, 102, 0), 40)       # grey 60 too: no motion in grey
+        gate = Gate(profile)
+        assert not gate.check(before).still                  # the first frame starts the reference
+        assert all(gate.check(before).still for _ in range(SETTLE_FRAMES + 4))
+        held = [gate.check(after) for _ in range(SETTLE_FRAMES - 1)]
+        assert held[0].motion <= 0.002 and held[0].occluder > 0.003
+        assert [r.reason for r in held] == ["something covers the board"] * (SETTLE_FRAMES - 1)
+        assert gate.check(after).still       # its own SETTLE_FRAMES-th motionless frame
+
     def test_commit_after_agreeing_frames(self):
         f = Fusion(agree=3)
         a = ObservedState.from_dict({"regions": {"italia": {"red": {"legionary": 2}}}})

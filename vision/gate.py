@@ -79,7 +79,7 @@ class Gate:
         self.view = BoardView.of(profile.H, self.geo, GATE_SCALE)
         self.ref: np.ndarray | None = None      # the last still frame; the first frame starts it
         self.prev: np.ndarray | None = None
-        self.static_run = 0
+        self.covered_run = 0        # frames motionless since a large changed blob came into view
         self._rim: np.ndarray | None = None     # the view's pixels along the edge of what the camera sees
         self._arm = False       # a large blob of this motionless spell reached in: sensor noise can cut an
                                 # arm's weak link to the edge in one frame, and the hand must not pass then
@@ -93,20 +93,22 @@ class Gate:
             return GateResult(False, 0.0, 0.0, "first frame")
         motion = float((np.abs(gray - self.prev) > MOTION_THRESHOLD).sum() / area)
         self.prev = gray
-        self.static_run = self.static_run + 1 if motion <= MOTION_FRACTION else 0
         # in colour: a brown forearm over the red frame is the frame's grey
         changed = (colour_change(view, self.ref) > CHANGE_LEVEL).astype(np.uint8)
         changed = cv2.morphologyEx(changed, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
         n, blobs, stats, _ = cv2.connectedComponentsWithStats(changed)
         biggest = float(stats[1:, cv2.CC_STAT_AREA].max() / area) if n > 1 else 0.0
         if motion > MOTION_FRACTION:
-            self._arm = False
+            self._arm, self.covered_run = False, 0
             return GateResult(False, motion, biggest, "motion")
         large = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] > OCCLUDER_FRACTION * area)
         large = large[large > 0]
+        # counted from the frame the blob came in, not from the last motion: a hand's first sliver
+        # over the edge moves too few pixels to count as motion, and the table had been still
+        self.covered_run = self.covered_run + 1 if len(large) else 0
         self._arm = bool(len(large)) and (self._arm or self._reaches_in(changed, blobs, large, image.shape))
         settle = SETTLE_FRAMES if self._arm else ISLAND_SETTLE
-        if len(large) and self.static_run < settle:
+        if len(large) and self.covered_run < settle:
             return GateResult(False, motion, biggest, "something covers the board")
         self.ref = view
         return GateResult(True, motion, biggest)
