@@ -169,7 +169,14 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     if args.what == "tracker":
         from tracker.bench import run_tracker_bench
-        run_tracker_bench(games=args.games, turns=args.turns, seed=args.seed)
+        run_tracker_bench(games=_or(args.games, 5), turns=_or(args.turns, 300), seed=_or(args.seed, 0))
+        return 0
+    if args.what == "game":
+        from vision.game_bench import bench_game_videos
+        from vision.synth.render import FRAME_SIZE
+        first = _or(args.seed, GAME_BENCH_SEED)
+        bench_game_videos(args.tiers, seeds=range(first, first + _or(args.games, 2)), turns=_or(args.turns, 3),
+                          size=_size(args.size) if args.size else FRAME_SIZE, hold_untouched=not args.no_hold)
         return 0
     if args.what == "vision":
         from vision.bench import run_vision_bench
@@ -184,9 +191,18 @@ def cmd_bench(args: argparse.Namespace) -> int:
         return 0
     if args.what == "synth":
         from vision.synth.bench import run_synth_bench
-        run_synth_bench(n=args.images, dataset=args.dataset, seed=args.seed)
+        run_synth_bench(n=args.images, dataset=args.dataset, seed=_or(args.seed, 0))
         return 0
     raise GameError(f"unknown benchmark '{args.what}'")
+
+
+#: The first game of ``augur bench game``: seeds 11 and 12 were the session-25 study's hard games.
+GAME_BENCH_SEED = 11
+
+
+def _or(value, default):
+    """An option's value, or the bench's own default when it was not given."""
+    return default if value is None else value
 
 
 # -- calibrate / count -------------------------------------------------------------------
@@ -686,16 +702,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_simulate)
 
     p = sub.add_parser("bench", help="print speed figures")
-    p.add_argument("what", choices=["tracker", "synth", "vision", "dashboard"])
+    p.add_argument("what", choices=["tracker", "synth", "vision", "game", "dashboard"],
+                   help="game: the live loop over whole rendered game videos (commits, phantom changes, "
+                        "the tracker's verdicts)")
     p.add_argument("--commits", type=int, default=1440, help="dashboard: committed states (one per 5 s for 2 hours)")
-    p.add_argument("--games", type=int, default=5)
+    p.add_argument("--games", type=int, help="tracker: simulated games (default 5); game: game videos per tier "
+                                             "(default 2)")
     p.add_argument("--images", type=int, default=40, help="synth: images timed per tier; vision: images per tier")
     p.add_argument("--detector", default="auto", choices=DETECTORS,
                    help="vision: the detector to measure (auto: every shipped one, side by side)")
     p.add_argument("--tiers", nargs="+", default=["easy", "medium", "hard"], choices=["easy", "medium", "hard"],
-                   help="vision: the tiers to measure")
+                   help="vision, game: the tiers to measure")
     p.add_argument("--size", metavar="WxH",
-                   help="vision: the camera frame the tables are filmed at (default: the renderer's, 720p)")
+                   help="vision, game: the camera frame the tables are filmed at (default: the renderer's, 720p)")
     p.add_argument("--no-video", action="store_true", help="vision: skip the video figures (gating, commit delay, the live loop's peak memory)")
     p.add_argument("--relight", metavar="KELVIN:LEVEL",
                    help="vision: light the tables otherwise than their calibration photos, e.g. --relight=-2000:0.7 "
@@ -704,8 +723,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="vision: a board folded in four that rises up to MM millimetres off the table along its "
                         "creases, as at the calibration (e.g. --relief 4)")
     p.add_argument("--dataset", type=int, default=300, help="synth: images in the streamed dataset run")
-    p.add_argument("--turns", type=int, default=300)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--turns", type=int, help="tracker: turns per game (default 300); game: turns per video "
+                                             "(default 3)")
+    p.add_argument("--seed", type=int, help=f"tracker, synth: the seed (default 0); game: the first game's seed "
+                                            f"(default {GAME_BENCH_SEED})")
+    p.add_argument("--no-hold", action="store_true",
+                   help="game: count every region afresh at every still frame, untouched ones too")
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("train", help="reproduce the shipped piece detector (needs the [train] extra)")

@@ -56,6 +56,7 @@ def run_vision_bench(n: int = 200, tiers=("easy", "medium", "hard"), seed: int =
     the light drifts over an evening; ``relief``: the folded board rising up to that many mm off
     the table along its creases (both: see :func:`vision.synth.render.render`)."""
     from vision.density import DEFAULT_COUNTER
+    from vision.game_bench import bench_game_videos
     from vision.yolo import DEFAULT_MODEL
     results = {}
     if detector == "auto":
@@ -66,7 +67,7 @@ def run_vision_bench(n: int = 200, tiers=("easy", "medium", "hard"), seed: int =
     for which in detectors:
         results[which] = _bench_detector(which, n, tiers, seed, size, relight, relief)
     if video:
-        results["video"] = bench_gate_and_commit(tiers)
+        results["video"] = bench_game_videos(tiers)
         results["real_time"] = bench_real_time_commit()
         results["live"] = bench_live_memory()
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -360,62 +361,4 @@ def bench_live_memory(frames: int | None = None) -> dict:
            "seconds": seconds}
     print(f"[live] augur demo (calibration, gate, counting, fusion, tracker, recording) over {out['frames']} "
           f"frames, {out['commits']} states committed: peak RSS {out['peak_rss_mb']:.0f} MB (target <= 600)")
-    return out
-
-
-def bench_gate_and_commit(tiers=("easy", "hard"), seed: int = 5, turns: int = 2, fps: int = 12,
-                          hold_untouched: bool = True) -> dict:
-    """The live loop on a game video of each tier: gating speed; how soon after the last hand
-    leaves a move is committed (in video time, counting time not included); how many moves
-    were committed; the regions wrong in the committed states; and the phantom changes, regions
-    whose committed count changed between two commits while nobody touched them (the tracker
-    takes each for a move). ``hold_untouched``: see :class:`vision.pipeline.Pipeline`."""
-    from vision.gate import Gate
-    from vision.pipeline import Pipeline
-    from vision.synth.video import PLAYERS, calibration_photo, frames
-    out = {}
-    for tier in tiers:
-        profile = calibrate(calibration_photo(seed, tier), procedural_art(), players=PLAYERS)
-        gate, pipeline = Gate(profile), Pipeline(profile, hold_untouched=hold_untouched)
-        gate_times, proc, delays = [], [], []
-        moves = wrong = phantom = commits = 0
-        hand_left = last = None       # the frame the last hand left on, if a move waits for its commit
-        prev_hand, changed = False, False
-        board_then = None             # the board when the last hand came in
-        for img, truth, _ in frames(seed, turns, tier, fps=fps):
-            t0 = time.perf_counter()
-            gate.check(img)
-            gate_times.append(time.perf_counter() - t0)
-            t0 = time.perf_counter()
-            res = pipeline.process(img)
-            proc.append(time.perf_counter() - t0)
-            now = ObservedState.from_dict(truth["state"]).regions
-            if truth["hand_present"] and not prev_hand:
-                board_then = now
-            if prev_hand and not truth["hand_present"] and now != board_then:
-                hand_left, moves = truth["frame"], moves + 1
-            prev_hand = truth["hand_present"]
-            if res.committed is None:
-                continue
-            commits += 1
-            got = res.committed.regions
-            wrong += sum(got.get(r, {}) != now.get(r, {}) for r in set(got) | set(now) if r not in res.committed.unseen)
-            if last is not None:
-                was_got, was_now = last
-                phantom += sum(got.get(r, {}) != was_got.get(r, {}) and now.get(r, {}) == was_now.get(r, {})
-                               for r in set(got) | set(was_got))
-            last = (got, now)
-            if hand_left is not None:
-                delays.append((truth["frame"] - hand_left + 1) / fps)
-                hand_left = None
-        gate_fps = 1 / float(np.median(gate_times))
-        out[tier] = {"gate_fps": gate_fps, "commit_after_hand_s": delays, "moves": moves, "commits": commits,
-                     "wrong_regions": wrong, "phantom_changes": phantom,
-                     "frame_processing_ms_p50": 1000 * float(np.median(proc))}
-        print(f"[video {tier}] gating {gate_fps:.0f} frames/s (target >= 30); {len(delays)} of {moves} moves "
-              f"committed, {np.median(delays) if delays else float('nan'):.2f} s of video after the last hand left "
-              f"(median; worst {max(delays) if delays else float('nan'):.2f} s; target <= 0.5 s at {fps} fps, "
-              f"counting time not included: {out[tier]['frame_processing_ms_p50']:.0f} ms per frame); "
-              f"{commits} states committed, {wrong} region readings wrong in them, {phantom} phantom changes "
-              f"(a count changed with nobody touching it)")
     return out

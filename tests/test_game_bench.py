@@ -1,0 +1,74 @@
+"""The game-video bench's scoring: moves, commit delays, phantom and missed changes, verdicts."""
+from __future__ import annotations
+
+from tracker.spqrisiko.simulator import Simulator
+from tracker.state import ObservedState
+from vision.game_bench import GameScorer, GameVideoFigures
+
+PLAYERS = ("red", "blue", "yellow", "green")
+
+
+def legal_game(turns: int = 2) -> list[ObservedState]:
+    sim = Simulator(PLAYERS, seed=3, max_turns=turns)
+    return [sim.initial_state] + [step.state for step in sim.steps()]
+
+
+def changed(a: ObservedState, b: ObservedState) -> list[str]:
+    return sorted(r for r in set(a.regions) | set(b.regions) if a.regions.get(r) != b.regions.get(r))
+
+
+def line(frame: int, state: ObservedState, hand: bool) -> dict:
+    return {"frame": frame, "hand_present": hand, "state": state.to_dict()}
+
+
+def with_region(state: ObservedState, region: str, content: dict) -> ObservedState:
+    d = state.to_dict()
+    d["regions"] = dict(d["regions"], **{region: content})
+    return ObservedState.from_dict(d)
+
+
+class TestGameScorer:
+    def play(self, script):
+        """``script``: (true state, hand present, committed state or None) per frame."""
+        figures = GameVideoFigures("easy", 0, 1)
+        scorer = GameScorer(figures, PLAYERS, fps=10)
+        for i, (truth, hand, committed) in enumerate(script):
+            scorer.see(line(i, truth, hand), committed)
+        return figures
+
+    def test_a_move_committed_right_is_scored_clean_with_its_delay(self):
+        s0, s1 = legal_game()[:2]
+        f = self.play([(s0, False, s0), (s0, True, None), (s1, True, None), (s1, False, None),
+                       (s1, False, None), (s1, False, s1)])
+        assert (f.moves, f.commits, f.wrong_regions, f.phantom_changes, f.missed_changes) == (1, 2, 0, 0, 0)
+        assert f.commit_after_hand_s == [0.3]          # the hand left on frame 3, the commit came on frame 5
+        assert (f.violations, f.truth_violations) == (0, 0)
+
+    def test_a_hand_that_changed_nothing_is_no_move(self):
+        s0 = legal_game()[0]
+        f = self.play([(s0, False, s0), (s0, True, None), (s0, False, None)])
+        assert f.moves == 0 and f.commit_after_hand_s == []
+
+    def test_a_count_that_changes_with_nobody_touching_it_is_a_phantom_change(self):
+        s0 = legal_game()[0]
+        region, content = next((r, c) for r, c in s0.regions.items() if "legionary" in next(iter(c.values())))
+        colour = next(iter(content))
+        wrong = with_region(s0, region, {colour: {"legionary": content[colour]["legionary"] + 5}})
+        f = self.play([(s0, False, s0), (s0, False, wrong)])
+        assert (f.phantom_changes, f.missed_changes, f.wrong_regions, f.boards_wrong) == (1, 0, 1, 1)
+        assert f.violations + f.warnings > 0 and f.truth_violations + f.truth_warnings == 0
+
+    def test_a_move_the_commit_did_not_show_is_missed(self):
+        s0, s1 = legal_game()[:2]
+        f = self.play([(s0, False, s0), (s0, True, None), (s1, True, None), (s1, False, s0)])
+        assert f.missed_changes == len(changed(s0, s1)) > 0
+        assert f.phantom_changes == 0 and f.wrong_regions == len(changed(s0, s1))
+
+    def test_an_unseen_region_is_neither_wrong_nor_missed(self):
+        s0, s1 = legal_game()[:2]
+        moved = changed(s0, s1)
+        d = s0.to_dict()
+        d["unseen"] = moved
+        blind = ObservedState.from_dict(d)
+        f = self.play([(s0, False, s0), (s0, True, None), (s1, True, None), (s1, False, blind)])
+        assert (f.wrong_regions, f.missed_changes) == (0, 0)

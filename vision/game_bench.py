@@ -1,0 +1,163 @@
+"""``augur bench game``: the live loop over whole rendered games, as a table would live them.
+
+The single-image bench scores one reading of a still table. A game is a stream: hands come
+and go, the gate decides when the scene is still, the fusion commits a state, the tracker
+reads each commit as a move. What the players see is the commits, so this bench plays a
+rendered game video (:func:`vision.synth.video.frames`) through :class:`vision.pipeline.Pipeline`
+and scores every commit against the true board at that frame:
+
+- the moves committed (a hand that left the board changed), and how soon after the last hand
+  left, in video time;
+- the regions read wrong in the committed states (regions the counter marked unseen left out:
+  the pipeline keeps their last count);
+- **phantom changes**: regions whose committed count changed between two commits while their
+  true contents did not. The tracker takes each one for a move nobody made;
+- **missed changes**: regions whose true contents changed between two commits while their
+  committed count did not;
+- the tracker's verdicts on the committed states, beside its verdicts on the true states of
+  the same frames. The true states are a legal game, so what the first has more than the
+  second comes from the counting (the second is not always empty: a commit can fall between
+  two moves of one turn, or one commit can take in two moves the gate saw as one).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from calibration.profile import calibrate
+from tracker.rulesets import make_game
+from tracker.state import ObservedState
+from tracker.verdicts import VIOLATION
+from vision.synth.board_art import procedural_art
+from vision.synth.render import FRAME_SIZE
+
+
+@dataclass
+class GameVideoFigures:
+    """What one game video's live loop did (see the module docstring for each figure)."""
+
+    tier: str
+    seed: int
+    turns: int
+    frames: int = 0
+    moves: int = 0
+    commits: int = 0
+    commit_after_hand_s: list[float] = field(default_factory=list)
+    wrong_regions: int = 0
+    boards_wrong: int = 0
+    phantom_changes: int = 0
+    missed_changes: int = 0
+    violations: int = 0
+    warnings: int = 0
+    truth_violations: int = 0
+    truth_warnings: int = 0
+    gate_s: list[float] = field(default_factory=list)
+
+    @property
+    def gate_fps(self) -> float:
+        return 1 / float(np.median(self.gate_s)) if self.gate_s else float("nan")
+
+
+def _tally(game, state: ObservedState) -> tuple[int, int]:
+    """Feed ``state`` to the tracker; return its (violations, warnings)."""
+    verdicts = game.start(state) if game.state is None else game.observe(state).verdicts
+    violations = sum(v.level == VIOLATION for v in verdicts)
+    return violations, len(verdicts) - violations
+
+
+class GameScorer:
+    """Scores a live loop frame by frame: each frame's truth (the renderer's line: ``frame``,
+    ``hand_present``, ``state``) and the state the pipeline committed on it, if any."""
+
+    def __init__(self, figures: GameVideoFigures, players, fps: int):
+        self.out, self.fps = figures, fps
+        self.read, self.true = make_game("2005", players), make_game("2005", players)
+        self._hand_left: int | None = None      # the frame the last hand left on, while its move awaits a commit
+        self._last: tuple[dict, dict] | None = None     # (committed, true) regions at the last commit
+        self._prev_hand, self._board_then = False, None
+
+    def see(self, truth: dict, committed: ObservedState | None) -> None:
+        out = self.out
+        out.frames += 1
+        true_state = ObservedState.from_dict(truth["state"])
+        now = true_state.regions
+        if truth["hand_present"] and not self._prev_hand:
+            self._board_then = now
+        if self._prev_hand and not truth["hand_present"] and now != self._board_then:
+            self._hand_left, out.moves = truth["frame"], out.moves + 1
+        self._prev_hand = truth["hand_present"]
+        if committed is None:
+            return
+        out.commits += 1
+        got = committed.regions
+        wrong = sum(got.get(r, {}) != now.get(r, {}) for r in set(got) | set(now) if r not in committed.unseen)
+        out.wrong_regions += wrong
+        out.boards_wrong += wrong > 0
+        if self._last is not None:
+            was_got, was_now = self._last
+            for r in set(got) | set(was_got) | set(now) | set(was_now):
+                read_changed = got.get(r, {}) != was_got.get(r, {})
+                truly_changed = now.get(r, {}) != was_now.get(r, {})
+                out.phantom_changes += read_changed and not truly_changed
+                out.missed_changes += truly_changed and not read_changed and r not in committed.unseen
+        self._last = (got, now)
+        v, w = _tally(self.read, committed)
+        out.violations, out.warnings = out.violations + v, out.warnings + w
+        v, w = _tally(self.true, true_state)
+        out.truth_violations, out.truth_warnings = out.truth_violations + v, out.truth_warnings + w
+        if self._hand_left is not None:
+            out.commit_after_hand_s.append((truth["frame"] - self._hand_left + 1) / self.fps)
+            self._hand_left = None
+
+
+def play_game_video(tier: str, seed: int, turns: int, fps: int = 12, size: tuple[int, int] = FRAME_SIZE,
+                    hold_untouched: bool = True) -> GameVideoFigures:
+    """Render the game of ``seed`` on a ``tier`` table, calibrate on its empty-table photo, play
+    every frame through the pipeline and score the commits."""
+    from vision.gate import Gate
+    from vision.pipeline import Pipeline
+    from vision.synth.video import PLAYERS, calibration_photo, frames
+    profile = calibrate(calibration_photo(seed, tier, size), procedural_art(), players=PLAYERS)
+    gate, pipeline = Gate(profile), Pipeline(profile, hold_untouched=hold_untouched)
+    out = GameVideoFigures(tier, seed, turns)
+    scorer = GameScorer(out, PLAYERS, fps)
+    for img, truth, _ in frames(seed, turns, tier, size=size, fps=fps):
+        t0 = time.perf_counter()
+        gate.check(img)                      # timed alone: the pipeline's frame also counts still ones
+        out.gate_s.append(time.perf_counter() - t0)
+        scorer.see(truth, pipeline.process(img).committed)
+    return out
+
+
+def describe(figures: list[GameVideoFigures], fps: int) -> str:
+    """One line for a tier's games together."""
+    f0 = figures[0]
+    delays = [d for f in figures for d in f.commit_after_hand_s]
+    moves, commits = sum(f.moves for f in figures), sum(f.commits for f in figures)
+    total = {k: sum(getattr(f, k) for f in figures) for k in
+             ("wrong_regions", "boards_wrong", "phantom_changes", "missed_changes", "violations", "warnings",
+              "truth_violations", "truth_warnings")}
+    gate_fps = float(np.median([f.gate_fps for f in figures]))
+    seeds = ", ".join(str(f.seed) for f in figures)
+    delay = (f"{np.median(delays):.2f} s of video after the last hand left (median; worst {max(delays):.2f} s; "
+             f"target <= 0.5 s at {fps} fps, counting time not included)") if delays else "none committed"
+    return (f"[game {f0.tier}] {len(figures)} game(s) (seed {seeds}), {f0.turns} turns each, "
+            f"{sum(f.frames for f in figures)} frames: gating {gate_fps:.0f} frames/s (target >= 30); "
+            f"{len(delays)} of {moves} moves committed, {delay}; {commits} states committed, "
+            f"{total['wrong_regions'] / max(commits, 1):.2f} regions wrong per state, "
+            f"{total['boards_wrong']} states with a region wrong; {total['phantom_changes']} phantom changes "
+            f"(a count changed with nobody touching it), {total['missed_changes']} true changes missed; "
+            f"tracker {total['violations']} violations / {total['warnings']} warnings "
+            f"(on the true states of the same frames: {total['truth_violations']} / {total['truth_warnings']})")
+
+
+def bench_game_videos(tiers=("easy", "hard"), seeds=(5,), turns: int = 2, fps: int = 12,
+                      size: tuple[int, int] = FRAME_SIZE, hold_untouched: bool = True) -> dict:
+    """Every game of ``seeds`` on each tier; prints one line per tier and returns the figures."""
+    out = {}
+    for tier in tiers:
+        out[tier] = [play_game_video(tier, s, turns, fps, size, hold_untouched) for s in seeds]
+        print(describe(out[tier], fps), flush=True)
+    return out
