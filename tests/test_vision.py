@@ -232,6 +232,23 @@ class TestGateAndFusion:
         assert [r.still for r in settling] == [False] * (ISLAND_SETTLE - 1) + [True]
         assert settling[0].occluder > 0.003
 
+    def test_a_pile_left_along_the_frame_is_no_arm(self):
+        """A pile in a province along the board's frame lies within ARM_GAP of the edge but does
+        not cross it: it passes as quickly as one in mid-board."""
+        from vision.gate import ISLAND_SETTLE
+        img, _, cal = scene()
+        profile = calibrate(cal, procedural_art(), players=PLAYERS)
+        w, _ = profile.geometry.size
+        pile = img.copy()
+        cv2.fillConvexPoly(pile, np.array(self._board_points(
+            profile, (0.45 * w, 15), (0.45 * w + 150, 15), (0.45 * w + 150, 60), (0.45 * w, 60))), (40, 200, 230))
+        gate = Gate(profile)
+        assert [gate.check(img).still for _ in range(3)] == [False, True, True]
+        assert gate.check(pile).reason == "motion"
+        settling = [gate.check(pile) for _ in range(ISLAND_SETTLE)]
+        assert settling[0].occluder > 0.003
+        assert [r.still for r in settling] == [False] * (ISLAND_SETTLE - 1) + [True]
+
     def test_a_still_arm_over_the_edge_holds_the_gate_though_it_is_the_boards_grey(self):
         """An arm reaches in over the board's edge; a brown forearm over the red frame has the
         frame's grey, so the change is looked for in colour."""

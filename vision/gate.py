@@ -115,10 +115,13 @@ class Gate:
 
     def _reaches_in(self, changed: np.ndarray, blobs: np.ndarray, large: np.ndarray, shape: tuple[int, ...]) -> bool:
         """Whether one of the ``large`` blobs, joined to the changes around it across gaps of
-        ARM_GAP, reaches the edge of what the camera sees: an arm, not what a hand left."""
+        ARM_GAP, reaches the edge of what the camera sees: an arm, not what a hand left. The
+        edge itself must have changed: a pile left in a province along the board's frame lies
+        within a gap of the edge, and taking it for an arm held a move back for 1.3 s (most
+        moves on the rendered games leave the table still for less)."""
         joined = cv2.dilate(changed, np.ones((ARM_GAP, ARM_GAP), np.uint8))
         _, groups = cv2.connectedComponents(joined)
-        at_rim = np.unique(groups[self._seen_rim(shape) & (joined > 0)])
+        at_rim = np.unique(groups[self._seen_rim(shape) & (changed > 0)])
         return bool(np.isin(groups[np.isin(blobs, large)], at_rim[at_rim > 0]).any())
 
     def _seen_rim(self, shape: tuple[int, ...]) -> np.ndarray:
