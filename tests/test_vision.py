@@ -527,8 +527,9 @@ class TestBenchIntervals:
 def _off_the_coast(geo, province: str, reach: tuple[float, float]) -> tuple[float, float]:
     """A sea point whose nearest province is ``province``, at a distance within ``reach``
     (found by brute force over the province pixels, not through ``land_labels``)."""
-    from vision.geometry import SPILL_REACH
+    from vision.geometry import SPILL_REACH, SPILL_SLACK
 
+    counted = SPILL_REACH + SPILL_SLACK
     province_px = np.argwhere(np.isin(geo.labels, [geo.region_ids.index(r) + 1 for r in geo.region_ids
                                                    if geo.board.is_province(r)]))
     mine = np.argwhere(geo.mask(province))
@@ -540,7 +541,7 @@ def _off_the_coast(geo, province: str, reach: tuple[float, float]) -> tuple[floa
         d_all = np.hypot(province_px[:, 1] - xs[i], province_px[:, 0] - ys[i])
         d_mine = np.hypot(mine[:, 1] - xs[i], mine[:, 0] - ys[i]).min()
         if reach[0] <= d_mine <= reach[1] and d_mine <= d_all.min() + 1e-9:
-            assert reach[1] <= SPILL_REACH or d_mine > SPILL_REACH
+            assert reach[1] <= counted or d_mine > counted
             return float(xs[i]), float(ys[i])
     raise AssertionError(f"no sea point {reach} off {province}")
 
@@ -563,11 +564,22 @@ class TestSpilledPieces:
         got = count(Detections(np.array([[x, y]]), ("trireme",), ("blue",), np.ones(1)), geo)
         assert got.regions == {geo.region_at(x, y): {"blue": {"trireme": 1}}}
 
-    def test_a_legionary_far_out_at_sea_is_still_impossible(self):
-        from vision.geometry import SPILL_REACH
+    def test_a_legionary_read_just_past_the_reach_still_counts_for_the_island(self):
+        """Players stand a spilled piece up to SPILL_REACH off the coast; its footprint is read a
+        few units off, so the counter looks SPILL_SLACK farther."""
+        from vision.geometry import SPILL_REACH, SPILL_SLACK
 
         geo = load_geometry()
-        x, y = _off_the_coast(geo, "corsica", (SPILL_REACH + 5, SPILL_REACH + 40))
+        x, y = _off_the_coast(geo, "corsica", (SPILL_REACH + 1, SPILL_REACH + SPILL_SLACK - 1))
+        got = count(Detections(np.array([[x, y]]), ("legionary",), ("red",), np.ones(1)), geo)
+        assert got.regions == {"corsica": {"red": {"legionary": 1}}}
+        assert geo.spill_labels[int(round(y)), int(round(x))] == geo.labels[int(round(y)), int(round(x))]
+
+    def test_a_legionary_far_out_at_sea_is_still_impossible(self):
+        from vision.geometry import SPILL_REACH, SPILL_SLACK
+
+        geo = load_geometry()
+        x, y = _off_the_coast(geo, "creta", (SPILL_REACH + SPILL_SLACK + 5, SPILL_REACH + SPILL_SLACK + 40))
         got = count(Detections(np.array([[x, y]]), ("legionary",), ("red",), np.ones(1)), geo)
         sea = geo.region_at(x, y)
         assert got.regions == {} and got.confidence_of(sea) < 1.0

@@ -5,8 +5,8 @@ probability that the count is right, :mod:`vision.confidence`), else the mean sc
 
 Each detection goes to the region under its footprint (supervision's zone counting, with the
 board's label image as the zones), except that a legionary, vexillum or centre standing on the
-sea within ``vision.geometry.SPILL_REACH`` of a province's coast goes to that province (players
-stand the pile a small island cannot hold on the sea around it). A piece that cannot stand where
+sea within ``vision.geometry.SPILL_REACH`` (and ``SPILL_SLACK``) of a province's coast goes to that
+province (players stand the pile a small island cannot hold on the sea around it). A piece that cannot stand where
 it was seen (a legionary far out at sea, a trireme on land) is dropped and lowers the region's
 confidence. A province holds one army: if detections of two army colours fall in one province,
 the colour with fewer is dropped and the region's confidence falls accordingly.

@@ -46,7 +46,7 @@ BASE_INSIDE = 0.5
 #: overlap a little where the figures taper, but no piece stands inside another.
 TOUCHING = 0.9
 #: Tries to find a free spot for a piece, and the try from which a province's legionary or
-#: vexillum may stand on the sea off its coast (``BoardGeometry.land_labels``): players fill
+#: vexillum may stand on the sea off its coast (``BoardGeometry.spill_labels``): players fill
 #: the province first.
 PLACING_ATTEMPTS = 400
 SPILL_AFTER = 100
@@ -237,7 +237,7 @@ def place_pieces(state: ObservedState, rng: np.random.Generator, geo: BoardGeome
                         if to_border[yi, xi] < BASE_INSIDE * r:
                             continue
                     # a province too full for its pile: the rest stands on the sea off its coast
-                    elif not (may_spill and attempt >= SPILL_AFTER and geo.land_labels[yi, xi] == label):
+                    elif not (may_spill and attempt >= SPILL_AFTER and geo.spill_labels[yi, xi] == label):
                         continue
                 else:
                     cand = inner[rng.integers(len(inner))]
