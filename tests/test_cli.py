@@ -174,6 +174,17 @@ class TestDemo:
         assert game is not None and game["players"] == ["red", "blue", "yellow", "green"]
         assert len(store.snapshots(game["id"])) >= int(summary[2])
 
+    def test_the_whole_demo_game_is_committed_move_by_move_without_a_violation(self, demo_cache):
+        """The first thing a new user sees. A gate that took a hand's first sliver for the still
+        table committed 3 of its 8 moves, and a legionary stood two bases off Baleares, read
+        just past the spill reach, gave a violation at the set-up that stayed all game."""
+        from vision.game_bench import play_video_folder
+        from vision.synth.video import ensure_default_video
+        f = play_video_folder(ensure_default_video())
+        assert f.moves == 8 and len(f.commit_after_hand_s) == f.moves
+        assert (f.violations, f.truth_violations, f.phantom_changes, f.missed_changes) == (0, 0, 0, 0)
+        assert f.wrong_regions <= 1
+
     def test_bench_measures_the_live_loop_in_a_process_of_its_own(self, demo_cache):
         from vision.bench import bench_live_memory
         out = bench_live_memory(frames=24)

@@ -131,6 +131,29 @@ def play_game_video(tier: str, seed: int, turns: int, fps: int = 12, size: tuple
     return out
 
 
+def play_video_folder(folder, hold_untouched: bool = True) -> GameVideoFigures:
+    """The same for a game video written to a folder (``augur synth video``, the demo's): its
+    frames as JPEG files, as a camera's would arrive, with the per-frame truth beside them."""
+    import json
+    from pathlib import Path
+
+    import cv2
+
+    from vision.frames import video_frames
+    from vision.pipeline import Pipeline
+    from vision.synth.video import PLAYERS
+    folder = Path(folder)
+    meta = json.loads((folder / "video.json").read_text())
+    truth = [json.loads(line) for line in (folder / "truth.jsonl").read_text().splitlines()]
+    profile = calibrate(cv2.imread(str(folder / "calibration.jpg")), procedural_art(), players=PLAYERS)
+    pipeline = Pipeline(profile, hold_untouched=hold_untouched)
+    out = GameVideoFigures(meta["tier"], meta["seed"], meta["turns"])
+    scorer = GameScorer(out, PLAYERS, meta["fps"])
+    for img, line in zip(video_frames(folder, meta["fps"], realtime=False), truth):
+        scorer.see(line, pipeline.process(img).committed)
+    return out
+
+
 def describe(figures: list[GameVideoFigures], fps: int) -> str:
     """One line for a tier's games together."""
     f0 = figures[0]
