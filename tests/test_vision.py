@@ -214,6 +214,18 @@ class TestGateAndFusion:
         return [tuple(int(v) for v in q) for q in
                 cv2.perspectiveTransform(np.array([pts], np.float64), profile.H)[0]]
 
+    def _arm_red_then_green(self, reach: float):
+        """The scene's profile, its image, and the image with an arm from ``reach`` of the board's
+        height out over its top edge: red, then green of the same grey (60)."""
+        img, _, cal = scene()
+        profile = calibrate(cal, procedural_art(), players=PLAYERS)
+        w, h = profile.geometry.size
+        arm = self._board_points(profile, (0.5 * w, reach * h), (0.5 * w, -0.2 * h))
+        before, after = img.copy(), img.copy()
+        cv2.line(before, arm[0], arm[1], (0, 0, 200), 40)
+        cv2.line(after, arm[0], arm[1], (0, 102, 0), 40)
+        return profile, img, before, after, arm
+
     def test_a_pile_left_inside_the_board_passes_after_a_short_settle(self):
         """A new pile seen by a tilted camera can cover more than OCCLUDER_FRACTION; lying wholly
         inside the board and still, it is what a hand left there, not a hand."""
@@ -253,13 +265,7 @@ class TestGateAndFusion:
         """An arm reaches in over the board's edge; a brown forearm over the red frame has the
         frame's grey, so the change is looked for in colour."""
         from vision.gate import SETTLE_FRAMES
-        img, _, cal = scene()
-        profile = calibrate(cal, procedural_art(), players=PLAYERS)
-        w, h = profile.geometry.size
-        arm = self._board_points(profile, (0.5 * w, 0.5 * h), (0.5 * w, -0.2 * h))
-        before, after = img.copy(), img.copy()
-        cv2.line(before, arm[0], arm[1], (0, 0, 200), 40)      # grey 60
-        cv2.line(after, arm[0], arm[1], (0, 102, 0), 40)       # grey 60 too, another colour
+        profile, img, before, after, arm = self._arm_red_then_green(0.5)
         assert abs(int(cv2.cvtColor(before, cv2.COLOR_BGR2GRAY)[arm[0][::-1]]) -
                    int(cv2.cvtColor(after, cv2.COLOR_BGR2GRAY)[arm[0][::-1]])) <= 1
         gate = Gate(profile)
@@ -276,13 +282,7 @@ class TestGateAndFusion:
         demo's game video took such a frame as the new still table, and then saw where the hand
         had been as an arm over the edge for the rest of the game."""
         from vision.gate import SETTLE_FRAMES
-        img, _, cal = scene()
-        profile = calibrate(cal, procedural_art(), players=PLAYERS)
-        w, h = profile.geometry.size
-        arm = self._board_points(profile, (0.5 * w, 0.3 * h), (0.5 * w, -0.2 * h))
-        before, after = img.copy(), img.copy()
-        cv2.line(before, arm[0], arm[1], (0, 0, 200), 40)      # grey 60
-        cv2.line(after, arm[0], arm[1], (0, 102, 0), 40)       # grey 60 too: no motion in grey
+        profile, _, before, after, _ = self._arm_red_then_green(0.3)
         gate = Gate(profile)
         assert not gate.check(before).still                  # the first frame starts the reference
         assert all(gate.check(before).still for _ in range(SETTLE_FRAMES + 4))
