@@ -265,18 +265,14 @@ def bench_real_time_commit(limit: int | None = None) -> dict:
     A move's delay runs from the moment its first frame without a hand was delivered to the
     moment the pipeline returned the committed state. The video runs at 12 frames a second; a
     30-frame camera would hand the counter a fresher frame each time it is free."""
-    import json
-
-    import cv2
-
     from vision.frames import NewestFrame, video_frames
+    from vision.game_bench import read_video_folder
     from vision.pipeline import Pipeline
     from vision.synth.video import PLAYERS, ensure_default_video
     folder = ensure_default_video()
-    meta = json.loads((folder / "video.json").read_text())
-    truth = [json.loads(line) for line in (folder / "truth.jsonl").read_text().splitlines()]
+    meta, truth, calibration_image = read_video_folder(folder)
     hands = [t["hand_present"] for t in truth]
-    profile = calibrate(cv2.imread(str(folder / "calibration.jpg")), procedural_art(), players=PLAYERS)
+    profile = calibrate(calibration_image, procedural_art(), players=PLAYERS)
     pipeline = Pipeline(profile)
     source = NewestFrame(video_frames(folder, meta["fps"], realtime=True, limit=limit), keep_times=True)
     left = _moves(truth)

@@ -116,41 +116,48 @@ def play_game_video(tier: str, seed: int, turns: int, fps: int = 12, size: tuple
                     hold_untouched: bool = True) -> GameVideoFigures:
     """Render the game of ``seed`` on a ``tier`` table, calibrate on its empty-table photo, play
     every frame through the pipeline and score the commits."""
-    from vision.gate import Gate
-    from vision.pipeline import Pipeline
-    from vision.synth.video import PLAYERS, calibration_photo, frames
-    profile = calibrate(calibration_photo(seed, tier, size), procedural_art(), players=PLAYERS)
-    gate, pipeline = Gate(profile), Pipeline(profile, hold_untouched=hold_untouched)
-    out = GameVideoFigures(tier, seed, turns)
-    scorer = GameScorer(out, PLAYERS, fps)
-    for img, truth, _ in frames(seed, turns, tier, size=size, fps=fps):
-        t0 = time.perf_counter()
-        gate.check(img)                      # timed alone: the pipeline's frame also counts still ones
-        out.gate_s.append(time.perf_counter() - t0)
-        scorer.see(truth, pipeline.process(img).committed)
-    return out
+    from vision.synth.video import calibration_photo, frames
+    rendered = ((img, truth) for img, truth, _ in frames(seed, turns, tier, size=size, fps=fps))
+    return _play(calibration_photo(seed, tier, size), rendered, GameVideoFigures(tier, seed, turns), fps,
+                 hold_untouched)
 
 
-def play_video_folder(folder, hold_untouched: bool = True) -> GameVideoFigures:
-    """The same for a game video written to a folder (``augur synth video``, the demo's): its
-    frames as JPEG files, as a camera's would arrive, with the per-frame truth beside them."""
+def read_video_folder(folder) -> tuple[dict, list[dict], np.ndarray]:
+    """A game video written to a folder (``augur synth video``, the demo's): its ``video.json``,
+    its per-frame truth and its calibration photo."""
     import json
     from pathlib import Path
 
     import cv2
-
-    from vision.frames import video_frames
-    from vision.pipeline import Pipeline
-    from vision.synth.video import PLAYERS
     folder = Path(folder)
     meta = json.loads((folder / "video.json").read_text())
     truth = [json.loads(line) for line in (folder / "truth.jsonl").read_text().splitlines()]
-    profile = calibrate(cv2.imread(str(folder / "calibration.jpg")), procedural_art(), players=PLAYERS)
-    pipeline = Pipeline(profile, hold_untouched=hold_untouched)
-    out = GameVideoFigures(meta["tier"], meta["seed"], meta["turns"])
-    scorer = GameScorer(out, PLAYERS, meta["fps"])
-    for img, line in zip(video_frames(folder, meta["fps"], realtime=False), truth):
-        scorer.see(line, pipeline.process(img).committed)
+    return meta, truth, cv2.imread(str(folder / "calibration.jpg"))
+
+
+def play_video_folder(folder, hold_untouched: bool = True) -> GameVideoFigures:
+    """The same for a game video written to a folder: its frames read from their JPEG files, as
+    a camera's would arrive."""
+    from vision.frames import video_frames
+    meta, truth, calibration_image = read_video_folder(folder)
+    return _play(calibration_image, zip(video_frames(folder, meta["fps"], realtime=False), truth),
+                 GameVideoFigures(meta["tier"], meta["seed"], meta["turns"]), meta["fps"], hold_untouched)
+
+
+def _play(calibration_image: np.ndarray, frames, out: GameVideoFigures, fps: int,
+          hold_untouched: bool) -> GameVideoFigures:
+    """Calibrate, then run (image, truth) ``frames`` through the pipeline, scoring into ``out``."""
+    from vision.gate import Gate
+    from vision.pipeline import Pipeline
+    from vision.synth.video import PLAYERS
+    profile = calibrate(calibration_image, procedural_art(), players=PLAYERS)
+    gate, pipeline = Gate(profile), Pipeline(profile, hold_untouched=hold_untouched)
+    scorer = GameScorer(out, PLAYERS, fps)
+    for img, truth in frames:
+        t0 = time.perf_counter()
+        gate.check(img)                      # timed alone: the pipeline's frame also counts still ones
+        out.gate_s.append(time.perf_counter() - t0)
+        scorer.see(truth, pipeline.process(img).committed)
     return out
 
 
