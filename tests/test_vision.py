@@ -14,7 +14,7 @@ from calibration.profile import CalibrationError, CalibrationProfile, calibrate
 from tests.conftest import shared_file
 from tracker.state import ObservedState
 from vision.count import count
-from vision.fuse import Fusion
+from vision.fuse import WINDOW, Fusion
 from vision.gate import Gate
 from vision.geometry import load_geometry
 from vision.pipeline import Pipeline
@@ -360,6 +360,22 @@ class TestGateAndFusion:
         committed = committed_after_still_run(reader, frames, geo)
         assert reader.seen == [(0, True), (7, False), (9, False)]
         assert committed.regions == {"italia": {"red": {"legionary": 1}}}     # two frames of three
+
+    def test_a_region_no_frame_could_see_keeps_its_committed_count(self):
+        """A hand resting still over Italia is no move: nothing is committed while it rests, and a
+        move elsewhere meanwhile is committed with Italia's last count, marked unseen."""
+        f = Fusion(agree=3)
+        base = {"italia": {"red": {"legionary": 2}}, "dacia": {"blue": {"legionary": 4}}}
+        assert [f.offer(ObservedState.from_dict({"regions": base})) is not None for _ in range(3)][-1]
+        f.reset_run()
+        covered = ObservedState.from_dict({"regions": {"dacia": {"blue": {"legionary": 4}}}, "unseen": ["italia"]})
+        assert all(f.offer(covered) is None for _ in range(WINDOW))
+        f.reset_run()
+        moved = ObservedState.from_dict({"regions": {"dacia": {"blue": {"legionary": 5}}}, "unseen": ["italia"]})
+        out = [f.offer(moved) for _ in range(3)][-1]
+        assert out is not None and out.regions["dacia"] == {"blue": {"legionary": 5}}
+        assert out.regions["italia"] == {"red": {"legionary": 2}}
+        assert "italia" in out.unseen and out.confidence_of("italia") == 0.0
 
     def test_with_no_majority_the_latest_reading_wins(self):
         f = Fusion(agree=3)

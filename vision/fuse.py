@@ -6,6 +6,13 @@ showed most often in the run (the latest of those tied), so one flickering count
 back the whole board (CameraChessWeb smooths per square for the same reason); a state is
 committed when that fused board differs from the last committed one. Until then the last
 committed state stands.
+
+A region no frame of the run could see (a hand resting on it, a card lying over it) keeps its
+last committed count and is marked unseen. Left empty, it read to the tracker as every piece
+there taken off the board: on a rendered hard game, a hand that rested still over Italy for a
+second had twelve provinces emptied in one commit and filled again in the next, 24 changes that
+nobody made. A hand that stays still changes nothing the camera can tell; the regions under it
+are counted again once it has gone (:mod:`vision.touched` sees their pixels change).
 """
 from __future__ import annotations
 
@@ -49,6 +56,7 @@ class Fusion:
     def _fuse(self) -> ObservedState:
         latest = self._run[-1]
         board = latest.board
+        before = self.committed.to_dict()["regions"] if self.committed is not None else {}
         regions, confidence, unseen = {}, {}, set()
         for rid in board.regions:
             # newest first, so that in a tie the latest reading wins: the counter's later readings
@@ -57,6 +65,8 @@ class Fusion:
                             if rid not in s.unseen)
             if not votes:
                 unseen.add(rid)
+                if before.get(rid):
+                    regions[rid] = before[rid]
                 continue
             best, n = votes.most_common(1)[0]
             content = json.loads(best)
