@@ -377,6 +377,23 @@ class TestGateAndFusion:
         assert out.regions["italia"] == {"red": {"legionary": 2}}
         assert "italia" in out.unseen and out.confidence_of("italia") == 0.0
 
+    def test_a_hand_lying_still_on_the_board_empties_none_of_the_regions_it_hides(self):
+        """The whole loop: once the gate lets a resting hand's frames through, the counter finds
+        regions it cannot see under it; the state that stands keeps their counts. (On this table
+        the counter also misses a trireme at the hand's edge that it deems seen, so a state is
+        committed: the regions it hides must not be emptied in it.)"""
+        from vision.gate import SETTLE_FRAMES
+        img, truth, cal = scene()
+        p = Pipeline(calibrate(cal, procedural_art(), players=PLAYERS))
+        for _ in range(4):
+            p.process(img)
+        before = p.committed.regions
+        hand, _ = render(ObservedState.from_dict(truth.state), "easy", seed=tuple(truth.seed), hands=2)
+        results = [p.process(hand) for _ in range(SETTLE_FRAMES + WINDOW + 2)]
+        hidden = set().union(*(r.state.unseen for r in results if r.state is not None))
+        assert len(hidden) >= 3 and any(before.get(r) for r in hidden)
+        assert {r: p.committed.regions.get(r) for r in hidden} == {r: before.get(r) for r in hidden}
+
     def test_with_no_majority_the_latest_reading_wins(self):
         f = Fusion(agree=3)
         readings = [{"dacia": {"blue": {"legionary": n}}} for n in (3, 4, 5)]
