@@ -412,6 +412,15 @@ def cmd_fit_confidence(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_quantize_counter(args: argparse.Namespace) -> int:
+    from vision.density import DEFAULT_COUNTER, FLOAT_COUNTER
+    from vision.quantize import quantize_counter
+    quantize_counter(Path(args.counter) if args.counter else FLOAT_COUNTER,
+                     Path(args.out) if args.out else DEFAULT_COUNTER, args.tables, args.render_seed)
+    print("refit the per-region confidence for it: augur fit-confidence")
+    return 0
+
+
 # -- regionmap --------------------------------------------------------------------------
 def cmd_regionmap(args: argparse.Namespace) -> int:
     from calibration.region_map import build_geometry, load_north_up_photo, write_geometry, RegionMapError
@@ -792,6 +801,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--counter", help="the counting network (default: the shipped one)")
     p.add_argument("--out", help="where to write the model (default: beside the shipped network)")
     p.set_defaults(func=cmd_fit_confidence)
+
+    from vision.quantize import QUANT_SEED, QUANT_TABLES
+    p = sub.add_parser("quantize-counter", help="quantise the counting network to 8 bits for the CPU (needs the "
+                                                "onnx package, in the [train] extra)")
+    p.add_argument("--counter", help="the float network (default: the shipped one)")
+    p.add_argument("--out", help="where to write the 8-bit one (default: the one the counter runs)")
+    p.add_argument("--tables", type=int, default=QUANT_TABLES, help="rendered tables per tier for the activation "
+                                                                    "ranges")
+    p.add_argument("--render-seed", type=int, default=QUANT_SEED, help="their seed")
+    p.set_defaults(func=cmd_quantize_counter)
 
     p = sub.add_parser("calibrate", help="learn the board pose and piece colours from a photo of the empty board")
     p.add_argument("image", nargs="?", help="photo of the empty board with the score markers on box 0")
