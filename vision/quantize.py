@@ -1,11 +1,11 @@
 """``augur quantize-counter``: the counting network in 8-bit integers, for the CPU.
 
 The float network (``models/pieces-density.onnx``, what training writes and fine-tunes start
-from) reads a 1280 x 720 table in about 125 ms on a 2-core laptop; three such readings stand
+from) reads a table filmed at 1280 x 720 in about 125 ms on a 2-core laptop; three such readings stand
 between the last hand leaving the board and a committed state. Its weights and activations in
 8 bits, with onnxruntime's static quantisation, run the same network in about 60 ms there.
 
-Two things keep its counts at the float network's:
+Two things keep its counts close to the float network's (``models/README.md``):
 
 - **the output stays float.** The head writes the piece density (a few hundredths per cell)
   beside logits of about ten in one tensor; in 8 bits over that range the density was lost (27 %
@@ -50,9 +50,9 @@ class QuantizeError(AugurError):
     """The counting network cannot be quantised (a missing file, a missing package)."""
 
 
-def calibration_inputs(per_tier: int = QUANT_TABLES, seed: int = QUANT_SEED) -> list[np.ndarray]:
-    """The counter's network inputs (1 x 6 x H x W, float) for ``per_tier`` rendered tables of
-    each tier, each calibrated on its own empty-table photo as a user's would be, cut to
+def calibration_inputs(src: Path, per_tier: int = QUANT_TABLES, seed: int = QUANT_SEED) -> list[np.ndarray]:
+    """The network inputs (1 x 6 x H x W, float) the counter prepares for the float network ``src``
+    on ``per_tier`` rendered tables of each tier, each calibrated on its own empty-table photo as a user's would be, cut to
     QUANT_WINDOW around the centre."""
     from calibration.profile import calibrate
     from vision.density import DensityCounter
@@ -67,8 +67,7 @@ def calibration_inputs(per_tier: int = QUANT_TABLES, seed: int = QUANT_SEED) -> 
                 profile = calibrate(calibration_render(truth), art, players=truth.players)
             except AugurError:
                 continue
-            counter = DensityCounter(profile, confidence=None, summits=None, hulls=None, hidden=None,
-                                     model=float_counter())
+            counter = DensityCounter(profile, model=src, confidence=None, summits=None, hulls=None, hidden=None)
             counter._write_frame(img)
             x = counter._input
             y0, x0 = max(0, (x.shape[2] - h) // 2), max(0, (x.shape[3] - w) // 2)
@@ -76,11 +75,6 @@ def calibration_inputs(per_tier: int = QUANT_TABLES, seed: int = QUANT_SEED) -> 
             if window.shape[2:] == (h, w):
                 out.append(np.ascontiguousarray(window))
     return out
-
-
-def float_counter() -> Path:
-    from vision.density import FLOAT_COUNTER
-    return FLOAT_COUNTER
 
 
 def float_tail(model) -> list[str]:
@@ -107,7 +101,7 @@ def quantize_counter(src: Path, out: Path, per_tier: int = QUANT_TABLES, seed: i
     if not src.is_file():
         raise QuantizeError(f"counting network not found: {src}")
     progress(f"reading {per_tier} rendered tables per tier (seed {seed}) for the activation ranges")
-    inputs = calibration_inputs(per_tier, seed)
+    inputs = calibration_inputs(src, per_tier, seed)
     name = onnxruntime.InferenceSession(str(src), providers=["CPUExecutionProvider"]).get_inputs()[0].name
 
     class Tables(CalibrationDataReader):
