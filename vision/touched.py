@@ -69,9 +69,6 @@ class TouchedRegions:
         self.state = state
         self._light = LightMatch(self.kept)
 
-    def forget(self) -> None:
-        self.kept = self.state = self._light = None
-
     def touched(self, image: np.ndarray) -> set[str] | None:
         """The regions whose pixels changed since the kept frame (None: no frame kept)."""
         if self.kept is None:
