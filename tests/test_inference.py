@@ -313,6 +313,40 @@ class TestCards:
         assert {v.rule for v in t.game.draw_card("red")} == {"§17.3"}
 
 
+class TestResight:
+    """The camera sees the standing board otherwise (a hand resting on some regions) and no
+    count changed: the tracker takes the marks and infers nothing."""
+
+    def _seen_otherwise(self, t):
+        d = t.state().to_dict()
+        d["unseen"] = ["bithynia", "pontus_euxinus"]
+        return d
+
+    def test_the_marks_are_taken_and_nothing_is_inferred(self):
+        from tracker.state import ObservedState
+        t = Table()
+        t.set(bithynia=11).push()
+        turn, vp, history = t.game.turn_no, dict(t.game.vp), len(t.game.history)
+        t.game.resight(ObservedState.from_dict(self._seen_otherwise(t)))
+        assert t.game.state.unseen == {"bithynia", "pontus_euxinus"}
+        assert (t.game.turn_no, t.game.vp, len(t.game.history)) == (turn, vp, history)
+        r = t.push()            # seen again, same counts, as a full observation: still nothing happened
+        assert kinds(r) == [] and not r.turn_changed and not t.game.state.unseen
+
+    def test_a_changed_count_is_refused(self):
+        import pytest
+
+        from tracker.errors import GameError
+        from tracker.state import ObservedState
+        t = Table()
+        d = self._seen_otherwise(t)
+        d["regions"]["bithynia"] = {"red": {"legionary": 9}}
+        before = t.game.state
+        with pytest.raises(GameError, match="counts changed"):
+            t.game.resight(ObservedState.from_dict(d))
+        assert t.game.state is before
+
+
 class TestTurnsAndScore:
     def test_next_players_reinforcements_start_their_turn_5(self):
         t = Table()

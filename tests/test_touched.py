@@ -109,6 +109,25 @@ class TestTouchedRegions:
         held = t.hold(again, state({"dacia": {"blue": {"legionary": 2}}}))
         assert held.regions["dacia"] == {"blue": {"legionary": 2}}
 
+    def test_a_region_seen_again_is_held_from_then_on_and_a_touched_one_stays_touched(self):
+        """A hand lay on Dacia at the commit; it goes, and nobody moved anything the counter can
+        tell (Fusion.resighted): Dacia's pixels are kept from then on. Italia got a piece the
+        counter missed: it stays touched, and is read again at every frame."""
+        img, again, _, profile = table()
+        t = TouchedRegions(profile, profile.geometry)
+        counts = {"italia": {"red": {"legionary": 2}}, "dacia": {"blue": {"legionary": 3}}}
+        t.remember(with_piece(img, profile, "dacia", colour=(150, 170, 210)), state(counts, unseen=["dacia"]))
+        now = with_piece(again, profile, "italia")
+        assert {"dacia", "italia"} <= t.touched(now)
+        t.see_again(now, state(counts, confidence={"dacia": 0.9}, unseen=["belgica"]))
+        got = t.touched(now)
+        assert "dacia" not in got and "italia" in got
+        assert t.state.unseen == frozenset()            # Belgica's kept pixels still show it: not blind
+        read = state({"italia": {"red": {"legionary": 3}}, "dacia": {"blue": {"legionary": 4}}})
+        held = t.hold(now, read)
+        assert held.regions["dacia"] == {"blue": {"legionary": 3}} and held.confidence_of("dacia") == 0.9
+        assert held.regions["italia"] == {"red": {"legionary": 3}}
+
 
 class Flicker:
     """Reads two legionaries in Italia and, from its seventh frame on, every other frame a phantom

@@ -377,6 +377,27 @@ class TestGateAndFusion:
         assert out.regions["italia"] == {"red": {"legionary": 2}}
         assert "italia" in out.unseen and out.confidence_of("italia") == 0.0
 
+    def test_a_hand_coming_and_going_with_no_move_changes_only_the_marks(self):
+        """Nobody moves a piece: nothing is committed, but the committed state is marked unseen
+        where a resting hand hides the board, and seen again once it has gone (``resighted``),
+        instead of staying dashed on the tablets until the next move."""
+        f = Fusion(agree=3)
+        base = {"italia": {"red": {"legionary": 2}}, "dacia": {"blue": {"legionary": 4}}}
+        plain = ObservedState.from_dict({"regions": base})
+        covered = ObservedState.from_dict({"regions": {"dacia": {"blue": {"legionary": 4}}}, "unseen": ["italia"]})
+        first = [f.offer(plain) for _ in range(3)][-1]
+        assert first is not None and f.resighted is None
+        f.reset_run()
+        assert [f.offer(covered) for _ in range(3)] == [None] * 3
+        assert f.resighted is f.committed and f.committed.unseen == {"italia"}
+        assert f.committed.regions == first.regions
+        assert f.offer(covered) is None and f.resighted is None        # told once, at the decision
+        f.reset_run()
+        assert [f.offer(plain) for _ in range(3)] == [None] * 3
+        assert f.resighted is f.committed and not f.committed.unseen and f.committed.regions == first.regions
+        f.reset_run()
+        assert [f.offer(plain) for _ in range(3)] == [None] * 3 and f.resighted is None    # no new marks
+
     def test_a_hand_lying_still_on_the_board_empties_none_of_the_regions_it_hides(self):
         """The whole loop: once the gate lets a resting hand's frames through, the counter finds
         regions it cannot see under it; the state that stands keeps their counts. (On this table
@@ -392,6 +413,12 @@ class TestGateAndFusion:
         results = [p.process(hand) for _ in range(SETTLE_FRAMES + WINDOW + 2)]
         hidden = set().union(*(r.state.unseen for r in results if r.state is not None))
         assert len(hidden) >= 3 and any(before.get(r) for r in hidden)
+        assert {r: p.committed.regions.get(r) for r in hidden} == {r: before.get(r) for r in hidden}
+        assert p.committed.unseen & hidden
+        # the hand goes: every region it hid is seen again, with its count
+        gone = [p.process(img) for _ in range(SETTLE_FRAMES + WINDOW + 2)]
+        assert any(r.committed is not None or r.resighted is not None for r in gone)
+        assert not p.committed.unseen & hidden
         assert {r: p.committed.regions.get(r) for r in hidden} == {r: before.get(r) for r in hidden}
 
     def test_with_no_majority_the_latest_reading_wins(self):

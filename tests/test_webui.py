@@ -428,3 +428,33 @@ class TestCameraNotice:
         assert heard == [out_of_view, light, ""]         # a hand moving or a bad frame changes nothing
         assert lines == [f"  camera: {out_of_view}", f"  camera: {light}"]
         assert live.view()["camera_notice"] == ""
+
+    def test_marks_alone_reach_the_tablets_and_the_record_keeps_its_snapshots(self, live):
+        """A state the pipeline resighted (the same counts, other unseen marks) updates what the
+        tablets show and records nothing; one whose counts differ is left for a commit."""
+        import numpy as np
+
+        from vision.gate import GateResult
+        from vision.pipeline import FrameResult
+        from webui.loop import feed
+        states = game_states(2)
+        live.commit(states[0])
+        live.commit(states[1])
+        region = next(iter(states[1].owners))
+        hidden = ObservedState.from_dict(dict(states[1].to_dict(), unseen=[region]))
+        still = GateResult(True, 0.0, 0.0)
+        script = iter([FrameResult(1, still, resighted=hidden)])
+
+        class Scripted:
+            def process(self, image):
+                return next(script)
+
+        tablet = live.subscribe()
+        snaps, turn = len(live.store.snapshots(live.game_id)), live.game.turn_no
+        feed(live, Scripted(), iter([np.zeros((4, 4, 3), np.uint8)]))
+        assert tablet.get_nowait()["state"]["unseen"] == [region]
+        assert live.game.state.unseen == {region} and live.game.turn_no == turn
+        assert len(live.store.snapshots(live.game_id)) == snaps
+        live.resight(states[0])             # other counts: a move, for a commit
+        assert live.game.state.unseen == {region} and live.game.state.to_dict()["regions"] == states[1].to_dict()["regions"]
+        assert live.last_camera is hidden and len(live.store.snapshots(live.game_id)) == snaps

@@ -127,6 +127,19 @@ class TurnFollower:
     def _begin_turn(self, colour: str, state: ObservedState) -> ScoreEntry:
         raise NotImplementedError
 
+    def resight(self, state: ObservedState) -> None:
+        """The camera sees the standing board otherwise (which regions it can see, how sure it is of
+        each) while every count stays as it was. Nobody moved, so nothing is inferred, scored or
+        recorded: the state only takes the new marks. A count that changed is a move, for
+        :meth:`observe`."""
+        if self.state is None:
+            raise GameError("the game has not started: call start() with the board after set-up")
+        if state.board.id != self.board.id:
+            raise GameError(f"state is for board '{state.board.id}', the game is on '{self.board.id}'")
+        if state.to_dict()["regions"] != self.state.to_dict()["regions"]:
+            raise GameError("the counts changed: a change of pieces is observed, not resighted")
+        self.state = state
+
     def _read(self, prev: ObservedState, state: ObservedState, ctx) -> list[Reading]:
         raise NotImplementedError
 

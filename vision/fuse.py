@@ -13,6 +13,12 @@ there taken off the board: on a rendered hard game, a hand that rested still ove
 second had twelve provinces emptied in one commit and filled again in the next, 24 changes that
 nobody made. A hand that stays still changes nothing the camera can tell; the regions under it
 are counted again once it has gone (:mod:`vision.touched` sees their pixels change).
+
+When the fused board holds the committed counts but the camera sees it otherwise (a hand came to
+rest over some regions, or left them), no move was made and nothing is committed; the committed
+state takes the new marks all the same and is offered as ``resighted``, so that the dashboard
+stops showing a region as hidden (and asking the players to check it) once the hand has gone,
+instead of until the next move.
 """
 from __future__ import annotations
 
@@ -29,6 +35,8 @@ WINDOW = 9
 class Fusion:
     agree: int = 3
     committed: ObservedState | None = None
+    #: set by :meth:`offer` when the committed counts stand but their unseen marks changed
+    resighted: ObservedState | None = None
     _run: list[ObservedState] = field(default_factory=list)
 
     def reset_run(self) -> None:
@@ -40,7 +48,11 @@ class Fusion:
         return len(self._run)
 
     def offer(self, state: ObservedState) -> ObservedState | None:
-        """A still frame's count; returns the fused state when it becomes committed (else None)."""
+        """A still frame's count; returns the fused state when it becomes committed (else None).
+
+        A fused board with the committed counts and other unseen marks replaces the committed
+        state and is left in ``resighted`` (a move it is not: None is returned)."""
+        self.resighted = None
         self._run.append(state)
         # decide once the run is long enough, and once more when a full window has been seen;
         # in between, flicker in one region must not commit a new board every frame
@@ -49,6 +61,8 @@ class Fusion:
         self._run = self._run[-WINDOW:]
         fused = self._fuse()
         if self.committed is not None and self.committed.to_dict()["regions"] == fused.to_dict()["regions"]:
+            if fused.unseen != self.committed.unseen:
+                self.committed = self.resighted = fused
             return None
         self.committed = fused
         return fused

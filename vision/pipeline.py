@@ -46,6 +46,9 @@ class FrameResult:
     gate: GateResult | None
     state: ObservedState | None = None          # the count of this frame, when it was still
     committed: ObservedState | None = None      # set when this frame committed a new state
+    #: set when the committed counts stand but the camera now sees the board otherwise (a hand
+    #: came to rest over some regions or left them; :class:`vision.fuse.Fusion`)
+    resighted: ObservedState | None = None
     detections: Detections | None = None
     timings: dict[str, float] = field(default_factory=dict)
     error: str = ""
@@ -159,7 +162,11 @@ class Pipeline:
         if light is not None and getattr(light, "last", None) is not None:
             res.notice = light_notice(light.last)
         res.committed = self.fusion.offer(state)
-        if res.committed is not None and self.touched is not None:
-            self.touched.remember(image, res.committed)
+        res.resighted = self.fusion.resighted
+        if self.touched is not None:
+            if res.committed is not None:
+                self.touched.remember(image, res.committed)
+            elif res.resighted is not None:
+                self.touched.see_again(image, res.resighted)
         res.timings.update({"detect": t2 - t1, "count": t3 - t2})
         return res

@@ -69,6 +69,27 @@ class TouchedRegions:
         self.state = state
         self._light = LightMatch(self.kept)
 
+    def see_again(self, image: np.ndarray, state: ObservedState) -> None:
+        """The committed counts stand, and some regions unseen at the commit are seen now
+        (``state``, :attr:`vision.fuse.Fusion.resighted`): a hand that lay on them has gone. Their
+        pixels of this frame are kept, so that they are held from now on like the others. Only
+        theirs: a region touched since the commit whose count the counter still reads as it was
+        committed stays touched, and is counted again at every frame until a commit. Regions
+        that a hand has come to hide meanwhile are left as they were: their kept pixels show them."""
+        if self.kept is None:
+            return
+        again = sorted(self.state.unseen - state.unseen)
+        if not again:
+            return
+        ids = [self.region_ids.index(r) + 1 for r in again]
+        mask = np.isin(self.labels, ids) | np.isin(self.land, ids)
+        self.kept[mask] = self._light(self.view(image))[mask]
+        kept, now = self.state.to_dict(), state.to_dict()
+        confidence = {r: c for r, c in kept.get("confidence", {}).items() if r not in again}
+        confidence.update({r: c for r, c in now.get("confidence", {}).items() if r in again})
+        self.state = ObservedState.from_dict(dict(kept, confidence=confidence,
+                                                  unseen=sorted(self.state.unseen - set(again))), self.state.board)
+
     def touched(self, image: np.ndarray) -> set[str] | None:
         """The regions whose pixels changed since the kept frame (None: no frame kept)."""
         if self.kept is None:

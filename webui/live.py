@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tracker.errors import AugurError
+from tracker.errors import AugurError, GameError
 from tracker.pieces import VP_TRACK_MAX
 from tracker.readings import LOW_CONFIDENCE
 from tracker.rulesets import apply_entry, make_game
@@ -135,6 +135,24 @@ class LiveGame:
             payload["snapshot"] = sid
         self.broadcast(payload)
         return payload
+
+    def resight(self, state: ObservedState) -> None:
+        """The camera's committed counts stand, but it sees the board otherwise (a hand resting on
+        some regions, or gone from them; :class:`vision.fuse.Fusion`): the tablets show the new
+        marks. Nothing is recorded: no move was made, and the last snapshot holds what was seen
+        when the board last changed. A state whose counts are not the camera's last committed
+        ones is a move, left for :meth:`commit`."""
+        with self.lock:
+            if self.game.state is None or self.last_camera is None or \
+                    state.to_dict()["regions"] != self.last_camera.to_dict()["regions"]:
+                return
+            try:
+                self.game.resight(self._with_overrides(state))
+            except GameError:       # the tracker follows other counts (a correction): they stand
+                return
+            self.last_camera = state
+            view = self.view()
+        self.broadcast(view)
 
     def set_camera_notice(self, text: str) -> None:
         """Show ``text`` on every tablet ("" clears it); tablets hear only of a change."""

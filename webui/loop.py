@@ -36,6 +36,8 @@ def feed(live: LiveGame, pipeline: Pipeline, frames: Iterator[np.ndarray | None]
             if log and notice and notice != live.camera_notice:
                 log(f"  camera: {notice}")
             live.set_camera_notice(notice)
+        if res.resighted is not None:
+            live.resight(res.resighted)
         if res.committed is not None:
             ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 85])
             view = live.commit(res.committed, buf.tobytes() if ok else None, detections=detections_json(res.detections))
