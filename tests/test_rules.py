@@ -180,6 +180,51 @@ class TestSetup:
         rules = {v.rule for v in validate_setup(ObservedState.from_summary(board, garrisons), setup_plan(board, P3))}
         assert rules == {"§3.7"}
 
+    @staticmethod
+    def _camera_setup(board, hide=(), confidence=None, extra=None):
+        """A legal set-up as the camera saw it: ``hide`` provinces unseen (and uncounted), a
+        province changed (``extra``), per-region ``confidence``."""
+        from tracker.state import ObservedState
+        s = random_setup(board, P3, random.Random(2))
+        d = s.to_dict()
+        for p in hide:
+            d["regions"].pop(p)
+        d["regions"].update(extra or {})
+        d["unseen"], d["confidence"] = sorted(hide), dict(confidence or {})
+        return ObservedState.from_dict(d)
+
+    def test_provinces_the_camera_cannot_see_are_not_free_3_8(self, board):
+        s = random_setup(board, P3, random.Random(2))
+        red = [p for p in sorted(s.owners) if s.owners[p] == "red"][:2]
+        green = [p for p in sorted(s.owners) if s.owners[p] == "green"][:1]
+        state = self._camera_setup(board, hide=red + green)
+        verdicts = validate_setup(state, setup_plan(board, P3))
+        assert [(v.level, v.rule, set(v.regions)) for v in verdicts] == [("warning", "§3.8", set(red + green))]
+        # the same provinces seen empty are free, and red and green are short of provinces
+        from tracker.state import ObservedState
+        seen = state.to_dict()
+        seen.pop("unseen")
+        rules = {(v.level, v.rule) for v in validate_setup(ObservedState.from_dict(seen), setup_plan(board, P3))}
+        assert rules == {("violation", "§3.8"), ("violation", "§3.9"), ("violation", "§3.3")}
+
+    def test_an_army_with_more_provinces_than_the_unseen_could_explain_is_still_a_violation_3_9(self, board):
+        s = random_setup(board, P3, random.Random(2))
+        blue = next(p for p in sorted(s.owners) if s.owners[p] == "blue")
+        hidden = next(p for p in sorted(s.owners) if s.owners[p] == "green")
+        state = self._camera_setup(board, hide=[hidden], extra={blue: {"red": {"legionary": 2}}})
+        said = {(v.level, v.message) for v in validate_setup(state, setup_plan(board, P3))}
+        assert ("violation", "red holds 10 provinces, expected 9") in said
+        # one short, one unseen: it may be there
+        assert not any("blue holds" in m or "green holds" in m for _, m in said)
+
+    def test_a_garrison_the_camera_is_unsure_of_is_a_warning_3_7(self, board):
+        s = random_setup(board, P3, random.Random(2))
+        red = next(p for p in sorted(s.owners) if s.owners[p] == "red")
+        for sure, level in ((0.5, "warning"), (0.9, "violation")):
+            state = self._camera_setup(board, confidence={red: sure}, extra={red: {"red": {"legionary": 3}}})
+            verdicts = validate_setup(state, setup_plan(board, P3))
+            assert [(v.level, v.rule, v.regions) for v in verdicts] == [(level, "§3.7", (red,))]
+
     @pytest.mark.parametrize("players", [("red", "blue"), ("red", "red", "blue"), ("red", "blue", "pink")])
     def test_bad_player_lists(self, board, players):
         with pytest.raises(GameError):

@@ -8,6 +8,7 @@ from typing import Sequence
 from tracker.board import Board
 from tracker.errors import GameError
 from tracker.pieces import ARMY_COLOURS
+from tracker.readings import soften_low_confidence
 from tracker.spqrisiko.options import SpqrOptions
 from tracker.state import ObservedState
 from tracker.verdicts import Verdict
@@ -52,30 +53,42 @@ def setup_plan(board: Board, players: Sequence[str], options: SpqrOptions = Spqr
 
 
 def validate_setup(state: ObservedState, plan: SetupPlan) -> list[Verdict]:
-    """Check a finished set-up (§3.9): 9 provinces of 2 per player, neutral provinces of 3."""
+    """Check a finished set-up (§3.9): 9 provinces of 2 per player, neutral provinces of 3.
+
+    What the camera could not see is not held against the table. A province marked unseen and
+    empty is not free: it is named in one warning, and an army short of its provinces by no more
+    than the unseen ones is not reported. A violation that rests only on regions the camera is
+    unsure of is a warning, as for every change (:func:`tracker.readings.soften_low_confidence`)."""
     verdicts = []
     board = state.board
-    empty = [p for p in board.provinces if p not in state.owners]
+    unseen = tuple(p for p in board.provinces if p not in state.owners and p in state.unseen)
+    empty = [p for p in board.provinces if p not in state.owners and p not in state.unseen]
     if empty:
         verdicts.append(Verdict.violation("§3.8", f"{len(empty)} provinces are still free after the set-up",
                                           tuple(sorted(empty))))
+    if unseen:
+        verdicts.append(Verdict.warning("§3.8", f"{len(unseen)} provinces are not seen by the camera: "
+                                                f"the set-up is checked without them", unseen))
+
+    def holds(rule: str, who: str, owned: int, expected: int) -> None:
+        if owned != expected and not owned < expected <= owned + len(unseen):
+            verdicts.append(Verdict.violation(rule, f"{who} holds {owned} provinces, expected {expected}"))
+
     for colour in plan.players:
         owned = state.provinces_of(colour)
-        if len(owned) != plan.player_provinces:
-            verdicts.append(Verdict.violation("§3.9", f"{colour} holds {len(owned)} provinces, expected "
-                                              f"{plan.player_provinces}"))
+        holds("§3.9", colour, len(owned), plan.player_provinces)
         wrong = sorted(p for p in owned if state.legions[p] != PLAYER_START_LEGIONS)
         if wrong:
             verdicts.append(Verdict.violation("§3.7", f"{colour} provinces without exactly 2 legionaries", tuple(wrong)))
     for colour, groups in plan.neutral_groups.items():
         owned = state.provinces_of(colour)
-        if len(owned) != groups:
-            verdicts.append(Verdict.violation("§3.3", f"neutral {colour} holds {len(owned)} provinces, expected {groups}"))
+        holds("§3.3", f"neutral {colour}", len(owned), groups)
         wrong = sorted(p for p in owned if state.legions[p] != NEUTRAL_GROUP)
         if wrong:
             verdicts.append(Verdict.violation("§3.7", f"neutral {colour} provinces without exactly 3 legionaries",
                                               tuple(wrong)))
-    if plan.fixed_neutral and state.owners.get(plan.fixed_neutral) not in plan.neutrals:
+    if plan.fixed_neutral and plan.fixed_neutral not in state.unseen and \
+            state.owners.get(plan.fixed_neutral) not in plan.neutrals:
         verdicts.append(Verdict.violation("§3.4", f"with 4 players {board.name(plan.fixed_neutral)} starts neutral",
                                           (plan.fixed_neutral,)))
     if state.triremes:
@@ -83,7 +96,7 @@ def validate_setup(state: ObservedState, plan: SetupPlan) -> list[Verdict]:
     if state.centres:
         verdicts.append(Verdict.violation("§3.11", "power centres stay beside the board at the start",
                                           tuple(sorted(state.centres))))
-    return verdicts
+    return soften_low_confidence(verdicts, state, state)
 
 
 def random_setup(board: Board, players: Sequence[str], rng: random.Random,
