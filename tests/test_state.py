@@ -28,6 +28,15 @@ class TestObservedState:
         s = ObservedState.from_dict({"regions": {"baetica": {"red": {"legionary": 0}}}})
         assert s.regions == {} and s.owners == {}
 
+    def test_same_counts_leaves_out_the_marks_and_the_empty_counts(self):
+        s = ObservedState.from_dict(EXAMPLE)
+        marked = ObservedState.from_dict(dict(EXAMPLE, confidence={"baetica": 0.4}, unseen=["creta"]))
+        padded = json.loads(json.dumps(EXAMPLE))
+        padded["regions"]["creta"] = {"red": {"legionary": 0}}
+        assert s.same_counts(marked) and s.same_counts(ObservedState.from_dict(padded))
+        padded["regions"]["creta"] = {"red": {"legionary": 1}}
+        assert not s.same_counts(ObservedState.from_dict(padded))
+
     def test_sea_control_tie_gives_nobody(self):
         s = ObservedState.from_dict({"regions": {"ibericum": {"blue": {"trireme": 2}, "red": {"trireme": 2}}}})
         assert s.controller("ibericum") is None

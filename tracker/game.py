@@ -136,7 +136,7 @@ class TurnFollower:
             raise GameError("the game has not started: call start() with the board after set-up")
         if state.board.id != self.board.id:
             raise GameError(f"state is for board '{state.board.id}', the game is on '{self.board.id}'")
-        if state.to_dict()["regions"] != self.state.to_dict()["regions"]:
+        if not state.same_counts(self.state):
             raise GameError("the counts changed: a change of pieces is observed, not resighted")
         self.state = state
 

@@ -201,6 +201,11 @@ class ObservedState:
     def total_legions(self, colour: str) -> int:
         return sum(self.legions[p] for p in self.provinces_of(colour))
 
+    def same_counts(self, other: "ObservedState") -> bool:
+        """Whether ``other`` holds the same pieces in every region (confidence and unseen marks
+        aside). Both are validated, so their empty counts are dropped alike."""
+        return self.board.id == other.board.id and self.regions == other.regions
+
     def confidence_of(self, region: str) -> float:
         return 0.0 if region in self.unseen else self.confidence.get(region, 1.0)
 

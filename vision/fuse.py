@@ -60,7 +60,7 @@ class Fusion:
             return None
         self._run = self._run[-WINDOW:]
         fused = self._fuse()
-        if self.committed is not None and self.committed.to_dict()["regions"] == fused.to_dict()["regions"]:
+        if self.committed is not None and self.committed.same_counts(fused):
             if fused.unseen != self.committed.unseen:
                 self.committed = self.resighted = fused
             return None

@@ -144,7 +144,7 @@ class LiveGame:
         ones is a move, left for :meth:`commit`."""
         with self.lock:
             if self.game.state is None or self.last_camera is None or \
-                    state.to_dict()["regions"] != self.last_camera.to_dict()["regions"]:
+                    not state.same_counts(self.last_camera):
                 return
             try:
                 self.game.resight(self._with_overrides(state))
