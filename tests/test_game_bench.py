@@ -72,3 +72,19 @@ class TestGameScorer:
         blind = ObservedState.from_dict(d)
         f = self.play([(s0, False, s0), (s0, True, None), (s1, True, None), (s1, False, blind)])
         assert (f.wrong_regions, f.missed_changes) == (0, 0)
+
+    def test_a_move_made_under_a_cover_is_counted_apart_from_the_moves_the_camera_could_commit(self):
+        """Hard game 16 had a card over the east all game, and a move under it: the bench said
+        one move of 44 was never committed, as if the gate had missed it."""
+        s0, s1, s2 = legal_game()[:3]
+        blind = ObservedState.from_dict(dict(s2.to_dict(), unseen=changed(s0, s1)))
+        f = self.play([(s0, False, s0), (s0, True, None), (s1, True, None), (s1, False, None),
+                       (s1, True, None), (s2, True, None), (s2, False, None), (s2, False, blind)])
+        assert f.moves == 2 and f.moves_hidden == 1
+        assert f.commit_after_hand_s == [0.2]          # the second move: its hand left on frame 6
+
+    def test_a_seen_move_taken_in_by_the_next_commit_is_not_committed_and_not_hidden(self):
+        s0, s1, s2 = legal_game()[:3]
+        f = self.play([(s0, False, s0), (s0, True, None), (s1, True, None), (s1, False, None),
+                       (s1, True, None), (s2, True, None), (s2, False, s2)])
+        assert f.moves == 2 and f.moves_hidden == 0 and f.commit_after_hand_s == [0.1]

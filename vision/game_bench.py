@@ -7,7 +7,9 @@ rendered game video (:func:`vision.synth.video.frames`) through :class:`vision.p
 and scores every commit against the true board at that frame:
 
 - the moves committed (a hand that left the board changed), and how soon after the last hand
-  left, in video time;
+  left, in video time. A move made wholly under something the camera cannot see through (a card
+  left on the board) is counted apart: no camera could commit it. Any other move not committed
+  before the next hand came was taken in by a later commit together with the next move;
 - the regions read wrong in the committed states (regions the counter marked unseen left out:
   the pipeline keeps their last count);
 - **phantom changes**: regions whose committed count changed between two commits while their
@@ -45,6 +47,8 @@ class GameVideoFigures:
     moves: int = 0
     commits: int = 0
     commit_after_hand_s: list[float] = field(default_factory=list)
+    #: moves whose every changed region the next commit marked unseen (made under a card, say)
+    moves_hidden: int = 0
     wrong_regions: int = 0
     boards_wrong: int = 0
     phantom_changes: int = 0
@@ -74,7 +78,8 @@ class GameScorer:
     def __init__(self, figures: GameVideoFigures, players, fps: int):
         self.out, self.fps = figures, fps
         self.read, self.true = make_game("2005", players), make_game("2005", players)
-        self._hand_left: int | None = None      # the frame the last hand left on, while its move awaits a commit
+        #: the moves awaiting a commit: the frame the hand left on, and the regions the move changed
+        self._pending: list[tuple[int, set[str]]] = []
         self._last: tuple[dict, dict] | None = None     # (committed, true) regions at the last commit
         self._prev_hand, self._board_then = False, None
 
@@ -86,7 +91,9 @@ class GameScorer:
         if truth["hand_present"] and not self._prev_hand:
             self._board_then = now
         if self._prev_hand and not truth["hand_present"] and now != self._board_then:
-            self._hand_left, out.moves = truth["frame"], out.moves + 1
+            then = self._board_then
+            self._pending.append((truth["frame"], {r for r in set(now) | set(then) if now.get(r) != then.get(r)}))
+            out.moves += 1
         self._prev_hand = truth["hand_present"]
         if committed is None:
             return
@@ -107,9 +114,11 @@ class GameScorer:
         out.violations, out.warnings = out.violations + v, out.warnings + w
         v, w = _tally(self.true, true_state)
         out.truth_violations, out.truth_warnings = out.truth_violations + v, out.truth_warnings + w
-        if self._hand_left is not None:
-            out.commit_after_hand_s.append((truth["frame"] - self._hand_left + 1) / self.fps)
-            self._hand_left = None
+        seen = [frame for frame, regions in self._pending if not regions <= committed.unseen]
+        out.moves_hidden += len(self._pending) - len(seen)
+        if seen:        # the latest move the camera could see; earlier ones came in with it
+            out.commit_after_hand_s.append((truth["frame"] - seen[-1] + 1) / self.fps)
+        self._pending = []
 
 
 def play_game_video(tier: str, seed: int, turns: int, fps: int = 12, size: tuple[int, int] = FRAME_SIZE,
@@ -166,6 +175,7 @@ def describe(figures: list[GameVideoFigures], fps: int) -> str:
     f0 = figures[0]
     delays = [d for f in figures for d in f.commit_after_hand_s]
     moves, commits = sum(f.moves for f in figures), sum(f.commits for f in figures)
+    hidden = sum(f.moves_hidden for f in figures)
     total = {k: sum(getattr(f, k) for f in figures) for k in
              ("wrong_regions", "boards_wrong", "phantom_changes", "missed_changes", "violations", "warnings",
               "truth_violations", "truth_warnings")}
@@ -175,7 +185,9 @@ def describe(figures: list[GameVideoFigures], fps: int) -> str:
              f"target <= 0.5 s at {fps} fps, counting time not included)") if delays else "none committed"
     return (f"[game {f0.tier}] {len(figures)} game(s) (seed {seeds}), {f0.turns} turns each, "
             f"{sum(f.frames for f in figures)} frames: gating {gate_fps:.0f} frames/s (target >= 30); "
-            f"{len(delays)} of {moves} moves committed, {delay}; {commits} states committed, "
+            f"{len(delays)} of {moves} moves committed"
+            f"{f' ({hidden} made under a cover the camera cannot see through)' if hidden else ''}, {delay}; "
+            f"{commits} states committed, "
             f"{total['wrong_regions'] / max(commits, 1):.2f} regions wrong per state, "
             f"{total['boards_wrong']} states with a region wrong; {total['phantom_changes']} phantom changes "
             f"(a count changed with nobody touching it), {total['missed_changes']} true changes missed; "
