@@ -261,6 +261,28 @@ class TestGateAndFusion:
         assert settling[0].occluder > 0.003
         assert [r.still for r in settling] == [False] * (ISLAND_SETTLE - 1) + [True]
 
+    def test_a_pile_that_reaches_just_over_the_edge_is_no_arm(self):
+        """Where the camera's frame cuts the board off, or where a tilted view leans a piece over
+        the board's edge, a pile changes a pixel or two of the edge itself. An arm crossing it
+        changes a forearm's width: the pile passes as quickly as one in mid-board."""
+        from vision.gate import ARM_RIM, GATE_SCALE, ISLAND_SETTLE
+        img, _, cal = scene()
+        profile = calibrate(cal, procedural_art(), players=PLAYERS)
+        w, _ = profile.geometry.size
+        x = 0.45 * w
+        pile = img.copy()
+        cv2.fillConvexPoly(pile, np.array(self._board_points(
+            profile, (x, 15), (x + 150, 15), (x + 150, 60), (x, 60))), (40, 200, 230))
+        tab = (ARM_RIM - 2) / GATE_SCALE          # a piece leaning over the edge: narrower than ARM_RIM
+        cv2.fillConvexPoly(pile, np.array(self._board_points(
+            profile, (x + 60, -10), (x + 60 + tab, -10), (x + 60 + tab, 20), (x + 60, 20))), (40, 200, 230))
+        gate = Gate(profile)
+        assert [gate.check(img).still for _ in range(3)] == [False, True, True]
+        assert gate.check(pile).reason == "motion"
+        settling = [gate.check(pile) for _ in range(ISLAND_SETTLE)]
+        assert settling[0].occluder > 0.003
+        assert [r.still for r in settling] == [False] * (ISLAND_SETTLE - 1) + [True]
+
     def test_a_still_arm_over_the_edge_holds_the_gate_though_it_is_the_boards_grey(self):
         """An arm reaches in over the board's edge; a brown forearm over the red frame has the
         frame's grey, so the change is looked for in colour."""

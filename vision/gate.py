@@ -38,6 +38,9 @@ EDGE = 1                    # pixels of the gate view along the edge of what the
                             # board: a blob there reaches in from outside...
 ARM_GAP = 9                 # ...or joined to one across gaps this wide (pixels, 45 board units): a
                             # forearm over a province of its own colour changes few pixels
+ARM_RIM = 5                 # ...and that changed at least this many pixels of the edge (25 board
+                            # units, a legionary base and a half): a forearm crossing it is wider; a
+                            # pile standing where the camera's frame cuts the board off changes 1 or 2
 
 
 def colour_change(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -118,10 +121,13 @@ class Gate:
         ARM_GAP, reaches the edge of what the camera sees: an arm, not what a hand left. The
         edge itself must have changed: a pile left in a province along the board's frame lies
         within a gap of the edge, and taking it for an arm held a move back for 1.3 s (most
-        moves on the rendered games leave the table still for less)."""
+        moves on the rendered games leave the table still for less). And it must have changed
+        over an arm's width (ARM_RIM): where the camera's frame cuts the board off, a pile placed
+        at the cut touches the edge too (on a hard rendered game that held a move back 1.5 s)."""
         joined = cv2.dilate(changed, np.ones((ARM_GAP, ARM_GAP), np.uint8))
-        _, groups = cv2.connectedComponents(joined)
-        at_rim = np.unique(groups[self._seen_rim(shape) & (changed > 0)])
+        n, groups = cv2.connectedComponents(joined)
+        across = np.bincount(groups[self._seen_rim(shape) & (changed > 0)], minlength=n)
+        at_rim = np.flatnonzero(across >= ARM_RIM)
         return bool(np.isin(groups[np.isin(blobs, large)], at_rim[at_rim > 0]).any())
 
     def _seen_rim(self, shape: tuple[int, ...]) -> np.ndarray:
