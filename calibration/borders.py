@@ -77,6 +77,27 @@ def _border_pixels(labels: np.ndarray) -> np.ndarray:
     return cv2.morphologyEx(labels, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8)) > 0
 
 
+def _beyond_reach(moved: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """The pixels ``moved`` gives to a region that lies farther than REACH from them in the map.
+
+    A border moves at most REACH, yet a flood can take more: the map's borders form one network
+    at the flat print's step above it, and a region whose seed reaches that network without
+    crossing a printed line (as where the camera's frame cuts the board off and nothing is seen)
+    floods along it around the whole map while its neighbours are still crossing their lines. On
+    a hard rendered table cut off in the east, Armenia so took 15,000 pixels of borders as far as
+    Hispania, and pieces standing on them were counted in Armenia."""
+    beyond = np.zeros(moved.shape, bool)
+    pad = int(np.ceil(REACH)) + 1
+    for r in np.unique(moved[moved > 0]):
+        ys, xs = np.nonzero(moved == r)
+        y0, y1 = max(ys.min() - pad, 0), min(ys.max() + pad + 1, moved.shape[0])
+        x0, x1 = max(xs.min() - pad, 0), min(xs.max() + pad + 1, moved.shape[1])
+        # within the box grown by REACH, every pixel of r that could lie within REACH is seen
+        to_r = cv2.distanceTransform(np.where(labels[y0:y1, x0:x1] == r, 0, 255).astype(np.uint8), cv2.DIST_L2, 5)
+        beyond[y0:y1, x0:x1] |= (moved[y0:y1, x0:x1] == r) & (to_r > REACH)
+    return beyond
+
+
 def trace_borders(rectified: np.ndarray, geo: BoardGeometry) -> np.ndarray:
     """The pixels of ``geo``'s map that the printed borders of the ``rectified`` empty board (one
     pixel per board unit, as the calibration profile keeps it) give to another region: a uint8
@@ -103,6 +124,7 @@ def trace_borders(rectified: np.ndarray, geo: BoardGeometry) -> np.ndarray:
     sea = np.array([False] + [geo.board.is_sea(r) for r in geo.region_ids])
     keep = (labels == 0) | (traced == 0) | (sea[labels] & sea[traced])
     moved = np.where(keep | (traced == labels), 0, traced).astype(np.uint8)
+    moved[_beyond_reach(moved, labels)] = 0
     # a sliver that reaches less than MIN_MOVE from the map's border is left where it was
     strips, count = ndimage.label(moved > 0, structure=np.ones((3, 3)))
     reach = np.asarray(ndimage.maximum(to_border, strips, np.arange(count + 1)))

@@ -95,6 +95,19 @@ class TestTraceBorders:
         assert not (changed & sea[old] & sea[new]).any()
         assert _border_distance(old)[changed].max() <= REACH
 
+    def test_no_region_floods_along_the_borders_beyond_reach(self):
+        """A hard game's table whose east the camera's frame cuts off: Armenia, seeing no printed
+        line on its way to the map's borders, took 15,000 pixels of borders all over the map
+        (the bench counted a piece standing on one in Armenia)."""
+        from vision.synth.video import PLAYERS, calibration_photo
+        profile = calibrate(calibration_photo(15, "hard"), procedural_art(), players=PLAYERS)
+        assert profile.borders is not None and profile.borders.any()
+        before = load_geometry().displaced(profile.surface).labels
+        moved = profile.borders
+        for value in np.unique(moved[moved > 0]):
+            to_region = cv2.distanceTransform(np.where(before == value, 0, 255).astype(np.uint8), cv2.DIST_L2, 5)
+            assert to_region[moved == value].max() <= REACH, load_geometry().region_ids[value - 1]
+
     def test_every_piece_of_a_region_keeps_its_pixels(self, misprinted):
         """Each island of a group (the Baleares, Britannia's islet: 300 units and more) has its own
         seed: none is flooded by the sea. (Slivers of a hundred units where the drawing's regions
