@@ -24,9 +24,11 @@ printed borders (a marker-controlled watershed):
   settles on the strongest line that separates two seeds. The map's own border is drawn into
   the flooded image one step above the flat print: where nothing is printed, it stays put;
 - borders between two seas (dash-dot lines, with gaps a flood goes through) and the map's edge
-  are never moved, nor is a region ever moved off the map; a strip that moves by less than
-  :data:`MIN_MOVE` is left where it was, and so is one whose tone is plainly the region's it
-  would leave (:data:`TONE_MARGIN`): the line it followed was not printed (a die's edge).
+  are never moved, nor is a region ever moved off the map, nor does a region take a pixel
+  farther than REACH from it (a flood can run along the map's own borders); a strip that moves
+  by less than :data:`MIN_MOVE` is left where it was, and so is one whose tone is plainly the
+  region's it would leave (:data:`TONE_MARGIN`): the line it followed was not printed (a die's
+  edge).
 
 The profile keeps the result as the pixels it gives to another region (``borders_png`` in the
 JSON), so a profile reads the same map every time it is loaded, whatever later versions of this
