@@ -244,16 +244,22 @@ class TestGateAndFusion:
         assert [r.still for r in settling] == [False] * (ISLAND_SETTLE - 1) + [True]
         assert settling[0].occluder > 0.003
 
-    def test_a_pile_left_along_the_frame_is_no_arm(self):
-        """A pile in a province along the board's frame lies within ARM_GAP of the edge but does
-        not cross it: it passes as quickly as one in mid-board."""
-        from vision.gate import ISLAND_SETTLE
+    def _pile_along_the_frame(self, *boxes):
+        """The scene's profile, its image, and the image with a pile drawn over each board-unit
+        box ``(x0, y0, x1, y1)``, offset from 0.45 of the board's width."""
         img, _, cal = scene()
         profile = calibrate(cal, procedural_art(), players=PLAYERS)
-        w, _ = profile.geometry.size
+        x = 0.45 * profile.geometry.size[0]
         pile = img.copy()
-        cv2.fillConvexPoly(pile, np.array(self._board_points(
-            profile, (0.45 * w, 15), (0.45 * w + 150, 15), (0.45 * w + 150, 60), (0.45 * w, 60))), (40, 200, 230))
+        for x0, y0, x1, y1 in boxes:
+            cv2.fillConvexPoly(pile, np.array(self._board_points(
+                profile, (x + x0, y0), (x + x1, y0), (x + x1, y1), (x + x0, y1))), (40, 200, 230))
+        return profile, img, pile
+
+    @staticmethod
+    def _passes_as_a_pile(profile, img, pile) -> None:
+        """The gate sees the pile come in, then passes it after ISLAND_SETTLE still frames."""
+        from vision.gate import ISLAND_SETTLE
         gate = Gate(profile)
         assert [gate.check(img).still for _ in range(3)] == [False, True, True]
         assert gate.check(pile).reason == "motion"
@@ -261,27 +267,18 @@ class TestGateAndFusion:
         assert settling[0].occluder > 0.003
         assert [r.still for r in settling] == [False] * (ISLAND_SETTLE - 1) + [True]
 
+    def test_a_pile_left_along_the_frame_is_no_arm(self):
+        """A pile in a province along the board's frame lies within ARM_GAP of the edge but does
+        not cross it: it passes as quickly as one in mid-board."""
+        self._passes_as_a_pile(*self._pile_along_the_frame((0, 15, 150, 60)))
+
     def test_a_pile_that_reaches_just_over_the_edge_is_no_arm(self):
         """Where the camera's frame cuts the board off, or where a tilted view leans a piece over
         the board's edge, a pile changes a pixel or two of the edge itself. An arm crossing it
         changes a forearm's width: the pile passes as quickly as one in mid-board."""
-        from vision.gate import ARM_RIM, GATE_SCALE, ISLAND_SETTLE
-        img, _, cal = scene()
-        profile = calibrate(cal, procedural_art(), players=PLAYERS)
-        w, _ = profile.geometry.size
-        x = 0.45 * w
-        pile = img.copy()
-        cv2.fillConvexPoly(pile, np.array(self._board_points(
-            profile, (x, 15), (x + 150, 15), (x + 150, 60), (x, 60))), (40, 200, 230))
+        from vision.gate import ARM_RIM, GATE_SCALE
         tab = (ARM_RIM - 2) / GATE_SCALE          # a piece leaning over the edge: narrower than ARM_RIM
-        cv2.fillConvexPoly(pile, np.array(self._board_points(
-            profile, (x + 60, -10), (x + 60 + tab, -10), (x + 60 + tab, 20), (x + 60, 20))), (40, 200, 230))
-        gate = Gate(profile)
-        assert [gate.check(img).still for _ in range(3)] == [False, True, True]
-        assert gate.check(pile).reason == "motion"
-        settling = [gate.check(pile) for _ in range(ISLAND_SETTLE)]
-        assert settling[0].occluder > 0.003
-        assert [r.still for r in settling] == [False] * (ISLAND_SETTLE - 1) + [True]
+        self._passes_as_a_pile(*self._pile_along_the_frame((0, 15, 150, 60), (60, -10, 60 + tab, 20)))
 
     def test_a_still_arm_over_the_edge_holds_the_gate_though_it_is_the_boards_grey(self):
         """An arm reaches in over the board's edge; a brown forearm over the red frame has the
