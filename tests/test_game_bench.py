@@ -14,7 +14,7 @@ def legal_game(turns: int = 2) -> list[ObservedState]:
 
 
 def changed(a: ObservedState, b: ObservedState) -> list[str]:
-    return sorted(r for r in set(a.regions) | set(b.regions) if a.regions.get(r) != b.regions.get(r))
+    return sorted(a.changed_regions(b))
 
 
 def line(frame: int, state: ObservedState, hand: bool) -> dict:

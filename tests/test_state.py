@@ -37,6 +37,17 @@ class TestObservedState:
         padded["regions"]["creta"] = {"red": {"legionary": 1}}
         assert not s.same_counts(ObservedState.from_dict(padded))
 
+    def test_changed_regions_names_the_regions_whose_pieces_differ_either_way(self):
+        s = ObservedState.from_dict(EXAMPLE)
+        marked = ObservedState.from_dict(dict(EXAMPLE, confidence={"baetica": 0.4}, unseen=["creta"]))
+        assert s.changed_regions(marked) == set()
+        moved = json.loads(json.dumps(EXAMPLE))
+        moved["regions"]["creta"] = {"red": {"legionary": 1}}
+        gone = next(iter(moved["regions"].keys() - {"creta"}))
+        del moved["regions"][gone]
+        other = ObservedState.from_dict(moved)
+        assert s.changed_regions(other) == other.changed_regions(s) == {"creta", gone}
+
     def test_sea_control_tie_gives_nobody(self):
         s = ObservedState.from_dict({"regions": {"ibericum": {"blue": {"trireme": 2}, "red": {"trireme": 2}}}})
         assert s.controller("ibericum") is None

@@ -206,6 +206,11 @@ class ObservedState:
         aside). Both are validated, so their empty counts are dropped alike."""
         return self.board.id == other.board.id and self.regions == other.regions
 
+    def changed_regions(self, other: "ObservedState") -> set[str]:
+        """The regions whose pieces differ between this state and ``other`` (confidence and
+        unseen marks aside); empty exactly when :meth:`same_counts` holds on one board."""
+        return {r for r in self.regions.keys() | other.regions.keys() if self.regions.get(r) != other.regions.get(r)}
+
     def confidence_of(self, region: str) -> float:
         return 0.0 if region in self.unseen else self.confidence.get(region, 1.0)
 

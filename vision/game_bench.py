@@ -80,39 +80,34 @@ class GameScorer:
         self.read, self.true = make_game("2005", players), make_game("2005", players)
         #: the moves awaiting a commit: the frame the hand left on, and the regions the move changed
         self._pending: list[tuple[int, set[str]]] = []
-        self._last: tuple[dict, dict] | None = None     # (committed, true) regions at the last commit
+        self._last: tuple[ObservedState, ObservedState] | None = None     # (committed, true) at the last commit
         self._prev_hand, self._board_then = False, None
 
     def see(self, truth: dict, committed: ObservedState | None) -> None:
         out = self.out
         out.frames += 1
-        true_state = ObservedState.from_dict(truth["state"])
-        now = true_state.regions
+        now = ObservedState.from_dict(truth["state"])
         if truth["hand_present"] and not self._prev_hand:
             self._board_then = now
-        if self._prev_hand and not truth["hand_present"] and now != self._board_then:
-            then = self._board_then
-            self._pending.append((truth["frame"], {r for r in set(now) | set(then) if now.get(r) != then.get(r)}))
+        if self._prev_hand and not truth["hand_present"] and (moved := now.changed_regions(self._board_then)):
+            self._pending.append((truth["frame"], moved))
             out.moves += 1
         self._prev_hand = truth["hand_present"]
         if committed is None:
             return
         out.commits += 1
-        got = committed.regions
-        wrong = sum(got.get(r, {}) != now.get(r, {}) for r in set(got) | set(now) if r not in committed.unseen)
+        wrong = len(committed.changed_regions(now) - committed.unseen)
         out.wrong_regions += wrong
         out.boards_wrong += wrong > 0
         if self._last is not None:
-            was_got, was_now = self._last
-            for r in set(got) | set(was_got) | set(now) | set(was_now):
-                read_changed = got.get(r, {}) != was_got.get(r, {})
-                truly_changed = now.get(r, {}) != was_now.get(r, {})
-                out.phantom_changes += read_changed and not truly_changed
-                out.missed_changes += truly_changed and not read_changed and r not in committed.unseen
-        self._last = (got, now)
+            was_read, was_true = self._last
+            read_changed, truly_changed = committed.changed_regions(was_read), now.changed_regions(was_true)
+            out.phantom_changes += len(read_changed - truly_changed)
+            out.missed_changes += len(truly_changed - read_changed - committed.unseen)
+        self._last = (committed, now)
         v, w = _tally(self.read, committed)
         out.violations, out.warnings = out.violations + v, out.warnings + w
-        v, w = _tally(self.true, true_state)
+        v, w = _tally(self.true, now)
         out.truth_violations, out.truth_warnings = out.truth_violations + v, out.truth_warnings + w
         seen = [frame for frame, regions in self._pending if not regions <= committed.unseen]
         out.moves_hidden += len(self._pending) - len(seen)

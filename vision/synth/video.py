@@ -66,8 +66,8 @@ class Placement:
 
 
 def _changed_regions(prev: ObservedState, nxt: ObservedState) -> list[str]:
-    return sorted(r for r in set(prev.regions) | set(nxt.regions) if prev.regions.get(r) != nxt.regions.get(r)
-                  and not (set(prev.regions.get(r, {})) | set(nxt.regions.get(r, {}))) <= {NEUTRAL} | set())
+    return sorted(r for r in prev.changed_regions(nxt)
+                  if not (set(prev.regions.get(r, {})) | set(nxt.regions.get(r, {}))) <= {NEUTRAL} | set())
 
 
 def video_camera(seed: int, tier: str, size: tuple[int, int]):
