@@ -14,7 +14,7 @@ from vision.records import Detections
 from vision.synth.board_art import procedural_art
 from vision.synth.dataset import iter_still_tables
 from vision.synth.render import calibration_render
-from vision.touched import TouchedRegions
+from vision.touched import GRAZE_PIXELS, TOUCH_SCALE, TouchedRegions
 
 PLAYERS = ("red", "blue", "yellow", "green")
 
@@ -27,16 +27,29 @@ def table():
         return img, frame(1), truth, profile
 
 
-def with_piece(img, profile, region: str, colour=(30, 30, 200)) -> np.ndarray:
-    """``img`` with a new red blob, about a legionary's size, at ``region``'s label point."""
-    geo = profile.geometry
-    x, y = geo.label_points[region]
+def with_piece(img, profile, region: str, colour=(30, 30, 200), wide: float = 16.5) -> np.ndarray:
+    """``img`` with a new red blob, ``wide`` board units across (a legionary's base), at
+    ``region``'s label point."""
+    return with_blob(img, profile, profile.geometry.label_points[region], colour, wide)
+
+
+def with_blob(img, profile, at, colour=(30, 30, 200), wide: float = 16.5) -> np.ndarray:
+    """``img`` with a blob ``wide`` board units across at the board point ``at``."""
+    x, y = at
     u, v = cv2.perspectiveTransform(np.array([[[x, y]]], np.float64), profile.H)[0, 0]
-    across = cv2.perspectiveTransform(np.array([[[x + 16.5, y]]], np.float64), profile.H)[0, 0]
+    across = cv2.perspectiveTransform(np.array([[[x + wide, y]]], np.float64), profile.H)[0, 0]
     r = max(3, int(np.hypot(*(across - (u, v))) / 2))
     out = img.copy()
     cv2.circle(out, (int(u), int(v)), r, colour, -1)
     return out
+
+
+def beside(t: TouchedRegions, region: str, units: float) -> tuple[float, float]:
+    """A board point of a neighbouring region, ``units`` board units from ``region``."""
+    outside = (t.labels != t.region_ids.index(region) + 1).astype(np.uint8)
+    dist = cv2.distanceTransform(outside, cv2.DIST_L2, 5) / TOUCH_SCALE
+    ys, xs = np.nonzero((t.labels > 0) & outside.astype(bool) & (np.abs(dist - units) < 1))
+    return xs[len(xs) // 2] / TOUCH_SCALE, ys[len(ys) // 2] / TOUCH_SCALE
 
 
 def state(regions: dict, **extra) -> ObservedState:
@@ -127,6 +140,51 @@ class TestTouchedRegions:
         held = t.hold(now, read)
         assert held.regions["dacia"] == {"blue": {"legionary": 3}} and held.confidence_of("dacia") == 0.9
         assert held.regions["italia"] == {"red": {"legionary": 3}}
+
+
+class TestGrazedRegions:
+    """A region touched only along its rim (a pile next door leans over it in the image) is read
+    again, but a doubtful new count there does not replace the committed one."""
+
+    COMMITTED = {"dacia": {"blue": {"legionary": 3}}, "corsica": {"red": {"legionary": 2}}}
+
+    def tracker(self):
+        img, again, _, profile = table()
+        t = TouchedRegions(profile, profile.geometry)
+        t.remember(img, state(self.COMMITTED, confidence={"dacia": 0.95, "corsica": 0.95}))
+        return t, again, profile
+
+    def read(self, region: str, confidence: float) -> ObservedState:
+        return state(dict(self.COMMITTED, **{region: {"blue": {"legionary": 2}}}), confidence={region: confidence})
+
+    def grazed_frame(self):
+        t, again, profile = self.tracker()
+        frame = with_blob(again, profile, beside(t, "dacia", 8.0), wide=12.0)
+        touches = t.touches(frame)
+        assert "dacia" in touches and touches["dacia"] < GRAZE_PIXELS       # the set-up: a graze
+        return t, frame
+
+    def test_a_doubtful_new_count_of_a_grazed_region_is_not_taken(self):
+        t, frame = self.grazed_frame()
+        held = t.hold(frame, self.read("dacia", 0.5))
+        assert held.regions["dacia"] == {"blue": {"legionary": 3}} and held.confidence_of("dacia") == 0.95
+
+    def test_a_sure_new_count_of_a_grazed_region_is_taken(self):
+        t, frame = self.grazed_frame()
+        assert t.hold(frame, self.read("dacia", 0.9)).regions["dacia"] == {"blue": {"legionary": 2}}
+
+    def test_a_change_in_its_core_has_a_region_read_however_doubtful(self):
+        t, again, profile = self.tracker()
+        frame = with_piece(again, profile, "dacia", wide=33.0)      # a pile of two: a move in Dacia
+        assert t.touches(frame)["dacia"] >= GRAZE_PIXELS
+        assert t.hold(frame, self.read("dacia", 0.5)).regions["dacia"] == {"blue": {"legionary": 2}}
+
+    def test_an_island_is_never_taken_as_grazed(self):
+        """Corsica's pieces stand along its coast and off it: a change there is a move on Corsica."""
+        t, again, profile = self.tracker()
+        frame = with_blob(again, profile, beside(t, "corsica", 8.0), wide=12.0)
+        assert t.touches(frame)["corsica"] < GRAZE_PIXELS
+        assert t.hold(frame, self.read("corsica", 0.5)).regions["corsica"] == {"blue": {"legionary": 2}}
 
 
 class Flicker:
