@@ -136,11 +136,11 @@ class TouchedRegions:
             return {}
         keep = np.zeros(n_patches, np.uint8)
         keep[big] = 1
-        kept = keep[patches]
-        near = cv2.dilate(kept, self._reach).astype(bool)
+        counted = keep[patches]
+        near = cv2.dilate(counted, self._reach).astype(bool)
         n = len(self.region_ids) + 1
         hits = np.bincount(self.labels[near], minlength=n) + np.bincount(self.land[near], minlength=n)
-        in_core = np.bincount(self.core[kept.astype(bool)], minlength=n)
+        in_core = np.bincount(self.core[counted.astype(bool)], minlength=n)
         return {r: int(in_core[i + 1]) for i, r in enumerate(self.region_ids) if hits[i + 1]}
 
     def touched(self, image: np.ndarray) -> set[str] | None:
@@ -149,6 +149,7 @@ class TouchedRegions:
         return None if touches is None else set(touches)
 
     def _grazed(self, region: str, in_core: int) -> bool:
+        """Touched with too little changed in its core for a piece to have come or gone there."""
         return bool(self._has_core[self.region_ids.index(region) + 1]) and in_core < GRAZE_PIXELS
 
     def hold(self, image: np.ndarray, state: ObservedState) -> ObservedState:
