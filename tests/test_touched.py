@@ -148,7 +148,8 @@ class TestGrazedRegions:
 
     COMMITTED = {"dacia": {"blue": {"legionary": 3}}, "corsica": {"red": {"legionary": 2}}}
 
-    def tracker(self):
+    def committed(self):
+        """The check, its frame kept at a commit of COMMITTED; another frame of the table; the profile."""
         img, again, _, profile = table()
         t = TouchedRegions(profile, profile.geometry)
         t.remember(img, state(self.COMMITTED, confidence={"dacia": 0.95, "corsica": 0.95}))
@@ -158,7 +159,7 @@ class TestGrazedRegions:
         return state(dict(self.COMMITTED, **{region: {"blue": {"legionary": 2}}}), confidence={region: confidence})
 
     def grazed_frame(self):
-        t, again, profile = self.tracker()
+        t, again, profile = self.committed()
         frame = with_blob(again, profile, beside(t, "dacia", 8.0), wide=12.0)
         touches = t.touches(frame)
         assert "dacia" in touches and touches["dacia"] < GRAZE_PIXELS       # the set-up: a graze
@@ -174,14 +175,14 @@ class TestGrazedRegions:
         assert t.hold(frame, self.read("dacia", 0.9)).regions["dacia"] == {"blue": {"legionary": 2}}
 
     def test_a_change_in_its_core_has_a_region_read_however_doubtful(self):
-        t, again, profile = self.tracker()
+        t, again, profile = self.committed()
         frame = with_piece(again, profile, "dacia", wide=33.0)      # a pile of two: a move in Dacia
         assert t.touches(frame)["dacia"] >= GRAZE_PIXELS
         assert t.hold(frame, self.read("dacia", 0.5)).regions["dacia"] == {"blue": {"legionary": 2}}
 
     def test_an_island_is_never_taken_as_grazed(self):
         """Corsica's pieces stand along its coast and off it: a change there is a move on Corsica."""
-        t, again, profile = self.tracker()
+        t, again, profile = self.committed()
         frame = with_blob(again, profile, beside(t, "corsica", 8.0), wide=12.0)
         assert t.touches(frame)["corsica"] < GRAZE_PIXELS
         assert t.hold(frame, self.read("corsica", 0.5)).regions["corsica"] == {"blue": {"legionary": 2}}
