@@ -26,17 +26,17 @@ A region touched only along its rim is counted again too, but a doubtful new cou
 not replace the committed one. A pile placed next door leans over the rim in the image, a
 trireme moved off the coast changes the sea beside it: nobody moved its pieces, and where the
 counter was unsure of them it read them otherwise about as often as not. On 15 rendered game
-videos (11 hard; scratch replays) 8 of the 12 phantom changes were such flips: a doubtful new
-count of a region whose core (its part farther than TOUCH_REACH from any other region) had not
-changed, one of them on an island. So a
-region whose core changed by less than a legionary's base keeps its committed count unless the
-counter is sure of the new one (``LOW_CONFIDENCE``, where the dashboard stops asking for a
-check). Over those games the phantom changes went from 12 to 7, the regions wrong at a commit
-from 410 to 403, the tracker's violations and warnings from 22 / 26 to 21 / 23. The price: a
-doubtful count held this way is not corrected by a lucky reading either (one region stayed
-wrong for a game where a flip had set it right), and a move whose only change was such a
-doubtful graze is not committed (one of 180 moves, in a region the camera's frame cuts, already
-flagged for a check). The islands have no core to judge by and are always counted again.
+videos (10 hard, 4 medium, 1 easy; scratch replays) 8 of the 12 phantom changes were such
+flips: a doubtful new count of a region whose core (its part farther than TOUCH_REACH from any
+other region) had not changed, one of them on an island. So a region whose core changed by less
+than a legionary's base keeps its committed count unless the counter is sure of the new one
+(``LOW_CONFIDENCE``, where the dashboard stops asking for a check). Over those games the phantom
+changes went from 12 to 7, the regions wrong at a commit from 410 to 403, the tracker's
+violations and warnings from 22 / 26 to 21 / 23. The price: a doubtful count held this way is
+not corrected by a lucky reading either (one region stayed wrong for a game where a flip had set
+it right), and a move whose only change was such a doubtful graze is not committed (one of 180
+moves, in a region the camera's frame cuts, already flagged for a check). The islands have no
+core to judge by and are always counted again.
 """
 from __future__ import annotations
 
