@@ -127,6 +127,10 @@ class TurnFollower:
     def _begin_turn(self, colour: str, state: ObservedState) -> ScoreEntry:
         raise NotImplementedError
 
+    def _check_board(self, state: ObservedState) -> None:
+        if state.board.id != self.board.id:
+            raise GameError(f"state is for board '{state.board.id}', the game is on '{self.board.id}'")
+
     def resight(self, state: ObservedState) -> None:
         """The camera sees the standing board otherwise (which regions it can see, how sure it is of
         each) while every count stays as it was. Nobody moved, so nothing is inferred, scored or
@@ -134,8 +138,7 @@ class TurnFollower:
         :meth:`observe`."""
         if self.state is None:
             raise GameError("the game has not started: call start() with the board after set-up")
-        if state.board.id != self.board.id:
-            raise GameError(f"state is for board '{state.board.id}', the game is on '{self.board.id}'")
+        self._check_board(state)
         if not state.same_counts(self.state):
             raise GameError("the counts changed: a change of pieces is observed, not resighted")
         self.state = state
@@ -152,8 +155,7 @@ class TurnFollower:
         the new turn context (None when the turn goes on) and the readings, best first."""
         if self.state is None or self.ctx is None:
             raise GameError("the game has not started: call start() with the board after set-up")
-        if state.board.id != self.board.id:
-            raise GameError(f"state is for board '{state.board.id}', the game is on '{self.board.id}'")
+        self._check_board(state)
         if turn_hint is not None and turn_hint not in self.active_players():
             raise GameError(f"'{turn_hint}' is not an active player")
         prev = self.state
@@ -223,8 +225,7 @@ class Game(TurnFollower):
     # -- starting ------------------------------------------------------------------------
     def start(self, state: ObservedState, first_player: str | None = None, round_no: int = 1) -> list[Verdict]:
         """Begin following the game on a board whose set-up is done; returns the set-up verdicts (§3)."""
-        if state.board.id != self.board.id:
-            raise GameError(f"state is for board '{state.board.id}', the game is on '{self.board.id}'")
+        self._check_board(state)
         first = first_player or self.players[0]
         if first not in self.players:
             raise GameError(f"first player '{first}' is not among the players")
@@ -239,8 +240,7 @@ class Game(TurnFollower):
 
         With 4 players the empty board already shows the neutral group on Italia (§3.4).
         """
-        if state.board.id != self.board.id:
-            raise GameError(f"state is for board '{state.board.id}', the game is on '{self.board.id}'")
+        self._check_board(state)
         self.setup_state = state
         self.state = state
         return self._setup_verdicts(None, state)

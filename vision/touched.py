@@ -85,7 +85,8 @@ class TouchedRegions:
         # each region's core: the label where every label within TOUCH_REACH is the same
         same = cv2.erode(self.labels, self._reach) == cv2.dilate(self.labels, self._reach)
         self.core = np.where(same, self.labels, 0)
-        self._has_core = np.bincount(self.core.ravel(), minlength=len(self.region_ids) + 1) >= CORE_PIXELS
+        area = np.bincount(self.core.ravel(), minlength=len(self.region_ids) + 1)
+        self._cored = {r for i, r in enumerate(self.region_ids) if area[i + 1] >= CORE_PIXELS}
         self._speck = np.ones((2, 2), np.uint8)
         self._join = np.ones((3, 3), np.uint8)
         self.kept: np.ndarray | None = None
@@ -150,7 +151,7 @@ class TouchedRegions:
 
     def _grazed(self, region: str, in_core: int) -> bool:
         """Touched with too little changed in its core for a piece to have come or gone there."""
-        return bool(self._has_core[self.region_ids.index(region) + 1]) and in_core < GRAZE_PIXELS
+        return region in self._cored and in_core < GRAZE_PIXELS
 
     def hold(self, image: np.ndarray, state: ObservedState) -> ObservedState:
         """``state`` with every region the frame shows untouched set back to its committed reading,

@@ -67,7 +67,7 @@ class Placement:
 
 def _changed_regions(prev: ObservedState, nxt: ObservedState) -> list[str]:
     return sorted(r for r in prev.changed_regions(nxt)
-                  if not (set(prev.regions.get(r, {})) | set(nxt.regions.get(r, {}))) <= {NEUTRAL} | set())
+                  if not (set(prev.regions.get(r, {})) | set(nxt.regions.get(r, {}))) <= {NEUTRAL})
 
 
 def video_camera(seed: int, tier: str, size: tuple[int, int]):
