@@ -4,13 +4,16 @@ import random
 import pytest
 
 from tests.conftest import make_state
+from tracker.board import load_board
 from tracker.dice import attack_dice_available, compare, defence_dice, may_attack
 from tracker.errors import GameError
 from tracker.spqrisiko.cards import best_set, set_value
 from tracker.spqrisiko.options import ruleset_options
 from tracker.spqrisiko.reinforcements import entitlement, land_reinforcements
 from tracker.spqrisiko.scoring import largest_empire, score
-from tracker.spqrisiko.setup import random_setup, setup_plan, validate_setup
+from tracker.spqrisiko.setup import (SETTLE_SHARE, random_setup, settle_setup, settled_verdict, setup_plan,
+                                     validate_setup)
+from tracker.state import ObservedState
 
 P3 = ("red", "blue", "yellow")
 
@@ -229,3 +232,118 @@ class TestSetup:
     def test_bad_player_lists(self, board, players):
         with pytest.raises(GameError):
             setup_plan(board, players)
+
+
+class TestSetupSettlement:
+    """§3.7–3.11 fix every count of a finished set-up: the camera only tells the armies apart."""
+
+    @staticmethod
+    def _read(players, changes=None, unseen=(), seed=2):
+        """A legal set-up of ``players`` as a camera read it: ``changes`` region -> pieces (None to
+        read it empty), ``unseen`` regions marked unseen."""
+        d = random_setup(load_board("spqrisiko"), players, random.Random(seed)).to_dict()
+        for region, content in (changes or {}).items():
+            if content is None:
+                d["regions"].pop(region, None)
+            else:
+                d["regions"][region] = content
+        d["unseen"] = sorted(unseen)
+        return ObservedState.from_dict(d)
+
+    @staticmethod
+    def _of(state, colour, n=1):
+        return [p for p in sorted(state.owners) if state.owners[p] == colour][:n]
+
+    def _settled_state(self, state, settled):
+        d = state.to_dict()
+        for region, (_, value) in settled.items():
+            d["regions"][region] = value
+        d["regions"] = {r: v for r, v in d["regions"].items() if v}
+        return ObservedState.from_dict(d)
+
+    def test_a_set_up_read_right_settles_nothing(self, board):
+        for players in (P3, P3 + ("green",), P3 + ("green", "black")):
+            assert settle_setup(self._read(players), setup_plan(board, players)) == {}
+
+    def test_miscounted_garrisons_and_stray_pieces_take_the_set_up_counts_3_7_3_10_3_11(self, board):
+        legal = self._read(P3)
+        red, black = self._of(legal, "red")[0], self._of(legal, "black")[0]
+        changes = {red: {"red": {"legionary": 1}},                                  # a player's 2 read as 1
+                   black: {"black": {"legionary": 2}, "neutral": {"centre": 1}},   # a neutral 3 read as 2, a stray disc
+                   board.seas[0]: {"blue": {"trireme": 1}}}
+        sea = board.seas[0]
+        read = self._read(P3, changes)
+        settled = settle_setup(read, setup_plan(board, P3))
+        assert settled == {red: ({"red": {"legionary": 1}}, {"red": {"legionary": 2}}),
+                           black: (changes[black], {"black": {"legionary": 3}}),
+                           sea: ({"blue": {"trireme": 1}}, {})}
+        assert self._settled_state(read, settled).same_counts(legal)
+        assert validate_setup(self._settled_state(read, settled), setup_plan(board, P3)) == []
+
+    def test_a_garrison_far_off_the_set_up_count_stands_as_read(self, board):
+        legal = self._read(P3)
+        red, blue = self._of(legal, "red")[0], self._of(legal, "blue")[0]
+        read = self._read(P3, {red: {"red": {"legionary": 5}},                      # 3 off: placed so
+                               blue: {"blue": {"legionary": 1, "vexillum": 1}}})    # 2 pieces: a summit misread
+        assert settle_setup(read, setup_plan(board, P3)) == {blue: (read.to_dict()["regions"][blue],
+                                                                    {"blue": {"legionary": 2}})}
+
+    def test_the_warning_names_every_settled_region_and_what_the_camera_read(self, board):
+        legal = self._read(P3)
+        red = self._of(legal, "red")[0]
+        settled = settle_setup(self._read(P3, {red: {"red": {"legionary": 1}}}), setup_plan(board, P3))
+        v = settled_verdict(board, settled)
+        assert (v.level, v.rule, v.regions) == ("warning", "§3.9", (red,))
+        assert f"{board.name(red)} read as 1 red legionary, taken as 2 red legionary" in v.message
+
+    def test_a_province_read_empty_goes_to_the_only_army_short_of_provinces_3_9(self, board):
+        legal = self._read(P3)
+        blue = self._of(legal, "blue")[0]
+        settled = settle_setup(self._read(P3, {blue: None}), setup_plan(board, P3))
+        assert settled == {blue: ({}, {"blue": {"legionary": 2}})}
+
+    def test_provinces_read_empty_stay_empty_when_two_armies_are_short(self, board):
+        legal = self._read(P3)
+        blue, green = self._of(legal, "blue")[0], self._of(legal, "green")[0]
+        assert settle_setup(self._read(P3, {blue: None, green: None}), setup_plan(board, P3)) == {}
+        # one army short, by more than are read empty, and another with one too many (a colour
+        # misread): the free one is still its own, and the misread one stands
+        other = self._of(legal, "blue", 2)[1]
+        read = self._read(P3, {blue: None, other: {"red": {"legionary": 2}}})
+        assert settle_setup(read, setup_plan(board, P3)) == {blue: ({}, {"blue": {"legionary": 2}})}
+
+    def test_regions_the_camera_cannot_see_are_not_settled(self, board):
+        legal = self._read(P3)
+        red, blue = self._of(legal, "red")[0], self._of(legal, "blue")[0]
+        read = self._read(P3, {red: {"red": {"legionary": 1}}, blue: None}, unseen=[red, blue])
+        assert settle_setup(read, setup_plan(board, P3)) == {}
+
+    def test_four_players_settle_the_neutral_groups_at_3_3_4(self, board):
+        players = P3 + ("green",)
+        legal = self._read(players)
+        assert legal.owners["italia"] == "black"
+        settled = settle_setup(self._read(players, {"italia": {"black": {"legionary": 4}}}), setup_plan(board, players))
+        assert settled == {"italia": ({"black": {"legionary": 4}}, {"black": {"legionary": 3}})}
+
+    def test_a_board_that_is_no_finished_set_up_keeps_every_count(self, board):
+        from tracker.spqrisiko.simulator import Simulator
+        sim = Simulator(P3, seed=0, max_turns=12)
+        final = [step.state for step in sim.steps()][-1]
+        assert sum(final.owners[p] != sim.initial_state.owners[p] for p in board.provinces) >= 2
+        assert settle_setup(final, setup_plan(board, P3)) == {}
+        # more than one province beyond the armies' shares, or more than one sea with pieces
+        legal = self._read(P3)
+        blue = self._of(legal, "blue", 2)
+        assert settle_setup(self._read(P3, {b: {"red": {"legionary": 2}} for b in blue}), setup_plan(board, P3)) == {}
+        seas = {sea: {"red": {"trireme": 1}} for sea in board.seas[:2]}
+        assert settle_setup(self._read(P3, seas), setup_plan(board, P3)) == {}
+        assert len(settle_setup(self._read(P3, dict(list(seas.items())[:1])), setup_plan(board, P3))) == 1
+        # the share is what decides: just under it nothing is settled, at it the rest is
+        legal = self._read(P3)
+        provinces = sorted(legal.owners)
+        need = -(-int(SETTLE_SHARE * 1000) * len(provinces) // 1000)
+        off = {p: {legal.owners[p]: {"legionary": legal.legions[p] + 1}} for p in provinces[:len(provinces) - need]}
+        assert len(settle_setup(self._read(P3, off), setup_plan(board, P3))) == len(off)
+        one_more = provinces[len(off)]
+        off[one_more] = {legal.owners[one_more]: {"legionary": legal.legions[one_more] + 1}}
+        assert settle_setup(self._read(P3, off), setup_plan(board, P3)) == {}

@@ -25,7 +25,8 @@ from tracker.spqrisiko.explain import TurnContext, explain
 from tracker.spqrisiko.options import SpqrOptions
 from tracker.spqrisiko.reinforcements import entitlement
 from tracker.spqrisiko.scoring import Score, score
-from tracker.spqrisiko.setup import SetupPlan, check_players, setup_plan, validate_setup
+from tracker.spqrisiko.setup import (SetupPlan, check_players, settle_setup, settled_verdict, setup_plan,
+                                     validate_setup)
 from tracker.state import ObservedState
 from tracker.verdicts import VIOLATION, Verdict
 
@@ -131,6 +132,12 @@ class TurnFollower:
         if state.board.id != self.board.id:
             raise GameError(f"state is for board '{state.board.id}', the game is on '{self.board.id}'")
 
+    def settle_setup(self, state: ObservedState) -> tuple[dict[str, tuple[dict, dict]], list[Verdict]]:
+        """The counts of a finished set-up that this game's rules fix, where the camera read
+        otherwise: ``region -> (as read, as set)``, and the warnings that tell the table. A game
+        whose set-up leaves the counts to the players settles nothing."""
+        return {}, []
+
     def resight(self, state: ObservedState) -> None:
         """The camera sees the standing board otherwise (which regions it can see, how sure it is of
         each) while every count stays as it was. Nobody moved, so nothing is inferred, scored or
@@ -234,6 +241,12 @@ class Game(TurnFollower):
         self.round_no = round_no
         self._begin_turn(first, state)
         return verdicts
+
+    def settle_setup(self, state: ObservedState) -> tuple[dict[str, tuple[dict, dict]], list[Verdict]]:
+        """§3.7–3.11 fix every count of a finished set-up (:func:`tracker.spqrisiko.setup.settle_setup`)."""
+        self._check_board(state)
+        settled = settle_setup(state, self.plan)
+        return settled, [settled_verdict(self.board, settled)] if settled else []
 
     def begin_setup(self, state: ObservedState) -> list[Verdict]:
         """Follow the opening occupation (§3.7–3.8) from the empty board, placement by placement.

@@ -7,7 +7,7 @@ from typing import Sequence
 
 from tracker.board import Board
 from tracker.errors import GameError
-from tracker.pieces import ARMY_COLOURS
+from tracker.pieces import ARMY_COLOURS, LAND_KINDS, LEGIONARY
 from tracker.readings import soften_low_confidence
 from tracker.spqrisiko.options import SpqrOptions
 from tracker.state import ObservedState
@@ -17,6 +17,18 @@ PLAYER_START_LEGIONS = 2     # §3.7
 NEUTRAL_GROUP = 3            # §3.3, §3.7
 NEUTRAL_LEGIONARIES = 27     # §3.3–3.4: 27 per unused colour
 MIN_PLAYERS, MAX_PLAYERS = 3, 5
+#: The share of provinces a reading must already show exactly as a finished set-up leaves them
+#: (one army, its set-up count of legionaries, nothing else) for the rules to settle the others
+#: (:func:`settle_setup`). Below it the board is something else, a game resumed mid-way or a
+#: set-up half done, and every count stands as read.
+SETTLE_SHARE = 2 / 3
+#: How far off a finished set-up a reading may be elsewhere and still be settled: provinces
+#: held beyond the armies' set-up shares (§3.9; one army colour misread), and seas with pieces
+#: (one stray fleet read). A game under way soon has more of both.
+SETTLE_STRAYS = 1
+#: The most pieces a province's reading may be off its set-up garrison to be settled. A camera
+#: misses or adds one or two pieces of a pile; a garrison further off was placed so.
+SETTLE_REACH = 2
 
 
 @dataclass(frozen=True)
@@ -97,6 +109,76 @@ def validate_setup(state: ObservedState, plan: SetupPlan) -> list[Verdict]:
         verdicts.append(Verdict.violation("§3.11", "power centres stay beside the board at the start",
                                           tuple(sorted(state.centres))))
     return soften_low_confidence(verdicts, state, state)
+
+
+def setup_garrison(colour: str, plan: SetupPlan) -> dict[str, dict[str, int]] | None:
+    """What a province of ``colour`` holds when the set-up is done (§3.7), in the state's form;
+    None for a colour that takes no part in the game."""
+    if colour in plan.players:
+        return {colour: {LEGIONARY: PLAYER_START_LEGIONS}}
+    if colour in plan.neutral_groups:
+        return {colour: {LEGIONARY: NEUTRAL_GROUP}}
+    return None
+
+
+def settle_setup(state: ObservedState, plan: SetupPlan) -> dict[str, tuple[dict, dict]]:
+    """The counts of a finished set-up that the rules settle: ``region -> (as read, as set)``.
+
+    A finished set-up leaves nothing to chance but who holds each province (§3.7–3.11): 2
+    legionaries in a player's province, 3 in a neutral one, no vexillum, trireme or centre.
+    So, as the chess-from-camera systems start from the known opening position, the camera only
+    has to tell the armies apart there: a province read with one army and up to
+    :data:`SETTLE_REACH` pieces more or fewer, or with a stray piece, is settled at its army's
+    set-up garrison, and a sea read with pieces is settled empty. A province read empty is given to the one army short of provinces (§3.9)
+    when no other army is short and it lacks at least as many as are read empty.
+
+    The caller vouches that the set-up is done (the game starts on it, as
+    :meth:`tracker.game.Game.start` says). Even so, nothing is settled unless at least :data:`SETTLE_SHARE` of the provinces already read
+    exactly as the set-up leaves them and no more than :data:`SETTLE_STRAYS` provinces beyond
+    the armies' shares, or seas with pieces, are read; nor in a region the camera could not see. The caller
+    shows the players what was settled (:func:`settled_verdict`), so that a set-up really made
+    otherwise is put right on the table, or the settlement undone.
+    """
+    board = state.board
+    read = state.to_dict()["regions"]
+    provinces = {c: plan.player_provinces for c in plan.players} | dict(plan.neutral_groups)
+    held = {c: len(state.provinces_of(c)) for c in provinces}
+    as_set = sum(read.get(p) == setup_garrison(c, plan) for p, c in state.owners.items())
+    beyond = sum(max(0, held[c] - n) for c, n in provinces.items())
+    fleets = sum(sea in read for sea in board.seas)
+    if as_set < SETTLE_SHARE * len(board.provinces) or beyond > SETTLE_STRAYS or fleets > SETTLE_STRAYS:
+        return {}
+    settled: dict[str, tuple[dict, dict]] = {}
+    for p, colour in state.owners.items():
+        want = setup_garrison(colour, plan)
+        if p in state.unseen or want is None or read[p] == want:
+            continue
+        pieces = sum(read[p][colour].get(k, 0) for k in LAND_KINDS)
+        if abs(pieces - want[colour][LEGIONARY]) <= SETTLE_REACH:
+            settled[p] = (read[p], want)
+    for sea in board.seas:
+        if sea in read and sea not in state.unseen:
+            settled[sea] = (read[sea], {})
+    free = [p for p in board.provinces if p not in state.owners and p not in state.unseen]
+    short = {c: n - held[c] for c, n in provinces.items() if held[c] < n}
+    if free and len(short) == 1 and sum(short.values()) >= len(free):
+        colour = next(iter(short))
+        for p in free:
+            settled[p] = (read.get(p, {}), setup_garrison(colour, plan))
+    return settled
+
+
+def settled_verdict(board: Board, settled: dict[str, tuple[dict, dict]]) -> Verdict:
+    """The warning that tells the table which counts the set-up rules settled, and what the
+    camera read there, so that the players can look."""
+    def pieces(content: dict) -> str:
+        return ", ".join(f"{n} {c} {k}" for c, kinds in sorted(content.items()) for k, n in sorted(kinds.items())) \
+            or "nothing"
+    detail = "; ".join(f"{board.name(r)} read as {pieces(read)}, taken as {pieces(value)}"
+                       for r, (read, value) in sorted(settled.items()))
+    return Verdict.warning("§3.9", f"the camera's reading of {len(settled)} regions differs from what the set-up "
+                                   f"leaves there, and the set-up's counts were taken: check {detail}",
+                           tuple(sorted(settled)))
 
 
 def random_setup(board: Board, players: Sequence[str], rng: random.Random,
