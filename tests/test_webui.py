@@ -77,6 +77,41 @@ class TestLiveGame:
         assert live.game.state.legions[region] == states[0].legions[region]
         assert [c["undoes"] for c in live.store.corrections(live.game_id)] == [None, corr[0]["id"]]
 
+    def test_set_up_counts_the_rules_fix_stand_over_the_camera_until_undone(self, tmp_path):
+        store = Store(tmp_path / "s")
+        live = LiveGame.open(store, PLAYERS, resume=False)
+        setup = game_states(1)[0]
+        region = sorted(setup.owners)[0]
+        colour, right = setup.owners[region], setup.to_dict()["regions"][region]
+        d = setup.to_dict()
+        d["regions"][region] = {colour: {"legionary": setup.legions[region] - 1}}
+        d["confidence"] = {region: 0.95}
+        misread = ObservedState.from_dict(d)
+        view = live.commit(misread)
+        assert live.game.state.same_counts(setup) and region not in live.game.state.confidence
+        notes = [v for v in view["latest"]["verdicts"] if v["rule"] == "§3.9"]
+        assert len(notes) == 1 and notes[0]["level"] == "warning" and notes[0]["regions"] == [region]
+        assert not [v for v in view["latest"]["verdicts"] if v["level"] == "violation"]
+        (c,) = store.corrections(live.game_id)
+        assert (c["region"], c["before"], c["after"], c["author"]) == (region, d["regions"][region], right,
+                                                                       "set-up rules")
+        # the camera reads the same again: the set-up's count stands; a restart keeps it
+        live.commit(misread)
+        assert live.game.state.same_counts(setup)
+        store.close()
+        live = LiveGame.open(Store(tmp_path / "s"), PLAYERS)
+        live.commit(misread)
+        assert live.game.state.same_counts(setup)
+        # the players say the camera was right: undo lifts the settlement
+        live.undo()
+        assert live.game.state.same_counts(misread)
+        live.store.close()
+
+    def test_a_set_up_read_as_set_records_no_correction(self, live):
+        setup = game_states(1)[0]
+        live.commit(setup)
+        assert live.store.corrections(live.game_id) == [] and live.game.state.same_counts(setup)
+
     def test_resume_after_restart(self, tmp_path):
         store = Store(tmp_path / "r")
         lg = LiveGame.open(store, PLAYERS)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tracker.errors import AugurError, GameError
+from tracker.overrides import Override, apply_overrides
 from tracker.pieces import VP_TRACK_MAX
 from tracker.readings import LOW_CONFIDENCE
 from tracker.rulesets import apply_entry, make_game
@@ -23,15 +24,8 @@ from tracker.state import ObservedState
 from webui.store import Snapshot, Store
 
 UNDO_DEPTH = 10
-
-
-@dataclass
-class Override:
-    """A region the players corrected: applied while the camera still reads what it read then."""
-
-    correction_id: int
-    camera_value: dict
-    value: dict
+#: who the store names as the author of a set-up count the rules settled
+SETUP_RULES = "set-up rules"
 
 
 @dataclass
@@ -119,11 +113,18 @@ class LiveGame:
                 self.frame_jpeg = jpeg
                 state = self._with_overrides(state)
             if self.game.state is None:
-                verdicts = [v.to_dict() for v in self.game.start(state)]
+                settled, notes = self.game.settle_setup(state) if source == "camera" else ({}, [])
+                settling = {r: Override(None, read, value) for r, (read, value) in settled.items()}
+                state = apply_overrides(dict(settling), state)
+                verdicts = [v.to_dict() for v in self.game.start(state) + notes]
                 entry = self.game.score_track[-1]
                 sid = self.store.add_snapshot(self.game_id, "setup" if source == "camera" else source, state.to_dict(),
                                               entry.colour, entry.round_no, entry.turn_no, [], verdicts,
                                               self._scores(), jpeg, detections)
+                for region, o in settling.items():     # recorded, so that a restart keeps them and undo can lift them
+                    o.correction_id = self.store.add_correction(sid, region, o.camera_value, o.value,
+                                                                author=SETUP_RULES)
+                    self.overrides[region] = o
             else:
                 report = self.game.observe(state)
                 events = [dict(e.to_dict(), text=e.describe(self.game.board)) for e in report.events]
@@ -164,19 +165,7 @@ class LiveGame:
         self.broadcast(view)
 
     def _with_overrides(self, state: ObservedState) -> ObservedState:
-        if not self.overrides:
-            return state
-        d = state.to_dict()
-        for region, o in list(self.overrides.items()):
-            if d["regions"].get(region, {}) == o.camera_value:
-                d.get("confidence", {}).pop(region, None)      # a player counted it: no doubt left
-                if o.value:
-                    d["regions"][region] = copy.deepcopy(o.value)
-                else:
-                    d["regions"].pop(region, None)
-            else:
-                del self.overrides[region]      # the camera now reads something else: trust it again
-        return ObservedState.from_dict(d, state.board)
+        return apply_overrides(self.overrides, state)
 
     # -- what the tablet sends ------------------------------------------------------------------
     def fit_map(self, anchors: list | None) -> dict:

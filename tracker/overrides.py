@@ -1,0 +1,43 @@
+"""Counts that stand in for the camera's: a player's correction of a miscount, or a set-up count
+the rules fix (:meth:`tracker.game.TurnFollower.settle_setup`).
+
+Each holds only while the camera still reads the region as it did when the count was set. The
+pipeline keeps a region's committed count until a hand touches the region, so a misread stays
+misread and the count set over it stays too; once the camera reads the region otherwise,
+something was moved there and the camera is trusted again.
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+
+from tracker.state import ObservedState
+
+
+@dataclass
+class Override:
+    """A region's pieces set over the camera's reading of it."""
+
+    #: the recorded correction it comes from (None where nothing is recorded, as in a bench)
+    correction_id: int | None
+    camera_value: dict
+    value: dict
+
+
+def apply_overrides(overrides: dict[str, Override], state: ObservedState) -> ObservedState:
+    """``state`` with the standing overrides applied. An override whose region the camera now
+    reads otherwise is dropped from ``overrides``. A region set by a player or a rule carries no
+    camera confidence."""
+    if not overrides:
+        return state
+    d = state.to_dict()
+    for region, o in list(overrides.items()):
+        if d["regions"].get(region, {}) == o.camera_value:
+            d.get("confidence", {}).pop(region, None)
+            if o.value:
+                d["regions"][region] = copy.deepcopy(o.value)
+            else:
+                d["regions"].pop(region, None)
+        else:
+            del overrides[region]
+    return ObservedState.from_dict(d, state.board)
