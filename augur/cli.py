@@ -176,7 +176,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from vision.synth.render import FRAME_SIZE
         first = _or(args.seed, GAME_BENCH_SEED)
         bench_game_videos(args.tiers, seeds=range(first, first + _or(args.games, 2)), turns=_or(args.turns, 3),
-                          size=_size(args.size) if args.size else FRAME_SIZE, hold_untouched=not args.no_hold)
+                          size=_size(args.size) if args.size else FRAME_SIZE, hold_untouched=not args.no_hold,
+                          settle=not args.no_settle)
         return 0
     if args.what == "vision":
         from vision.bench import run_vision_bench
@@ -738,6 +739,9 @@ def build_parser() -> argparse.ArgumentParser:
                                             f"(default {GAME_BENCH_SEED})")
     p.add_argument("--no-hold", action="store_true",
                    help="game: count every region afresh at every still frame, untouched ones too")
+    p.add_argument("--no-settle", action="store_true",
+                   help="game: keep the camera's set-up counts where the rules fix them otherwise (the dashboard "
+                        "settles them and says so)")
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("train", help="reproduce the shipped piece detector (needs the [train] extra)")

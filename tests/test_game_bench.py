@@ -28,10 +28,10 @@ def with_region(state: ObservedState, region: str, content: dict) -> ObservedSta
 
 
 class TestGameScorer:
-    def play(self, script):
+    def play(self, script, settle: bool = True):
         """``script``: (true state, hand present, committed state or None) per frame."""
         figures = GameVideoFigures("easy", 0, 1)
-        scorer = GameScorer(figures, PLAYERS, fps=10)
+        scorer = GameScorer(figures, PLAYERS, fps=10, settle=settle)
         for i, (truth, hand, committed) in enumerate(script):
             scorer.see(line(i, truth, hand), committed)
         return figures
@@ -88,3 +88,17 @@ class TestGameScorer:
         f = self.play([(s0, False, s0), (s0, True, None), (s1, True, None), (s1, False, None),
                        (s1, True, None), (s2, True, None), (s2, False, s2)])
         assert f.moves == 2 and f.moves_hidden == 0 and f.commit_after_hand_s == [0.1]
+
+    def test_a_set_up_count_the_rules_settle_is_right_in_the_tracked_state_while_the_camera_reads_it(self):
+        s0, s1 = legal_game()[:2]
+        region = next(r for r in sorted(s0.owners) if r not in s0.changed_regions(s1))
+        colour = s0.owners[region]
+        misread = {colour: {"legionary": s0.legions[region] + 1}}
+        script = [(s0, False, with_region(s0, region, misread)), (s0, True, None), (s1, True, None),
+                  (s1, False, with_region(s1, region, misread))]
+        f = self.play(script)
+        assert (f.settled_regions, f.wrong_regions, f.tracked_wrong_regions) == (1, 2, 0)
+        assert (f.phantom_changes, f.missed_changes, f.violations) == (0, 0, 0) and f.warnings == 1
+        kept = self.play(script, settle=False)
+        assert (kept.settled_regions, kept.wrong_regions, kept.tracked_wrong_regions) == (0, 2, 2)
+        assert kept.violations == 1

@@ -11,13 +11,16 @@ and scores every commit against the true board at that frame:
   left on the board) is counted apart: no camera could commit it. Any other move not committed
   before the next hand came was taken in by a later commit together with the next move;
 - the regions read wrong in the committed states (regions the counter marked unseen left out:
-  the pipeline keeps their last count);
-- **phantom changes**: regions whose committed count changed between two commits while their
-  true contents did not. The tracker takes each one for a move nobody made;
+  the pipeline keeps their last count), and in the states the tracker follows: the committed
+  ones with the set-up's counts that the rules fix put in where the camera read otherwise, for
+  as long as the camera reads those regions as it did (:meth:`tracker.game.TurnFollower.settle_setup`,
+  as the dashboard does; ``settle=False`` leaves the camera's counts);
+- **phantom changes**: regions whose count in the tracked state changed between two commits
+  while their true contents did not. The tracker takes each one for a move nobody made;
 - **missed changes**: regions whose true contents changed between two commits while their
-  committed count did not;
-- the tracker's verdicts on the committed states, beside its verdicts on the true states of
-  the same frames. The true states are a legal game, so what the first has more than the
+  tracked count did not;
+- the tracker's verdicts on the tracked states (the set-up's settlement warning among them),
+  beside its verdicts on the true states of the same frames. The true states are a legal game, so what the first has more than the
   second comes from the counting (the second is not always empty: a commit can fall between
   two moves of one turn, or one commit can take in two moves the gate saw as one).
 """
@@ -29,6 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from calibration.profile import calibrate
+from tracker.overrides import Override, apply_overrides
 from tracker.rulesets import make_game
 from tracker.state import ObservedState
 from tracker.verdicts import VIOLATION
@@ -50,6 +54,9 @@ class GameVideoFigures:
     #: moves whose every changed region the next commit marked unseen (made under a card, say)
     moves_hidden: int = 0
     wrong_regions: int = 0
+    #: regions wrong in the states the tracker follows, and the set-up counts the rules settled
+    tracked_wrong_regions: int = 0
+    settled_regions: int = 0
     boards_wrong: int = 0
     phantom_changes: int = 0
     missed_changes: int = 0
@@ -75,9 +82,11 @@ class GameScorer:
     """Scores a live loop frame by frame: each frame's truth (the renderer's line: ``frame``,
     ``hand_present``, ``state``) and the state the pipeline committed on it, if any."""
 
-    def __init__(self, figures: GameVideoFigures, players, fps: int):
-        self.out, self.fps = figures, fps
+    def __init__(self, figures: GameVideoFigures, players, fps: int, settle: bool = True):
+        self.out, self.fps, self.settle = figures, fps, settle
         self.read, self.true = make_game("2005", players), make_game("2005", players)
+        #: the set-up counts the rules settled, standing over the camera's (as on the dashboard)
+        self._overrides: dict[str, Override] = {}
         #: the moves awaiting a commit: the frame the hand left on, and the regions the move changed
         self._pending: list[tuple[int, set[str]]] = []
         self._last: tuple[ObservedState, ObservedState] | None = None     # (committed, true) at the last commit
@@ -96,17 +105,24 @@ class GameScorer:
         if committed is None:
             return
         out.commits += 1
-        wrong = len(committed.changed_regions(now) - committed.unseen)
-        out.wrong_regions += wrong
+        out.wrong_regions += len(committed.changed_regions(now) - committed.unseen)
+        notes = []
+        if self.read.state is None and self.settle:
+            settled, notes = self.read.settle_setup(committed)
+            self._overrides = {r: Override(None, read, value) for r, (read, value) in settled.items()}
+            out.settled_regions += len(settled)
+        tracked = apply_overrides(self._overrides, committed)
+        wrong = len(tracked.changed_regions(now) - tracked.unseen)
+        out.tracked_wrong_regions += wrong
         out.boards_wrong += wrong > 0
         if self._last is not None:
             was_read, was_true = self._last
-            read_changed, truly_changed = committed.changed_regions(was_read), now.changed_regions(was_true)
+            read_changed, truly_changed = tracked.changed_regions(was_read), now.changed_regions(was_true)
             out.phantom_changes += len(read_changed - truly_changed)
-            out.missed_changes += len(truly_changed - read_changed - committed.unseen)
-        self._last = (committed, now)
-        v, w = _tally(self.read, committed)
-        out.violations, out.warnings = out.violations + v, out.warnings + w
+            out.missed_changes += len(truly_changed - read_changed - tracked.unseen)
+        self._last = (tracked, now)
+        v, w = _tally(self.read, tracked)
+        out.violations, out.warnings = out.violations + v, out.warnings + w + len(notes)
         v, w = _tally(self.true, now)
         out.truth_violations, out.truth_warnings = out.truth_violations + v, out.truth_warnings + w
         seen = [frame for frame, regions in self._pending if not regions <= committed.unseen]
@@ -117,13 +133,13 @@ class GameScorer:
 
 
 def play_game_video(tier: str, seed: int, turns: int, fps: int = 12, size: tuple[int, int] = FRAME_SIZE,
-                    hold_untouched: bool = True) -> GameVideoFigures:
+                    hold_untouched: bool = True, settle: bool = True) -> GameVideoFigures:
     """Render the game of ``seed`` on a ``tier`` table, calibrate on its empty-table photo, play
     every frame through the pipeline and score the commits."""
     from vision.synth.video import calibration_photo, frames
     rendered = ((img, truth) for img, truth, _ in frames(seed, turns, tier, size=size, fps=fps))
     return _play(calibration_photo(seed, tier, size), rendered, GameVideoFigures(tier, seed, turns), fps,
-                 hold_untouched)
+                 hold_untouched, settle)
 
 
 def read_video_folder(folder) -> tuple[dict, list[dict], np.ndarray]:
@@ -139,24 +155,25 @@ def read_video_folder(folder) -> tuple[dict, list[dict], np.ndarray]:
     return meta, truth, cv2.imread(str(folder / "calibration.jpg"))
 
 
-def play_video_folder(folder, hold_untouched: bool = True) -> GameVideoFigures:
+def play_video_folder(folder, hold_untouched: bool = True, settle: bool = True) -> GameVideoFigures:
     """The same for a game video written to a folder: its frames read from their JPEG files, as
     a camera's would arrive."""
     from vision.frames import video_frames
     meta, truth, calibration_image = read_video_folder(folder)
     return _play(calibration_image, zip(video_frames(folder, meta["fps"], realtime=False), truth),
-                 GameVideoFigures(meta["tier"], meta["seed"], meta["turns"]), meta["fps"], hold_untouched)
+                 GameVideoFigures(meta["tier"], meta["seed"], meta["turns"]), meta["fps"], hold_untouched,
+                 settle)
 
 
 def _play(calibration_image: np.ndarray, frames, out: GameVideoFigures, fps: int,
-          hold_untouched: bool) -> GameVideoFigures:
+          hold_untouched: bool, settle: bool) -> GameVideoFigures:
     """Calibrate, then run (image, truth) ``frames`` through the pipeline, scoring into ``out``."""
     from vision.gate import Gate
     from vision.pipeline import Pipeline
     from vision.synth.video import PLAYERS
     profile = calibrate(calibration_image, procedural_art(), players=PLAYERS)
     gate, pipeline = Gate(profile), Pipeline(profile, hold_untouched=hold_untouched)
-    scorer = GameScorer(out, PLAYERS, fps)
+    scorer = GameScorer(out, PLAYERS, fps, settle)
     for img, truth in frames:
         t0 = time.perf_counter()
         gate.check(img)                      # timed alone: the pipeline's frame also counts still ones
@@ -172,7 +189,7 @@ def describe(figures: list[GameVideoFigures], fps: int) -> str:
     moves, commits = sum(f.moves for f in figures), sum(f.commits for f in figures)
     hidden = sum(f.moves_hidden for f in figures)
     total = {k: sum(getattr(f, k) for f in figures) for k in
-             ("wrong_regions", "boards_wrong", "phantom_changes", "missed_changes", "violations", "warnings",
+             ("wrong_regions", "tracked_wrong_regions", "settled_regions", "boards_wrong", "phantom_changes", "missed_changes", "violations", "warnings",
               "truth_violations", "truth_warnings")}
     gate_fps = float(np.median([f.gate_fps for f in figures]))
     seeds = ", ".join(str(f.seed) for f in figures)
@@ -183,18 +200,20 @@ def describe(figures: list[GameVideoFigures], fps: int) -> str:
             f"{len(delays)} of {moves} moves committed"
             f"{f' ({hidden} made under a cover the camera cannot see through)' if hidden else ''}, {delay}; "
             f"{commits} states committed, "
-            f"{total['wrong_regions'] / max(commits, 1):.2f} regions wrong per state, "
-            f"{total['boards_wrong']} states with a region wrong; {total['phantom_changes']} phantom changes "
+            f"{total['wrong_regions'] / max(commits, 1):.2f} regions read wrong per state; "
+            f"{total['settled_regions']} set-up counts settled by the rules, then "
+            f"{total['tracked_wrong_regions'] / max(commits, 1):.2f} regions wrong per tracked state, "
+            f"{total['boards_wrong']} tracked states with a region wrong; {total['phantom_changes']} phantom changes "
             f"(a count changed with nobody touching it), {total['missed_changes']} true changes missed; "
             f"tracker {total['violations']} violations / {total['warnings']} warnings "
             f"(on the true states of the same frames: {total['truth_violations']} / {total['truth_warnings']})")
 
 
 def bench_game_videos(tiers=("easy", "hard"), seeds=(5,), turns: int = 2, fps: int = 12,
-                      size: tuple[int, int] = FRAME_SIZE, hold_untouched: bool = True) -> dict:
+                      size: tuple[int, int] = FRAME_SIZE, hold_untouched: bool = True, settle: bool = True) -> dict:
     """Every game of ``seeds`` on each tier; prints one line per tier and returns the figures."""
     out = {}
     for tier in tiers:
-        out[tier] = [play_game_video(tier, s, turns, fps, size, hold_untouched) for s in seeds]
+        out[tier] = [play_game_video(tier, s, turns, fps, size, hold_untouched, settle) for s in seeds]
         print(describe(out[tier], fps), flush=True)
     return out
