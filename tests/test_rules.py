@@ -280,6 +280,17 @@ class TestSetupSettlement:
         assert self._settled_state(read, settled).same_counts(legal)
         assert validate_setup(self._settled_state(read, settled), setup_plan(board, P3)) == []
 
+    def test_a_neutral_group_read_in_a_player_colour_goes_back_to_the_neutral_army_3_9(self, board):
+        legal = self._read(P3)
+        black, blue = self._of(legal, "black")[0], self._of(legal, "blue")[0]
+        settled = settle_setup(self._read(P3, {black: {"blue": {"legionary": 3}}}), setup_plan(board, P3))
+        assert settled == {black: ({"blue": {"legionary": 3}}, {"black": {"legionary": 3}})}
+        # a player's pair read in a neutral colour, 2 where the neutral army has 3: back to the player
+        settled = settle_setup(self._read(P3, {blue: {"green": {"legionary": 2}}}), setup_plan(board, P3))
+        assert settled == {blue: ({"green": {"legionary": 2}}, {"blue": {"legionary": 2}})}
+        # between two players both garrisons are 2: which pair is misread cannot be told
+        assert settle_setup(self._read(P3, {blue: {"red": {"legionary": 2}}}), setup_plan(board, P3)) == {}
+
     def test_a_garrison_far_off_the_set_up_count_stands_as_read(self, board):
         legal = self._read(P3)
         red, blue = self._of(legal, "red")[0], self._of(legal, "blue")[0]

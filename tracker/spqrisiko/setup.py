@@ -126,18 +126,25 @@ def settle_setup(state: ObservedState, plan: SetupPlan) -> dict[str, tuple[dict,
 
     A finished set-up leaves nothing to chance but who holds each province (§3.7–3.11): 2
     legionaries in a player's province, 3 in a neutral one, no vexillum, trireme or centre.
-    So, as the chess-from-camera systems start from the known opening position, the camera only
-    has to tell the armies apart there: a province read with one army and up to
-    :data:`SETTLE_REACH` pieces more or fewer, or with a stray piece, is settled at its army's
-    set-up garrison, and a sea read with pieces is settled empty. A province read empty is given to the one army short of provinces (§3.9)
-    when no other army is short and it lacks at least as many as are read empty.
+    So, as the chess-from-camera systems start from the known opening position, the camera
+    only has to tell the armies apart there:
+
+    - a province read with one army and up to :data:`SETTLE_REACH` pieces more or fewer, or
+      with a stray piece, is settled at its army's set-up garrison;
+    - a sea read with pieces is settled empty;
+    - where one army holds one province too many and one army one too few (§3.9), and exactly
+      one province of the first holds the second's set-up count (3 for a neutral group, 2 for
+      a player) and not its own, that province is the second army's, read in the wrong colour;
+    - a province read empty is given to the one army short of provinces, when no other army
+      is short and it lacks at least as many as are read empty.
 
     The caller vouches that the set-up is done (the game starts on it, as
-    :meth:`tracker.game.Game.start` says). Even so, nothing is settled unless at least :data:`SETTLE_SHARE` of the provinces already read
-    exactly as the set-up leaves them and no more than :data:`SETTLE_STRAYS` provinces beyond
-    the armies' shares, or seas with pieces, are read; nor in a region the camera could not see. The caller
-    shows the players what was settled (:func:`settled_verdict`), so that a set-up really made
-    otherwise is put right on the table, or the settlement undone.
+    :meth:`tracker.game.Game.start` says). Even so, nothing is settled unless at least
+    :data:`SETTLE_SHARE` of the provinces already read exactly as the set-up leaves them and no
+    more than :data:`SETTLE_STRAYS` provinces beyond the armies' shares, or seas with pieces,
+    are read; nor in a region the camera could not see. The caller shows the players what was
+    settled (:func:`settled_verdict`), so that a set-up really made otherwise is put right on
+    the table, or the settlement undone.
     """
     board = state.board
     read = state.to_dict()["regions"]
@@ -148,13 +155,24 @@ def settle_setup(state: ObservedState, plan: SetupPlan) -> dict[str, tuple[dict,
     fleets = sum(sea in read for sea in board.seas)
     if as_set < SETTLE_SHARE * len(board.provinces) or beyond > SETTLE_STRAYS or fleets > SETTLE_STRAYS:
         return {}
+
+    def pieces(p: str) -> int:
+        return sum(n for kinds in read[p].values() for k, n in kinds.items() if k in LAND_KINDS)
+
+    owners = {p: c for p, c in state.owners.items() if p not in state.unseen}
+    over = [c for c, n in provinces.items() if held[c] > n]
+    under = [c for c, n in provinces.items() if held[c] < n]
+    if len(over) == 1 and len(under) == 1:
+        wrong, right = over[0], under[0]
+        count = {c: setup_garrison(c, plan)[c][LEGIONARY] for c in (wrong, right)}
+        misread = [p for p, c in owners.items() if c == wrong and pieces(p) == count[right]]
+        if count[wrong] != count[right] and len(misread) == 1:
+            owners[misread[0]] = right
+            held[wrong], held[right] = held[wrong] - 1, held[right] + 1
     settled: dict[str, tuple[dict, dict]] = {}
-    for p, colour in state.owners.items():
+    for p, colour in owners.items():
         want = setup_garrison(colour, plan)
-        if p in state.unseen or want is None or read[p] == want:
-            continue
-        pieces = sum(read[p][colour].get(k, 0) for k in LAND_KINDS)
-        if abs(pieces - want[colour][LEGIONARY]) <= SETTLE_REACH:
+        if want is not None and read[p] != want and abs(pieces(p) - want[colour][LEGIONARY]) <= SETTLE_REACH:
             settled[p] = (read[p], want)
     for sea in board.seas:
         if sea in read and sea not in state.unseen:
