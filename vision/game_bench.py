@@ -20,9 +20,10 @@ and scores every commit against the true board at that frame:
 - **missed changes**: regions whose true contents changed between two commits while their
   tracked count did not;
 - the tracker's verdicts on the tracked states (the set-up's settlement warning among them),
-  beside its verdicts on the true states of the same frames. The true states are a legal game, so what the first has more than the
-  second comes from the counting (the second is not always empty: a commit can fall between
-  two moves of one turn, or one commit can take in two moves the gate saw as one).
+  beside its verdicts on the true states of the same frames. The true states are a legal
+  game, so what the first has more than the second comes from the counting (the second is
+  not always empty: a commit can fall between two moves of one turn, or one commit can take
+  in two moves the gate saw as one).
 """
 from __future__ import annotations
 
@@ -89,7 +90,7 @@ class GameScorer:
         self._overrides: dict[str, Override] = {}
         #: the moves awaiting a commit: the frame the hand left on, and the regions the move changed
         self._pending: list[tuple[int, set[str]]] = []
-        self._last: tuple[ObservedState, ObservedState] | None = None     # (committed, true) at the last commit
+        self._last: tuple[ObservedState, ObservedState] | None = None     # (tracked, true) at the last commit
         self._prev_hand, self._board_then = False, None
 
     def see(self, truth: dict, committed: ObservedState | None) -> None:
