@@ -305,6 +305,7 @@ class TestSetupSettlement:
         settled = settle_setup(self._read(P3, {red: {"red": {"legionary": 1}}}), setup_plan(board, P3))
         v = settled_verdict(board, settled)
         assert (v.level, v.rule, v.regions) == ("warning", "§3.9", (red,))
+        assert v.message.startswith("the camera's reading of 1 region differs")
         assert f"{board.name(red)} read as 1 red legionary, taken as 2 red legionaries" in v.message
 
     def test_a_province_read_empty_goes_to_the_only_army_short_of_provinces_3_9(self, board):

@@ -197,7 +197,8 @@ def settled_verdict(board: Board, settled: dict[str, tuple[dict, dict]]) -> Verd
                          for k, n in sorted(kinds.items())) or "nothing"
     detail = "; ".join(f"{board.name(r)} read as {pieces(read)}, taken as {pieces(value)}"
                        for r, (read, value) in sorted(settled.items()))
-    return Verdict.warning("§3.9", f"the camera's reading of {len(settled)} regions differs from what the set-up "
+    regions = f"{len(settled)} regions" if len(settled) != 1 else "1 region"
+    return Verdict.warning("§3.9", f"the camera's reading of {regions} differs from what the set-up "
                                    f"leaves there, and the set-up's counts were taken: check {detail}",
                            tuple(sorted(settled)))
 
