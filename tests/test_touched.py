@@ -59,19 +59,19 @@ def state(regions: dict, **extra) -> ObservedState:
 class TestTouchedRegions:
     def test_nothing_is_touched_before_a_commit(self):
         img, _, _, profile = table()
-        assert TouchedRegions(profile, profile.geometry).touched(img) is None
+        assert TouchedRegions(profile, profile.geometry).touches(img) is None
 
     def test_another_frame_of_the_still_table_touches_nothing(self):
         img, again, truth, profile = table()
         t = TouchedRegions(profile, profile.geometry)
         t.remember(img, state({}))
-        assert t.touched(again) == set()
+        assert t.touches(again) == {}
 
     def test_a_new_piece_touches_its_region_and_few_others(self):
         img, again, _, profile = table()
         t = TouchedRegions(profile, profile.geometry)
         t.remember(img, state({}))
-        got = t.touched(with_piece(again, profile, "italia"))
+        got = t.touches(with_piece(again, profile, "italia"))
         assert "italia" in got and len(got) <= 3
 
     def test_a_change_of_light_touches_nothing(self):
@@ -79,8 +79,8 @@ class TestTouchedRegions:
         t = TouchedRegions(profile, profile.geometry)
         t.remember(img, state({}))
         dimmer = cv2.multiply(again, (0.7, 0.75, 0.8, 0.0))
-        assert t.touched(dimmer) == set()
-        assert "dacia" in t.touched(with_piece(dimmer, profile, "dacia"))
+        assert t.touches(dimmer) == {}
+        assert "dacia" in t.touches(with_piece(dimmer, profile, "dacia"))
 
     def test_a_piece_spilled_off_an_island_touches_the_island(self):
         """A legionary stood on the sea off Corsica's coast counts for Corsica, so Corsica is read again."""
@@ -95,7 +95,7 @@ class TestTouchedRegions:
         t.remember(img, state({}))
         moved = again.copy()
         cv2.circle(moved, (int(u), int(v)), 4, (30, 30, 200), -1)
-        assert "corsica" in t.touched(moved)
+        assert "corsica" in t.touches(moved)
 
     def test_hold_sets_untouched_regions_back_and_keeps_touched_ones(self):
         img, again, _, profile = table()
@@ -131,9 +131,9 @@ class TestTouchedRegions:
         counts = {"italia": {"red": {"legionary": 2}}, "dacia": {"blue": {"legionary": 3}}}
         t.remember(with_piece(img, profile, "dacia", colour=(150, 170, 210)), state(counts, unseen=["dacia"]))
         now = with_piece(again, profile, "italia")
-        assert {"dacia", "italia"} <= t.touched(now)
+        assert {"dacia", "italia"} <= set(t.touches(now))
         t.see_again(now, state(counts, confidence={"dacia": 0.9}, unseen=["belgica"]))
-        got = t.touched(now)
+        got = t.touches(now)
         assert "dacia" not in got and "italia" in got
         assert t.state.unseen == frozenset()            # Belgica's kept pixels still show it: not blind
         read = state({"italia": {"red": {"legionary": 3}}, "dacia": {"blue": {"legionary": 4}}})

@@ -18,6 +18,7 @@ from tracker import events as ev
 from tracker.board import load_board
 from tracker.errors import GameError
 from tracker.events import Event, Phase
+from tracker.overrides import Override
 from tracker.pieces import VP_TRACK_MAX
 from tracker.spqrisiko.cards import CARD_SYMBOLS, set_value
 from tracker.readings import Reading
@@ -132,10 +133,10 @@ class TurnFollower:
         if state.board.id != self.board.id:
             raise GameError(f"state is for board '{state.board.id}', the game is on '{self.board.id}'")
 
-    def settle_setup(self, state: ObservedState) -> tuple[dict[str, tuple[dict, dict]], list[Verdict]]:
+    def settle_setup(self, state: ObservedState) -> tuple[dict[str, Override], list[Verdict]]:
         """The counts of a finished set-up that this game's rules fix, where the camera read
-        otherwise: ``region -> (as read, as set)``, and the warnings that tell the table. A game
-        whose set-up leaves the counts to the players settles nothing."""
+        otherwise, as overrides of the camera's reading (not yet recorded), and the warnings that
+        tell the table. A game whose set-up leaves the counts to the players settles nothing."""
         return {}, []
 
     def resight(self, state: ObservedState) -> None:
@@ -242,11 +243,12 @@ class Game(TurnFollower):
         self._begin_turn(first, state)
         return verdicts
 
-    def settle_setup(self, state: ObservedState) -> tuple[dict[str, tuple[dict, dict]], list[Verdict]]:
+    def settle_setup(self, state: ObservedState) -> tuple[dict[str, Override], list[Verdict]]:
         """§3.7–3.11 fix every count of a finished set-up (:func:`tracker.spqrisiko.setup.settle_setup`)."""
         self._check_board(state)
         settled = settle_setup(state, self.plan)
-        return settled, [settled_verdict(self.board, settled)] if settled else []
+        overrides = {r: Override(None, read, value) for r, (read, value) in settled.items()}
+        return overrides, [settled_verdict(self.board, settled)] if settled else []
 
     def begin_setup(self, state: ObservedState) -> list[Verdict]:
         """Follow the opening occupation (§3.7–3.8) from the empty board, placement by placement.

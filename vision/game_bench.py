@@ -109,9 +109,8 @@ class GameScorer:
         out.wrong_regions += len(committed.changed_regions(now) - committed.unseen)
         notes = []
         if self.read.state is None and self.settle:
-            settled, notes = self.read.settle_setup(committed)
-            self._overrides = {r: Override(None, read, value) for r, (read, value) in settled.items()}
-            out.settled_regions += len(settled)
+            self._overrides, notes = self.read.settle_setup(committed)
+            out.settled_regions += len(self._overrides)
         tracked = apply_overrides(self._overrides, committed)
         wrong = len(tracked.changed_regions(now) - tracked.unseen)
         out.tracked_wrong_regions += wrong

@@ -144,11 +144,6 @@ class TouchedRegions:
         in_core = np.bincount(self.core[counted.astype(bool)], minlength=n)
         return {r: int(in_core[i + 1]) for i, r in enumerate(self.region_ids) if hits[i + 1]}
 
-    def touched(self, image: np.ndarray) -> set[str] | None:
-        """The regions whose pixels changed since the kept frame (None: no frame kept)."""
-        touches = self.touches(image)
-        return None if touches is None else set(touches)
-
     def _grazed(self, region: str, in_core: int) -> bool:
         """Touched with too little changed in its core for a piece to have come or gone there."""
         return region in self._cored and in_core < GRAZE_PIXELS

@@ -113,9 +113,8 @@ class LiveGame:
                 self.frame_jpeg = jpeg
                 state = self._with_overrides(state)
             if self.game.state is None:
-                settled, notes = self.game.settle_setup(state) if source == "camera" else ({}, [])
-                settling = {r: Override(None, read, value) for r, (read, value) in settled.items()}
-                state = apply_overrides(dict(settling), state)
+                settling, notes = self.game.settle_setup(state) if source == "camera" else ({}, [])
+                state = apply_overrides(settling, state)
                 verdicts = [v.to_dict() for v in self.game.start(state) + notes]
                 entry = self.game.score_track[-1]
                 sid = self.store.add_snapshot(self.game_id, "setup" if source == "camera" else source, state.to_dict(),

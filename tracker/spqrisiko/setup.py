@@ -111,14 +111,20 @@ def validate_setup(state: ObservedState, plan: SetupPlan) -> list[Verdict]:
     return soften_low_confidence(verdicts, state, state)
 
 
-def setup_garrison(colour: str, plan: SetupPlan) -> dict[str, dict[str, int]] | None:
-    """What a province of ``colour`` holds when the set-up is done (§3.7), in the state's form;
-    None for a colour that takes no part in the game."""
+def setup_legions(colour: str, plan: SetupPlan) -> int | None:
+    """The legionaries in a province of ``colour`` when the set-up is done (§3.7); None for a
+    colour that takes no part in the game."""
     if colour in plan.players:
-        return {colour: {LEGIONARY: PLAYER_START_LEGIONS}}
+        return PLAYER_START_LEGIONS
     if colour in plan.neutral_groups:
-        return {colour: {LEGIONARY: NEUTRAL_GROUP}}
+        return NEUTRAL_GROUP
     return None
+
+
+def setup_garrison(colour: str, plan: SetupPlan) -> dict[str, dict[str, int]] | None:
+    """What a province of ``colour`` holds when the set-up is done, in the state's form."""
+    n = setup_legions(colour, plan)
+    return None if n is None else {colour: {LEGIONARY: n}}
 
 
 def settle_setup(state: ObservedState, plan: SetupPlan) -> dict[str, tuple[dict, dict]]:
@@ -156,7 +162,8 @@ def settle_setup(state: ObservedState, plan: SetupPlan) -> dict[str, tuple[dict,
     if as_set < SETTLE_SHARE * len(board.provinces) or beyond > SETTLE_STRAYS or fleets > SETTLE_STRAYS:
         return {}
 
-    def pieces(p: str) -> int:
+    def standing(p: str) -> int:
+        """The land pieces read in province ``p``, whatever their value."""
         return sum(n for kinds in read[p].values() for k, n in kinds.items() if k in LAND_KINDS)
 
     owners = {p: c for p, c in state.owners.items() if p not in state.unseen}
@@ -164,15 +171,15 @@ def settle_setup(state: ObservedState, plan: SetupPlan) -> dict[str, tuple[dict,
     under = [c for c, n in provinces.items() if held[c] < n]
     if len(over) == 1 and len(under) == 1:
         wrong, right = over[0], under[0]
-        count = {c: setup_garrison(c, plan)[c][LEGIONARY] for c in (wrong, right)}
-        misread = [p for p, c in owners.items() if c == wrong and pieces(p) == count[right]]
+        count = {c: setup_legions(c, plan) for c in (wrong, right)}
+        misread = [p for p, c in owners.items() if c == wrong and standing(p) == count[right]]
         if count[wrong] != count[right] and len(misread) == 1:
             owners[misread[0]] = right
             held[wrong], held[right] = held[wrong] - 1, held[right] + 1
     settled: dict[str, tuple[dict, dict]] = {}
     for p, colour in owners.items():
         want = setup_garrison(colour, plan)
-        if want is not None and read[p] != want and abs(pieces(p) - want[colour][LEGIONARY]) <= SETTLE_REACH:
+        if want is not None and read[p] != want and abs(standing(p) - want[colour][LEGIONARY]) <= SETTLE_REACH:
             settled[p] = (read[p], want)
     for sea in board.seas:
         if sea in read and sea not in state.unseen:
