@@ -182,9 +182,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.what == "vision":
         from vision.bench import run_vision_bench
         from vision.synth.render import FRAME_SIZE
+        from vision.synth.board_art import print_art
         run_vision_bench(n=args.images, tiers=args.tiers, detector=args.detector, video=not args.no_video,
                          size=_size(args.size) if args.size else FRAME_SIZE,
-                         relight=_relight(args.relight) if args.relight else None, relief=_relief(args.relief))
+                         relight=_relight(args.relight) if args.relight else None, relief=_relief(args.relief),
+                         board_print=print_art(args.board_photo, args.rotate) if args.board_photo else None)
         return 0
     if args.what == "dashboard":
         from webui.bench import run_dashboard_bench
@@ -444,10 +446,8 @@ def cmd_synth(args: argparse.Namespace) -> int:
     size = _size(args.size)
     art = None
     if args.board_photo:
-        from calibration.region_map import load_north_up_photo, measure_board
-        from vision.synth.board_art import photo_art
-        photo = load_north_up_photo(Path(args.board_photo), args.rotate)
-        art = photo_art(photo, measure_board(photo).corners)
+        from vision.synth.board_art import print_art
+        art = print_art(args.board_photo, args.rotate)
     if args.what == "images":
         n = write_dataset(Path(args.output), args.tier, args.n, args.seed, size, art=art)
         print(f"wrote {n} {args.tier} images with ground truth to {args.output}")
@@ -732,6 +732,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--relief", type=float, metavar="MM",
                    help="vision: a board folded in four that rises up to MM millimetres off the table along its "
                         "creases, as at the calibration (e.g. --relief 4)")
+    p.add_argument("--board-photo", metavar="PHOTO",
+                   help="vision: render the tables on the real print of this top-down photo of an empty board "
+                        "(e.g. ../shared/reference/spqrisiko/board-photo-topdown.jpeg --rotate ccw) instead of "
+                        "the procedural art; the calibration still compares with the procedural art, as at a "
+                        "real table")
+    p.add_argument("--rotate", default="none", choices=["none", "cw", "ccw", "180"],
+                   help="vision: turn --board-photo north up (the shared reference photo needs ccw)")
     p.add_argument("--dataset", type=int, default=300, help="synth: images in the streamed dataset run")
     p.add_argument("--turns", type=int, help="tracker: turns per game (default 300); game: turns per video "
                                              "(default 3)")

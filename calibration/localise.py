@@ -129,16 +129,22 @@ def _frame_quads(image: np.ndarray) -> list[np.ndarray]:
     h, w = image.shape[:2]
     mask = red_frame_mask(image)
     cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    def share(c: np.ndarray) -> float:
+        """The share of the image the outline's hull covers."""
+        return cv2.contourArea(cv2.convexHull(c)) / (h * w)
+
     # the three largest red outlines, each with the share of the image its hull covers
-    largest = sorted(((cv2.contourArea(cv2.convexHull(c)) / (h * w), c) for c in cnts), key=lambda ac: -ac[0])[:3]
-    if not largest or largest[0][0] <= WHOLE_FRAME:
+    largest = sorted(((share(c), c) for c in cnts), key=lambda ac: -ac[0])[:3]
+    # The frame may be broken into pieces (a card across an edge, glare washing out a side, or a
+    # print whose frame is only a few pixels wide at the camera): each of the three largest pieces
+    # that could be the whole frame alone, and the hull of the largest two or three pieces of it,
+    # are all candidates when they cover a twentieth of the image.
+    whole = [c for s, c in largest if s > WHOLE_FRAME]
+    pieces = [c for s, c in largest if s > FRAME_PIECE]
+    joined = [np.vstack(pieces[:k]) for k in (2, 3) if len(pieces) >= k]
+    outlines = whole + [c for c in joined if share(c) > WHOLE_FRAME]
+    if not outlines:
         raise BoardNotFound("no board in view: no red board frame covers a twentieth of the image")
-    # The frame may be broken into pieces (a card across an edge, glare washing out a side): each
-    # of the three largest pieces that could be the whole frame alone, and the hull of the largest
-    # two or three pieces of it, are all candidates.
-    whole = [c for share, c in largest if share > WHOLE_FRAME]
-    pieces = [c for share, c in largest if share > FRAME_PIECE]
-    outlines = whole + [np.vstack(pieces[:k]) for k in (2, 3) if len(pieces) >= k]
     quads = [q for q in (_quad(c) for c in outlines) if q is not None]
     quads += [q for c in outlines for q in _cut_corner_quads(c)]
     if not quads:

@@ -145,6 +145,14 @@ class TestReplayAndSimulate:
             assert proc.returncode == 2 and "--relight" in proc.stderr, proc.stderr
             assert "Traceback" not in proc.stderr and proc.stdout == ""
 
+    def test_bench_vision_refuses_an_unreadable_board_photo_before_rendering(self, tmp_path):
+        bad = tmp_path / "board.jpg"
+        bad.write_bytes(b"not a jpeg")
+        for photo in (str(bad), str(tmp_path / "missing.jpg")):
+            proc = run("bench", "vision", "--board-photo", photo, "--images", "1")
+            assert proc.returncode == 2 and "cannot read image" in proc.stderr, proc.stderr
+            assert "Traceback" not in proc.stderr and proc.stdout == ""
+
     def test_bench_tracker_prints_figures(self):
         proc = run("bench", "tracker", "--games", "1", "--turns", "30")
         assert proc.returncode == 0, proc.stderr

@@ -49,12 +49,16 @@ HELD_OUT_SEED = 90_210
 
 def run_vision_bench(n: int = 200, tiers=("easy", "medium", "hard"), seed: int = HELD_OUT_SEED,
                      detector: str = "auto", video: bool = True, size: tuple[int, int] = FRAME_SIZE,
-                     relight: tuple[float, float] | None = None, relief: float = 0.0) -> dict:
+                     relight: tuple[float, float] | None = None, relief: float = 0.0,
+                     board_print: np.ndarray | None = None) -> dict:
     """Every shipped detector side by side (``detector="auto"``), or just the one named; the
     tables filmed at ``size`` (a 1080p camera gives the far pieces of a tilted view more pixels);
     ``relight`` = (kelvin, level): the tables lit otherwise than their calibration photos, as
     the light drifts over an evening; ``relief``: the folded board rising up to that many mm off
-    the table along its creases (both: see :func:`vision.synth.render.render`)."""
+    the table along its creases (both: see :func:`vision.synth.render.render`); ``board_print``:
+    the tables and their calibration photos rendered on a real board's print
+    (:func:`vision.synth.board_art.print_art`) instead of the procedural art, while the
+    calibration compares them with the procedural art, as it does at a real table."""
     from vision.density import DEFAULT_COUNTER
     from vision.game_bench import bench_game_videos
     from vision.yolo import DEFAULT_MODEL
@@ -65,7 +69,7 @@ def run_vision_bench(n: int = 200, tiers=("easy", "medium", "hard"), seed: int =
     else:
         detectors = [detector]
     for which in detectors:
-        results[which] = _bench_detector(which, n, tiers, seed, size, relight, relief)
+        results[which] = _bench_detector(which, n, tiers, seed, size, relight, relief, board_print)
     if video:
         results["video"] = bench_game_videos(tiers)
         results["real_time"] = bench_real_time_commit()
@@ -80,7 +84,8 @@ def run_vision_bench(n: int = 200, tiers=("easy", "medium", "hard"), seed: int =
 
 
 def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] = FRAME_SIZE,
-                    relight: tuple[float, float] | None = None, relief: float = 0.0) -> dict:
+                    relight: tuple[float, float] | None = None, relief: float = 0.0,
+                    board_print: np.ndarray | None = None) -> dict:
     from vision.pipeline import make_detector
     geo = load_geometry()
     art = procedural_art()
@@ -96,8 +101,9 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
         colours: Counter = Counter()
         lat: dict[str, list[float]] = {"calibrate": [], "detect": [], "count": []}
         sure: list[tuple[float, bool]] = []          # every seen region's confidence, and whether it was right
-        for i, img, truth, frame in iter_still_tables(tier, n, seed, size, relight=relight, relief=relief):
-            cal_img = calibration_render(truth)
+        for i, img, truth, frame in iter_still_tables(tier, n, seed, size, art=board_print, relight=relight,
+                                                      relief=relief):
+            cal_img = calibration_render(truth, board_print)
             t0 = time.perf_counter()
             try:
                 profile = calibrate(cal_img, art, players=truth.players)
@@ -165,7 +171,8 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
         ci = res["interval_95"]
         filmed = ('' if size == FRAME_SIZE else ' at %dx%d' % size) + \
             ('' if relight is None else ' lit %+.0f K and x%.2f from calibration' % relight) + \
-            (' on a board rising up to %g mm along its creases' % relief if relief else '')
+            (' on a board rising up to %g mm along its creases' % relief if relief else '') + \
+            (' on the real print of --board-photo' if board_print is not None else '')
         print(f"[{tier}] {which} on {n} held-out images{filmed}: per-region exact {100 * res['per_region']:.1f}% "
               f"{_span(ci['per_region'])} (target 99.5/99.5/99), whole board {100 * res['whole_board']:.1f}% "
               f"{_span(ci['whole_board'])} (target >= 90 on hard); 95% intervals over these tables")

@@ -100,6 +100,18 @@ def photo_art(photo: np.ndarray, corners: np.ndarray, geo: BoardGeometry | None 
     return cv2.warpPerspective(photo, H, (w, h), flags=cv2.INTER_AREA)
 
 
+def print_art(photo_path, rotate: str = "none") -> np.ndarray:
+    """The print of a real board, from a top-down photo of it empty (``rotate``: how to turn the
+    photo north up; the shared reference photo needs "ccw"), rectified by its red frame: tables
+    rendered on it show the real print's colours, texture, lettering and creases instead of the
+    procedural art's. Raises :class:`calibration.region_map.RegionMapError` when the photo cannot
+    be read or shows no board."""
+    from pathlib import Path
+    from calibration.region_map import load_north_up_photo, measure_board
+    photo = load_north_up_photo(Path(photo_path), rotate)
+    return photo_art(photo, measure_board(photo).corners)
+
+
 def _roman(n: int) -> str:
     if n == 0:
         return ""

@@ -713,10 +713,11 @@ def _draw_clutter(img: np.ndarray, occ: np.ndarray, rng: np.random.Generator, w:
         cv2.circle(occ, (int(cx), int(cy)), int(r), 255, -1)
 
 
-def calibration_render(truth: GroundTruth) -> np.ndarray:
+def calibration_render(truth: GroundTruth, art: np.ndarray | None = None) -> np.ndarray:
     """The photo the players take at calibration of the table ``truth`` describes: the same camera
-    and light, the board empty, every player's marker on box 0, no hands."""
+    and light, the board empty, every player's marker on box 0, no hands. ``art``: the board's
+    print, when the table was rendered on another than the procedural one."""
     empty = ObservedState.from_dict({"regions": {}})
     img, _ = render(empty, truth.tier, seed=tuple(truth.seed), size=tuple(truth.size),
-                    vp={c: 0 for c in truth.players}, hands=0, relief=truth.relief)
+                    vp={c: 0 for c in truth.players}, hands=0, art=art, relief=truth.relief)
     return img
