@@ -129,6 +129,7 @@ def _frame_quads(image: np.ndarray) -> list[np.ndarray]:
     h, w = image.shape[:2]
     mask = red_frame_mask(image)
     cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+
     def share(c: np.ndarray) -> float:
         """The share of the image the outline's hull covers."""
         return cv2.contourArea(cv2.convexHull(c)) / (h * w)
