@@ -67,6 +67,18 @@ def undistort_points(points: np.ndarray, size: tuple[int, int], k1: float) -> np
     return u * (1 + k1 * (u ** 2).sum(axis=1, keepdims=True)) * n + c
 
 
+def distort_points(points: np.ndarray, size: tuple[int, int], k1: float) -> np.ndarray:
+    """Where the camera shows ideal (undistorted) pixels (N x 2): the inverse of
+    :func:`undistort_points`."""
+    pts = np.asarray(points, np.float64).reshape(-1, 2)
+    if not k1:
+        return pts
+    cx, cy, n = _centre_and_radius(*size)
+    c = np.array([cx, cy])
+    u = (pts - c) / n
+    return u * distortion_scale(np.linalg.norm(u, axis=1, keepdims=True), k1) * n + c
+
+
 def undistort(image: np.ndarray, k1: float, box: tuple[int, int, int, int] | None = None) -> np.ndarray:
     """The frame as a pinhole camera would have taken it (a copy-free no-op when ``k1`` is 0), or
     only ``box``'s part of it (x0, y0, x1, y1, within the frame).

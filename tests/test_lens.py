@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from calibration.lens import distortion_maps, undistort, undistort_points, undistortion_maps
+from calibration.lens import distort_points, distortion_maps, undistort, undistort_points, undistortion_maps
 from calibration.profile import calibrate
 from tracker.state import ObservedState
 from vision.synth.board_art import procedural_art
@@ -42,6 +42,13 @@ class TestLensModel:
         assert np.abs(seen - ideal).max() > 5                  # the lens moves them visibly
         assert undistort_points(seen, (1280, 720), -0.1) == pytest.approx(ideal, abs=0.05)
         assert np.array_equal(undistort_points(seen, (1280, 720), 0.0), seen)
+
+    def test_distort_points_sends_ideal_pixels_where_the_camera_shows_them(self):
+        cam = Camera.looking_at(1280, 720, 70, (700, 500), 1600, 25, 15, -0.1)
+        pts = np.array([[60.0, 220.0, 0.0], [1330.0, 940.0, 0.0], [700.0, 500.0, 0.0]])
+        ideal, seen = cam.project(pts, distort=False), cam.project(pts)
+        assert distort_points(ideal, (1280, 720), -0.1) == pytest.approx(seen, abs=0.05)
+        assert np.array_equal(distort_points(ideal, (1280, 720), 0.0), ideal)
 
     def test_zero_is_a_no_op(self):
         img = np.zeros((20, 30, 3), np.uint8)

@@ -38,6 +38,12 @@ def scene(tier: str = "easy", k: int = 0):
             return img, truth, cal
 
 
+def frame_shares(image: np.ndarray) -> list[float]:
+    """The share of the image each red outline's hull covers, as the localisation measures it."""
+    cnts, _ = cv2.findContours(localise.red_frame_mask(image), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    return [cv2.contourArea(cv2.convexHull(c)) / (image.shape[0] * image.shape[1]) for c in cnts]
+
+
 class TestLocalisation:
     @pytest.mark.parametrize("tier", ["easy", "medium", "hard"])
     def test_label_points_land_within_a_few_pixels(self, tier):
@@ -83,7 +89,6 @@ class TestLocalisation:
         """Glare across the board washes out two sides of the red frame and cuts it in two; the
         smaller piece (a fiftieth of the image) is still part of the frame: the hull of both
         pieces is the board. The larger piece alone left the pose about a hundred pixels off."""
-        import calibration.localise as localise
         _, truth, cal = scene("medium", 1)
         corners = np.array(truth.board_corners)
         a = corners[0] + 0.15 * (corners[1] - corners[0])
@@ -92,8 +97,7 @@ class TestLocalisation:
         glare = cal.copy()
         cv2.line(glare, tuple(int(v) for v in a - 60 * along), tuple(int(v) for v in b + 60 * along),
                  (238, 236, 245), 80)
-        cnts, _ = cv2.findContours(localise.red_frame_mask(glare), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        shares = sorted(cv2.contourArea(cv2.convexHull(c)) / (glare.shape[0] * glare.shape[1]) for c in cnts)
+        shares = sorted(frame_shares(glare))
         assert localise.FRAME_PIECE < shares[-2] < localise.WHOLE_FRAME < shares[-1]       # a small piece cut off
         pose = locate_board(glare, procedural_art())
         assert np.linalg.norm(pose.corners - corners, axis=1).max() < 4.0
@@ -108,9 +112,7 @@ class TestLocalisation:
         for a, b in (((xm - 8, y0 - 5), (xm + 8, y0 + 5)), ((xm - 8, y1 - 5), (xm + 8, y1 + 5)),
                      ((x0 - 5, ym - 8), (x0 + 5, ym + 8)), ((x1 - 5, ym - 8), (x1 + 5, ym + 8))):
             cv2.rectangle(img, a, b, (60, 95, 140), -1)          # the frame broken mid-side: four corners
-        mask = localise.red_frame_mask(img)
-        cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        shares = [cv2.contourArea(cv2.convexHull(c)) / (720 * 1280) for c in cnts]
+        shares = frame_shares(img)
         assert len(shares) == 4 and localise.FRAME_PIECE < min(shares) and max(shares) < localise.WHOLE_FRAME
         quads = localise._frame_quads(img)
         want = np.float64([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
@@ -120,7 +122,7 @@ class TestLocalisation:
         """A medium table of the bench's seed rendered on the real print (the shared photo): its frame
         came apart in pieces that no calibration found until session 32; the board is now found and
         the pose is within a few pixels of the truth."""
-        from calibration.lens import distortion_scale
+        from calibration.lens import distort_points
         from vision.bench import HELD_OUT_SEED
         from vision.synth.board_art import print_art
         from vision.synth.dataset import iter_still_tables
@@ -128,19 +130,14 @@ class TestLocalisation:
         art = print_art(shared_file("reference", "spqrisiko", "board-photo-topdown.jpeg"), "ccw")
         *_, (_, _, truth, _) = iter_still_tables("medium", 2, HELD_OUT_SEED, art=art)
         cal = calibration_render(truth, art)
-        shares = [cv2.contourArea(cv2.convexHull(c)) / (cal.shape[0] * cal.shape[1]) for c in
-                  cv2.findContours(localise.red_frame_mask(cal), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0]]
+        shares = frame_shares(cal)
         assert max(shares) < localise.WHOLE_FRAME < sum(sorted(shares)[-3:])
         profile = calibrate(cal, procedural_art(), players=truth.players)
         geo = load_geometry()
         grid = np.float64([[x, y] for x in range(50, geo.size[0], 100) for y in range(50, geo.size[1], 100)])
 
         def camera_pixels(H: np.ndarray, k1: float) -> np.ndarray:
-            p = cv2.perspectiveTransform(grid[None], H)[0]
-            c = np.array(truth.size, np.float64) / 2
-            n = np.hypot(*truth.size) / 2
-            u = (p - c) / n
-            return u * distortion_scale(np.linalg.norm(u, axis=1), k1)[:, None] * n + c
+            return distort_points(cv2.perspectiveTransform(grid[None], H)[0], tuple(truth.size), k1)
 
         off = np.linalg.norm(camera_pixels(profile.H, profile.k1) - camera_pixels(np.array(truth.homography), truth.k1),
                              axis=1)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 import numpy as np
 
-from calibration.lens import distortion_maps, distortion_scale
+from calibration.lens import distort_points, distortion_maps, distortion_scale
 
 
 def _rx(a: float) -> np.ndarray:
@@ -68,11 +68,7 @@ class Camera:
 
     def distort_pixels(self, px: np.ndarray) -> np.ndarray:
         """Undistorted image pixels -> distorted pixels (for points mapped with :meth:`homography`)."""
-        if not self.k1:
-            return np.asarray(px, float)
-        c = np.array([self.width / 2, self.height / 2])
-        n = self._norm()
-        return self._distort_normalised((np.asarray(px, float) - c) / n) * n + c
+        return distort_points(px, (self.width, self.height), float(self.k1))
 
     # The model is defined in its inverse form, so that the image can be remapped exactly:
     # an output (distorted) pixel at normalised radius r_d samples the ideal image at
