@@ -44,6 +44,38 @@ def frame_shares(image: np.ndarray) -> list[float]:
     return [cv2.contourArea(cv2.convexHull(c)) / (image.shape[0] * image.shape[1]) for c in cnts]
 
 
+@lru_cache(maxsize=None)
+def print_tables(tier: str, n: int) -> tuple:
+    """The first ``n`` bench tables of a tier rendered on the real print (the shared photo), each
+    as its calibration photo and its truth; skips without ``../shared``."""
+    from vision.bench import HELD_OUT_SEED
+    from vision.synth.board_art import print_art
+    from vision.synth.dataset import iter_still_tables
+    from vision.synth.render import calibration_render
+    art = print_art(shared_file("reference", "spqrisiko", "board-photo-topdown.jpeg"), "ccw")
+    return tuple((calibration_render(truth, art), truth) for _, _, truth, _ in iter_still_tables(tier, n, HELD_OUT_SEED, art=art))
+
+
+def print_table(tier: str, k: int) -> tuple:
+    return print_tables(tier, 9 if tier == "hard" else k + 1)[k]
+
+
+def print_pose_error(cal: np.ndarray, truth) -> tuple[float, float]:
+    """How far (median, worst) the calibration puts a grid of board points from the truth, in the
+    camera's own pixels (so that a different lens coefficient is not counted as an error)."""
+    from calibration.lens import distort_points
+    profile = calibrate(cal, procedural_art(), players=truth.players)
+    geo = load_geometry()
+    grid = np.float64([[x, y] for x in range(50, geo.size[0], 100) for y in range(50, geo.size[1], 100)])
+
+    def camera_pixels(H: np.ndarray, k1: float) -> np.ndarray:
+        return distort_points(cv2.perspectiveTransform(grid[None], H)[0], tuple(truth.size), k1)
+
+    off = np.linalg.norm(camera_pixels(profile.H, profile.k1) - camera_pixels(np.array(truth.homography), truth.k1),
+                         axis=1)
+    return float(np.median(off)), float(off.max())
+
+
 class TestLocalisation:
     @pytest.mark.parametrize("tier", ["easy", "medium", "hard"])
     def test_label_points_land_within_a_few_pixels(self, tier):
@@ -122,26 +154,39 @@ class TestLocalisation:
         """A medium table of the bench's seed rendered on the real print (the shared photo): its frame
         came apart in pieces that no calibration found until session 32; the board is now found and
         the pose is within a few pixels of the truth."""
-        from calibration.lens import distort_points
-        from vision.bench import HELD_OUT_SEED
-        from vision.synth.board_art import print_art
-        from vision.synth.dataset import iter_still_tables
-        from vision.synth.render import calibration_render
-        art = print_art(shared_file("reference", "spqrisiko", "board-photo-topdown.jpeg"), "ccw")
-        *_, (_, _, truth, _) = iter_still_tables("medium", 2, HELD_OUT_SEED, art=art)
-        cal = calibration_render(truth, art)
+        cal, truth = print_table("medium", 1)
         shares = frame_shares(cal)
         assert max(shares) < localise.WHOLE_FRAME < sum(sorted(shares)[-3:])
-        profile = calibrate(cal, procedural_art(), players=truth.players)
+        median, worst = print_pose_error(cal, truth)
+        assert median < 3.0 and worst < 10.0, (median, worst)
+
+    @pytest.mark.parametrize("k", [2, 7, 8])
+    def test_the_real_print_is_calibrated_on_a_steep_table(self, k):
+        """Hard tables of the bench's seed on the real print, each calibrated until session 33 with a
+        pose tens of board units off, or not at all: on table 2 the red outline was the map's alone
+        (the track's thin red was lost), on table 8 the frame's far sides were long thin pieces too
+        small to count, and on table 7 the lens estimate kept a pose whose alignment correlated
+        best but whose match with the art was worse."""
+        median, worst = print_pose_error(*print_table("hard", k))
+        assert median < 3.0 and worst < 15.0, (median, worst)
+
+    @pytest.mark.parametrize("tier, k", [("easy", 0), ("medium", 1)])
+    def test_a_track_whose_red_is_lost_is_still_a_board(self, tier, k):
+        """On the real print the red around the score track is a thin line that a tilted webcam
+        loses, while the map's own red still outlines a quadrilateral that ends where the track
+        begins: that outline is also read as the map part of the board. Taken for the whole board,
+        it put corners 40 to 200 pixels off."""
+        _, truth, cal = scene(tier, k)
         geo = load_geometry()
-        grid = np.float64([[x, y] for x in range(50, geo.size[0], 100) for y in range(50, geo.size[1], 100)])
-
-        def camera_pixels(H: np.ndarray, k1: float) -> np.ndarray:
-            return distort_points(cv2.perspectiveTransform(grid[None], H)[0], tuple(truth.size), k1)
-
-        off = np.linalg.norm(camera_pixels(profile.H, profile.k1) - camera_pixels(np.array(truth.homography), truth.k1),
-                             axis=1)
-        assert np.median(off) < 3.0 and off.max() < 10.0, (np.median(off), off.max())
+        h, w = cal.shape[:2]
+        ys, xs = np.mgrid[0:h, 0:w]
+        board = cv2.perspectiveTransform(np.float64(np.dstack([xs, ys]).reshape(-1, 1, 2)),
+                                         np.linalg.inv(np.array(truth.homography))).reshape(h, w, 2)
+        below_map = board[..., 1] > min(box[1] for box in geo.track_boxes) - 10
+        lost = cal.copy()
+        lost[below_map & (localise.red_frame_mask(cal) > 0)] = (45, 60, 85)      # the track's red, gone
+        pose = locate_board(lost, procedural_art())
+        assert np.linalg.norm(pose.corners - np.array(truth.board_corners), axis=1).max() < 5.0
 
     def test_no_board_in_view(self):
         table = np.full((720, 1280, 3), (60, 95, 140), np.uint8)
@@ -149,6 +194,9 @@ class TestLocalisation:
             locate_board(table, procedural_art())
 
     def test_a_red_thing_that_is_not_this_board(self):
+        """A plain red tray on a light table, also read as the map part of a board above its track,
+        matched the whole art at 0.37 that way (the step from red to the table where the art's track
+        begins); its map, featureless, matches nothing, and it is refused."""
         img = np.full((720, 1280, 3), (200, 200, 200), np.uint8)
         cv2.rectangle(img, (200, 100), (1000, 650), (30, 30, 170), -1)     # a red tray
         with pytest.raises(BoardNotFound):
