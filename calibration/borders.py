@@ -75,6 +75,13 @@ MIN_MOVE = 4.0
 TONE_MARGIN = 8.0
 #: "Deep inside": farther than this (board units) from the region's borders.
 TONE_INSIDE = 20.0
+#: A piece of a region smaller than this (square board units) is a speck of the flat-colour
+#: drawing the map was made from, not an islet printed on the board (the smallest printed islets,
+#: of the Baleares, cover about 320): it neither takes nor gives a pixel. The map has ten such
+#: specks, such as two of Britannia's on the coasts of Germania Inferior and Belgica; with
+#: a seed of its own, the speck on Germania Inferior's coast took a strip 17 units long along the
+#: letters of that province's name on a correctly printed rendered board (session 33).
+SPECK = 64
 
 
 def line_strength(rectified: np.ndarray) -> np.ndarray:
@@ -111,6 +118,18 @@ def _beyond_reach(moved: np.ndarray, labels: np.ndarray) -> np.ndarray:
     return beyond
 
 
+def _specks(labels: np.ndarray) -> np.ndarray:
+    """The pixels of the pieces of regions smaller than :data:`SPECK`."""
+    specks = np.zeros(labels.shape, bool)
+    for value, box in enumerate(ndimage.find_objects(labels), 1):
+        if box is None:
+            continue
+        pieces, _ = ndimage.label(labels[box] == value, structure=np.ones((3, 3)))
+        small = np.flatnonzero(np.bincount(pieces.ravel()) < SPECK)
+        specks[box] |= np.isin(pieces, small[small > 0])
+    return specks
+
+
 def trace_borders(rectified: np.ndarray, geo: BoardGeometry) -> np.ndarray:
     """The pixels of ``geo``'s map that the printed borders of the ``rectified`` empty board (one
     pixel per board unit, as the calibration profile keeps it) give to another region: a uint8
@@ -131,11 +150,12 @@ def trace_borders(rectified: np.ndarray, geo: BoardGeometry) -> np.ndarray:
     pieces, count = ndimage.label(~border)
     depth = np.asarray(ndimage.maximum(to_border, pieces, np.arange(count + 1)))
     seed_depth = np.minimum(REACH, SEED_SHARE * depth)
+    specks = _specks(labels)
     markers = labels.astype(np.int32) + 1          # 0 is for the band to flood
-    markers[(to_border < seed_depth[pieces]) | (pieces == 0)] = 0
+    markers[(to_border < seed_depth[pieces]) | (pieces == 0) | specks] = 0
     traced = (ndimage.watershed_ift(relief.astype(np.uint8), markers) - 1).astype(np.uint8)
     sea = np.array([False] + [geo.board.is_sea(r) for r in geo.region_ids])
-    keep = (labels == 0) | (traced == 0) | (sea[labels] & sea[traced])
+    keep = (labels == 0) | (traced == 0) | (sea[labels] & sea[traced]) | specks
     moved = np.where(keep | (traced == labels), 0, traced).astype(np.uint8)
     moved[_beyond_reach(moved, labels)] = 0
     # a sliver that reaches less than MIN_MOVE from the map's border is left where it was

@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration.borders import REACH, line_strength, trace_borders, with_borders
+from calibration.borders import REACH, SPECK, _specks, line_strength, trace_borders, with_borders
 from calibration.profile import CalibrationError, CalibrationProfile, calibrate
 from tests.conftest import shared_file
 from tracker.state import ObservedState
@@ -70,6 +70,17 @@ class TestLineStrength:
 
 
 class TestTraceBorders:
+    def test_specks_of_the_drawing_are_not_islets(self):
+        """The map's specks (a piece of a region smaller than SPECK) neither take nor give: one of
+        Britannia's, on Germania Inferior's coast, took a strip along that province's name."""
+        geo = load_geometry()
+        specks = _specks(geo.labels)
+        britannia = geo.labels == geo.region_ids.index("britannia") + 1
+        assert specks[55, 295] and britannia[55, 295]
+        assert (specks & britannia).sum() == 50 + 56          # its two specks; the island itself is not one
+        baleares = geo.labels == geo.region_ids.index("baleares") + 1
+        assert baleares.sum() > 2 * SPECK and not (specks & baleares).any()
+
     def test_a_correctly_printed_board_is_left_where_it_is(self, easy_table):
         profile = calibrate(calibration_render(easy_table), procedural_art(), players=easy_table.players,
                             borders=False)
