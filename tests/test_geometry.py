@@ -36,9 +36,9 @@ class TestRegionMap:
     def test_board_aspect_and_map_above_the_track(self, geo):
         w, h = geo.size
         assert h == 1000 and 1.33 < w / h < 1.45
-        track_top = min(b[1] for b in geo.track_boxes)
         ys, _ = np.nonzero(geo.labels)
-        assert ys.max() < track_top
+        assert geo.track_top == min(b[1] for b in geo.track_boxes)
+        assert ys.max() < geo.track_top
 
     def test_41_score_boxes_left_to_right(self, geo):
         boxes = geo.track_boxes

@@ -182,7 +182,7 @@ class TestLocalisation:
         ys, xs = np.mgrid[0:h, 0:w]
         board = cv2.perspectiveTransform(np.float64(np.dstack([xs, ys]).reshape(-1, 1, 2)),
                                          np.linalg.inv(np.array(truth.homography))).reshape(h, w, 2)
-        below_map = board[..., 1] > min(box[1] for box in geo.track_boxes) - 10
+        below_map = board[..., 1] > geo.track_top - 10
         lost = cal.copy()
         lost[below_map & (localise.red_frame_mask(cal) > 0)] = (45, 60, 85)      # the track's red, gone
         pose = locate_board(lost, procedural_art())

@@ -47,6 +47,11 @@ class BoardGeometry:
     map_quad: tuple[tuple[float, float], ...]
     polygons: dict[str, list[list[list[int]]]]
 
+    @property
+    def track_top(self) -> float:
+        """Where the score track's boxes begin (board units down): the map lies above."""
+        return min((box[1] for box in self.track_boxes), default=float(self.size[1]))
+
     def region_at(self, x: float, y: float) -> str | None:
         """The region under a board point, or None off the map (frame, track, outside the empire)."""
         xi, yi = int(round(x)), int(round(y))
