@@ -490,6 +490,22 @@ class TestGateAndFusion:
         assert out.regions["italia"] == {"red": {"legionary": 2}}
         assert "italia" in out.unseen and out.confidence_of("italia") == 0.0
 
+    def test_a_region_most_of_the_run_could_not_see_keeps_its_committed_count(self):
+        """A hand coming to rest: the first still frame reads Italia at the hand's edge as seen,
+        a legionary short; the next two mark it hidden. One reading is no majority of the run."""
+        f = Fusion(agree=3)
+        base = {"italia": {"red": {"legionary": 2}}, "dacia": {"blue": {"legionary": 4}}}
+        assert [f.offer(ObservedState.from_dict({"regions": base})) is not None for _ in range(3)][-1]
+        f.reset_run()
+        edge = ObservedState.from_dict({"regions": {"italia": {"red": {"legionary": 1}}, "dacia": {"blue": {"legionary": 5}}}})
+        covered = ObservedState.from_dict({"regions": {"dacia": {"blue": {"legionary": 5}}}, "unseen": ["italia"]})
+        out = [f.offer(s) for s in (edge, covered, covered)][-1]
+        assert out is not None and out.regions["dacia"] == {"blue": {"legionary": 5}}
+        assert out.regions["italia"] == {"red": {"legionary": 2}} and "italia" in out.unseen
+        f.reset_run()
+        seen_twice = [f.offer(s) for s in (edge, edge, covered)][-1]      # two of three: a reading
+        assert seen_twice is not None and seen_twice.regions["italia"] == {"red": {"legionary": 1}}
+
     def test_a_hand_coming_and_going_with_no_move_changes_only_the_marks(self):
         """Nobody moves a piece: nothing is committed, but the committed state is marked unseen
         where a resting hand hides the board, and seen again once it has gone (``resighted``),
