@@ -56,27 +56,27 @@ def undistortion_maps(width: int, height: int, k1: float) -> tuple[np.ndarray, n
     return (ux * scale * n + cx).astype(np.float32), (uy * scale * n + cy).astype(np.float32)
 
 
-def undistort_points(points: np.ndarray, size: tuple[int, int], k1: float) -> np.ndarray:
-    """Camera pixels (N x 2) -> where :func:`undistort` puts them (``r_u = r_d (1 + k1 r_d^2)``)."""
+def _radially(points: np.ndarray, size: tuple[int, int], k1: float, scale) -> np.ndarray:
+    """Camera-frame pixels (N x 2) moved along their radius from the frame's centre: each point's
+    normalised offset ``u`` is multiplied by ``scale(u)`` (an N x 1 array); unchanged when ``k1`` is 0."""
     pts = np.asarray(points, np.float64).reshape(-1, 2)
     if not k1:
         return pts
     cx, cy, n = _centre_and_radius(*size)
     c = np.array([cx, cy])
     u = (pts - c) / n
-    return u * (1 + k1 * (u ** 2).sum(axis=1, keepdims=True)) * n + c
+    return u * scale(u) * n + c
+
+
+def undistort_points(points: np.ndarray, size: tuple[int, int], k1: float) -> np.ndarray:
+    """Camera pixels (N x 2) -> where :func:`undistort` puts them (``r_u = r_d (1 + k1 r_d^2)``)."""
+    return _radially(points, size, k1, lambda u: 1 + k1 * (u ** 2).sum(axis=1, keepdims=True))
 
 
 def distort_points(points: np.ndarray, size: tuple[int, int], k1: float) -> np.ndarray:
     """Where the camera shows ideal (undistorted) pixels (N x 2): the inverse of
     :func:`undistort_points`."""
-    pts = np.asarray(points, np.float64).reshape(-1, 2)
-    if not k1:
-        return pts
-    cx, cy, n = _centre_and_radius(*size)
-    c = np.array([cx, cy])
-    u = (pts - c) / n
-    return u * distortion_scale(np.linalg.norm(u, axis=1, keepdims=True), k1) * n + c
+    return _radially(points, size, k1, lambda u: distortion_scale(np.linalg.norm(u, axis=1, keepdims=True), k1))
 
 
 def undistort(image: np.ndarray, k1: float, box: tuple[int, int, int, int] | None = None) -> np.ndarray:
