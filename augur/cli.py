@@ -444,12 +444,13 @@ def cmd_regionmap(args: argparse.Namespace) -> int:
 def cmd_synth(args: argparse.Namespace) -> int:
     from vision.synth.dataset import contact_sheet, write_dataset
     size = _size(args.size)
-    art = None
-    if args.board_photo:
-        from vision.synth.board_art import print_art
+    art = board_map = None
+    if args.board_photo:       # the pieces stand inside the print's own borders
+        from vision.synth.board_art import print_art, printed_map
         art = print_art(args.board_photo, args.rotate)
+        board_map = printed_map(art)
     if args.what == "images":
-        n = write_dataset(Path(args.output), args.tier, args.n, args.seed, size, art=art)
+        n = write_dataset(Path(args.output), args.tier, args.n, args.seed, size, art=art, geometry=board_map)
         print(f"wrote {n} {args.tier} images with ground truth to {args.output}")
     elif args.what == "sheet":
         out = Path(args.output)
@@ -735,8 +736,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--board-photo", metavar="PHOTO",
                    help="vision: render the tables on the real print of this top-down photo of an empty board "
                         "(e.g. ../shared/reference/spqrisiko/board-photo-topdown.jpeg --rotate ccw) instead of "
-                        "the procedural art; the calibration still compares with the procedural art, as at a "
-                        "real table")
+                        "the procedural art, the pieces standing inside its printed borders; the calibration "
+                        "still compares with the procedural art, as at a real table")
     p.add_argument("--rotate", default="none", choices=["none", "cw", "ccw", "180"],
                    help="vision: turn --board-photo north up (the shared reference photo needs ccw)")
     p.add_argument("--dataset", type=int, default=300, help="synth: images in the streamed dataset run")

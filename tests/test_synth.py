@@ -146,6 +146,33 @@ class TestGroundTruth:
             render(late_game().state, "nightmare")
 
 
+class TestPrintedMap:
+    """Tables rendered on a real print stand their pieces inside the print's own borders."""
+
+    def test_pieces_stand_inside_the_map_the_art_is_printed_by(self):
+        """A map with Judea and Arabia swapped: Arabia's legionaries stand on the committed map's
+        Judea, and its hidden-region truth is measured there too."""
+        from dataclasses import replace
+        geo = load_geometry()
+        judea, arabia = (geo.region_ids.index(r) + 1 for r in ("judea", "arabia"))
+        swapped = geo.labels.copy()
+        swapped[geo.labels == judea], swapped[geo.labels == arabia] = arabia, judea
+        other = replace(geo, labels=swapped)
+        state = ObservedState.from_dict({"regions": {"arabia": {"red": {"legionary": 6}}}})
+        _, truth = render(state, "easy", seed=(8, 2), geometry=other)
+        placed = [p for p in truth.pieces if p.region]
+        assert len(placed) == 6
+        assert [other.region_at(*p.board_xy) for p in placed] == ["arabia"] * 6
+        assert [geo.region_at(*p.board_xy) for p in placed] == ["judea"] * 6
+
+    def test_the_procedural_art_prints_the_committed_map(self):
+        """The procedural art is drawn from the committed map, so fitting the map to it moves
+        (almost) nothing: the fit reads the print, not its own guesses."""
+        from vision.synth.board_art import printed_map, procedural_art
+        geo = load_geometry()
+        assert (printed_map(procedural_art()).labels != geo.labels).sum() < 0.0002 * geo.labels.size
+
+
 class TestDeterminism:
     def test_same_seed_same_bytes(self):
         step = late_game()

@@ -112,6 +112,29 @@ def print_art(photo_path, rotate: str = "none") -> np.ndarray:
     return photo_art(photo, measure_board(photo).corners)
 
 
+def printed_map(art: np.ndarray, geo: BoardGeometry | None = None) -> BoardGeometry:
+    """The region map as a board's print (``art``, rectified to the board frame as
+    :func:`photo_art` gives it) has it: the committed map fitted to the print seen exactly from
+    above, by the calibration's own fit (the surface field, then the borders traced on the printed
+    lines; :mod:`calibration.surface`, :mod:`calibration.borders`).
+
+    Tables rendered on a real print stand their pieces inside this map's regions, as players stand
+    them inside the printed borders. The committed map was drawn from a flat-colour drawing, and on
+    the shared photo's print its borders lie up to 40 board units from the printed ones (in the
+    east): pieces placed by it stood on the print's Judea while the truth said Arabia, and a
+    counter that read the print right was scored wrong. This map is the calibration's own answer
+    on the easiest view there is, so a bench on it measures how well the calibration finds the
+    same map from a table's camera, not whether the fit itself is right; that the fit follows
+    the print is checked by eye on the overlay and by the tests of :mod:`calibration.borders`."""
+    from calibration.borders import trace_borders, with_borders
+    from calibration.surface import fit_surface
+    geo = geo or load_geometry()
+    top_down = cv2.resize(art, geo.size, interpolation=cv2.INTER_AREA)     # one pixel per board unit
+    field = fit_surface(top_down, procedural_art(geo.board.id))
+    fitted = geo if field is None else geo.displaced(field)
+    return with_borders(fitted, trace_borders(top_down, fitted))
+
+
 def _roman(n: int) -> str:
     if n == 0:
         return ""

@@ -22,6 +22,7 @@ import numpy as np
 
 from tracker.spqrisiko.simulator import PLAYER_SETS, SimStep, Simulator
 from vision.classes import CLASS_INDEX, CLASS_NAMES
+from vision.geometry import BoardGeometry
 from vision.synth.render import FRAME_SIZE, GroundTruth, render
 
 #: A box is labelled for training when at most this much of it is hidden by an occluder.
@@ -75,42 +76,49 @@ def yolo_lines(truth: GroundTruth) -> list[str]:
 
 
 def iter_renders(tier: str, n: int, seed: int, size: tuple[int, int] = FRAME_SIZE,
-                 art: np.ndarray | None = None) -> Iterator[tuple[int, np.ndarray, GroundTruth]]:
-    """Render ``n`` images of a tier; ``art`` replaces the procedural board (a rectified photo)."""
-    for i, img, truth, _ in iter_still_tables(tier, n, seed, size, art):
+                 art: np.ndarray | None = None, geometry: BoardGeometry | None = None,
+                 ) -> Iterator[tuple[int, np.ndarray, GroundTruth]]:
+    """Render ``n`` images of a tier; ``art`` replaces the procedural board (a rectified photo),
+    and ``geometry`` the map its pieces stand by (see :func:`vision.synth.render.render`)."""
+    for i, img, truth, _ in iter_still_tables(tier, n, seed, size, art, geometry=geometry):
         yield i, img, truth
 
 
 def iter_still_tables(tier: str, n: int, seed: int, size: tuple[int, int] = FRAME_SIZE,
                       art: np.ndarray | None = None, relight: tuple[float, float] | None = None,
-                      relief: float = 0.0) -> Iterator[tuple[int, np.ndarray, GroundTruth, Callable[[int], np.ndarray]]]:
+                      relief: float = 0.0, geometry: BoardGeometry | None = None,
+                      ) -> Iterator[tuple[int, np.ndarray, GroundTruth, Callable[[int], np.ndarray]]]:
     """:func:`iter_renders`, each image with a function that renders frame ``k`` (1, 2, ...) of
     the same still table: the same photo but for the sensor noise's realisation (see
     :func:`vision.synth.render.render`'s ``sensor_seed``), as a camera delivers it over a run of
     still frames; frame 0 is the image itself. Table ``i`` shows a state of game
     :func:`game_of` ``(i)`` (:func:`table_game`), the same state in every tier. ``relight``: the
     tables lit otherwise than their calibration photos; ``relief``: the board rising up to that many
-    mm off the table along its creases (both: see :func:`vision.synth.render.render`)."""
+    mm off the table along its creases; ``geometry``: the map ``art`` is printed by (all three: see
+    :func:`vision.synth.render.render`)."""
     for i in range(n):
         steps = table_game(seed, i)
         step = steps[int(np.random.default_rng([seed, 999, i]).integers(len(steps)))]
         scene = (seed, i, TIER_SEED[tier])
         img, truth = render(step.state, tier, seed=scene, size=size, vp=step.vp, art=art, relight=relight,
-                            relief=relief)
+                            relief=relief, geometry=geometry)
 
         def frame(k: int, state=step.state, vp=step.vp, scene=scene) -> np.ndarray:
             return render(state, tier, seed=scene, size=size, vp=vp, art=art,
-                          sensor_seed=(*scene, k) if k else None, relight=relight, relief=relief)[0]
+                          sensor_seed=(*scene, k) if k else None, relight=relight, relief=relief,
+                          geometry=geometry)[0]
 
         yield i, img, truth, frame
 
 
 def write_dataset(out: Path, tier: str, n: int, seed: int, size: tuple[int, int] = FRAME_SIZE,
-                  progress=None, art: np.ndarray | None = None) -> int:
+                  progress=None, art: np.ndarray | None = None, geometry: BoardGeometry | None = None) -> int:
+    """``n`` tables of a tier written as a YOLO dataset with each table's ground truth; ``art`` and
+    ``geometry``: a real board's print and the map it is printed by (see :func:`iter_still_tables`)."""
     out = Path(out)
     for sub in ("images/train", "images/val", "labels/train", "labels/val", "truth"):
         (out / sub).mkdir(parents=True, exist_ok=True)
-    for i, _, truth in iter_renders(tier, n, seed, size, art):
+    for i, _, truth in iter_renders(tier, n, seed, size, art, geometry):
         split = "val" if i % VAL_EVERY == VAL_EVERY - 1 else "train"
         name = f"{i:06d}"
         (out / "images" / split / f"{name}.jpg").write_bytes(truth.jpeg)

@@ -157,28 +157,33 @@ class Placed:
 
 
 # -- placing pieces on the board -------------------------------------------------------
-@lru_cache(maxsize=4)
-def _region_pixels(board_id: str) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Per region: its pixels and its interior (eroded) pixels, in board units."""
-    geo = load_geometry(board_id)
-    out = {}
+#: per map (by identity): its region pixels and border distances, which placing pieces reads on
+#: every render; a bench renders on the committed map or on one print's map all run long
+_PLACING_MAPS: dict[int, tuple[BoardGeometry, dict, np.ndarray]] = {}
+
+
+def _placing_maps(geo: BoardGeometry) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], np.ndarray]:
+    """Per region of ``geo``: its pixels and its interior (eroded) pixels, in board units; and the
+    board units from every point to the nearest printed border (a change of region label)."""
+    hit = _PLACING_MAPS.get(id(geo))
+    if hit is not None and hit[0] is geo:
+        return hit[1], hit[2]
+    pixels = {}
     for i, rid in enumerate(geo.region_ids, start=1):
         mask = (geo.labels == i).astype(np.uint8)
         inner = cv2.erode(mask, np.ones((9, 9), np.uint8))
         all_px = np.column_stack(np.nonzero(mask)[::-1]).astype(np.float32)
         in_px = np.column_stack(np.nonzero(inner)[::-1]).astype(np.float32)
-        out[rid] = (all_px, in_px if len(in_px) >= 20 else all_px)
-    return out
-
-
-@lru_cache(maxsize=4)
-def _border_distance(board_id: str) -> np.ndarray:
-    """Board units from every point to the nearest printed border (a change of region label)."""
-    labels = load_geometry(board_id).labels
+        pixels[rid] = (all_px, in_px if len(in_px) >= 20 else all_px)
+    labels = geo.labels
     edge = np.zeros(labels.shape, bool)
     edge[:, 1:] |= labels[:, 1:] != labels[:, :-1]
     edge[1:, :] |= labels[1:, :] != labels[:-1, :]
-    return cv2.distanceTransform(np.where(edge, 0, 255).astype(np.uint8), cv2.DIST_L2, 5)
+    to_border = cv2.distanceTransform(np.where(edge, 0, 255).astype(np.uint8), cv2.DIST_L2, 5)
+    if len(_PLACING_MAPS) >= 4:
+        _PLACING_MAPS.pop(next(iter(_PLACING_MAPS)))
+    _PLACING_MAPS[id(geo)] = (geo, pixels, to_border)
+    return pixels, to_border
 
 
 def split_legions(legions: int, rng: np.random.Generator) -> tuple[int, int]:
@@ -194,8 +199,7 @@ def place_pieces(state: ObservedState, rng: np.random.Generator, geo: BoardGeome
     """Positions for every piece of ``state``, and the state as placed. A piece stands inside its
     region and never inside another piece; the legionaries and vexilla of a province too small
     for its pile stand on the sea off its coast, nearer to it than to any other province."""
-    pix = _region_pixels(geo.board.id)
-    to_border = _border_distance(geo.board.id)
+    pix, to_border = _placing_maps(geo)
     placed: list[Placed] = []
     spots: list[tuple[float, float, float]] = []       # every piece placed so far: x, y, base radius
     drawn: dict[str, dict[str, dict[str, int]]] = {}
@@ -402,7 +406,7 @@ def render(state: ObservedState, tier: str = "easy", seed: int | tuple = 0, size
            camera: Camera | None = None, placement: tuple[list[Placed], dict] | None = None,
            hand_poses: list["HandPose"] | None = None, noise_seed: int | tuple | None = None,
            sensor_seed: int | tuple | None = None, relight: tuple[float, float] | None = None,
-           relief: float = 0.0) -> tuple[np.ndarray, GroundTruth]:
+           relief: float = 0.0, geometry: BoardGeometry | None = None) -> tuple[np.ndarray, GroundTruth]:
     """One photo of the table and its ground truth (see module doc).
 
     A video keeps the scene still between frames: it passes the same ``seed`` (lighting,
@@ -429,13 +433,18 @@ def render(state: ObservedState, tier: str = "easy", seed: int | tuple = 0, size
     calibration photo of the same table shows the same board). The art and the pieces standing
     on it are drawn where the raised surface puts them; ``GroundTruth.homography`` stays the
     flat board's.
+
+    ``geometry``: the region map ``art`` is printed by, when it is not the committed one (a real
+    board's print, :func:`vision.synth.board_art.printed_map`): the pieces stand inside its
+    regions, as players stand them inside the printed borders, and the truth's hidden regions are
+    measured on it. By default the committed map, which the procedural art is drawn from.
     """
     if tier not in TIER_SPECS:
         raise ValueError(f"unknown tier '{tier}' (expected {', '.join(TIERS)})")
     spec = TIER_SPECS[tier]
     seed_seq = [seed] if isinstance(seed, int) else list(seed)
     rng = np.random.default_rng(seed_seq)
-    geo = load_geometry(state.board.id)
+    geo = load_geometry(state.board.id) if geometry is None else geometry
     art = procedural_art(state.board.id) if art is None else art
     w, h = size
     cam = camera or _fit_camera(rng, spec, size, geo)
