@@ -23,9 +23,11 @@ printed borders (a marker-controlled watershed):
   The band between seeds is flooded from them (:func:`scipy.ndimage.watershed_ift`), so a border
   settles on the strongest line that separates two seeds. The map's own border is drawn into
   the flooded image one step above the flat print: where nothing is printed, it stays put;
-- borders between two seas (dash-dot lines, with gaps a flood goes through) and the map's edge
-  are never moved, nor is a region ever moved off the map, nor does a region take a pixel
-  farther than REACH from it (a flood can run along the map's own borders); a strip that moves
+- borders between two seas (dash-dot lines, with gaps a flood goes through) are never moved,
+  nor is a region ever moved off the map, nor does a region take a pixel farther than REACH
+  from it (a flood can run along the map's own borders). The flood leaves the map's edge
+  where it is; where the print's land or sea goes on past it, the region nearest takes what
+  plainly shows its colour (:func:`_grown_off_map`); a strip that moves
   by less than :data:`MIN_MOVE` is left where it was, and so is one whose tone is plainly the
   region's it would leave (:data:`TONE_MARGIN`): the line it followed was not printed (a die's
   edge).
@@ -54,6 +56,9 @@ LINE_BLUR = 1.2
 REACH = 28.0
 #: ...or, in a piece of a region not that deep, farther than this share of the piece's depth.
 SEED_SHARE = 0.5
+#: The map's edge may move this far out (board units) onto a print whose land or sea goes on past
+#: it: on the photo in ``../shared`` the printed Mesopotamia reaches 30 units past the map's edge.
+OFF_MAP_REACH = 42.0
 #: Line strength (grey levels) that is never taken for a line, whatever the view's texture.
 MIN_FLAT = 3.0
 #: Points farther than this (board units) from the map's borders measure the view's texture.
@@ -75,6 +80,13 @@ MIN_MOVE = 4.0
 TONE_MARGIN = 8.0
 #: "Deep inside": farther than this (board units) from the region's borders.
 TONE_INSIDE = 20.0
+#: A pixel off the map is taken by the region nearest it only if its colour (CIE Lab) lies this
+#: near that region's tone, besides being TONE_MARGIN nearer it than the frame's tone. On the
+#: real print the strip of Arabia past the map's edge lies within 10 of Arabia's tone. Nearer
+#: the frame's alone was not enough: on rendered tables the frame's red in a shadow below the
+#: map lay 38 from Cyrenaica's brown but 53 from the frame's median, and a card's white over the
+#: frame 27 from the sea's pale blue, and both were taken.
+TONE_NEAR = 16.0
 #: A piece of a region smaller than this (square board units) is a speck of the flat-colour
 #: drawing the map was made from, not an islet printed on the board (the smallest printed islets,
 #: of the Baleares, cover about 320): it neither takes nor gives a pixel. The map has ten such
@@ -158,6 +170,8 @@ def trace_borders(rectified: np.ndarray, geo: BoardGeometry) -> np.ndarray:
     keep = (labels == 0) | (traced == 0) | (sea[labels] & sea[traced]) | specks
     moved = np.where(keep | (traced == labels), 0, traced).astype(np.uint8)
     moved[_beyond_reach(moved, labels)] = 0
+    grown = _grown_off_map(labels, rectified, to_border)
+    moved[grown > 0] = grown[grown > 0]
     # a sliver that reaches less than MIN_MOVE from the map's border is left where it was
     strips, count = ndimage.label(moved > 0, structure=np.ones((3, 3)))
     reach = np.asarray(ndimage.maximum(to_border, strips, np.arange(count + 1)))
@@ -166,12 +180,10 @@ def trace_borders(rectified: np.ndarray, geo: BoardGeometry) -> np.ndarray:
     return moved
 
 
-def _unlike_their_new_region(moved: np.ndarray, labels: np.ndarray, rectified: np.ndarray,
-                             to_border: np.ndarray) -> np.ndarray:
-    """The strips of ``moved`` whose colour is plainly the region's they would leave (TONE_MARGIN).
-    A region too small to have a deep inside (an islet) has no tone, and its strips stay."""
-    lab = cv2.cvtColor(rectified, cv2.COLOR_BGR2LAB).astype(np.float32)
-    # a region's tone from every third pixel of its deep inside along both axes: a province is one tone
+def _tone_of(labels: np.ndarray, lab: np.ndarray, to_border: np.ndarray):
+    """A function: label value -> the median CIE Lab colour deep inside that region (farther than
+    TONE_INSIDE from its borders, every third pixel along both axes), or None for a region too
+    small to have a deep inside (an islet). Each province is printed in one tone."""
     deep = np.where(to_border[::3, ::3] > TONE_INSIDE, labels[::3, ::3], 0)
     lab_deep = lab[::3, ::3]
     tones: dict[int, np.ndarray | None] = {}
@@ -181,7 +193,97 @@ def _unlike_their_new_region(moved: np.ndarray, labels: np.ndarray, rectified: n
             inside = deep == value
             tones[value] = np.median(lab_deep[inside], axis=0) if inside.sum() >= 6 else None
         return tones[value]
+    return tone
 
+
+def _grown_off_map(labels: np.ndarray, rectified: np.ndarray, to_border: np.ndarray) -> np.ndarray:
+    """The pixels off the map (label 0) within OFF_MAP_REACH of it that the print shows as the land
+    or sea of the region nearest them: a uint8 image, the region's label there, else 0.
+
+    The committed map stops short of the print's own edge in places: on the photo in
+    ``../shared`` its eastern edge lies about 25 board units inside the print's, and a third of
+    the printed Arabia, where players stand legionaries, was off the map. The flood cannot find
+    this: off the map there is nothing to seed but the frame, which takes the strip at the flat
+    print's level before any region has crossed the map's own border. So a pixel is taken by
+    its nearest region when
+
+    - its colour (blurred) is plainly that region's: within TONE_NEAR of its tone, and
+      TONE_MARGIN nearer it than the frame's (the median of the off-map pixels beside the map,
+      away from its edge);
+    - it is joined to the region through such pixels (holes, the print's letters, are filled);
+    - the strip so taken ends on the frame: the median colour of the ring 3 to 6 pixels beyond
+      it is nearer the frame's tone than the region's (a strip that meets OFF_MAP_REACH in the
+      region's colour is not the print's edge).
+
+    Known limit: a card lying over an edge region and the frame beside it at calibration gives
+    the region the card's white for its tone, and the region takes the frame under the card (on
+    one of eight hard rendered tables: Arabia and Mesopotamia, 9,500 pixels). Pieces seldom
+    stand on the frame, and a card at calibration costs more than that anyway (the regions under
+    it have no reference); a printed-line test at the strip's end did not tell the card's edge
+    (its shadow) from the print's.
+
+    What shows the frame, the lands beyond the empire or nothing at all (where the camera's view
+    ends) stays off the map, and so does the procedural art's frame, drawn right at the map's
+    edge."""
+    grown = np.zeros(labels.shape, np.uint8)
+    near = (labels == 0) & (to_border <= OFF_MAP_REACH)
+    if not near.any():
+        return grown
+    lab = cv2.cvtColor(cv2.GaussianBlur(rectified, (0, 0), 1.5), cv2.COLOR_BGR2LAB).astype(np.float32)
+    seen = rectified.max(axis=2) > 0
+    tone = _tone_of(labels, lab, to_border)
+    frame_px = (labels == 0) & seen & (to_border > TONE_INSIDE / 2)
+    frame_px[_below_the_map(labels):] = False          # not the track's cream boxes
+    if frame_px.sum() < 6:
+        return grown
+    frame = np.median(lab[frame_px], axis=0)
+    _, (iy, ix) = ndimage.distance_transform_edt(labels == 0, return_indices=True)
+    nearest = labels[iy, ix]
+    pad = int(np.ceil(OFF_MAP_REACH)) + 2
+    for value, box in enumerate(ndimage.find_objects(labels), 1):
+        own = tone(value) if box is not None else None
+        if own is None or not (nearest[near] == value).any():
+            continue
+        # the region's box grown by OFF_MAP_REACH holds all of it and every pixel it may take
+        box = tuple(slice(max(b.start - pad, 0), b.stop + pad) for b in box)
+        mine = near[box] & (nearest[box] == value)
+        here = mine & seen[box]
+        colour = lab[box][here]
+        to_own = np.linalg.norm(colour - own, axis=1)
+        plainly = np.zeros(here.shape, bool)
+        plainly.flat[np.flatnonzero(here)[(to_own < TONE_NEAR)
+                                          & (to_own + TONE_MARGIN < np.linalg.norm(colour - frame, axis=1))]] = True
+        # joined to the region through its own colour, its letters filled in
+        region = labels[box] == value
+        joined, _ = ndimage.label(plainly | region, structure=np.ones((3, 3)))
+        keep = np.isin(joined, np.unique(joined[region]))
+        taken = ndimage.binary_fill_holes(keep | region) & mine
+        # ... and ends on the frame, as the print's land does at its own edge
+        strips, count = ndimage.label(taken, structure=np.ones((3, 3)))
+        for k in range(1, count + 1):
+            strip = strips == k
+            # the ring 3 to 6 pixels beyond it: past the blur of the line where the print's land ends
+            rim = ndimage.binary_dilation(strip, iterations=6) & ~ndimage.binary_dilation(strip, iterations=3) \
+                & mine & seen[box]
+            if rim.any():
+                beyond = np.median(lab[box][rim], axis=0)
+                if np.linalg.norm(beyond - frame) < np.linalg.norm(beyond - own):
+                    grown[box][strip] = value
+    return grown
+
+
+def _below_the_map(labels: np.ndarray) -> int:
+    """The first row below the map's last: the score track's part of the board begins there."""
+    rows = np.flatnonzero((labels > 0).any(axis=1))
+    return int(rows.max()) + 1 if rows.size else labels.shape[0]
+
+
+def _unlike_their_new_region(moved: np.ndarray, labels: np.ndarray, rectified: np.ndarray,
+                             to_border: np.ndarray) -> np.ndarray:
+    """The strips of ``moved`` whose colour is plainly the region's they would leave (TONE_MARGIN).
+    A region too small to have a deep inside (an islet) has no tone, and its strips stay."""
+    lab = cv2.cvtColor(rectified, cv2.COLOR_BGR2LAB).astype(np.float32)
+    tone = _tone_of(labels, lab, to_border)
     unlike = np.zeros(moved.shape, bool)
     strips, _ = ndimage.label(moved > 0, structure=np.ones((3, 3)))
     for k, box in enumerate(ndimage.find_objects(strips), 1):

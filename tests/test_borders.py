@@ -104,7 +104,8 @@ class TestTraceBorders:
         assert before < 0.3
         assert after > 0.85
 
-    def test_the_map_edge_and_borders_between_seas_never_move(self, misprinted):
+    def test_borders_between_seas_never_move_nor_does_a_map_edge_printed_where_it_is(self, misprinted):
+        """(The map's edge grows where the print's land goes on past it: see the next class.)"""
         _, field_only, traced = misprinted
         old, new = field_only.geometry.labels, traced.geometry.labels
         changed = old != new
@@ -210,6 +211,53 @@ class TestTheProfileKeepsTheBorders:
         assert (traced.geometry.labels == before).all()
 
 
+def _land_beyond_the_edge(geo: BoardGeometry, region: str, units: float) -> BoardGeometry:
+    """A print whose ``region`` goes on ``units`` past the committed map's edge, over the frame."""
+    value = geo.region_ids.index(region) + 1
+    dist = cv2.distanceTransform(np.where(geo.labels == value, 0, 255).astype(np.uint8), cv2.DIST_L2, 5)
+    beyond = (geo.labels == 0) & (dist <= units)
+    beyond[int(geo.track_top) - 30:] = False
+    return replace(geo, labels=np.where(beyond, value, geo.labels).astype(np.uint8))
+
+
+class TestTheMapEdge:
+    """Where the print's land goes on past the committed map's edge, the region takes it."""
+
+    @pytest.fixture(scope="class")
+    def wider_print(self, easy_table):
+        truth = easy_table
+        printed = _land_beyond_the_edge(load_geometry(), "arabia", 18.0)
+        photo, _ = render(EMPTY, truth.tier, seed=tuple(truth.seed), size=tuple(truth.size),
+                          vp={c: 0 for c in truth.players}, hands=0, art=draw_art(printed))
+        return printed, calibrate(photo, procedural_art(), players=truth.players)
+
+    def test_a_region_printed_past_the_edge_takes_its_land(self, wider_print):
+        printed, profile = wider_print
+        committed = load_geometry()
+        strip = (committed.labels == 0) & (printed.labels > 0)
+        assert strip.sum() > 1500
+        # away from the dark line drawn along the print's new edge (measured: 0.89; 0 before the
+        # map's edge could move; the rest lies nearer Aegyptus, or moved by the surface field)
+        to_frame = cv2.distanceTransform(np.where(printed.labels == 0, 0, 255).astype(np.uint8), cv2.DIST_L2, 5)
+        inner = strip & (to_frame > 4)
+        assert (profile.geometry.labels[inner] == printed.labels[inner]).mean() > 0.8
+
+    def test_the_frame_beyond_the_print_s_edge_stays_off_the_map(self, wider_print):
+        printed, profile = wider_print
+        before = load_geometry().displaced(profile.surface).labels      # the pose's and the surface's map
+        grown = (before == 0) & (profile.borders > 0)
+        assert grown.sum() > 1500
+        assert (grown & (printed.labels == 0)).sum() < 100
+
+    def test_what_the_camera_did_not_see_stays_off_the_map(self, hard_game_table):
+        """The hard game's table whose east the camera's frame cuts off: no region grows into
+        the black beyond the view."""
+        profile = hard_game_table
+        before = load_geometry().displaced(profile.surface).labels
+        grown = (before == 0) & (profile.borders > 0)
+        assert not (grown & (profile.reference.max(axis=2) == 0)).any()
+
+
 class TestTheRealPrint:
     def test_galatia_takes_back_the_strip_the_map_gave_cilicia(self):
         """On the real photo the map's Galatia/Cilicia border runs up to 20 units north of the
@@ -223,3 +271,17 @@ class TestTheRealPrint:
         galatia, cilicia = ids.index("galatia") + 1, ids.index("cilicia") + 1
         assert ((old.labels == cilicia) & (traced.labels == galatia)).sum() > 400      # measured 634
         assert traced.regions_at(np.array(list(traced.label_points.values()))) == list(traced.label_points)
+
+    def test_arabia_and_mesopotamia_reach_the_print_s_eastern_edge(self):
+        """On the real photo the committed map's eastern edge lies about 25 units inside the
+        print's: a third of the printed Arabia was off the map, and pieces there were not counted."""
+        photo = cv2.imread(str(shared_file("reference", "spqrisiko", "board-photo-topdown.jpeg")))
+        small = cv2.resize(photo, None, fx=0.35, fy=0.35, interpolation=cv2.INTER_AREA)
+        old = calibrate(small, procedural_art(), borders=False).geometry
+        traced = calibrate(small, procedural_art()).geometry
+        ids = old.region_ids
+        for region in ("arabia", "mesopotamia"):
+            value = ids.index(region) + 1
+            grown = ((old.labels == 0) & (traced.labels == value)).sum()
+            # measured: Arabia 3,320 pixels beside its 9,448, Mesopotamia 2,464 beside 10,134
+            assert grown > 0.2 * (old.labels == value).sum(), region
