@@ -82,7 +82,7 @@ TONE_MARGIN = 8.0
 TONE_INSIDE = 20.0
 #: A pixel off the map is taken by the region nearest it only if its colour (CIE Lab) lies this
 #: near that region's tone, besides being TONE_MARGIN nearer it than the frame's tone. On the
-#: real print the strip of Arabia past the map's edge lies within 10 of Arabia's tone. Nearer
+#: real print the strip of Arabia past the map's edge lies within about 15 of Arabia's tone. Nearer
 #: the frame's alone was not enough: on rendered tables the frame's red in a shadow below the
 #: map lay 38 from Cyrenaica's brown but 53 from the frame's median, and a card's white over the
 #: frame 27 from the sea's pale blue, and both were taken.
