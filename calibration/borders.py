@@ -170,7 +170,7 @@ def trace_borders(rectified: np.ndarray, geo: BoardGeometry) -> np.ndarray:
     keep = (labels == 0) | (traced == 0) | (sea[labels] & sea[traced]) | specks
     moved = np.where(keep | (traced == labels), 0, traced).astype(np.uint8)
     moved[_beyond_reach(moved, labels)] = 0
-    grown = _grown_off_map(labels, rectified, to_border)
+    grown = _grown_off_map(labels, rectified, to_border, geo.track_top)
     moved[grown > 0] = grown[grown > 0]
     # a sliver that reaches less than MIN_MOVE from the map's border is left where it was
     strips, count = ndimage.label(moved > 0, structure=np.ones((3, 3)))
@@ -196,7 +196,8 @@ def _tone_of(labels: np.ndarray, lab: np.ndarray, to_border: np.ndarray):
     return tone
 
 
-def _grown_off_map(labels: np.ndarray, rectified: np.ndarray, to_border: np.ndarray) -> np.ndarray:
+def _grown_off_map(labels: np.ndarray, rectified: np.ndarray, to_border: np.ndarray,
+                   track_top: float) -> np.ndarray:
     """The pixels off the map (label 0) within OFF_MAP_REACH of it that the print shows as the land
     or sea of the region nearest them: a uint8 image, the region's label there, else 0.
 
@@ -208,8 +209,8 @@ def _grown_off_map(labels: np.ndarray, rectified: np.ndarray, to_border: np.ndar
     its nearest region when
 
     - its colour (blurred) is plainly that region's: within TONE_NEAR of its tone, and
-      TONE_MARGIN nearer it than the frame's (the median of the off-map pixels beside the map,
-      away from its edge);
+      TONE_MARGIN nearer it than the frame's (the median of the off-map pixels above the track
+      at ``track_top``, away from the map's edge);
     - it is joined to the region through such pixels (holes, the print's letters, are filled);
     - the strip so taken ends on the frame: the median colour of the ring 3 to 6 pixels beyond
       it is nearer the frame's tone than the region's (a strip that meets OFF_MAP_REACH in the
@@ -233,16 +234,18 @@ def _grown_off_map(labels: np.ndarray, rectified: np.ndarray, to_border: np.ndar
     seen = rectified.max(axis=2) > 0
     tone = _tone_of(labels, lab, to_border)
     frame_px = (labels == 0) & seen & (to_border > TONE_INSIDE / 2)
-    frame_px[_below_the_map(labels):] = False          # not the track's cream boxes
+    frame_px[int(track_top):] = False          # not the track's cream boxes
     if frame_px.sum() < 6:
         return grown
     frame = np.median(lab[frame_px], axis=0)
     _, (iy, ix) = ndimage.distance_transform_edt(labels == 0, return_indices=True)
     nearest = labels[iy, ix]
     pad = int(np.ceil(OFF_MAP_REACH)) + 2
-    for value, box in enumerate(ndimage.find_objects(labels), 1):
-        own = tone(value) if box is not None else None
-        if own is None or not (nearest[near] == value).any():
+    boxes = ndimage.find_objects(labels)
+    for value in np.unique(nearest[near]):
+        value, box = int(value), boxes[value - 1]
+        own = tone(value)
+        if own is None:
             continue
         # the region's box grown by OFF_MAP_REACH holds all of it and every pixel it may take
         box = tuple(slice(max(b.start - pad, 0), b.stop + pad) for b in box)
@@ -270,12 +273,6 @@ def _grown_off_map(labels: np.ndarray, rectified: np.ndarray, to_border: np.ndar
                 if np.linalg.norm(beyond - frame) < np.linalg.norm(beyond - own):
                     grown[box][strip] = value
     return grown
-
-
-def _below_the_map(labels: np.ndarray) -> int:
-    """The first row below the map's last: the score track's part of the board begins there."""
-    rows = np.flatnonzero((labels > 0).any(axis=1))
-    return int(rows.max()) + 1 if rows.size else labels.shape[0]
 
 
 def _unlike_their_new_region(moved: np.ndarray, labels: np.ndarray, rectified: np.ndarray,

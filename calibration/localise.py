@@ -274,8 +274,8 @@ def locate_board(image: np.ndarray, reference: np.ndarray, geo: BoardGeometry | 
         # was the alignment's own correlation on blurred copies, and the lens estimate, which keeps
         # the lens whose pose scores best, took a steep hard table on the real print with a pose
         # 50 board units off (correlation 0.66, match 0.52) over the right one (0.60, 0.55).
-        H = max((_refine(gray, ref, Hc, S, (sw, sh), sc) for sc, Hc, _ in starts), key=match)
-        score = match(H)
+        score, H = max(((match(Hr), Hr) for Hr in (_refine(gray, ref, Hc, S, (sw, sh), sc) for sc, Hc, _ in starts)),
+                       key=lambda sH: sH[0])
         q = cv2.perspectiveTransform(np.float64(dst).reshape(-1, 1, 2), H).reshape(-1, 2)
     map_score = map_match(H)
     if map_score < 0.25:
