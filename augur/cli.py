@@ -346,23 +346,27 @@ def _training_device(name: str) -> str:
 def cmd_train_counter(args: argparse.Namespace) -> int:
     if args.epochs:
         _require_training("torch", "onnx")
-    from vision.density_train import ARCHS, VIEW_NAMES, train, write_data
+    from vision.density_train import ARCHS, VIEW_NAMES, PrintChoice, train, write_data
     if args.arch not in ARCHS:          # checked here: the parser would import the training module on every command
         raise AugurError(f"unknown network shape '{args.arch}' (expected {', '.join(sorted(ARCHS))})")
     if not 0.0 <= args.spill_share <= 1.0:
         raise AugurError(f"--spill-share must lie between 0 and 1, not {args.spill_share}")
+    if not 0.0 < args.print_share <= 1.0:
+        raise AugurError(f"--print-share must lie above 0 and at most 1, not {args.print_share}")
+    prints = PrintChoice(args.board_photo, args.rotate, args.print_share) if args.board_photo else None
     data = Path(args.work) / "samples"
     n = _per_tier(args.images)
     total = sum(n.values())
     write_data(data, n, args.render_seed, workers=args.workers, counter_view=args.counter_view,
-               progress=_rendered)
+               progress=_rendered, prints=prints)
     if args.epochs:
         card = train(data, Path(args.models), epochs=args.epochs, steps=args.steps, batch=args.batch, seed=args.seed,
                      lr=args.lr, balance_kinds=args.balance_kinds, init=Path(args.init) if args.init else None,
                      arch=args.arch, device=_training_device(args.device), workers=args.workers, clip=args.clip,
                      floor=args.floor, spill_share=args.spill_share,
                      recipe={"renders_per_tier": n, "render_seed": args.render_seed,
-                             "view": VIEW_NAMES[args.counter_view], "command": "augur train-counter"})
+                             "view": VIEW_NAMES[args.counter_view], "command": "augur train-counter",
+                             "on_real_print": prints.describe() if prints else None})
         print(json.dumps(card["history"][-1]))
     else:
         print(f"{total} samples in {data}; no training asked (--epochs 0)")
@@ -778,6 +782,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--spill-share", type=float, default=0.0,
                    help="share of piece-centred crops centred on a piece spilled off its island onto the sea "
                         "(samples rendered since session 19 mark them)")
+    p.add_argument("--board-photo", metavar="PHOTO",
+                   help="render a share of the tables (--print-share) on this real board's print, from a top-down "
+                        "photo of it empty (e.g. ../shared/reference/spqrisiko/board-photo-topdown.jpeg --rotate ccw)")
+    p.add_argument("--rotate", default="none", choices=["none", "cw", "ccw", "180"],
+                   help="turn --board-photo north up (the shared reference photo needs ccw)")
+    p.add_argument("--print-share", type=float, default=0.5,
+                   help="share of the tables rendered on --board-photo's print (default: %(default)s)")
     p.add_argument("--seed", type=int, default=21, help="seed of the training (crops, weights)")
     p.add_argument("--init", help="continue from this checkpoint (.pt)")
     p.add_argument("--arch", default="wide",

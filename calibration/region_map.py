@@ -315,6 +315,8 @@ def write_geometry(labels: np.ndarray, meta: dict, out_dir: Path) -> tuple[Path,
 
 
 def load_north_up_photo(path: Path, rotate: str = "ccw") -> np.ndarray:
+    if not Path(path).is_file():            # checked first: OpenCV would also print a warning of its own
+        raise RegionMapError(f"{path}: no such image")
     img = cv2.imread(str(path), cv2.IMREAD_COLOR)
     if img is None:
         raise RegionMapError(f"cannot read image {path}")

@@ -148,10 +148,20 @@ class TestReplayAndSimulate:
     def test_bench_vision_refuses_an_unreadable_board_photo_before_rendering(self, tmp_path):
         bad = tmp_path / "board.jpg"
         bad.write_bytes(b"not a jpeg")
-        for photo in (str(bad), str(tmp_path / "missing.jpg")):
+        for photo, said in ((str(bad), "cannot read image"), (str(tmp_path / "missing.jpg"), "no such image")):
             proc = run("bench", "vision", "--board-photo", photo, "--images", "1")
-            assert proc.returncode == 2 and "cannot read image" in proc.stderr, proc.stderr
+            assert proc.returncode == 2 and said in proc.stderr, proc.stderr
             assert "Traceback" not in proc.stderr and proc.stdout == ""
+            assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr     # no warning of OpenCV's besides
+
+    def test_train_counter_refuses_an_unreadable_board_photo_before_rendering(self, tmp_path):
+        proc = run("train-counter", "--board-photo", str(tmp_path / "missing.jpg"), "--epochs", "0",
+                   "--images", "1", "0", "0", "--work", str(tmp_path / "work"))
+        assert proc.returncode == 2 and "no such image" in proc.stderr, proc.stderr
+        assert "Traceback" not in proc.stderr and not list((tmp_path / "work").rglob("*.npz"))
+        proc = run("train-counter", "--board-photo", str(tmp_path / "missing.jpg"), "--print-share", "1.5",
+                   "--epochs", "0", "--images", "1", "0", "0", "--work", str(tmp_path / "work"))
+        assert proc.returncode == 2 and "--print-share must lie" in proc.stderr, proc.stderr
 
     def test_bench_tracker_prints_figures(self):
         proc = run("bench", "tracker", "--games", "1", "--turns", "30")

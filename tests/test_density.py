@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+import cv2
 import numpy as np
 import pytest
 
@@ -451,17 +452,73 @@ class TestTrainingSamples:
         from vision.density_train import SampleFolderError, write_data
         assert write_data(tmp_path, {"easy": 0}, 11) == []
         assert (tmp_path / "seed.txt").read_text().strip() == "11"
-        with pytest.raises(SampleFolderError, match="rendered with seed 11, not 12"):
+        with pytest.raises(SampleFolderError, match="rendered with seed '11', not '12'"):
             write_data(tmp_path, {"easy": 0}, 12)
 
     def test_a_samples_folder_cut_from_another_view_is_refused(self, tmp_path):
         from vision.density_train import SampleFolderError, write_data
         (tmp_path / "seed.txt").write_text("11\n")          # a folder from before view.txt: the camera's
-        with pytest.raises(SampleFolderError, match="rendered with view camera, not counter"):
+        with pytest.raises(SampleFolderError, match="rendered with view 'camera', not 'counter'"):
             write_data(tmp_path, {"easy": 0}, 11, counter_view=True)
         write_data(tmp_path / "new", {"easy": 0}, 11, counter_view=True)
-        with pytest.raises(SampleFolderError, match="view counter, not camera"):
+        with pytest.raises(SampleFolderError, match="view 'counter', not 'camera'"):
             write_data(tmp_path / "new", {"easy": 0}, 11)
+
+    def test_a_samples_folder_with_other_prints_is_refused(self, tmp_path):
+        from vision.density_train import PrintChoice, SampleFolderError, write_data
+        write_data(tmp_path, {"easy": 0}, 11)                       # no table on a print
+        half = PrintChoice("board.jpeg", "ccw", 0.5)
+        assert half.describe() == "0.5 of the tables on board.jpeg turned ccw"
+        with pytest.raises(SampleFolderError, match="prints 'none', not '0.5 of the tables on board.jpeg"):
+            write_data(tmp_path, {"easy": 0}, 11, prints=half)
+        (tmp_path / "print.txt").unlink()                           # a folder from before print.txt: none
+        with pytest.raises(SampleFolderError, match="prints 'none'"):
+            write_data(tmp_path, {"easy": 0}, 11, prints=half)
+
+    def test_a_table_on_a_print_shows_that_print_with_its_pieces_inside_its_borders(self):
+        """A "print" with a black square on the Ionian sea, whose map has Judea and Arabia swapped:
+        the training table and its calibration photo show the square, and Arabia's legionaries
+        stand on the committed map's Judea (inside the print's own Arabia)."""
+        from dataclasses import replace
+        from types import SimpleNamespace
+        from vision.density_train import PrintedBoard, render_table
+        from vision.synth.board_art import ART_SCALE
+        geo = load_geometry()
+        judea, arabia = (geo.region_ids.index(r) + 1 for r in ("judea", "arabia"))
+        labels = geo.labels.copy()
+        labels[geo.labels == judea], labels[geo.labels == arabia] = arabia, judea
+        other = replace(geo, labels=labels)
+        x, y = geo.label_points["ionium"]
+        art = procedural_art().copy()
+        art[int((y - 30) * ART_SCALE):int((y + 30) * ART_SCALE), int((x - 30) * ART_SCALE):int((x + 30) * ART_SCALE)] = 0
+        state = ObservedState.from_dict({"regions": {"arabia": {"red": {"legionary": 5}}}})
+        steps = [SimpleNamespace(state=state, vp=None)]
+        img, truth, profile = render_table("easy", 18, 3, steps, board_print=PrintedBoard(art, other))
+        placed = [p for p in truth.pieces if p.region == "arabia"]
+        assert len(placed) == 5
+        assert [geo.region_at(*p.board_xy) for p in placed] == ["judea"] * 5
+        def square(board):            # the square's mean grey, and that of the ring around it
+            grey = cv2.cvtColor(board, cv2.COLOR_BGR2GRAY).astype(float)
+            inner = grey[int(y) - 20:int(y) + 20, int(x) - 20:int(x) + 20].mean()
+            ring = grey[int(y) - 60:int(y) + 60, int(x) - 60:int(x) + 60].mean()
+            return inner, ring
+        ref = cv2.resize(profile.reference, geo.size)       # the calibration photo, rectified
+        inner, ring = square(ref)
+        assert inner < 0.5 * ring
+        shot = cv2.warpPerspective(profile.undistort(img), np.array(truth.homography), geo.size,
+                                   flags=cv2.WARP_INVERSE_MAP)
+        inner, ring = square(shot)
+        assert inner < 0.5 * ring
+
+    def test_the_share_of_tables_on_the_print_is_drawn_per_table(self):
+        from vision.density_train import PrintChoice
+        def on(share):
+            return [PrintChoice("p", share=share).on_print(t, 18, i) for t in ("easy", "hard") for i in range(400)]
+        assert not any(on(0.0)) and all(on(1.0))
+        half = on(0.5)
+        assert 0.45 < np.mean(half) < 0.55
+        assert on(0.5) == half                                      # seeded
+        assert all(a <= b for a, b in zip(on(0.3), on(0.6)))         # a larger share only adds tables
 
     def test_a_sample_cut_from_the_counters_view_is_the_counters_input(self):
         img, truth, profile = calibrated_scene("hard", 6)   # a strong lens, read as such

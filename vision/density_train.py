@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -56,11 +57,15 @@ def rich_steps(steps: list) -> list:
     return [steps[k] for k in sorted(order[:max(1, round(RICH_SHARE * len(steps)))])]
 
 
-def render_table(tier: str, seed: int, i: int, steps: list, rich: bool = False):
+def render_table(tier: str, seed: int, i: int, steps: list, rich: bool = False,
+                 board_print: "PrintedBoard | None" = None):
     """Training table ``i`` of a tier: a state drawn from ``steps`` (a simulated game's committed
     states; ``rich``: from those with the most full tens, see :func:`rich_steps`), rendered, and
-    the calibration made from its empty photo. Returns the image, its ground truth and the
-    profile; raises AugurError when the photo is not understood."""
+    the calibration made from its empty photo. ``board_print``: render the table (and its
+    calibration photo) on a real board's print, its pieces inside the print's own borders, as
+    ``augur bench vision --board-photo`` does; the calibration still compares the photo with the
+    procedural art, as at a real table. Returns the image, its ground truth and the profile;
+    raises AugurError when the photo is not understood."""
     from calibration.profile import calibrate
     from vision.synth.board_art import procedural_art
     from vision.synth.render import calibration_render, render
@@ -68,14 +73,62 @@ def render_table(tier: str, seed: int, i: int, steps: list, rich: bool = False):
     if rich:
         steps = rich_steps(steps)
     step = steps[int(np.random.default_rng([seed, i, TIER_SEED[tier], 7]).integers(len(steps)))]
-    img, truth = render(step.state, tier, seed=(seed, i, TIER_SEED[tier]), vp=step.vp)
-    return img, truth, calibrate(calibration_render(truth), procedural_art(), players=truth.players)
+    art, geometry = (board_print.art, board_print.geometry) if board_print is not None else (None, None)
+    img, truth = render(step.state, tier, seed=(seed, i, TIER_SEED[tier]), vp=step.vp, art=art, geometry=geometry)
+    return img, truth, calibrate(calibration_render(truth, art), procedural_art(), players=truth.players)
 
 
-def make_sample(tier: str, seed: int, i: int, counter_view: bool = False) -> dict:
+@dataclass(frozen=True)
+class PrintedBoard:
+    """A real board's print to render training tables on: the photo rectified to the board frame
+    (:func:`vision.synth.board_art.print_art`) and the region map fitted to it
+    (:func:`vision.synth.board_art.printed_map`), which places the pieces."""
+    art: np.ndarray
+    geometry: object
+
+
+@dataclass(frozen=True)
+class PrintChoice:
+    """Which training tables are rendered on a real print: a seeded ``share`` of them, on the
+    top-down photo ``photo`` turned north up by ``rotate``. Every table of the counting network
+    before session 35 showed the procedural art; the real print has its own tones, texture and
+    lettering, and on it the shipped network read easy tables about two points worse (see the
+    card, session 34)."""
+    photo: str
+    rotate: str = "none"
+    share: float = 0.5
+
+    def on_print(self, tier: str, seed: int, i: int) -> bool:
+        """Whether table ``i`` of ``tier`` is rendered on the print (drawn from its own stream, so
+        the share changes no other draw of the table)."""
+        return bool(np.random.default_rng([seed, i, TIER_SEED[tier], 11]).random() < self.share)
+
+    def describe(self) -> str:
+        """How the folder remembers it (``print.txt``)."""
+        return f"{self.share:g} of the tables on {Path(self.photo).name} turned {self.rotate}"
+
+
+_PRINTS: dict[tuple[str, str], PrintedBoard] = {}
+
+
+def printed_board(photo: str, rotate: str) -> PrintedBoard:
+    """The print of ``photo``, read and fitted once per process (fitting the map takes seconds)."""
+    key = (str(photo), rotate)
+    if key not in _PRINTS:
+        from vision.synth.board_art import print_art, printed_map
+        art = print_art(photo, rotate)
+        _PRINTS[key] = PrintedBoard(art, printed_map(art))
+    return _PRINTS[key]
+
+
+def make_sample(tier: str, seed: int, i: int, counter_view: bool = False, prints: PrintChoice | None = None) -> dict:
     """One training sample: render the table and its calibration photo, calibrate, cut the input
-    (see :func:`sample_from` for ``counter_view``)."""
-    return sample_from(*render_table(tier, seed, i, _states(seed)), counter_view)
+    (see :func:`sample_from` for ``counter_view``). ``prints``: which tables show a real print."""
+    board_print = (printed_board(prints.photo, prints.rotate)
+                   if prints is not None and prints.on_print(tier, seed, i) else None)
+    sample = sample_from(*render_table(tier, seed, i, _states(seed), board_print=board_print), counter_view)
+    sample["on_print"] = np.bool_(board_print is not None)
+    return sample
 
 
 def sample_from(img: np.ndarray, truth, profile, counter_view: bool = False) -> dict:
@@ -163,9 +216,9 @@ def one_thread() -> None:
     cv2.setNumThreads(1)
 
 
-def _write_one(args: tuple[Path, str, int, int, bool]) -> str:
-    out, tier, seed, i, counter_view = args
-    return save_once(out / f"{tier}-{i:05d}.npz", lambda: make_sample(tier, seed, i, counter_view))
+def _write_one(args: tuple[Path, str, int, int, bool, PrintChoice | None]) -> str:
+    out, tier, seed, i, counter_view, prints = args
+    return save_once(out / f"{tier}-{i:05d}.npz", lambda: make_sample(tier, seed, i, counter_view, prints))
 
 
 class SampleFolderError(AugurError):
@@ -174,28 +227,34 @@ class SampleFolderError(AugurError):
 
 #: How a samples folder's tables were cut: as the camera took them, or as the counter reads them.
 VIEW_NAMES = {False: "camera", True: "counter"}
+#: ``print.txt`` of a folder whose tables all show the procedural art.
+NO_PRINT = "none"
 
 
 def write_data(out: Path, n_per_tier: dict[str, int], seed: int, workers: int = 2, progress=None,
-               counter_view: bool = False) -> list[Path]:
+               counter_view: bool = False, prints: PrintChoice | None = None) -> list[Path]:
     """Render the samples (resumable: existing files are kept).
 
-    The folder remembers the seed its samples were rendered with (``seed.txt``) and how they were
-    cut (``view.txt``; none means the camera's view), so a later run with other settings cannot
-    silently train on the old tables."""
+    The folder remembers the seed its samples were rendered with (``seed.txt``), how they were
+    cut (``view.txt``; none means the camera's view) and which show a real print (``print.txt``;
+    none means none), so a later run with other settings cannot silently train on the old tables."""
     out.mkdir(parents=True, exist_ok=True)
-    wanted = {"seed.txt": str(seed), "view.txt": VIEW_NAMES[counter_view]}
+    wanted = {"seed.txt": str(seed), "view.txt": VIEW_NAMES[counter_view],
+              "print.txt": prints.describe() if prints is not None else NO_PRINT}
     found = {name: (out / name).read_text().strip() for name in wanted if (out / name).is_file()}
-    if found and "view.txt" not in found:
-        found["view.txt"] = VIEW_NAMES[False]
+    if found:               # folders written before a setting existed hold that setting's default
+        found.setdefault("view.txt", VIEW_NAMES[False])
+        found.setdefault("print.txt", NO_PRINT)
     for name, value in wanted.items():
         if name in found and found[name] != value:
-            what = "seed" if name == "seed.txt" else "view"
-            raise SampleFolderError(f"the samples in {out} were rendered with {what} {found[name]}, "
-                                    f"not {value}: choose another --work folder")
+            what = {"seed.txt": "seed", "view.txt": "view", "print.txt": "prints"}[name]
+            raise SampleFolderError(f"the samples in {out} were rendered with {what} '{found[name]}', "
+                                    f"not '{value}': choose another --work folder")
+    if prints is not None:
+        printed_board(prints.photo, prints.rotate)      # a photo that is not a board fails here, once
     for name, value in wanted.items():
         (out / name).write_text(f"{value}\n")
-    jobs = [(out, tier, seed, i, counter_view) for tier, n in n_per_tier.items() for i in range(n)]
+    jobs = [(out, tier, seed, i, counter_view, prints) for tier, n in n_per_tier.items() for i in range(n)]
     done = 0
     with ProcessPoolExecutor(workers, initializer=one_thread) as ex:
         for _ in ex.map(_write_one, jobs, chunksize=4):
