@@ -17,6 +17,7 @@ import json
 import time
 from dataclasses import dataclass
 from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
 from pathlib import Path
 
 import cv2
@@ -256,7 +257,9 @@ def write_data(out: Path, n_per_tier: dict[str, int], seed: int, workers: int = 
         (out / name).write_text(f"{value}\n")
     jobs = [(out, tier, seed, i, counter_view, prints) for tier, n in n_per_tier.items() for i in range(n)]
     done = 0
-    with ProcessPoolExecutor(workers, initializer=one_thread) as ex:
+    # spawned, not forked: the print's map was fitted here by threaded OpenCV and numpy, and a forked
+    # worker that inherits a lock one of those threads held hangs forever (seen: both workers asleep)
+    with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=one_thread) as ex:
         for _ in ex.map(_write_one, jobs, chunksize=4):
             done += 1
             if progress:
