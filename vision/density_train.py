@@ -258,7 +258,8 @@ def write_data(out: Path, n_per_tier: dict[str, int], seed: int, workers: int = 
     jobs = [(out, tier, seed, i, counter_view, prints) for tier, n in n_per_tier.items() for i in range(n)]
     done = 0
     # spawned, not forked: the print's map was fitted here by threaded OpenCV and numpy, and a forked
-    # worker that inherits a lock one of those threads held hangs forever (seen: both workers asleep)
+    # worker that inherits a lock one of those threads held hangs forever (seen: both workers asleep;
+    # and so did load_samples' workers, forked after it)
     with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=one_thread) as ex:
         for _ in ex.map(_write_one, jobs, chunksize=4):
             done += 1
@@ -549,7 +550,7 @@ def load_samples(files: list[Path], whole: bool, workers: int = 2) -> list[dict]
     load = _load_whole if whole else _load_plain
     if workers <= 1:
         return [load(f) for f in files]
-    with ProcessPoolExecutor(workers, initializer=one_thread) as ex:
+    with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=one_thread) as ex:   # see write_data
         return list(ex.map(load, files, chunksize=8))
 
 
