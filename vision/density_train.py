@@ -28,7 +28,7 @@ from tracker.errors import AugurError
 from tracker.pieces import SPQR_PIECES, VEXILLUM_VALUE
 from vision.density import (COLOUR_AT, COLOURS, KIND_AT, KINDS, N_OUT, STRIDE, Crop, counting_crop, network_input,
                             output_to_image, reference_input)
-from vision.geometry import load_geometry
+from vision.geometry import BoardGeometry, load_geometry
 from vision.synth.dataset import TIER_SEED, game_states
 
 #: Training crops, in input pixels.
@@ -85,7 +85,7 @@ class PrintedBoard:
     (:func:`vision.synth.board_art.print_art`) and the region map fitted to it
     (:func:`vision.synth.board_art.printed_map`), which places the pieces."""
     art: np.ndarray
-    geometry: object
+    geometry: BoardGeometry
 
 
 @dataclass(frozen=True)
@@ -93,8 +93,8 @@ class PrintChoice:
     """Which training tables are rendered on a real print: a seeded ``share`` of them, on the
     top-down photo ``photo`` turned north up by ``rotate``. Every table of the counting network
     before session 35 showed the procedural art; the real print has its own tones, texture and
-    lettering, and on it the shipped network read easy tables about two points worse (see the
-    card, session 34)."""
+    lettering, and on it session 19's network reads easy tables about two points worse
+    (``models/README.md``, sessions 34 and 35)."""
     photo: str
     rotate: str = "none"
     share: float = 0.5
