@@ -16,6 +16,11 @@ from typing import Sequence
 from tracker.errors import AugurError, GameError, StateError
 from vision.records import DETECTORS
 
+#: How ``--rotate`` may turn a board photo north up: the turns of
+#: :func:`calibration.region_map.load_north_up_photo` (not imported here: it loads OpenCV, which
+#: every command would then pay for) and "none".
+ROTATIONS = ("none", "cw", "ccw", "180")
+
 EXIT_BAD_INPUT = 2
 
 
@@ -742,7 +747,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "(e.g. ../shared/reference/spqrisiko/board-photo-topdown.jpeg --rotate ccw) instead of "
                         "the procedural art, the pieces standing inside its printed borders; the calibration "
                         "still compares with the procedural art, as at a real table")
-    p.add_argument("--rotate", default="none", choices=["none", "cw", "ccw", "180"],
+    p.add_argument("--rotate", default="none", choices=ROTATIONS,
                    help="vision: turn --board-photo north up (the shared reference photo needs ccw)")
     p.add_argument("--dataset", type=int, default=300, help="synth: images in the streamed dataset run")
     p.add_argument("--turns", type=int, help="tracker: turns per game (default 300); game: turns per video "
@@ -785,7 +790,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--board-photo", metavar="PHOTO",
                    help="render a share of the tables (--print-share) on this real board's print, from a top-down "
                         "photo of it empty (e.g. ../shared/reference/spqrisiko/board-photo-topdown.jpeg --rotate ccw)")
-    p.add_argument("--rotate", default="none", choices=["none", "cw", "ccw", "180"],
+    p.add_argument("--rotate", default="none", choices=ROTATIONS,
                    help="turn --board-photo north up (the shared reference photo needs ccw)")
     p.add_argument("--print-share", type=float, default=0.5,
                    help="share of the tables rendered on --board-photo's print (default: %(default)s)")
@@ -869,7 +874,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--turns", type=int, default=6, help="game turns in a video")
     p.add_argument("--size", default="1280x720")
     p.add_argument("--board-photo", help="a top-down photo of an empty board to use as the board texture")
-    p.add_argument("--rotate", default="none", choices=["none", "cw", "ccw", "180"],
+    p.add_argument("--rotate", default="none", choices=ROTATIONS,
                    help="turn --board-photo north up (the shared reference photo needs ccw)")
     p.add_argument("-o", "--output", required=True)
     p.set_defaults(func=cmd_synth)
@@ -879,7 +884,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("action", choices=["build"])
     p.add_argument("--drawing", default=str(ref / "region-colour-map.png"), help="flat-colour drawing of the regions")
     p.add_argument("--photo", default=str(ref / "board-photo-topdown.jpeg"), help="top-down photo of the board")
-    p.add_argument("--rotate", default="ccw", choices=["none", "cw", "ccw", "180"],
+    p.add_argument("--rotate", default="ccw", choices=ROTATIONS,
                    help="turn the photo north up (the reference photo needs ccw)")
     p.add_argument("--board", default="spqrisiko")
     p.add_argument("-o", "--output", default=str(Path(__file__).resolve().parents[1] / "vision" / "data"))

@@ -28,6 +28,15 @@ def make_state(garrisons: dict[str, tuple[str, int]], triremes: dict | None = No
     return ObservedState.from_summary(board, full, triremes or {}, centres)
 
 
+def swapped_map(geo, first: str, second: str):
+    """``geo`` with two regions' pixels swapped: a print whose borders are not the committed map's."""
+    from dataclasses import replace
+    a, b = (geo.region_ids.index(r) + 1 for r in (first, second))
+    labels = geo.labels.copy()
+    labels[geo.labels == a], labels[geo.labels == b] = b, a
+    return replace(geo, labels=labels)
+
+
 def shared_file(*parts: str) -> Path:
     """A file under ../shared, or skip the test with the reason when it is absent."""
     path = SHARED.joinpath(*parts)

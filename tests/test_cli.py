@@ -154,6 +154,21 @@ class TestReplayAndSimulate:
             assert "Traceback" not in proc.stderr and proc.stdout == ""
             assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr     # no warning of OpenCV's besides
 
+    def test_every_rotate_choice_is_a_turn_the_photo_loader_makes(self, tmp_path):
+        import cv2
+        import numpy as np
+        from augur.cli import ROTATIONS
+        from calibration.region_map import load_north_up_photo
+        photo = tmp_path / "board.png"
+        img = np.zeros((20, 30, 3), np.uint8)
+        img[:5, :5] = 255                               # the top left corner, to tell the turns apart
+        cv2.imwrite(str(photo), img)
+        turned = {r: load_north_up_photo(photo, r) for r in ROTATIONS}
+        assert np.array_equal(turned["none"], img)
+        assert {r: t.shape[:2] for r, t in turned.items()} == {"none": (20, 30), "cw": (30, 20), "ccw": (30, 20),
+                                                                "180": (20, 30)}
+        assert len({t.tobytes() for t in turned.values()}) == 4
+
     def test_train_counter_refuses_an_unreadable_board_photo_before_rendering(self, tmp_path):
         proc = run("train-counter", "--board-photo", str(tmp_path / "missing.jpg"), "--epochs", "0",
                    "--images", "1", "0", "0", "--work", str(tmp_path / "work"))

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from calibration.profile import calibrate
+from tests.conftest import swapped_map
 from tracker.pieces import LEGIONARY, TRIREME
 from tracker.state import ObservedState
 from vision.bench import hidden_regions
@@ -479,15 +480,11 @@ class TestTrainingSamples:
         """A "print" with a black square on the Ionian sea, whose map has Judea and Arabia swapped:
         the training table and its calibration photo show the square, and Arabia's legionaries
         stand on the committed map's Judea (inside the print's own Arabia)."""
-        from dataclasses import replace
         from types import SimpleNamespace
         from vision.density_train import PrintedBoard, render_table
         from vision.synth.board_art import ART_SCALE
         geo = load_geometry()
-        judea, arabia = (geo.region_ids.index(r) + 1 for r in ("judea", "arabia"))
-        labels = geo.labels.copy()
-        labels[geo.labels == judea], labels[geo.labels == arabia] = arabia, judea
-        other = replace(geo, labels=labels)
+        other = swapped_map(geo, "judea", "arabia")
         x, y = geo.label_points["ionium"]
         art = procedural_art().copy()
         art[int((y - 30) * ART_SCALE):int((y + 30) * ART_SCALE), int((x - 30) * ART_SCALE):int((x + 30) * ART_SCALE)] = 0

@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.conftest import swapped_map
 from tracker.pieces import CENTRE, LEGIONARY, NEUTRAL, TRIREME, VEXILLUM
 from tracker.spqrisiko.simulator import Simulator
 from tracker.state import ObservedState
@@ -152,12 +153,8 @@ class TestPrintedMap:
     def test_pieces_stand_inside_the_map_the_art_is_printed_by(self):
         """A map with Judea and Arabia swapped: Arabia's legionaries stand on the committed map's
         Judea, and its hidden-region truth is measured there too."""
-        from dataclasses import replace
         geo = load_geometry()
-        judea, arabia = (geo.region_ids.index(r) + 1 for r in ("judea", "arabia"))
-        swapped = geo.labels.copy()
-        swapped[geo.labels == judea], swapped[geo.labels == arabia] = arabia, judea
-        other = replace(geo, labels=swapped)
+        other = swapped_map(geo, "judea", "arabia")
         state = ObservedState.from_dict({"regions": {"arabia": {"red": {"legionary": 6}}}})
         _, truth = render(state, "easy", seed=(8, 2), geometry=other)
         placed = [p for p in truth.pieces if p.region]

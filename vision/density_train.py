@@ -109,27 +109,24 @@ class PrintChoice:
         return f"{self.share:g} of the tables on {Path(self.photo).name} turned {self.rotate}"
 
 
-_PRINTS: dict[tuple[str, str], PrintedBoard] = {}
+_PRINTS: dict[PrintChoice, PrintedBoard] = {}
 
 
-def printed_board(photo: str, rotate: str) -> PrintedBoard:
-    """The print of ``photo``, read and fitted once per process (fitting the map takes seconds)."""
-    key = (str(photo), rotate)
-    if key not in _PRINTS:
+def printed_board(prints: PrintChoice) -> PrintedBoard:
+    """The print of ``prints``' photo, read and fitted once per process (fitting the map takes
+    seconds; rendering workers are handed the parent's, see :func:`write_data`)."""
+    if prints not in _PRINTS:
         from vision.synth.board_art import print_art, printed_map
-        art = print_art(photo, rotate)
-        _PRINTS[key] = PrintedBoard(art, printed_map(art))
-    return _PRINTS[key]
+        art = print_art(prints.photo, prints.rotate)
+        _PRINTS[prints] = PrintedBoard(art, printed_map(art))
+    return _PRINTS[prints]
 
 
 def make_sample(tier: str, seed: int, i: int, counter_view: bool = False, prints: PrintChoice | None = None) -> dict:
     """One training sample: render the table and its calibration photo, calibrate, cut the input
     (see :func:`sample_from` for ``counter_view``). ``prints``: which tables show a real print."""
-    board_print = (printed_board(prints.photo, prints.rotate)
-                   if prints is not None and prints.on_print(tier, seed, i) else None)
-    sample = sample_from(*render_table(tier, seed, i, _states(seed), board_print=board_print), counter_view)
-    sample["on_print"] = np.bool_(board_print is not None)
-    return sample
+    board_print = printed_board(prints) if prints is not None and prints.on_print(tier, seed, i) else None
+    return sample_from(*render_table(tier, seed, i, _states(seed), board_print=board_print), counter_view)
 
 
 def sample_from(img: np.ndarray, truth, profile, counter_view: bool = False) -> dict:
@@ -217,6 +214,13 @@ def one_thread() -> None:
     cv2.setNumThreads(1)
 
 
+def _rendering_worker(prints: PrintChoice | None, board: PrintedBoard | None) -> None:
+    """A rendering worker: OpenCV on one thread, and the print already fitted by the parent."""
+    one_thread()
+    if prints is not None:
+        _PRINTS[prints] = board
+
+
 def _write_one(args: tuple[Path, str, int, int, bool, PrintChoice | None]) -> str:
     out, tier, seed, i, counter_view, prints = args
     return save_once(out / f"{tier}-{i:05d}.npz", lambda: make_sample(tier, seed, i, counter_view, prints))
@@ -251,8 +255,8 @@ def write_data(out: Path, n_per_tier: dict[str, int], seed: int, workers: int = 
             what = {"seed.txt": "seed", "view.txt": "view", "print.txt": "prints"}[name]
             raise SampleFolderError(f"the samples in {out} were rendered with {what} '{found[name]}', "
                                     f"not '{value}': choose another --work folder")
-    if prints is not None:
-        printed_board(prints.photo, prints.rotate)      # a photo that is not a board fails here, once
+    # a photo that is not a board fails here, once; the workers are handed the fitted print
+    board = printed_board(prints) if prints is not None else None
     for name, value in wanted.items():
         (out / name).write_text(f"{value}\n")
     jobs = [(out, tier, seed, i, counter_view, prints) for tier, n in n_per_tier.items() for i in range(n)]
@@ -260,7 +264,8 @@ def write_data(out: Path, n_per_tier: dict[str, int], seed: int, workers: int = 
     # spawned, not forked: the print's map was fitted here by threaded OpenCV and numpy, and a forked
     # worker that inherits a lock one of those threads held hangs forever (seen: both workers asleep;
     # and so did load_samples' workers, forked after it)
-    with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=one_thread) as ex:
+    with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_rendering_worker,
+                             initargs=(prints, board)) as ex:
         for _ in ex.map(_write_one, jobs, chunksize=4):
             done += 1
             if progress:
