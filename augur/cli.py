@@ -177,6 +177,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
         run_tracker_bench(games=_or(args.games, 5), turns=_or(args.turns, 300), seed=_or(args.seed, 0))
         return 0
     if args.what == "game":
+        # the game videos are rendered on the procedural art, flat, in the calibration's light: a
+        # vision-only option would be ignored, and the figures taken for what it asked
+        vision_only = [flag for flag, value in (("--board-photo", args.board_photo), ("--relight", args.relight),
+                                                ("--relief", args.relief)) if value]
+        if vision_only:
+            raise AugurError(f"{', '.join(vision_only)}: only for augur bench vision; the game videos are rendered "
+                             f"on the procedural art")
         from vision.game_bench import bench_game_videos
         from vision.synth.render import FRAME_SIZE
         first = _or(args.seed, GAME_BENCH_SEED)

@@ -145,6 +145,12 @@ class TestReplayAndSimulate:
             assert proc.returncode == 2 and "--relight" in proc.stderr, proc.stderr
             assert "Traceback" not in proc.stderr and proc.stdout == ""
 
+    def test_bench_game_refuses_the_vision_bench_options_it_would_ignore(self):
+        for option in (["--board-photo", "board.jpg"], ["--relight=-2000:0.7"], ["--relief", "4"]):
+            proc = run("bench", "game", "--games", "1", "--turns", "1", *option)
+            assert proc.returncode == 2 and option[0].split("=")[0] in proc.stderr, proc.stderr
+            assert "bench vision" in proc.stderr and "Traceback" not in proc.stderr and proc.stdout == ""
+
     def test_bench_vision_refuses_an_unreadable_board_photo_before_rendering(self, tmp_path):
         bad = tmp_path / "board.jpg"
         bad.write_bytes(b"not a jpeg")
