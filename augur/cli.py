@@ -177,19 +177,20 @@ def cmd_bench(args: argparse.Namespace) -> int:
         run_tracker_bench(games=_or(args.games, 5), turns=_or(args.turns, 300), seed=_or(args.seed, 0))
         return 0
     if args.what == "game":
-        # the game videos are rendered on the procedural art, flat, in the calibration's light: a
-        # vision-only option would be ignored, and the figures taken for what it asked
-        vision_only = [flag for flag, value in (("--board-photo", args.board_photo), ("--relight", args.relight),
-                                                ("--relief", args.relief)) if value]
+        # the game videos are filmed flat, in the calibration's light: a vision-only option would
+        # be ignored, and the figures taken for what it asked
+        vision_only = [flag for flag, value in (("--relight", args.relight), ("--relief", args.relief)) if value]
         if vision_only:
-            raise AugurError(f"{', '.join(vision_only)}: only for augur bench vision; the game videos are rendered "
-                             f"on the procedural art")
+            raise AugurError(f"{', '.join(vision_only)}: only for augur bench vision; the game videos are filmed "
+                             f"flat, in the calibration's light")
         from vision.game_bench import bench_game_videos
+        from vision.synth.board_art import PrintedBoard
         from vision.synth.render import FRAME_SIZE
         first = _or(args.seed, GAME_BENCH_SEED)
+        board_print = PrintedBoard.from_photo(args.board_photo, args.rotate) if args.board_photo else None
         bench_game_videos(args.tiers, seeds=range(first, first + _or(args.games, 2)), turns=_or(args.turns, 3),
                           size=_size(args.size) if args.size else FRAME_SIZE, hold_untouched=not args.no_hold,
-                          settle=not args.no_settle)
+                          settle=not args.no_settle, board_print=board_print)
         return 0
     if args.what == "vision":
         from vision.bench import run_vision_bench
@@ -750,12 +751,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="vision: a board folded in four that rises up to MM millimetres off the table along its "
                         "creases, as at the calibration (e.g. --relief 4)")
     p.add_argument("--board-photo", metavar="PHOTO",
-                   help="vision: render the tables on the real print of this top-down photo of an empty board "
+                   help="vision, game: render the tables on the real print of this top-down photo of an empty board "
                         "(e.g. ../shared/reference/spqrisiko/board-photo-topdown.jpeg --rotate ccw) instead of "
                         "the procedural art, the pieces standing inside its printed borders; the calibration "
                         "still compares with the procedural art, as at a real table")
     p.add_argument("--rotate", default="none", choices=ROTATIONS,
-                   help="vision: turn --board-photo north up (the shared reference photo needs ccw)")
+                   help="vision, game: turn --board-photo north up (the shared reference photo needs ccw)")
     p.add_argument("--dataset", type=int, default=300, help="synth: images in the streamed dataset run")
     p.add_argument("--turns", type=int, help="tracker: turns per game (default 300); game: turns per video "
                                              "(default 3)")

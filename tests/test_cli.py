@@ -146,10 +146,15 @@ class TestReplayAndSimulate:
             assert "Traceback" not in proc.stderr and proc.stdout == ""
 
     def test_bench_game_refuses_the_vision_bench_options_it_would_ignore(self):
-        for option in (["--board-photo", "board.jpg"], ["--relight=-2000:0.7"], ["--relief", "4"]):
+        for option in (["--relight=-2000:0.7"], ["--relief", "4"]):
             proc = run("bench", "game", "--games", "1", "--turns", "1", *option)
             assert proc.returncode == 2 and option[0].split("=")[0] in proc.stderr, proc.stderr
             assert "bench vision" in proc.stderr and "Traceback" not in proc.stderr and proc.stdout == ""
+
+    def test_bench_game_refuses_a_missing_board_photo_before_rendering(self, tmp_path):
+        proc = run("bench", "game", "--games", "1", "--turns", "1", "--board-photo", str(tmp_path / "missing.jpg"))
+        assert proc.returncode == 2 and "no such image" in proc.stderr, proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1 and proc.stdout == ""
 
     def test_bench_vision_refuses_an_unreadable_board_photo_before_rendering(self, tmp_path):
         bad = tmp_path / "board.jpg"

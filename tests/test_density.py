@@ -481,7 +481,8 @@ class TestTrainingSamples:
         the training table and its calibration photo show the square, and Arabia's legionaries
         stand on the committed map's Judea (inside the print's own Arabia)."""
         from types import SimpleNamespace
-        from vision.density_train import PrintedBoard, render_table
+        from vision.density_train import render_table
+        from vision.synth.board_art import PrintedBoard
         from vision.synth.board_art import ART_SCALE
         geo = load_geometry()
         other = swapped_map(geo, "judea", "arabia")

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from functools import lru_cache
+from types import SimpleNamespace
 
 import cv2
 import numpy as np
@@ -281,6 +282,28 @@ class TestVideo:
         assert (tmp_path / "game.jsonl").is_file()
         steps = len((tmp_path / "game.jsonl").read_text().splitlines()) - 2
         assert len({x["step"] for x in lines}) == steps + 1
+
+    def test_a_game_on_a_print_is_filmed_on_it_with_its_pieces_inside_its_borders(self, monkeypatch):
+        """``augur bench game --board-photo``: every frame and the calibration photo are rendered
+        on the print, and the pieces stand by the print's map (here Judea and Arabia swapped), so
+        Arabia's legionaries stand on the committed map's Judea."""
+        import vision.synth.video as video
+        geo = load_geometry()
+        other = swapped_map(geo, "judea", "arabia")
+        art = np.zeros((8, 8, 3), np.uint8)             # never drawn: render is only watched here
+        calls = []
+        def watched(state, tier, **kw):
+            calls.append(kw)
+            return np.zeros((4, 4, 3), np.uint8), SimpleNamespace(state={}, occluded_fraction=0.0, board_corners=[],
+                                                                   jpeg=b"")
+        monkeypatch.setattr(video, "render", watched)
+        list(video.frames(seed=4, turns=1, size=(320, 180), fps=2, art=art, geometry=other))
+        video.calibration_photo(4, "easy", (320, 180), art=art)
+        assert len(calls) > 3 and all(kw["art"] is art for kw in calls)
+        assert all(kw["geometry"] is other for kw in calls[:-1])
+        placed = [p for p in calls[0]["placement"][0] if p.region in ("judea", "arabia")]
+        assert len(placed) == 5                          # seed 4 sets up 2 in Judea and 3 in Arabia
+        assert all(other.region_at(p.x, p.y) == p.region != geo.region_at(p.x, p.y) for p in placed)
 
     def test_a_move_changes_only_the_pieces_it_moves(self):
         """Between two hand-free frames around a move, only the moved pieces' pixels change: the

@@ -28,7 +28,8 @@ from tracker.errors import AugurError
 from tracker.pieces import SPQR_PIECES, VEXILLUM_VALUE
 from vision.density import (COLOUR_AT, COLOURS, KIND_AT, KINDS, N_OUT, STRIDE, Crop, counting_crop, network_input,
                             output_to_image, reference_input)
-from vision.geometry import BoardGeometry, load_geometry
+from vision.geometry import load_geometry
+from vision.synth.board_art import PrintedBoard
 from vision.synth.dataset import TIER_SEED, game_states
 
 #: Training crops, in input pixels.
@@ -59,7 +60,7 @@ def rich_steps(steps: list) -> list:
 
 
 def render_table(tier: str, seed: int, i: int, steps: list, rich: bool = False,
-                 board_print: "PrintedBoard | None" = None):
+                 board_print: PrintedBoard | None = None):
     """Training table ``i`` of a tier: a state drawn from ``steps`` (a simulated game's committed
     states; ``rich``: from those with the most full tens, see :func:`rich_steps`), rendered, and
     the calibration made from its empty photo. ``board_print``: render the table (and its
@@ -77,15 +78,6 @@ def render_table(tier: str, seed: int, i: int, steps: list, rich: bool = False,
     art, geometry = (board_print.art, board_print.geometry) if board_print is not None else (None, None)
     img, truth = render(step.state, tier, seed=(seed, i, TIER_SEED[tier]), vp=step.vp, art=art, geometry=geometry)
     return img, truth, calibrate(calibration_render(truth, art), procedural_art(), players=truth.players)
-
-
-@dataclass(frozen=True)
-class PrintedBoard:
-    """A real board's print to render training tables on: the photo rectified to the board frame
-    (:func:`vision.synth.board_art.print_art`) and the region map fitted to it
-    (:func:`vision.synth.board_art.printed_map`), which places the pieces."""
-    art: np.ndarray
-    geometry: BoardGeometry
 
 
 @dataclass(frozen=True)
@@ -116,9 +108,7 @@ def printed_board(prints: PrintChoice) -> PrintedBoard:
     """The print of ``prints``' photo, read and fitted once per process (fitting the map takes
     seconds; rendering workers are handed the parent's, see :func:`write_data`)."""
     if prints not in _PRINTS:
-        from vision.synth.board_art import print_art, printed_map
-        art = print_art(prints.photo, prints.rotate)
-        _PRINTS[prints] = PrintedBoard(art, printed_map(art))
+        _PRINTS[prints] = PrintedBoard.from_photo(prints.photo, prints.rotate)
     return _PRINTS[prints]
 
 

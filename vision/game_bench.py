@@ -37,7 +37,7 @@ from tracker.overrides import Override, apply_overrides
 from tracker.rulesets import make_game
 from tracker.state import ObservedState
 from tracker.verdicts import VIOLATION
-from vision.synth.board_art import procedural_art
+from vision.synth.board_art import PrintedBoard, procedural_art
 from vision.synth.render import FRAME_SIZE
 
 
@@ -133,12 +133,17 @@ class GameScorer:
 
 
 def play_game_video(tier: str, seed: int, turns: int, fps: int = 12, size: tuple[int, int] = FRAME_SIZE,
-                    hold_untouched: bool = True, settle: bool = True) -> GameVideoFigures:
+                    hold_untouched: bool = True, settle: bool = True, board_print: PrintedBoard | None = None
+                    ) -> GameVideoFigures:
     """Render the game of ``seed`` on a ``tier`` table, calibrate on its empty-table photo, play
-    every frame through the pipeline and score the commits."""
+    every frame through the pipeline and score the commits. With ``board_print`` the table shows
+    that real print, its pieces inside the print's own borders; the calibration still compares
+    with the procedural art, as at a player's table."""
     from vision.synth.video import calibration_photo, frames
-    rendered = ((img, truth) for img, truth, _ in frames(seed, turns, tier, size=size, fps=fps))
-    return _play(calibration_photo(seed, tier, size), rendered, GameVideoFigures(tier, seed, turns), fps,
+    art, geometry = (board_print.art, board_print.geometry) if board_print is not None else (None, None)
+    rendered = ((img, truth) for img, truth, _ in frames(seed, turns, tier, size=size, fps=fps, art=art,
+                                                          geometry=geometry))
+    return _play(calibration_photo(seed, tier, size, art=art), rendered, GameVideoFigures(tier, seed, turns), fps,
                  hold_untouched, settle)
 
 
@@ -210,10 +215,12 @@ def describe(figures: list[GameVideoFigures], fps: int) -> str:
 
 
 def bench_game_videos(tiers=("easy", "hard"), seeds=(5,), turns: int = 2, fps: int = 12,
-                      size: tuple[int, int] = FRAME_SIZE, hold_untouched: bool = True, settle: bool = True) -> dict:
-    """Every game of ``seeds`` on each tier; prints one line per tier and returns the figures."""
+                      size: tuple[int, int] = FRAME_SIZE, hold_untouched: bool = True, settle: bool = True,
+                      board_print: PrintedBoard | None = None) -> dict:
+    """Every game of ``seeds`` on each tier (on ``board_print`` when given); prints one line per
+    tier and returns the figures."""
     out = {}
     for tier in tiers:
-        out[tier] = [play_game_video(tier, s, turns, fps, size, hold_untouched, settle) for s in seeds]
+        out[tier] = [play_game_video(tier, s, turns, fps, size, hold_untouched, settle, board_print) for s in seeds]
         print(describe(out[tier], fps), flush=True)
     return out

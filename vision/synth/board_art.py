@@ -8,6 +8,7 @@ rectifies it to the board frame instead.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 
 import cv2
@@ -133,6 +134,21 @@ def printed_map(art: np.ndarray, geo: BoardGeometry | None = None) -> BoardGeome
     field = fit_surface(top_down, procedural_art(geo.board.id))
     fitted = geo if field is None else geo.displaced(field)
     return with_borders(fitted, trace_borders(top_down, fitted))
+
+
+@dataclass(frozen=True)
+class PrintedBoard:
+    """A real board's print to render tables on (training tables, the vision and game benches):
+    the photo rectified to the board frame (:func:`print_art`) and the region map fitted to it
+    (:func:`printed_map`), inside whose regions the pieces stand."""
+    art: np.ndarray
+    geometry: BoardGeometry
+
+    @classmethod
+    def from_photo(cls, photo_path, rotate: str = "none") -> "PrintedBoard":
+        """Read and fit the print of a top-down photo of an empty board (seconds: the map's fit)."""
+        art = print_art(photo_path, rotate)
+        return cls(art, printed_map(art))
 
 
 def _roman(n: int) -> str:

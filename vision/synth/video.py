@@ -77,19 +77,24 @@ def video_camera(seed: int, tier: str, size: tuple[int, int]):
     return _fit_camera(rng, spec, size, load_geometry()), rng
 
 
-def calibration_photo(seed: int = 3, tier: str = "easy", size: tuple[int, int] = (1280, 720)) -> np.ndarray:
-    """What the players photograph before the game: the video's table, empty, markers on box 0."""
+def calibration_photo(seed: int = 3, tier: str = "easy", size: tuple[int, int] = (1280, 720),
+                      art: np.ndarray | None = None) -> np.ndarray:
+    """What the players photograph before the game: the video's table, empty, markers on box 0
+    (on ``art``, a real print, when given; else the procedural art)."""
     cam, _ = video_camera(seed, tier, size)
     empty = ObservedState.from_dict({"regions": {}})
     img, _ = render(empty, tier, seed=(seed, 1), size=size, camera=cam, vp={c: 0 for c in PLAYERS},
-                    hand_poses=[], noise_seed=(seed, 3))
+                    hand_poses=[], noise_seed=(seed, 3), art=art)
     return img
 
 
 def frames(seed: int = 3, turns: int = 6, tier: str = "easy", size: tuple[int, int] = (1280, 720),
-           fps: int = DEFAULT_FPS) -> Iterator[tuple[np.ndarray, dict, bytes]]:
-    """Yield (image, per-frame truth, JPEG bytes) for a seeded game of ``turns`` turns."""
-    geo = load_geometry()
+           fps: int = DEFAULT_FPS, art: np.ndarray | None = None,
+           geometry: BoardGeometry | None = None) -> Iterator[tuple[np.ndarray, dict, bytes]]:
+    """Yield (image, per-frame truth, JPEG bytes) for a seeded game of ``turns`` turns. On a real
+    print (``art``) the pieces stand inside its own borders, ``geometry`` (``printed_map``), as
+    they do on a player's copy."""
+    geo = geometry if geometry is not None else load_geometry()
     sim = Simulator(PLAYERS, seed=seed, max_turns=turns)
     steps: list[SimStep] = list(sim.steps())
     cam, rng = video_camera(seed, tier, size)
@@ -119,17 +124,18 @@ def frames(seed: int = 3, turns: int = 6, tier: str = "easy", size: tuple[int, i
                     reach = 1 - (f - enter - hold + 1) / (leave + 1)
                 tip = np.array(pose.start) + (np.array(pose.tip) - np.array(pose.start)) * reach
                 hand = HandPose(pose.start, (float(tip[0]), float(tip[1])), pose.width, pose.skin, pose.sleeve)
-                yield _frame(n, k, state, pieces, tier, scene_seed, cam, [hand], size, step)
+                yield _frame(n, k, state, pieces, tier, scene_seed, cam, [hand], size, step, art, geometry)
                 n += 1
         for _ in range(int(fps * rng.uniform(0.8, 1.6))):
-            yield _frame(n, k, state, pieces, tier, scene_seed, cam, [], size, step)
+            yield _frame(n, k, state, pieces, tier, scene_seed, cam, [], size, step, art, geometry)
             n += 1
 
 
-def _frame(n, k, state, pieces, tier, scene_seed, cam, hands, size, step):
+def _frame(n, k, state, pieces, tier, scene_seed, cam, hands, size, step, art=None, geometry=None):
     # one camera: its focus and compression are the video's, only the sensor noise is the frame's
     img, truth = render(state, tier, seed=scene_seed, size=size, camera=cam, placement=pieces, hand_poses=hands,
-                        noise_seed=(scene_seed[0], 2), sensor_seed=(scene_seed[0], 2, n))
+                        noise_seed=(scene_seed[0], 2), sensor_seed=(scene_seed[0], 2, n), art=art,
+                        geometry=geometry)
     line = {"frame": n, "step": k, "actor": step.actor if step else None, "hand_present": bool(hands),
             "state": truth.state, "occluded_fraction": round(truth.occluded_fraction, 4),
             "board_corners": truth.board_corners}
