@@ -217,6 +217,17 @@ class TestLandAttack:
         r = Table().set(galatia=("green", 3)).push()
         assert "§2.6" in rules(r)
 
+    def test_a_source_the_camera_lost_is_no_source(self):
+        """Asia taken while Galatia, red beside it, is read empty or blue (a hand, a miscount):
+        the move-in came from Bithynia, red beside it too. Galatia used to be weighed as a source
+        as well, and its strength change looked up where there was none: a KeyError, in a live
+        game (session 36's print games)."""
+        for galatia in (("red", 0), ("blue", 1)):
+            r = Table().set(asia=("red", 3), galatia=galatia).push()
+            attack = [e for e in r.events if e.target == "asia"]
+            assert [(e.source, e.conquered, e.amount) for e in attack] == [("bithynia", True, 3)]
+            assert "galatia" in {region for v in r.verdicts for region in v.regions}
+
     def test_attack_repelled_shows_only_attacker_losses(self):
         r = Table().set(cappadocia=1).push()
         assert kinds(r) == [ev.LAND_ATTACK] and r.events[0].attacker_losses == 2

@@ -132,6 +132,13 @@ class ProvinceDiff:
         self.targets = sorted(self.conquests) + sorted(self.damaged)
         self.eliminated = sorted(c for c in P.provinces_by_colour if c != actor and not N.provinces_of(c))
 
+    def actor_held(self, p: str) -> bool:
+        """Held by the actor before and after, or taken in this transition: a possible attack
+        source. A province the actor held before and has lost (read empty, or in another colour,
+        which its own turn cannot do) is no source: the camera misread it, and its strength change
+        is not the actor's to account for."""
+        return p in self.residual
+
     def may_hold_move(self) -> bool:
         """Whether a loss and a gain of the actor could be one move between them."""
         neg = [p for p, r in self.residual.items() if r < 0 and p not in self.conquests]

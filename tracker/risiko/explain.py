@@ -131,10 +131,6 @@ class _Diff(ProvinceDiff):
     """The raw differences between two states (:class:`~tracker.readings.ProvinceDiff`), with the
     attack sources of the territory games."""
 
-    def actor_held(self, p: str) -> bool:
-        """Held by the actor before and after, or taken in this transition: a possible attack source."""
-        return p in self.residual
-
     def source_candidates(self, target: str) -> list[str]:
         """Territories of the actor that border ``target``, most plausible first."""
         land = [s for s in self.board.land_neighbours[target] if s != target and self.actor_held(s)]

@@ -123,10 +123,6 @@ class _Diff(ProvinceDiff):
                              for p in set(P.centres) | set(N.centres)
                              if N.centres.get(p, 0) != P.centres.get(p, 0)}
 
-    def actor_held(self, p: str) -> bool:
-        """Province held by the actor before, or taken in this transition (a possible attack source)."""
-        return self.prev.owners.get(p) == self.actor or p in self.conquests
-
     def superior_at(self, sea: str, defender: str) -> bool:
         """§12.2: more triremes in the bridge sea than the defender (not necessarily than everyone)."""
         return self.next.triremes_of(self.actor, sea) > self.next.triremes_of(defender, sea)
