@@ -138,7 +138,7 @@ def printed_map(art: np.ndarray, geo: BoardGeometry | None = None) -> BoardGeome
 
 @dataclass(frozen=True)
 class PrintedBoard:
-    """A real board's print to render tables on (training tables, the vision and game benches):
+    """A real board's print to render tables on (the training tables and the game bench):
     the photo rectified to the board frame (:func:`print_art`) and the region map fitted to it
     (:func:`printed_map`), inside whose regions the pieces stand."""
     art: np.ndarray
