@@ -184,10 +184,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
             raise AugurError(f"{', '.join(vision_only)}: only for augur bench vision; the game videos are filmed "
                              f"flat, in the calibration's light")
         from vision.game_bench import bench_game_videos
-        from vision.synth.board_art import PrintedBoard
         from vision.synth.render import FRAME_SIZE
         first = _or(args.seed, GAME_BENCH_SEED)
-        board_print = PrintedBoard.from_photo(args.board_photo, args.rotate) if args.board_photo else None
+        board_print = _board_print(args)
         bench_game_videos(args.tiers, seeds=range(first, first + _or(args.games, 2)), turns=_or(args.turns, 3),
                           size=_size(args.size) if args.size else FRAME_SIZE, hold_untouched=not args.no_hold,
                           settle=not args.no_settle, board_print=board_print)
@@ -195,11 +194,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.what == "vision":
         from vision.bench import run_vision_bench
         from vision.synth.render import FRAME_SIZE
-        from vision.synth.board_art import print_art
         run_vision_bench(n=args.images, tiers=args.tiers, detector=args.detector, video=not args.no_video,
                          size=_size(args.size) if args.size else FRAME_SIZE,
                          relight=_relight(args.relight) if args.relight else None, relief=_relief(args.relief),
-                         board_print=print_art(args.board_photo, args.rotate) if args.board_photo else None)
+                         board_print=_board_print(args))
         return 0
     if args.what == "dashboard":
         from webui.bench import run_dashboard_bench
@@ -461,12 +459,9 @@ def cmd_regionmap(args: argparse.Namespace) -> int:
 def cmd_synth(args: argparse.Namespace) -> int:
     from vision.synth.dataset import contact_sheet, write_dataset
     size = _size(args.size)
-    art = board_map = None
-    if args.board_photo:       # the pieces stand inside the print's own borders
-        from vision.synth.board_art import print_art, printed_map
-        art = print_art(args.board_photo, args.rotate)
-        board_map = printed_map(art)
+    board_print = _board_print(args)
     if args.what == "images":
+        art, board_map = (board_print.art, board_print.geometry) if board_print is not None else (None, None)
         n = write_dataset(Path(args.output), args.tier, args.n, args.seed, size, art=art, geometry=board_map)
         print(f"wrote {n} {args.tier} images with ground truth to {args.output}")
     elif args.what == "sheet":
@@ -481,6 +476,15 @@ def cmd_synth(args: argparse.Namespace) -> int:
         frames = write_video(Path(args.output), seed=args.seed, turns=args.turns, tier=args.tier, size=size)
         print(f"wrote {frames} frames with ground truth to {args.output}")
     return 0
+
+
+def _board_print(args: argparse.Namespace):
+    """``--board-photo`` and ``--rotate``: the real print to render tables on, its map fitted to it
+    (:class:`vision.synth.board_art.PrintedBoard`; the pieces stand inside its own borders), or None."""
+    if not args.board_photo:
+        return None
+    from vision.synth.board_art import PrintedBoard
+    return PrintedBoard.from_photo(args.board_photo, args.rotate)
 
 
 def _relight(text: str) -> tuple[float, float]:

@@ -40,7 +40,7 @@ from vision.confidence import describe, flag_figures
 from vision.count import count
 from vision.density import UNSEEN_COVER
 from vision.geometry import load_geometry
-from vision.synth.board_art import printed_map, procedural_art
+from vision.synth.board_art import PrintedBoard, procedural_art
 from vision.synth.dataset import iter_still_tables
 from vision.synth.render import FRAME_SIZE, calibration_render
 
@@ -50,16 +50,15 @@ HELD_OUT_SEED = 90_210
 def run_vision_bench(n: int = 200, tiers=("easy", "medium", "hard"), seed: int = HELD_OUT_SEED,
                      detector: str = "auto", video: bool = True, size: tuple[int, int] = FRAME_SIZE,
                      relight: tuple[float, float] | None = None, relief: float = 0.0,
-                     board_print: np.ndarray | None = None) -> dict:
+                     board_print: PrintedBoard | None = None) -> dict:
     """Every shipped detector side by side (``detector="auto"``), or just the one named; the
     tables filmed at ``size`` (a 1080p camera gives the far pieces of a tilted view more pixels);
     ``relight`` = (kelvin, level): the tables lit otherwise than their calibration photos, as
     the light drifts over an evening; ``relief``: the folded board rising up to that many mm off
     the table along its creases (both: see :func:`vision.synth.render.render`); ``board_print``:
-    the tables and their calibration photos rendered on a real board's print
-    (:func:`vision.synth.board_art.print_art`) instead of the procedural art, their pieces standing
-    inside the print's own borders (:func:`vision.synth.board_art.printed_map`), while the
-    calibration compares them with the procedural art, as it does at a real table."""
+    the tables and their calibration photos rendered on a real board's print instead of the
+    procedural art, their pieces standing inside the print's own borders (its fitted map), while
+    the calibration compares them with the procedural art, as it does at a real table."""
     from vision.density import DEFAULT_COUNTER
     from vision.game_bench import bench_game_videos
     from vision.yolo import DEFAULT_MODEL
@@ -86,12 +85,12 @@ def run_vision_bench(n: int = 200, tiers=("easy", "medium", "hard"), seed: int =
 
 def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] = FRAME_SIZE,
                     relight: tuple[float, float] | None = None, relief: float = 0.0,
-                    board_print: np.ndarray | None = None) -> dict:
+                    board_print: PrintedBoard | None = None) -> dict:
     from vision.pipeline import make_detector
     geo = load_geometry()
     art = procedural_art()
-    # on a real print, the pieces stand inside its printed borders (vision.synth.board_art.printed_map)
-    board_map = printed_map(board_print) if board_print is not None else None
+    # on a real print, the pieces stand inside its printed borders
+    print_art, board_map = (board_print.art, board_print.geometry) if board_print is not None else (None, None)
     results = {}
     for tier in tiers:
         right = total = boards = plain = hidden_total = 0
@@ -104,9 +103,9 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
         colours: Counter = Counter()
         lat: dict[str, list[float]] = {"calibrate": [], "detect": [], "count": []}
         sure: list[tuple[float, bool]] = []          # every seen region's confidence, and whether it was right
-        for i, img, truth, frame in iter_still_tables(tier, n, seed, size, art=board_print, relight=relight,
+        for i, img, truth, frame in iter_still_tables(tier, n, seed, size, art=print_art, relight=relight,
                                                       relief=relief, geometry=board_map):
-            cal_img = calibration_render(truth, board_print)
+            cal_img = calibration_render(truth, print_art)
             t0 = time.perf_counter()
             try:
                 profile = calibrate(cal_img, art, players=truth.players)
