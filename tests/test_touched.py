@@ -6,6 +6,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
+from calibration.lens import distort_points
 from calibration.profile import calibrate
 from tracker.state import ObservedState
 from vision.geometry import load_geometry
@@ -34,10 +35,11 @@ def with_piece(img, profile, region: str, colour=(30, 30, 200), wide: float = 16
 
 
 def with_blob(img, profile, at, colour=(30, 30, 200), wide: float = 16.5) -> np.ndarray:
-    """``img`` with a blob ``wide`` board units across at the board point ``at``."""
+    """``img`` with a blob ``wide`` board units across at the board point ``at``, where the
+    camera (its pose and its lens) shows it."""
     x, y = at
-    u, v = cv2.perspectiveTransform(np.array([[[x, y]]], np.float64), profile.H)[0, 0]
-    across = cv2.perspectiveTransform(np.array([[[x + wide, y]]], np.float64), profile.H)[0, 0]
+    ideal = cv2.perspectiveTransform(np.array([[[x, y], [x + wide, y]]], np.float64), profile.H)[0]
+    (u, v), across = distort_points(ideal, profile.image_size, profile.k1)
     r = max(3, int(np.hypot(*(across - (u, v))) / 2))
     out = img.copy()
     cv2.circle(out, (int(u), int(v)), r, colour, -1)

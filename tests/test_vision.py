@@ -1,6 +1,7 @@
 """Board localisation, calibration profiles, the classical detector, gating, fusion and the CLI."""
 from __future__ import annotations
 
+import copy
 import subprocess
 import sys
 from functools import lru_cache
@@ -646,6 +647,29 @@ class TestMovedCamera:
         pts = np.array(list(geo.label_points.values()))
         true = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), np.array(moved_truth.homography)).reshape(-1, 2)
         assert np.percentile(np.linalg.norm(pipeline.profile.pose.to_image(pts) - true, axis=1), 95) < 6.0
+
+
+    def test_a_still_board_seen_through_a_barrel_lens_is_not_taken_for_moved(self):
+        """The pose is fitted to the undistorted frame; the alignment test must look at the frame
+        through the lens too. Through the pose alone, a hard rendered game's still frames scored
+        below MOVED_BELOW and every still run re-localised instead of counting."""
+        from vision.pipeline import MOVED_BELOW
+        img, truth, _ = scene()
+        cam = Camera.looking_at(1280, 720, 62, (720, 480), 1500, 4, 183, k1=-0.14)
+        vp = {c: 0 for c in PLAYERS}
+        cal, _ = render(EMPTY, "easy", seed=tuple(truth.seed), vp=vp, hands=0, camera=cam)
+        still, _ = render(EMPTY, "easy", seed=tuple(truth.seed), vp=vp, hands=0, camera=cam, sensor_seed=7)
+        profile = calibrate(cal, procedural_art(), players=PLAYERS)
+        assert profile.k1 <= -0.1                              # the set-up: a strongly bent lens
+        pipeline = Pipeline(profile, agree=2)
+        assert pipeline.alignment(still) > 2 * MOVED_BELOW
+        unbent = Pipeline(copy.deepcopy(profile), agree=2)       # as before: through the pose alone
+        unbent.profile.k1 = 0.0
+        unbent._setup_pose()
+        assert pipeline.alignment(still) > unbent.alignment(still) + 0.2
+        results = [pipeline.process(still) for _ in range(8)]
+        assert not any(r.moved for r in results) and pipeline.relocalised == 0
+        assert pipeline.committed is not None
 
 
 class TestUnseenRegions:

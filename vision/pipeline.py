@@ -93,7 +93,7 @@ class Pipeline:
         self.index = 0
         self.relocalised = 0
         self._misaligned = 0
-        size = BoardView.of(profile.H, self.geo, ALIGN_SCALE).size
+        size = BoardView.of(profile, self.geo, ALIGN_SCALE).size
         self._ref_edges = _edges(cv2.cvtColor(cv2.resize(profile.reference, size, interpolation=cv2.INTER_AREA),
                                               cv2.COLOR_BGR2GRAY))
         self._setup_pose()
@@ -101,7 +101,7 @@ class Pipeline:
     def _setup_pose(self) -> None:
         self.detector = self.fixed_detector or make_detector(self.profile, self.which)
         self.gate = Gate(self.profile, self.geo)
-        self._align_view = BoardView.of(self.profile.H, self.geo, ALIGN_SCALE)
+        self._align_view = BoardView.of(self.profile, self.geo, ALIGN_SCALE)
         self.touched = TouchedRegions(self.profile, self.geo) if self.hold_untouched else None
 
     def alignment(self, image: np.ndarray) -> float:

@@ -76,7 +76,7 @@ class TouchedRegions:
     """Remembers the frame of the last commit and tells which regions changed since."""
 
     def __init__(self, profile: CalibrationProfile, geo: BoardGeometry):
-        self.view = BoardView.of(profile.H, geo, TOUCH_SCALE)
+        self.view = BoardView.of(profile, geo, TOUCH_SCALE)
         self.labels = cv2.resize(geo.labels, self.view.size, interpolation=cv2.INTER_NEAREST)
         self.land = cv2.resize(geo.land_labels, self.view.size, interpolation=cv2.INTER_NEAREST)
         self.region_ids = geo.region_ids
