@@ -50,6 +50,16 @@ FRAME_PIECE = 0.01
 FRAME_SIDE = 0.1
 #: The frame's pieces, most frame-like first, are joined up to this many.
 JOIN_PIECES = 6
+#: The alignment that refines a pose (:func:`_refine`) compares the photo with the art, and on a
+#: player's own print, which the art only resembles, it can slide a side of the board inwards:
+#: on a hard game rendered on the real print (seed 17, a card over the frame's right side) it
+#: moved the right side 110 pixels into the map and matched the art better (0.60) than the
+#: outline it started from (0.55, 12 pixels off). The frame is the board's outermost red, so a
+#: refined pose is refused when more than OVERHANG_SHARE of the red frame's outer edge lies
+#: more than OVERHANG board units outside it (and more than its start left there): its start,
+#: the outline, is kept.
+OVERHANG = 30.0
+OVERHANG_SHARE = 0.05
 #: Printed corner markers are sought only when the red frame matches the art worse than this
 #: (a frame found on a clear table matches at 0.6 to 0.95); looking for them costs about 8 ms.
 MARKERS_BELOW = 0.5
@@ -139,9 +149,16 @@ def _order(q: np.ndarray) -> np.ndarray:
 def _frame_quads(image: np.ndarray) -> list[np.ndarray]:
     """Candidate outlines of the red frame, corners in image order (which corner is which is
     decided by the art). Raises :class:`BoardNotFound` saying why there are none."""
+    return _frame_evidence(image)[0]
+
+
+def _frame_evidence(image: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
+    """The candidate outlines of :func:`_frame_quads`, and the outer edge of the red pieces they
+    were made from (image pixels, N x 2, one point per pixel of edge): a pose must not leave
+    much of it outside the board (:func:`_overhang`)."""
     h, w = image.shape[:2]
     mask = red_frame_mask(image)
-    cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
 
     def share(c: np.ndarray) -> float:
         """The share of the image the outline's hull covers."""
@@ -168,7 +185,19 @@ def _frame_quads(image: np.ndarray) -> list[np.ndarray]:
     quads += [q for c in outlines for q in _cut_corner_quads(c)]
     if not quads:
         raise BoardNotFound("the board's outline is not a quadrilateral (is part of it out of view?)")
-    return quads
+    used = {id(c): c for c in whole + pieces}
+    return quads, np.vstack([c.reshape(-1, 2) for c in used.values()]).astype(np.float64)
+
+
+def _overhang(H: np.ndarray, edge: np.ndarray, geo: BoardGeometry) -> float:
+    """The share of the red frame's outer ``edge`` (image pixels) that the pose ``H`` puts more
+    than OVERHANG board units outside the board."""
+    if not len(edge):
+        return 0.0
+    bw, bh = geo.size
+    x, y = cv2.perspectiveTransform(edge.reshape(-1, 1, 2), np.linalg.inv(H)).reshape(-1, 2).T
+    beyond = np.maximum.reduce([-x, x - bw, -y, y - bh])
+    return float((beyond > OVERHANG).mean())
 
 
 def _with_track(quad: np.ndarray, geo: BoardGeometry) -> np.ndarray:
@@ -229,8 +258,10 @@ def locate_board(image: np.ndarray, reference: np.ndarray, geo: BoardGeometry | 
         return match(H), H, q
 
     candidates = []
+    edge = np.zeros((0, 2))
     try:
-        for quad in _frame_quads(image):
+        quads, edge = _frame_evidence(image)
+        for quad in quads:
             turns = [np.roll(_order(quad), -k, axis=0) for k in range(4)]
             candidates += [scored(q) for q in turns]
             if geo.track_boxes:
@@ -274,8 +305,15 @@ def locate_board(image: np.ndarray, reference: np.ndarray, geo: BoardGeometry | 
         # was the alignment's own correlation on blurred copies, and the lens estimate, which keeps
         # the lens whose pose scores best, took a steep hard table on the real print with a pose
         # 50 board units off (correlation 0.66, match 0.52) over the right one (0.60, 0.55).
-        score, H = max(((match(Hr), Hr) for Hr in (_refine(gray, ref, Hc, S, (sw, sh), sc) for sc, Hc, _ in starts)),
-                       key=lambda sH: sH[0])
+        # A refined pose that leaves much of the red frame's outer edge outside the board has slid
+        # off it; its start is kept instead (see OVERHANG_SHARE).
+        refined = []
+        for sc, Hc, _ in starts:
+            Hr = _refine(gray, ref, Hc, S, (sw, sh), sc)
+            if _overhang(Hr, edge, geo) > max(OVERHANG_SHARE, _overhang(Hc, edge, geo)):
+                Hr = Hc
+            refined.append(Hr)
+        score, H = max(((match(Hr), Hr) for Hr in refined), key=lambda sH: sH[0])
         q = cv2.perspectiveTransform(np.float64(dst).reshape(-1, 1, 2), H).reshape(-1, 2)
     map_score = map_match(H)
     if map_score < 0.25:
