@@ -94,11 +94,13 @@ def draw_art(geo: BoardGeometry, scale: float = ART_SCALE, seed: int = 0) -> np.
 
 def photo_art(photo: np.ndarray, corners: np.ndarray, geo: BoardGeometry | None = None,
               scale: float = ART_SCALE) -> np.ndarray:
-    """A real empty-board photo rectified to the board frame (corners TL, TR, BR, BL in the photo)."""
+    """A real empty-board photo rectified to the board frame (corners TL, TR, BR, BL in the photo).
+    Interpolated (``warpPerspective`` has no area mean: its ``INTER_AREA`` is ``INTER_LINEAR``, which
+    this asked for until session 37, with the same pixels)."""
     geo = geo or load_geometry()
     w, h = int(round(geo.size[0] * scale)), int(round(geo.size[1] * scale))
     H = cv2.getPerspectiveTransform(np.float32(corners), np.float32([[0, 0], [w, 0], [w, h], [0, h]]))
-    return cv2.warpPerspective(photo, H, (w, h), flags=cv2.INTER_AREA)
+    return cv2.warpPerspective(photo, H, (w, h), flags=cv2.INTER_LINEAR)
 
 
 def print_art(photo_path, rotate: str = "none") -> np.ndarray:
