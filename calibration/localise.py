@@ -53,8 +53,8 @@ JOIN_PIECES = 6
 #: The alignment that refines a pose (:func:`_refine`) compares the photo with the art, and on a
 #: player's own print, which the art only resembles, it can slide a side of the board inwards:
 #: on a hard game rendered on the real print (seed 17, a card over the frame's right side) it
-#: moved the right side 110 pixels into the map and matched the art better (0.60) than the
-#: outline it started from (0.55, 12 pixels off). The frame is the board's outermost red, so a
+#: moved the right side into the map, its top corner 140 pixels, and matched the art better
+#: (0.60) than the outline it started from (0.55, 12 pixels off). The frame is the board's outermost red, so a
 #: refined pose is refused when more than OVERHANG_SHARE of the red frame's outer edge lies
 #: more than OVERHANG board units outside it (and more than its start left there): its start,
 #: the outline, is kept.
