@@ -457,11 +457,12 @@ def cmd_regionmap(args: argparse.Namespace) -> int:
 
 # -- synth ------------------------------------------------------------------------------
 def cmd_synth(args: argparse.Namespace) -> int:
+    from vision.synth.board_art import PrintedBoard
     from vision.synth.dataset import contact_sheet, write_dataset
     size = _size(args.size)
     board_print = _board_print(args)
     if args.what == "images":
-        art, board_map = (board_print.art, board_print.geometry) if board_print is not None else (None, None)
+        art, board_map = PrintedBoard.parts(board_print)
         n = write_dataset(Path(args.output), args.tier, args.n, args.seed, size, art=art, geometry=board_map)
         print(f"wrote {n} {args.tier} images with ground truth to {args.output}")
     elif args.what == "sheet":

@@ -146,16 +146,11 @@ def _order(q: np.ndarray) -> np.ndarray:
     return np.roll(q, -start, axis=0)
 
 
-def _frame_quads(image: np.ndarray) -> list[np.ndarray]:
-    """Candidate outlines of the red frame, corners in image order (which corner is which is
-    decided by the art). Raises :class:`BoardNotFound` saying why there are none."""
-    return _frame_evidence(image)[0]
-
-
 def _frame_evidence(image: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
-    """The candidate outlines of :func:`_frame_quads`, and the outer edge of the red pieces they
-    were made from (image pixels, N x 2, one point per pixel of edge): a pose must not leave
-    much of it outside the board (:func:`_overhang`)."""
+    """Candidate outlines of the red frame, corners in image order (which corner is which is
+    decided by the art), and the outer edge of the red pieces they were made from (image pixels,
+    N x 2, one point per pixel of edge): a pose must not leave much of it outside the board
+    (:func:`_overhang`). Raises :class:`BoardNotFound` saying why there are no outlines."""
     h, w = image.shape[:2]
     mask = red_frame_mask(image)
     cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)

@@ -482,8 +482,7 @@ class TestTrainingSamples:
         stand on the committed map's Judea (inside the print's own Arabia)."""
         from types import SimpleNamespace
         from vision.density_train import render_table
-        from vision.synth.board_art import PrintedBoard
-        from vision.synth.board_art import ART_SCALE
+        from vision.synth.board_art import ART_SCALE, PrintedBoard
         geo = load_geometry()
         other = swapped_map(geo, "judea", "arabia")
         x, y = geo.label_points["ionium"]

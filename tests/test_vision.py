@@ -147,7 +147,7 @@ class TestLocalisation:
             cv2.rectangle(img, a, b, (60, 95, 140), -1)          # the frame broken mid-side: four corners
         shares = frame_shares(img)
         assert len(shares) == 4 and localise.FRAME_PIECE < min(shares) and max(shares) < localise.WHOLE_FRAME
-        quads = localise._frame_quads(img)
+        quads, _ = localise._frame_evidence(img)
         want = np.float64([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
         assert any(np.abs(localise._order(q) - want).max() < 15 for q in quads)
 

@@ -90,7 +90,7 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
     geo = load_geometry()
     art = procedural_art()
     # on a real print, the pieces stand inside its printed borders
-    print_art, board_map = (board_print.art, board_print.geometry) if board_print is not None else (None, None)
+    print_art, board_map = PrintedBoard.parts(board_print)
     results = {}
     for tier in tiers:
         right = total = boards = plain = hidden_total = 0

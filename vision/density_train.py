@@ -75,7 +75,7 @@ def render_table(tier: str, seed: int, i: int, steps: list, rich: bool = False,
     if rich:
         steps = rich_steps(steps)
     step = steps[int(np.random.default_rng([seed, i, TIER_SEED[tier], 7]).integers(len(steps)))]
-    art, geometry = (board_print.art, board_print.geometry) if board_print is not None else (None, None)
+    art, geometry = PrintedBoard.parts(board_print)
     img, truth = render(step.state, tier, seed=(seed, i, TIER_SEED[tier]), vp=step.vp, art=art, geometry=geometry)
     return img, truth, calibrate(calibration_render(truth, art), procedural_art(), players=truth.players)
 

@@ -140,7 +140,7 @@ def play_game_video(tier: str, seed: int, turns: int, fps: int = 12, size: tuple
     that real print, its pieces inside the print's own borders; the calibration still compares
     with the procedural art, as at a player's table."""
     from vision.synth.video import calibration_photo, frames
-    art, geometry = (board_print.art, board_print.geometry) if board_print is not None else (None, None)
+    art, geometry = PrintedBoard.parts(board_print)
     rendered = ((img, truth) for img, truth, _ in frames(seed, turns, tier, size=size, fps=fps, art=art,
                                                           geometry=geometry))
     return _play(calibration_photo(seed, tier, size, art=art), rendered, GameVideoFigures(tier, seed, turns), fps,

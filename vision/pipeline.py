@@ -93,10 +93,9 @@ class Pipeline:
         self.index = 0
         self.relocalised = 0
         self._misaligned = 0
-        size = BoardView.of(profile, self.geo, ALIGN_SCALE).size
-        self._ref_edges = _edges(cv2.cvtColor(cv2.resize(profile.reference, size, interpolation=cv2.INTER_AREA),
-                                              cv2.COLOR_BGR2GRAY))
         self._setup_pose()
+        self._ref_edges = _edges(cv2.cvtColor(cv2.resize(profile.reference, self._align_view.size,
+                                                         interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY))
 
     def _setup_pose(self) -> None:
         self.detector = self.fixed_detector or make_detector(self.profile, self.which)

@@ -152,6 +152,12 @@ class PrintedBoard:
         art = print_art(photo_path, rotate)
         return cls(art, printed_map(art))
 
+    @staticmethod
+    def parts(board_print: "PrintedBoard | None") -> tuple[np.ndarray | None, BoardGeometry | None]:
+        """What the renderer takes (``art``, ``geometry``) for ``board_print``; (None, None) for
+        the procedural art and the committed map."""
+        return (board_print.art, board_print.geometry) if board_print is not None else (None, None)
+
 
 def _roman(n: int) -> str:
     if n == 0:
