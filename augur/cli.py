@@ -460,9 +460,8 @@ def cmd_synth(args: argparse.Namespace) -> int:
     from vision.synth.board_art import PrintedBoard
     from vision.synth.dataset import contact_sheet, write_dataset
     size = _size(args.size)
-    board_print = _board_print(args)
+    art, board_map = PrintedBoard.parts(_board_print(args))
     if args.what == "images":
-        art, board_map = PrintedBoard.parts(board_print)
         n = write_dataset(Path(args.output), args.tier, args.n, args.seed, size, art=art, geometry=board_map)
         print(f"wrote {n} {args.tier} images with ground truth to {args.output}")
     elif args.what == "sheet":
@@ -470,11 +469,12 @@ def cmd_synth(args: argparse.Namespace) -> int:
         if out.suffix.lower() != ".png":
             raise GameError("the contact sheet is written as a .png file")
         out.parent.mkdir(parents=True, exist_ok=True)
-        _write_image(out, contact_sheet(args.n if args.n_given else 4, args.seed))
+        _write_image(out, contact_sheet(args.n if args.n_given else 4, args.seed, art=art, geometry=board_map))
         print(f"wrote {out}")
     else:
         from vision.synth.video import write_video
-        frames = write_video(Path(args.output), seed=args.seed, turns=args.turns, tier=args.tier, size=size)
+        frames = write_video(Path(args.output), seed=args.seed, turns=args.turns, tier=args.tier, size=size,
+                             art=art, geometry=board_map)
         print(f"wrote {frames} frames with ground truth to {args.output}")
     return 0
 

@@ -238,6 +238,21 @@ class TestDataset:
         assert all(st in game for st in easy[:-1]) and easy[-1] not in game
         assert easy[-1] in [step.state.to_dict() for step in ds.table_game(77, ds.TABLES_PER_GAME)]
 
+    def test_a_contact_sheet_on_a_print_renders_every_cell_on_it(self, monkeypatch):
+        """``augur synth sheet --board-photo``: each tier's row is rendered on the print, its pieces
+        by the print's map (before session 38 the photo was silently ignored)."""
+        import vision.synth.dataset as ds
+        art, other = np.zeros((8, 8, 3), np.uint8), swapped_map(load_geometry(), "judea", "arabia")
+        asked = []
+        def rendered(tier, n, seed, size=None, art=None, geometry=None):
+            asked.append((tier, art, geometry))
+            for i in range(n):
+                yield i, np.zeros((90, 160, 3), np.uint8), SimpleNamespace(pieces=[], hand_present=False)
+        monkeypatch.setattr(ds, "iter_renders", rendered)
+        sheet = ds.contact_sheet(2, 5, cell=(48, 27), art=art, geometry=other)
+        assert sheet.shape == (3 * 27, 2 * 48, 3)
+        assert [t for t, _, _ in asked] == list(TIERS) and all(a is art and g is other for _, a, g in asked)
+
     def test_layout_and_labels(self, tmp_path):
         write_dataset(tmp_path, "medium", 10, seed=2)
         images = sorted((tmp_path / "images").rglob("*.jpg"))
@@ -304,6 +319,28 @@ class TestVideo:
         placed = [p for p in calls[0]["placement"][0] if p.region in ("judea", "arabia")]
         assert len(placed) == 5                          # seed 4 sets up 2 in Judea and 3 in Arabia
         assert all(other.region_at(p.x, p.y) == p.region != geo.region_at(p.x, p.y) for p in placed)
+
+    def test_a_video_written_on_a_print_films_it_and_says_so(self, monkeypatch, tmp_path):
+        """``augur synth video --board-photo``: the frames and the calibration photo are both
+        rendered on the print (its map for the pieces), and ``video.json`` records it. Before
+        session 38 the photo was silently ignored."""
+        import vision.synth.video as video
+        art, other = np.zeros((8, 8, 3), np.uint8), swapped_map(load_geometry(), "judea", "arabia")
+        seen = {}
+        def filmed(seed, turns, tier, size, fps, art=None, geometry=None):
+            seen["frames"] = (art, geometry)
+            yield np.zeros((4, 4, 3), np.uint8), {"frame": 0}, b"jpeg"
+        def photographed(seed, tier, size, art=None):
+            seen["calibration"] = art
+            return np.zeros((4, 4, 3), np.uint8)
+        monkeypatch.setattr(video, "frames", filmed)
+        monkeypatch.setattr(video, "calibration_photo", photographed)
+        assert video.write_video(tmp_path, seed=4, turns=1, art=art, geometry=other) == 1
+        assert seen["frames"][0] is art and seen["frames"][1] is other and seen["calibration"] is art
+        assert json.loads((tmp_path / "video.json").read_text())["print"] is True
+        video.write_video(tmp_path / "plain", seed=4, turns=1)
+        assert seen["frames"] == (None, None) and seen["calibration"] is None
+        assert json.loads((tmp_path / "plain" / "video.json").read_text())["print"] is False
 
     def test_a_move_changes_only_the_pieces_it_moves(self):
         """Between two hand-free frames around a move, only the moved pieces' pixels change: the

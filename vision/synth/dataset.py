@@ -131,14 +131,16 @@ def write_dataset(out: Path, tier: str, n: int, seed: int, size: tuple[int, int]
     return n
 
 
-def contact_sheet(per_tier: int = 4, seed: int = 0, cell: tuple[int, int] = (480, 270)) -> np.ndarray:
-    """A grid of samples, one row per tier, for a person to judge realism at a glance."""
+def contact_sheet(per_tier: int = 4, seed: int = 0, cell: tuple[int, int] = (480, 270),
+                  art: np.ndarray | None = None, geometry: BoardGeometry | None = None) -> np.ndarray:
+    """A grid of samples, one row per tier, for a person to judge realism at a glance (on
+    ``art`` and its map ``geometry``, a real print, when given)."""
     import cv2
 
     rows = []
     for tier in ("easy", "medium", "hard"):
         cells = []
-        for i, img, truth in iter_renders(tier, per_tier, seed):
+        for i, img, truth in iter_renders(tier, per_tier, seed, art=art, geometry=geometry):
             small = cv2.resize(img, cell, interpolation=cv2.INTER_AREA)
             label = f"{tier} #{i}  {len(truth.pieces)} pieces" + ("  hand" if truth.hand_present else "")
             cv2.putText(small, label, (6, 18), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 3, cv2.LINE_AA)

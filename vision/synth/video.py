@@ -143,21 +143,23 @@ def _frame(n, k, state, pieces, tier, scene_seed, cam, hands, size, step, art=No
 
 
 def write_video(out: Path, seed: int = 3, turns: int = 6, tier: str = "easy", size: tuple[int, int] = (1280, 720),
-                fps: int = DEFAULT_FPS) -> int:
-    """Write frames, per-frame truth and the game file under ``out``; return the frame count."""
+                fps: int = DEFAULT_FPS, art: np.ndarray | None = None, geometry: BoardGeometry | None = None) -> int:
+    """Write frames, per-frame truth and the game file under ``out``; return the frame count. On
+    a real print (``art``, its map ``geometry``) as :func:`frames` films it, the calibration photo
+    on the same print."""
     out = Path(out)
     (out / "frames").mkdir(parents=True, exist_ok=True)
     count = 0
     with open(out / "truth.jsonl", "w", encoding="utf-8") as fh:
-        for img, line, jpeg in frames(seed, turns, tier, size, fps):
+        for img, line, jpeg in frames(seed, turns, tier, size, fps, art=art, geometry=geometry):
             (out / "frames" / f"{line['frame']:06d}.jpg").write_bytes(jpeg)
             fh.write(json.dumps(line, separators=(",", ":")) + "\n")
             count += 1
     from tracker.spqrisiko.simulator import write_game
     write_game(out / "game.jsonl", PLAYERS, seed, turns)
-    cv2.imwrite(str(out / "calibration.jpg"), calibration_photo(seed, tier, size))
+    cv2.imwrite(str(out / "calibration.jpg"), calibration_photo(seed, tier, size, art=art))
     (out / "video.json").write_text(json.dumps({"fps": fps, "frames": count, "seed": seed, "turns": turns,
-                                                "tier": tier, "size": list(size)}))
+                                                "tier": tier, "size": list(size), "print": art is not None}))
     return count
 
 
