@@ -39,9 +39,11 @@ EDGE = 1                    # pixels of the gate view along the edge of what the
                             # board: a blob there reaches in from outside...
 ARM_GAP = 9                 # ...or joined to one across gaps this wide (pixels, 45 board units): a
                             # forearm over a province of its own colour changes few pixels
-ARM_RIM = 5                 # ...and that changed at least this many pixels of the edge (25 board
-                            # units, a legionary base and a half): a forearm crossing it is wider; a
-                            # pile standing where the camera's frame cuts the board off changes 1 or 2
+ARM_RIM = 10                # ...and that changed at least this many pixels of the edge (50 board
+                            # units, 2.5 cm; a wrist is wider). A pile standing where the camera's
+                            # frame cuts the board off changes 1 or 2; one in a province that runs to
+                            # the board's edge, leaning over it at a tilted camera, up to 7 on the
+                            # rendered hard games; a forearm crossing the edge there changed 12 or more
 
 
 def colour_change(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -159,8 +161,18 @@ class Gate:
         edge itself must have changed: a pile left in a province along the board's frame lies
         within a gap of the edge, and taking it for an arm held a move back for 1.3 s (most
         moves on the rendered games leave the table still for less). And it must have changed
-        over an arm's width (ARM_RIM): where the camera's frame cuts the board off, a pile placed
-        at the cut touches the edge too (on a hard rendered game that held a move back 1.5 s)."""
+        over a wrist's width (ARM_RIM): where the camera's frame cuts the board off, a pile placed
+        at the cut touches the edge too (on a hard rendered game that held a move back 1.5 s), and
+        so does a pile in a province that runs to the board's edge, as on the real print's east,
+        west and south sides: a tilted camera leans its pieces over the edge (on a hard game on
+        the print that held a move back 1.5 s with ARM_RIM at 25 board units, which was a
+        legionary base and a half).
+
+        The price: a hand still for ISLAND_SETTLE frames with less than 2.5 cm of itself over the
+        board's edge (a fingertip at the rim) passes as a pile would, as a card left there does;
+        the counter marks the regions it hides. Looking for the arm on the table beyond the edge
+        instead was tried and failed: a skin-toned arm over a wooden table changes too few
+        pixels there."""
         joined = cv2.dilate(changed, np.ones((ARM_GAP, ARM_GAP), np.uint8))
         n, groups = cv2.connectedComponents(joined)
         across = np.bincount(groups[self._seen_rim(shape) & (changed > 0)], minlength=n)
