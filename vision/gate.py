@@ -43,7 +43,7 @@ ARM_RIM = 10                # ...and that changed at least this many pixels of t
                             # units, 2.5 cm; a wrist is wider). A pile standing where the camera's
                             # frame cuts the board off changes 1 or 2; one in a province that runs to
                             # the board's edge, leaning over it at a tilted camera, up to 7 on the
-                            # rendered hard games; a forearm crossing the edge there changed 12 or more
+                            # rendered hard games; every still arm on twelve rendered games, 12 or more
 
 
 def colour_change(a: np.ndarray, b: np.ndarray) -> np.ndarray:
