@@ -357,14 +357,12 @@ def _training_device(name: str) -> str:
 def cmd_train_counter(args: argparse.Namespace) -> int:
     if args.epochs:
         _require_training("torch", "onnx")
-    from vision.density_train import ARCHS, VIEW_NAMES, PrintChoice, train, write_data
+    from vision.density_train import ARCHS, VIEW_NAMES, train, write_data
     if args.arch not in ARCHS:          # checked here: the parser would import the training module on every command
         raise AugurError(f"unknown network shape '{args.arch}' (expected {', '.join(sorted(ARCHS))})")
     if not 0.0 <= args.spill_share <= 1.0:
         raise AugurError(f"--spill-share must lie between 0 and 1, not {args.spill_share}")
-    if not 0.0 < args.print_share <= 1.0:
-        raise AugurError(f"--print-share must lie above 0 and at most 1, not {args.print_share}")
-    prints = PrintChoice(args.board_photo, args.rotate, args.print_share) if args.board_photo else None
+    prints = _print_choice(args)
     data = Path(args.work) / "samples"
     n = _per_tier(args.images)
     total = sum(n.values())
@@ -392,17 +390,30 @@ def cmd_train_summits(args: argparse.Namespace) -> int:
     data = Path(args.work) / "windows"
     n = _per_tier(args.images)
     rich = _per_tier(getattr(args, "rich", (0, 0, 0)))      # train-hulls renders no vexillum-rich tables
+    prints = None if args.hulls else _print_choice(args)     # ... and no tables on a print
     write_windows(data, n, args.render_seed, workers=args.workers,
-                  progress=_rendered, hulls=args.hulls, rich_per_tier=rich)
+                  progress=_rendered, hulls=args.hulls, rich_per_tier=rich, prints=prints)
     if args.epochs:
         card = train(data, Path(args.models), epochs=args.epochs, batch=args.batch, seed=args.seed, lr=args.lr,
                      width=args.width, depth=args.depth, hulls=args.hulls, init=init,
                      recipe={"renders_per_tier": n, "vexillum_rich_per_tier": rich, "render_seed": args.render_seed,
+                             **({"print": prints.describe()} if prints else {}),
                              "command": "augur train-hulls" if args.hulls else "augur train-summits"})
         print(json.dumps(card["held_out"]))
     else:
         print(f"windows of {sum(n.values())} tables in {data}; no training asked (--epochs 0)")
     return 0
+
+
+def _print_choice(args: argparse.Namespace):
+    """``--board-photo``, ``--rotate`` and ``--print-share``: which rendered tables show a real
+    print (:class:`vision.density_train.PrintChoice`), or None."""
+    if not 0.0 < args.print_share <= 1.0:
+        raise AugurError(f"--print-share must lie above 0 and at most 1, not {args.print_share}")
+    if not args.board_photo:
+        return None
+    from vision.density_train import PrintChoice
+    return PrintChoice(args.board_photo, args.rotate, args.print_share)
 
 
 def cmd_fit_confidence(args: argparse.Namespace) -> int:
@@ -414,13 +425,15 @@ def cmd_fit_confidence(args: argparse.Namespace) -> int:
     counter = Path(args.counter) if args.counter else DEFAULT_COUNTER
     if not counter.is_file():
         raise AugurError(f"counting model not found: {counter}")
+    prints = _print_choice(args)
     rows = rendered_rows(n, seed, counter, progress=lambda tier, i, total: print(
-        f"[{tier}] counted {i}/{total}", flush=True) if i == total or i % 50 == 0 else None)
+        f"[{tier}] counted {i}/{total}", flush=True) if i == total or i % 50 == 0 else None, prints=prints)
     # the counts it learns from are read with the shipped summit and hull classifiers, when there are
     summits = file_sha256(DEFAULT_SUMMITS) if DEFAULT_SUMMITS.is_file() else None
     hulls = file_sha256(DEFAULT_HULLS) if DEFAULT_HULLS.is_file() else None
     card = fit_confidence(rows, counter, {"renders_per_tier": n, "render_seed": seed,
                                           "summit_classifier_sha256": summits, "hull_classifier_sha256": hulls,
+                                          "print": prints.describe() if prints else None,
                                           "command": "augur fit-confidence"},
                           Path(args.out) if args.out else DEFAULT_CONFIDENCE)
     for tier, figures in card["figures_on_fitting_tables"].items():
@@ -685,6 +698,18 @@ def _rendering_options(p: argparse.ArgumentParser, images: tuple[int, int, int],
     p.add_argument("--models", default=str(Path(__file__).resolve().parents[1] / "models"))
 
 
+def _print_share_options(p: argparse.ArgumentParser) -> None:
+    """``--board-photo``, ``--rotate`` and ``--print-share`` of a command that renders tables,
+    a share of them on a real print (read by :func:`_print_choice`)."""
+    p.add_argument("--board-photo", metavar="PHOTO",
+                   help="render a share of the tables (--print-share) on this real board's print, from a top-down "
+                        "photo of it empty (e.g. ../shared/reference/spqrisiko/board-photo-topdown.jpeg --rotate ccw)")
+    p.add_argument("--rotate", default="none", choices=ROTATIONS,
+                   help="turn --board-photo north up (the shared reference photo needs ccw)")
+    p.add_argument("--print-share", type=float, default=0.5,
+                   help="share of the tables rendered on --board-photo's print (default: %(default)s)")
+
+
 def _window_classifier_options(p: argparse.ArgumentParser, width: int, epochs: int) -> None:
     """The training options of the summit and hull classifiers (one network, :mod:`vision.summits_train`);
     the defaults are those of the shipped model."""
@@ -800,13 +825,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--spill-share", type=float, default=0.0,
                    help="share of piece-centred crops centred on a piece spilled off its island onto the sea "
                         "(samples rendered since session 19 mark them)")
-    p.add_argument("--board-photo", metavar="PHOTO",
-                   help="render a share of the tables (--print-share) on this real board's print, from a top-down "
-                        "photo of it empty (e.g. ../shared/reference/spqrisiko/board-photo-topdown.jpeg --rotate ccw)")
-    p.add_argument("--rotate", default="none", choices=ROTATIONS,
-                   help="turn --board-photo north up (the shared reference photo needs ccw)")
-    p.add_argument("--print-share", type=float, default=0.5,
-                   help="share of the tables rendered on --board-photo's print (default: %(default)s)")
+    _print_share_options(p)
     p.add_argument("--seed", type=int, default=21, help="seed of the training (crops, weights)")
     p.add_argument("--init", help="continue from this checkpoint (.pt)")
     p.add_argument("--arch", default="wide",
@@ -825,6 +844,7 @@ def build_parser() -> argparse.ArgumentParser:
     _window_classifier_options(p, width=24, epochs=18)
     p.add_argument("--rich", type=int, nargs=3, default=(800, 800, 800), metavar=("EASY", "MEDIUM", "HARD"),
                    help="vexillum-rich tables per tier as well (the most crowded states of new games)")
+    _print_share_options(p)
     p.set_defaults(func=cmd_train_summits, hulls=False)
 
     p = sub.add_parser("train-hulls", help="reproduce the shipped hull classifier (triremes per trireme summit of "
@@ -841,6 +861,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                                  "vision.confidence.FIT_SEED)")
     p.add_argument("--counter", help="the counting network (default: the shipped one)")
     p.add_argument("--out", help="where to write the model (default: beside the shipped network)")
+    _print_share_options(p)
     p.set_defaults(func=cmd_fit_confidence)
 
     from vision.quantize import QUANT_SEED, QUANT_TABLES

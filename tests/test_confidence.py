@@ -225,6 +225,24 @@ class TestFitCommand:
         assert confidence_for(DEFAULT_COUNTER.resolve(), out) is not None
         assert hidden_for(DEFAULT_COUNTER.resolve(), out) is not None
 
+    def test_a_print_share_fits_on_tables_rendered_on_the_real_print(self, tmp_path, capsys):
+        from augur.cli import main
+        from tests.conftest import shared_file
+        photo = shared_file("reference", "spqrisiko", "board-photo-topdown.jpeg")
+        out = tmp_path / "conf.json"
+        assert main(["fit-confidence", "--images", "1", "1", "0", "--render-seed", "31", "--out", str(out),
+                     "--board-photo", str(photo), "--rotate", "ccw", "--print-share", "1"]) == 0
+        card = json.loads(out.read_text())
+        assert set(card["figures_on_fitting_tables"]) == {"easy on the print", "medium on the print"}
+        assert card["recipe"]["print"] == "1 of the tables on board-photo-topdown.jpeg turned ccw"
+        assert "[medium on the print] below" in capsys.readouterr().out
+
+    def test_a_print_share_out_of_range_is_one_line(self, tmp_path, capsys):
+        from augur.cli import main
+        assert main(["fit-confidence", "--images", "1", "0", "0", "--out", str(tmp_path / "c.json"),
+                     "--board-photo", "board.jpg", "--print-share", "0"]) == 2
+        assert "--print-share must lie" in capsys.readouterr().err and not (tmp_path / "c.json").exists()
+
     def test_an_unwritable_destination_is_one_line(self, tmp_path, capsys):
         from augur.cli import main
         blocker = tmp_path / "file"

@@ -396,14 +396,43 @@ class TestTraining:
     def test_a_windows_folder_of_another_render_seed_is_refused(self, tmp_path):
         from vision.summits_train import write_windows
         assert write_windows(tmp_path, {"easy": 0}, 11) == []
-        with pytest.raises(AugurError, match="rendered with seed 11, not 12"):
+        with pytest.raises(AugurError, match="rendered with seed '11', not '12'"):
             write_windows(tmp_path, {"easy": 0}, 12)
 
     def test_a_windows_folder_of_the_other_classifier_is_refused(self, tmp_path):
         from vision.summits_train import write_windows
         write_windows(tmp_path, {"easy": 0}, 11, hulls=True)
-        with pytest.raises(AugurError, match="were cut at hulls, not summits"):
+        with pytest.raises(AugurError, match="were cut at 'hulls', not 'summits'"):
             write_windows(tmp_path, {"easy": 0}, 11)
+
+    def test_a_windows_folder_of_other_prints_is_refused_and_an_old_one_shows_none(self, tmp_path):
+        from vision.density_train import PrintChoice
+        from vision.summits_train import write_windows
+        write_windows(tmp_path, {"easy": 0}, 11)
+        assert (tmp_path / "print.txt").read_text().strip() == "none"
+        (tmp_path / "print.txt").unlink()              # a folder written before prints existed
+        with pytest.raises(AugurError, match="were rendered with prints 'none', not '0.5 of the tables on b.jpeg"):
+            write_windows(tmp_path, {"easy": 0}, 11, prints=PrintChoice("b.jpeg", "ccw", 0.5))
+        with pytest.raises(AugurError, match="not rendered on a print"):
+            write_windows(tmp_path / "hulls", {"easy": 0}, 11, hulls=True, prints=PrintChoice("b.jpeg"))
+
+    def test_a_table_on_the_print_is_rendered_and_read_on_the_print(self, monkeypatch):
+        from tests.conftest import shared_file
+        import vision.summits_train as st
+        from vision.density_train import PrintChoice
+        photo = shared_file("reference", "spqrisiko", "board-photo-topdown.jpeg")
+        boards, render = [], st.render_table
+
+        def recording(*args, board_print=None, **kwargs):
+            boards.append(board_print)
+            return render(*args, board_print=board_print, **kwargs)
+
+        monkeypatch.setattr(st, "render_table", recording)
+        on_print = st.table_windows("easy", 4242, 1, PrintChoice(str(photo), "ccw", 1.0))
+        plain = st.table_windows("easy", 4242, 1)
+        assert boards[0] is not None and boards[0].art.shape[:2] != (0, 0) and boards[1] is None
+        assert len(on_print["label"]) >= 3 and len(plain["label"]) >= 3
+        assert not np.array_equal(on_print["windows"][0], plain["windows"][0])
 
     def test_a_tables_hull_windows_are_labelled_by_the_rendered_triremes(self):
         from tracker.pieces import TRIREME

@@ -204,35 +204,50 @@ def table_rows(counter, image: np.ndarray, want, hidden: set[str]) -> tuple[np.n
 
 
 def rendered_rows(n_per_tier: dict[str, int], seed: int = FIT_SEED, counter_path: Path | None = None,
-                  progress=None) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+                  progress=None, prints=None) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Render tables of each tier, calibrate on their empty photos, count them with the network
     (no confidence or hidden-region model), and return every region's signs, rightness and
-    hiddenness, per tier (see :func:`table_rows`)."""
+    hiddenness, per tier (see :func:`table_rows`).
+
+    ``prints`` (a :class:`vision.density_train.PrintChoice`): render its seeded share of the
+    tables on a real print, their pieces inside its own borders; their rows come under
+    ``"<tier> on the print"``. The models shipped until session 39 were fitted on the procedural
+    art only, and the hidden-region model was a coin flip on the print's tables (a province a
+    quarter under a card's corner got 0.51). The other tables are the ones fitted on without
+    ``prints``, so a share adds print tables' rows and takes away the procedural tables they
+    replace, nothing else."""
     from calibration.profile import calibrate
     from tracker.state import ObservedState
     from vision.bench import hidden_regions
     from vision.density import DEFAULT_COUNTER, DensityCounter
-    from vision.synth.board_art import procedural_art
-    from vision.synth.dataset import iter_renders
-    from vision.synth.render import calibration_render
-    art = procedural_art()
-    out = {}
+    from vision.synth.board_art import PrintedBoard, procedural_art
+    from vision.synth.dataset import TIER_SEED, table_step
+    from vision.synth.render import calibration_render, render
+    procedural = procedural_art()
+    board_print = None
+    if prints is not None:
+        from vision.density_train import printed_board
+        board_print = printed_board(prints)
+    parts: dict[str, list] = {}
     for tier, n in n_per_tier.items():
-        if n < 1:
-            continue
-        parts = []
-        for i, img, truth in iter_renders(tier, n, seed):
+        for i in range(max(n, 0)):
+            on_print = prints is not None and prints.on_print(tier, seed, i)
+            art, geometry = PrintedBoard.parts(board_print if on_print else None)
+            step = table_step(seed, i)
+            img, truth = render(step.state, tier, seed=(seed, i, TIER_SEED[tier]), vp=step.vp, art=art,
+                                geometry=geometry)
             try:
-                profile = calibrate(calibration_render(truth), art, players=truth.players)
+                # as at a real table, the photo is compared with the procedural art whatever it shows
+                profile = calibrate(calibration_render(truth, art), procedural, players=truth.players)
             except AugurError:
                 continue                      # the board was not found: no regions to learn from
             counter = DensityCounter(profile, model=counter_path or DEFAULT_COUNTER, confidence=None, hidden=None)
-            parts.append(table_rows(counter, img, ObservedState.from_dict(truth.state), hidden_regions(truth)))
+            key = f"{tier} on the print" if on_print else tier
+            parts.setdefault(key, []).append(
+                table_rows(counter, img, ObservedState.from_dict(truth.state), hidden_regions(truth)))
             if progress:
                 progress(tier, i + 1, n)
-        if parts:
-            out[tier] = tuple(np.concatenate(column) for column in zip(*parts))
-    return out
+    return {key: tuple(np.concatenate(column) for column in zip(*rows)) for key, rows in parts.items()}
 
 
 def fit_confidence(rows: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]], counter_path: Path, recipe: dict,

@@ -204,7 +204,7 @@ def one_thread() -> None:
     cv2.setNumThreads(1)
 
 
-def _rendering_worker(prints: PrintChoice | None, board: PrintedBoard | None) -> None:
+def rendering_worker(prints: PrintChoice | None, board: PrintedBoard | None) -> None:
     """A rendering worker: OpenCV on one thread, and the print already fitted by the parent."""
     one_thread()
     if prints is not None:
@@ -254,7 +254,7 @@ def write_data(out: Path, n_per_tier: dict[str, int], seed: int, workers: int = 
     # spawned, not forked: the print's map was fitted here by threaded OpenCV and numpy, and a forked
     # worker that inherits a lock one of those threads held hangs forever (seen: both workers asleep;
     # and so did load_samples' workers, forked after it)
-    with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_rendering_worker,
+    with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=rendering_worker,
                              initargs=(prints, board)) as ex:
         for _ in ex.map(_write_one, jobs, chunksize=4):
             done += 1

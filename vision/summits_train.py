@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import time
 from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
 from pathlib import Path
 
 import cv2
@@ -22,7 +23,8 @@ import numpy as np
 from calibration.lens import undistort_points
 from tracker.errors import AugurError
 from tracker.pieces import LEGIONARY, TRIREME, VEXILLUM
-from vision.density_train import MAX_HIDDEN, TIER_SEED, one_thread, render_table, save_once
+from vision.density_train import (MAX_HIDDEN, NO_PRINT, TIER_SEED, PrintChoice, rendering_worker, printed_board,
+                                  render_table, save_once)
 from vision.summits import CHANNELS, PATCH, PIECE_CLASSES, windows
 from vision.synth.dataset import TABLES_PER_GAME, game_of, table_game
 
@@ -45,7 +47,7 @@ def is_rich(i: int) -> bool:
     return i >= RICH_FIRST
 
 
-def table_windows(tier: str, seed: int, i: int) -> dict:
+def table_windows(tier: str, seed: int, i: int, prints: PrintChoice | None = None) -> dict:
     """One rendered table's candidate summits: windows (N x CHANNELS x P x P uint8, P = PATCH +
     2 SHIFT, every candidate summit marked, kept or not), label (1 = vexillum), the distance
     (cells) to the nearest visible rendered legionary or vexillum, ``standing`` (how many
@@ -55,10 +57,13 @@ def table_windows(tier: str, seed: int, i: int) -> dict:
     basin), ``rule`` (the pieces the reading counts there from that mass), ``weight`` (how
     many summits each kept one stands for) and ``at_sea`` (the summit stands on the sea off its
     province's coast: a pile spilled off a small island, or a piece on the printed coastline;
-    every such summit is kept)."""
+    every such summit is kept). ``prints``: which tables show a real print
+    (:class:`vision.density_train.PrintChoice`; the classifier shipped until session 39 had seen
+    only the procedural art, and on the print took lone legionaries for vexilla)."""
     from vision.density import DensityCounter, pieces_at_summit
 
-    img, truth, profile = render_table(tier, seed, i, table_game(seed, i), rich=is_rich(i))
+    board_print = printed_board(prints) if prints is not None and prints.on_print(tier, seed, i) else None
+    img, truth, profile = render_table(tier, seed, i, table_game(seed, i), rich=is_rich(i), board_print=board_print)
     counter = DensityCounter(profile, confidence=None, summits=None)
     out = counter.predict(img)
     at, basin = counter.second_look_candidates(out)
@@ -141,32 +146,46 @@ def table_hull_windows(tier: str, seed: int, i: int) -> dict:
             "weight": np.ones(len(at), np.float32), "standing": standing, "rule": np.ones(len(at), np.uint8)}
 
 
-def _write_one(args: tuple[Path, str, int, int, bool]) -> str:
-    out, tier, seed, i, hulls = args
-    cut = table_hull_windows if hulls else table_windows
-    return save_once(out / f"{tier}-{i:05d}.npz", lambda: cut(tier, seed, i))
+def _write_one(args: tuple[Path, str, int, int, bool, PrintChoice | None]) -> str:
+    out, tier, seed, i, hulls, prints = args
+    if hulls:
+        return save_once(out / f"{tier}-{i:05d}.npz", lambda: table_hull_windows(tier, seed, i))
+    return save_once(out / f"{tier}-{i:05d}.npz", lambda: table_windows(tier, seed, i, prints))
 
 
 def write_windows(out: Path, n_per_tier: dict[str, int], seed: int, workers: int = 2, progress=None,
-                  hulls: bool = False, rich_per_tier: dict[str, int] | None = None) -> list[Path]:
+                  hulls: bool = False, rich_per_tier: dict[str, int] | None = None,
+                  prints: PrintChoice | None = None) -> list[Path]:
     """Render the tables and cut their windows (resumable: existing files are kept): at the
     legionary summits of provinces, or (``hulls``) at the trireme summits of seas;
-    ``rich_per_tier`` vexillum-rich tables as well, numbered from RICH_FIRST."""
+    ``rich_per_tier`` vexillum-rich tables as well, numbered from RICH_FIRST; ``prints``: a
+    share of the tables on a real print (summits only). The folder remembers its seed, what
+    was cut and which tables show a print, so a later run cannot mix other tables in."""
+    if prints is not None and hulls:
+        raise AugurError("the hull classifier's tables are not rendered on a print yet: leave out --board-photo")
     out.mkdir(parents=True, exist_ok=True)
-    seed_file = out / "seed.txt"
-    if seed_file.is_file() and seed_file.read_text().strip() != str(seed):
-        raise AugurError(f"the windows in {out} were rendered with seed {seed_file.read_text().strip()}, "
-                         f"not {seed}: choose another --work folder")
-    seed_file.write_text(f"{seed}\n")
-    look, look_file = ("hulls" if hulls else "summits"), out / "look.txt"
-    if look_file.is_file() and look_file.read_text().strip() != look:
-        raise AugurError(f"the windows in {out} were cut at {look_file.read_text().strip()}, not {look}: "
-                         f"choose another --work folder")
-    look_file.write_text(f"{look}\n")
-    jobs = [(out, tier, seed, i, hulls) for tier, n in n_per_tier.items() for i in range(n)]
-    jobs += [(out, tier, seed, RICH_FIRST + i, hulls) for tier, n in (rich_per_tier or {}).items() for i in range(n)]
+    look = "hulls" if hulls else "summits"
+    wanted = {"seed.txt": ("were rendered with seed", str(seed)), "look.txt": ("were cut at", look),
+              "print.txt": ("were rendered with prints", prints.describe() if prints is not None else NO_PRINT)}
+    for name, (what, value) in wanted.items():
+        path = out / name
+        # folders written before the print existed show the procedural art only
+        found = path.read_text().strip() if path.is_file() else (NO_PRINT if name == "print.txt" and
+                                                                 (out / "seed.txt").is_file() else value)
+        if found != value:
+            raise AugurError(f"the windows in {out} {what} '{found}', not '{value}': "
+                             f"choose another --work folder")
+    board = printed_board(prints) if prints is not None else None     # a photo that is no board fails here
+    for name, (_, value) in wanted.items():
+        (out / name).write_text(f"{value}\n")
+    jobs = [(out, tier, seed, i, hulls, prints) for tier, n in n_per_tier.items() for i in range(n)]
+    jobs += [(out, tier, seed, RICH_FIRST + i, hulls, prints) for tier, n in (rich_per_tier or {}).items()
+             for i in range(n)]
     done = 0
-    with ProcessPoolExecutor(workers, initializer=one_thread) as ex:
+    # spawned, as vision.density_train.write_data's: a forked worker can inherit a lock held by one
+    # of the threads that fitted the print's map
+    with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=rendering_worker,
+                             initargs=(prints, board)) as ex:
         for _ in ex.map(_write_one, jobs, chunksize=TABLES_PER_GAME):     # one game per worker at a time
             done += 1
             if progress:

@@ -63,6 +63,13 @@ def table_game(seed: int, i: int) -> list[SimStep]:
     return _TABLE_GAMES[key]
 
 
+def table_step(seed: int, i: int) -> SimStep:
+    """The committed state (and victory points) table ``i`` of a rendered set shows: a seeded draw
+    from its game's states (:func:`table_game`), the same in every tier."""
+    steps = table_game(seed, i)
+    return steps[int(np.random.default_rng([seed, 999, i]).integers(len(steps)))]
+
+
 def yolo_lines(truth: GroundTruth) -> list[str]:
     w, h = truth.size
     out = []
@@ -97,8 +104,7 @@ def iter_still_tables(tier: str, n: int, seed: int, size: tuple[int, int] = FRAM
     mm off the table along its creases; ``geometry``: the map ``art`` is printed by (all three: see
     :func:`vision.synth.render.render`)."""
     for i in range(n):
-        steps = table_game(seed, i)
-        step = steps[int(np.random.default_rng([seed, 999, i]).integers(len(steps)))]
+        step = table_step(seed, i)
         scene = (seed, i, TIER_SEED[tier])
         img, truth = render(step.state, tier, seed=scene, size=size, vp=step.vp, art=art, relight=relight,
                             relief=relief, geometry=geometry)
