@@ -102,3 +102,14 @@ class TestGameScorer:
         kept = self.play(script, settle=False)
         assert (kept.settled_regions, kept.wrong_regions, kept.tracked_wrong_regions) == (0, 2, 2)
         assert kept.violations == 1
+
+    def test_a_wrong_count_is_unflagged_unless_its_confidence_asks_for_a_check(self):
+        s0 = legal_game()[0]
+        region, content = next((r, c) for r, c in s0.regions.items() if "legionary" in next(iter(c.values())))
+        colour = next(iter(content))
+        wrong = with_region(s0, region, {colour: {"legionary": content[colour]["legionary"] + 1}})
+        doubtful = ObservedState.from_dict(dict(wrong.to_dict(), confidence={region: 0.4}))
+        sure = ObservedState.from_dict(dict(wrong.to_dict(), confidence={region: 0.95}))
+        for committed, unflagged in ((doubtful, 0), (sure, 1), (wrong, 1)):
+            f = self.play([(s0, False, committed)], settle=False)
+            assert (f.tracked_wrong_regions, f.tracked_wrong_unflagged) == (1, unflagged)

@@ -14,7 +14,9 @@ and scores every commit against the true board at that frame:
   the pipeline keeps their last count), and in the states the tracker follows: the committed
   ones with the set-up's counts that the rules fix put in where the camera read otherwise, for
   as long as the camera reads those regions as it did (:meth:`tracker.game.TurnFollower.settle_setup`,
-  as the dashboard does; ``settle=False`` leaves the camera's counts);
+  as the dashboard does; ``settle=False`` leaves the camera's counts). Of those, the ones whose
+  confidence is at least ``LOW_CONFIDENCE``: the dashboard does not ask anyone to check them,
+  so they are the wrong counts a table would not notice;
 - **phantom changes**: regions whose count in the tracked state changed between two commits
   while their true contents did not. The tracker takes each one for a move nobody made;
 - **missed changes**: regions whose true contents changed between two commits while their
@@ -34,6 +36,7 @@ import numpy as np
 
 from calibration.profile import calibrate
 from tracker.overrides import Override, apply_overrides
+from tracker.readings import LOW_CONFIDENCE
 from tracker.rulesets import make_game
 from tracker.state import ObservedState
 from tracker.verdicts import VIOLATION
@@ -57,6 +60,9 @@ class GameVideoFigures:
     wrong_regions: int = 0
     #: regions wrong in the states the tracker follows, and the set-up counts the rules settled
     tracked_wrong_regions: int = 0
+    #: of those, the ones the dashboard does not ask the players to check (confidence at least
+    #: ``LOW_CONFIDENCE``): wrong counts no one is told about
+    tracked_wrong_unflagged: int = 0
     settled_regions: int = 0
     boards_wrong: int = 0
     phantom_changes: int = 0
@@ -112,9 +118,10 @@ class GameScorer:
             self._overrides, notes = self.read.settle_setup(committed)
             out.settled_regions += len(self._overrides)
         tracked = apply_overrides(self._overrides, committed)
-        wrong = len(tracked.changed_regions(now) - tracked.unseen)
-        out.tracked_wrong_regions += wrong
-        out.boards_wrong += wrong > 0
+        wrong = tracked.changed_regions(now) - tracked.unseen
+        out.tracked_wrong_regions += len(wrong)
+        out.tracked_wrong_unflagged += sum(tracked.confidence_of(r) >= LOW_CONFIDENCE for r in wrong)
+        out.boards_wrong += bool(wrong)
         if self._last is not None:
             was_read, was_true = self._last
             read_changed, truly_changed = tracked.changed_regions(was_read), now.changed_regions(was_true)
@@ -194,7 +201,7 @@ def describe(figures: list[GameVideoFigures], fps: int) -> str:
     moves, commits = sum(f.moves for f in figures), sum(f.commits for f in figures)
     hidden = sum(f.moves_hidden for f in figures)
     total = {k: sum(getattr(f, k) for f in figures) for k in
-             ("wrong_regions", "tracked_wrong_regions", "settled_regions", "boards_wrong", "phantom_changes",
+             ("wrong_regions", "tracked_wrong_regions", "tracked_wrong_unflagged", "settled_regions", "boards_wrong", "phantom_changes",
               "missed_changes", "violations", "warnings", "truth_violations", "truth_warnings")}
     gate_fps = float(np.median([f.gate_fps for f in figures]))
     seeds = ", ".join(str(f.seed) for f in figures)
@@ -207,7 +214,8 @@ def describe(figures: list[GameVideoFigures], fps: int) -> str:
             f"{commits} states committed, "
             f"{total['wrong_regions'] / max(commits, 1):.2f} regions read wrong per state; "
             f"{total['settled_regions']} set-up counts settled by the rules, then "
-            f"{total['tracked_wrong_regions'] / max(commits, 1):.2f} regions wrong per tracked state, "
+            f"{total['tracked_wrong_regions'] / max(commits, 1):.2f} regions wrong per tracked state "
+            f"({total['tracked_wrong_unflagged']} of those {total['tracked_wrong_regions']} not flagged for a check), "
             f"{total['boards_wrong']} tracked states with a region wrong; {total['phantom_changes']} phantom changes "
             f"(a count changed with nobody touching it), {total['missed_changes']} true changes missed; "
             f"tracker {total['violations']} violations / {total['warnings']} warnings "
