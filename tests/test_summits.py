@@ -1,6 +1,8 @@
 """The summit and hull classifiers: their windows, how the counter uses them, their training data, the shipped models."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -608,5 +610,10 @@ def _assert_recipe(args, card: dict) -> None:
     if not args.hulls:
         assert tuple(args.rich) == tuple(card["data"].get("vexillum_rich_per_tier", {}).get(t, 0) for t in tiers)
     assert args.render_seed == card["data"]["render_seed"]
+    if "print" in card["data"]:            # a share of the tables on a real print (session 39)
+        assert args.board_photo and card["data"]["print"] == \
+            f"{args.print_share:g} of the tables on {Path(args.board_photo).name} turned {args.rotate}"
+    else:
+        assert not getattr(args, "board_photo", None)
     for key in ("seed", "epochs", "batch", "lr", "width", "depth"):
         assert getattr(args, key) == card[key], key
