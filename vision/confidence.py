@@ -220,29 +220,24 @@ def rendered_rows(n_per_tier: dict[str, int], seed: int = FIT_SEED, counter_path
     from tracker.state import ObservedState
     from vision.bench import hidden_regions
     from vision.density import DEFAULT_COUNTER, DensityCounter
+    from vision.density_train import print_of_table
     from vision.synth.board_art import PrintedBoard, procedural_art
-    from vision.synth.dataset import TIER_SEED, table_step
-    from vision.synth.render import calibration_render, render
+    from vision.synth.dataset import still_table
+    from vision.synth.render import calibration_render
     procedural = procedural_art()
-    board_print = None
-    if prints is not None:
-        from vision.density_train import printed_board
-        board_print = printed_board(prints)
     parts: dict[str, list] = {}
     for tier, n in n_per_tier.items():
         for i in range(max(n, 0)):
-            on_print = prints is not None and prints.on_print(tier, seed, i)
-            art, geometry = PrintedBoard.parts(board_print if on_print else None)
-            step = table_step(seed, i)
-            img, truth = render(step.state, tier, seed=(seed, i, TIER_SEED[tier]), vp=step.vp, art=art,
-                                geometry=geometry)
+            board_print = print_of_table(prints, tier, seed, i)
+            art, geometry = PrintedBoard.parts(board_print)
+            img, truth = still_table(tier, seed, i, art=art, geometry=geometry)
             try:
                 # as at a real table, the photo is compared with the procedural art whatever it shows
                 profile = calibrate(calibration_render(truth, art), procedural, players=truth.players)
             except AugurError:
                 continue                      # the board was not found: no regions to learn from
             counter = DensityCounter(profile, model=counter_path or DEFAULT_COUNTER, confidence=None, hidden=None)
-            key = f"{tier} on the print" if on_print else tier
+            key = tier if board_print is None else f"{tier} on the print"
             parts.setdefault(key, []).append(
                 table_rows(counter, img, ObservedState.from_dict(truth.state), hidden_regions(truth)))
             if progress:

@@ -112,11 +112,16 @@ def printed_board(prints: PrintChoice) -> PrintedBoard:
     return _PRINTS[prints]
 
 
+def print_of_table(prints: PrintChoice | None, tier: str, seed: int, i: int) -> PrintedBoard | None:
+    """The print table ``i`` of a tier is rendered on, or None for the procedural art."""
+    return printed_board(prints) if prints is not None and prints.on_print(tier, seed, i) else None
+
+
 def make_sample(tier: str, seed: int, i: int, counter_view: bool = False, prints: PrintChoice | None = None) -> dict:
     """One training sample: render the table and its calibration photo, calibrate, cut the input
     (see :func:`sample_from` for ``counter_view``). ``prints``: which tables show a real print."""
-    board_print = printed_board(prints) if prints is not None and prints.on_print(tier, seed, i) else None
-    return sample_from(*render_table(tier, seed, i, _states(seed), board_print=board_print), counter_view)
+    return sample_from(*render_table(tier, seed, i, _states(seed), board_print=print_of_table(prints, tier, seed, i)),
+                       counter_view)
 
 
 def sample_from(img: np.ndarray, truth, profile, counter_view: bool = False) -> dict:
@@ -226,6 +231,32 @@ VIEW_NAMES = {False: "camera", True: "counter"}
 NO_PRINT = "none"
 
 
+def describe_prints(prints: PrintChoice | None) -> str:
+    """How a folder remembers which of its tables show a print (``print.txt``)."""
+    return prints.describe() if prints is not None else NO_PRINT
+
+
+def check_settings(out: Path, what: str, wanted: dict[str, tuple[str, str]], defaults: dict[str, str],
+                   error: type[AugurError] = AugurError) -> None:
+    """Refuse a folder of rendered ``what`` (samples, windows) made with other settings, so a
+    later run cannot silently train on the old tables: ``wanted`` maps each settings file to how
+    the message says it and its value, and ``defaults`` gives the value of a setting that a
+    folder written before it existed holds. :func:`write_settings` records them."""
+    found = {name: (out / name).read_text().strip() for name in wanted if (out / name).is_file()}
+    if found:
+        found = {**defaults, **found}
+    for name, (says, value) in wanted.items():
+        if name in found and found[name] != value:
+            raise error(f"the {what} in {out} {says} '{found[name]}', not '{value}': choose another --work folder")
+
+
+def write_settings(out: Path, wanted: dict[str, tuple[str, str]]) -> None:
+    """Record the settings :func:`check_settings` accepted in folder ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    for name, (_, value) in wanted.items():
+        (out / name).write_text(f"{value}\n")
+
+
 def write_data(out: Path, n_per_tier: dict[str, int], seed: int, workers: int = 2, progress=None,
                counter_view: bool = False, prints: PrintChoice | None = None) -> list[Path]:
     """Render the samples (resumable: existing files are kept).
@@ -233,22 +264,13 @@ def write_data(out: Path, n_per_tier: dict[str, int], seed: int, workers: int = 
     The folder remembers the seed its samples were rendered with (``seed.txt``), how they were
     cut (``view.txt``; none means the camera's view) and which show a real print (``print.txt``;
     none means none), so a later run with other settings cannot silently train on the old tables."""
-    out.mkdir(parents=True, exist_ok=True)
-    wanted = {"seed.txt": str(seed), "view.txt": VIEW_NAMES[counter_view],
-              "print.txt": prints.describe() if prints is not None else NO_PRINT}
-    found = {name: (out / name).read_text().strip() for name in wanted if (out / name).is_file()}
-    if found:               # folders written before a setting existed hold that setting's default
-        found.setdefault("view.txt", VIEW_NAMES[False])
-        found.setdefault("print.txt", NO_PRINT)
-    for name, value in wanted.items():
-        if name in found and found[name] != value:
-            what = {"seed.txt": "seed", "view.txt": "view", "print.txt": "prints"}[name]
-            raise SampleFolderError(f"the samples in {out} were rendered with {what} '{found[name]}', "
-                                    f"not '{value}': choose another --work folder")
+    wanted = {"seed.txt": ("were rendered with seed", str(seed)),
+              "view.txt": ("were rendered with view", VIEW_NAMES[counter_view]),
+              "print.txt": ("were rendered with prints", describe_prints(prints))}
+    check_settings(out, "samples", wanted, {"view.txt": VIEW_NAMES[False], "print.txt": NO_PRINT}, SampleFolderError)
     # a photo that is not a board fails here, once; the workers are handed the fitted print
     board = printed_board(prints) if prints is not None else None
-    for name, value in wanted.items():
-        (out / name).write_text(f"{value}\n")
+    write_settings(out, wanted)
     jobs = [(out, tier, seed, i, counter_view, prints) for tier, n in n_per_tier.items() for i in range(n)]
     done = 0
     # spawned, not forked: the print's map was fitted here by threaded OpenCV and numpy, and a forked

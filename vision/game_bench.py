@@ -201,8 +201,8 @@ def describe(figures: list[GameVideoFigures], fps: int) -> str:
     moves, commits = sum(f.moves for f in figures), sum(f.commits for f in figures)
     hidden = sum(f.moves_hidden for f in figures)
     total = {k: sum(getattr(f, k) for f in figures) for k in
-             ("wrong_regions", "tracked_wrong_regions", "tracked_wrong_unflagged", "settled_regions", "boards_wrong", "phantom_changes",
-              "missed_changes", "violations", "warnings", "truth_violations", "truth_warnings")}
+             ("wrong_regions", "tracked_wrong_regions", "tracked_wrong_unflagged", "settled_regions", "boards_wrong",
+              "phantom_changes", "missed_changes", "violations", "warnings", "truth_violations", "truth_warnings")}
     gate_fps = float(np.median([f.gate_fps for f in figures]))
     seeds = ", ".join(str(f.seed) for f in figures)
     delay = (f"{np.median(delays):.2f} s of video after the last hand left (median; worst {max(delays):.2f} s; "

@@ -23,8 +23,9 @@ import numpy as np
 from calibration.lens import undistort_points
 from tracker.errors import AugurError
 from tracker.pieces import LEGIONARY, TRIREME, VEXILLUM
-from vision.density_train import (MAX_HIDDEN, NO_PRINT, TIER_SEED, PrintChoice, rendering_worker, printed_board,
-                                  render_table, save_once)
+from vision.density_train import (MAX_HIDDEN, NO_PRINT, TIER_SEED, PrintChoice, check_settings, describe_prints,
+                                  print_of_table, printed_board, render_table, rendering_worker, save_once,
+                                  write_settings)
 from vision.summits import CHANNELS, PATCH, PIECE_CLASSES, windows
 from vision.synth.dataset import TABLES_PER_GAME, game_of, table_game
 
@@ -62,8 +63,8 @@ def table_windows(tier: str, seed: int, i: int, prints: PrintChoice | None = Non
     only the procedural art, and on the print took lone legionaries for vexilla)."""
     from vision.density import DensityCounter, pieces_at_summit
 
-    board_print = printed_board(prints) if prints is not None and prints.on_print(tier, seed, i) else None
-    img, truth, profile = render_table(tier, seed, i, table_game(seed, i), rich=is_rich(i), board_print=board_print)
+    img, truth, profile = render_table(tier, seed, i, table_game(seed, i), rich=is_rich(i),
+                                       board_print=print_of_table(prints, tier, seed, i))
     counter = DensityCounter(profile, confidence=None, summits=None)
     out = counter.predict(img)
     at, basin = counter.second_look_candidates(out)
@@ -163,21 +164,12 @@ def write_windows(out: Path, n_per_tier: dict[str, int], seed: int, workers: int
     was cut and which tables show a print, so a later run cannot mix other tables in."""
     if prints is not None and hulls:
         raise AugurError("the hull classifier's tables are not rendered on a print yet: leave out --board-photo")
-    out.mkdir(parents=True, exist_ok=True)
-    look = "hulls" if hulls else "summits"
-    wanted = {"seed.txt": ("were rendered with seed", str(seed)), "look.txt": ("were cut at", look),
-              "print.txt": ("were rendered with prints", prints.describe() if prints is not None else NO_PRINT)}
-    for name, (what, value) in wanted.items():
-        path = out / name
-        # folders written before the print existed show the procedural art only
-        found = path.read_text().strip() if path.is_file() else (NO_PRINT if name == "print.txt" and
-                                                                 (out / "seed.txt").is_file() else value)
-        if found != value:
-            raise AugurError(f"the windows in {out} {what} '{found}', not '{value}': "
-                             f"choose another --work folder")
+    wanted = {"seed.txt": ("were rendered with seed", str(seed)),
+              "look.txt": ("were cut at", "hulls" if hulls else "summits"),
+              "print.txt": ("were rendered with prints", describe_prints(prints))}
+    check_settings(out, "windows", wanted, {"print.txt": NO_PRINT})
     board = printed_board(prints) if prints is not None else None     # a photo that is no board fails here
-    for name, (_, value) in wanted.items():
-        (out / name).write_text(f"{value}\n")
+    write_settings(out, wanted)
     jobs = [(out, tier, seed, i, hulls, prints) for tier, n in n_per_tier.items() for i in range(n)]
     jobs += [(out, tier, seed, RICH_FIRST + i, hulls, prints) for tier, n in (rich_per_tier or {}).items()
              for i in range(n)]

@@ -63,11 +63,17 @@ def table_game(seed: int, i: int) -> list[SimStep]:
     return _TABLE_GAMES[key]
 
 
-def table_step(seed: int, i: int) -> SimStep:
-    """The committed state (and victory points) table ``i`` of a rendered set shows: a seeded draw
-    from its game's states (:func:`table_game`), the same in every tier."""
+def still_table(tier: str, seed: int, i: int, size: tuple[int, int] = FRAME_SIZE, art: np.ndarray | None = None,
+                relight: tuple[float, float] | None = None, relief: float = 0.0,
+                geometry: BoardGeometry | None = None, k: int = 0) -> tuple[np.ndarray, GroundTruth]:
+    """Frame ``k`` of rendered table ``i`` of a tier (see :func:`iter_still_tables`): a seeded draw
+    from its game's states (:func:`table_game`), the same state in every tier; frames other than
+    0 differ from it by the sensor noise alone."""
     steps = table_game(seed, i)
-    return steps[int(np.random.default_rng([seed, 999, i]).integers(len(steps)))]
+    step = steps[int(np.random.default_rng([seed, 999, i]).integers(len(steps)))]
+    scene = (seed, i, TIER_SEED[tier])
+    return render(step.state, tier, seed=scene, size=size, vp=step.vp, art=art,
+                  sensor_seed=(*scene, k) if k else None, relight=relight, relief=relief, geometry=geometry)
 
 
 def yolo_lines(truth: GroundTruth) -> list[str]:
@@ -104,15 +110,10 @@ def iter_still_tables(tier: str, n: int, seed: int, size: tuple[int, int] = FRAM
     mm off the table along its creases; ``geometry``: the map ``art`` is printed by (all three: see
     :func:`vision.synth.render.render`)."""
     for i in range(n):
-        step = table_step(seed, i)
-        scene = (seed, i, TIER_SEED[tier])
-        img, truth = render(step.state, tier, seed=scene, size=size, vp=step.vp, art=art, relight=relight,
-                            relief=relief, geometry=geometry)
+        img, truth = still_table(tier, seed, i, size, art, relight, relief, geometry)
 
-        def frame(k: int, state=step.state, vp=step.vp, scene=scene) -> np.ndarray:
-            return render(state, tier, seed=scene, size=size, vp=vp, art=art,
-                          sensor_seed=(*scene, k) if k else None, relight=relight, relief=relief,
-                          geometry=geometry)[0]
+        def frame(k: int, i=i) -> np.ndarray:
+            return still_table(tier, seed, i, size, art, relight, relief, geometry, k)[0]
 
         yield i, img, truth, frame
 
