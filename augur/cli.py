@@ -390,7 +390,7 @@ def cmd_train_summits(args: argparse.Namespace) -> int:
     data = Path(args.work) / "windows"
     n = _per_tier(args.images)
     rich = _per_tier(getattr(args, "rich", (0, 0, 0)))      # train-hulls renders no vexillum-rich tables
-    prints = None if args.hulls else _print_choice(args)     # ... and no tables on a print
+    prints = _print_choice(args)
     write_windows(data, n, args.render_seed, workers=args.workers,
                   progress=_rendered, hulls=args.hulls, rich_per_tier=rich, prints=prints)
     if args.epochs:
@@ -851,6 +851,7 @@ def build_parser() -> argparse.ArgumentParser:
                                            "a sea; needs torch and onnx)")
     _rendering_options(p, (800, 800, 800), "out/train-hulls", "windows")
     _window_classifier_options(p, width=16, epochs=24)
+    _print_share_options(p)
     p.set_defaults(func=cmd_train_summits, hulls=True)
 
     p = sub.add_parser("fit-confidence", help="fit the per-region confidence of the counting network on rendered "

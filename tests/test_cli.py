@@ -95,6 +95,13 @@ class TestBadInput:
             assert f"no weights to continue from at {tmp_path / 'nope.pt'}" in capsys.readouterr().err
         assert not (tmp_path / "w").exists()
 
+    def test_a_missing_print_photo_before_any_rendering(self, tmp_path, capsys):
+        for command in ("train-summits", "train-hulls"):
+            assert main([command, "--board-photo", str(tmp_path / "board.jpg"), "--epochs", "0",
+                         "--work", str(tmp_path / "w")]) == 2
+            assert capsys.readouterr().err == f"augur: error: {tmp_path / 'board.jpg'}: no such image\n"
+        assert not (tmp_path / "w").exists()
+
     def test_malformed_game_file(self, tmp_path, capsys):
         path = tmp_path / "game.jsonl"
         path.write_text('{"game": {"players": ["red", "blue", "yellow"]}}\n{"regions": {}}\n{"regions": \n')

@@ -415,8 +415,6 @@ class TestTraining:
         (tmp_path / "print.txt").unlink()              # a folder written before prints existed
         with pytest.raises(AugurError, match="were rendered with prints 'none', not '0.5 of the tables on b.jpeg"):
             write_windows(tmp_path, {"easy": 0}, 11, prints=PrintChoice("b.jpeg", "ccw", 0.5))
-        with pytest.raises(AugurError, match="not rendered on a print"):
-            write_windows(tmp_path / "hulls", {"easy": 0}, 11, hulls=True, prints=PrintChoice("b.jpeg"))
 
     def test_a_table_on_the_print_is_rendered_and_read_on_the_print(self, monkeypatch):
         from tests.conftest import shared_file
@@ -435,6 +433,13 @@ class TestTraining:
         assert boards[0] is not None and boards[0].art.shape[:2] != (0, 0) and boards[1] is None
         assert len(on_print["label"]) >= 3 and len(plain["label"]) >= 3
         assert not np.array_equal(on_print["windows"][0], plain["windows"][0])
+        # the hull classifier's seas too (session 40); the same table, so the same triremes
+        hulls_on_print = st.table_hull_windows("easy", 4242, 1, PrintChoice(str(photo), "ccw", 1.0))
+        hulls_plain = st.table_hull_windows("easy", 4242, 1)
+        assert boards[2] is boards[0] and boards[3] is None
+        assert len(hulls_on_print["standing"]) >= 3 and hulls_on_print["standing"].sum() >= 3
+        assert abs(int(hulls_on_print["standing"].sum()) - int(hulls_plain["standing"].sum())) <= 1
+        assert not np.array_equal(hulls_on_print["windows"][0], hulls_plain["windows"][0])
 
     def test_a_tables_hull_windows_are_labelled_by_the_rendered_triremes(self):
         from tracker.pieces import TRIREME

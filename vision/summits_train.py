@@ -122,15 +122,18 @@ def _standing(counter, profile, cells: np.ndarray, region: np.ndarray, pieces: l
 HULL_REACH = 2.0
 
 
-def table_hull_windows(tier: str, seed: int, i: int) -> dict:
+def table_hull_windows(tier: str, seed: int, i: int, prints: PrintChoice | None = None) -> dict:
     """One rendered table's trireme summits of seas (:meth:`vision.density.DensityCounter.hull_candidates`),
     in the same format as :func:`table_windows`: ``standing`` is how many rendered triremes of the
     summit's sea, hidden or not, stand nearer to it than to any other of its summits, within
     HULL_REACH legionary widths; ``rule`` is the one trireme the reading counts at every summit
-    without the classifier; there is no vexillum (``label`` 0) and every summit is kept."""
+    without the classifier; there is no vexillum (``label`` 0) and every summit is kept.
+    ``prints``: which tables show a real print, as for :func:`table_windows` (the classifier
+    shipped until session 40 had seen only the procedural art's seas)."""
     from vision.density import DensityCounter
 
-    img, truth, profile = render_table(tier, seed, i, table_game(seed, i))
+    img, truth, profile = render_table(tier, seed, i, table_game(seed, i),
+                                       board_print=print_of_table(prints, tier, seed, i))
     counter = DensityCounter(profile, confidence=None, summits=None, hulls=None)
     out = counter.predict(img)
     at = counter.hull_candidates(out)
@@ -150,7 +153,7 @@ def table_hull_windows(tier: str, seed: int, i: int) -> dict:
 def _write_one(args: tuple[Path, str, int, int, bool, PrintChoice | None]) -> str:
     out, tier, seed, i, hulls, prints = args
     if hulls:
-        return save_once(out / f"{tier}-{i:05d}.npz", lambda: table_hull_windows(tier, seed, i))
+        return save_once(out / f"{tier}-{i:05d}.npz", lambda: table_hull_windows(tier, seed, i, prints))
     return save_once(out / f"{tier}-{i:05d}.npz", lambda: table_windows(tier, seed, i, prints))
 
 
@@ -160,10 +163,8 @@ def write_windows(out: Path, n_per_tier: dict[str, int], seed: int, workers: int
     """Render the tables and cut their windows (resumable: existing files are kept): at the
     legionary summits of provinces, or (``hulls``) at the trireme summits of seas;
     ``rich_per_tier`` vexillum-rich tables as well, numbered from RICH_FIRST; ``prints``: a
-    share of the tables on a real print (summits only). The folder remembers its seed, what
+    share of the tables on a real print. The folder remembers its seed, what
     was cut and which tables show a print, so a later run cannot mix other tables in."""
-    if prints is not None and hulls:
-        raise AugurError("the hull classifier's tables are not rendered on a print yet: leave out --board-photo")
     wanted = {"seed.txt": ("were rendered with seed", str(seed)),
               "look.txt": ("were cut at", "hulls" if hulls else "summits"),
               "print.txt": ("were rendered with prints", describe_prints(prints))}
