@@ -103,6 +103,24 @@ class TestGameScorer:
         assert (kept.settled_regions, kept.wrong_regions, kept.tracked_wrong_regions) == (0, 2, 2)
         assert kept.violations == 1
 
+    def test_a_power_centre_the_camera_lost_is_kept_in_the_tracked_state(self):
+        s0 = legal_game()[0]
+        province = sorted(s0.provinces_of("red"))[0]
+        d = s0.to_dict()
+        d["regions"][province] = dict(d["regions"][province], neutral={"centre": 1})
+        s1 = ObservedState.from_dict(d)
+        script = [(s0, False, s0), (s0, True, None), (s1, False, s1), (s1, True, None), (s1, False, s0)]
+        for settle, held, tracked_wrong in ((True, 1, 0), (False, 0, 1)):
+            figures = GameVideoFigures("easy", 0, 1)
+            scorer = GameScorer(figures, PLAYERS, fps=10, settle=settle)
+            for i, (truth, hand, committed) in enumerate(script):
+                if i == 2:              # red holds a card set it has not entered: the centre is no violation
+                    scorer.read.hands["red"].count = 3
+                scorer.see(line(i, truth, hand), committed)
+            assert (figures.held_regions, figures.wrong_regions, figures.tracked_wrong_regions) == \
+                (held, 1, tracked_wrong)
+            assert figures.phantom_changes == tracked_wrong and figures.violations == 0
+
     def test_a_wrong_count_is_unflagged_unless_its_confidence_asks_for_a_check(self):
         s0 = legal_game()[0]
         region, content = next((r, c) for r, c in s0.regions.items() if "legionary" in next(iter(c.values())))

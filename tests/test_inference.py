@@ -291,6 +291,66 @@ class TestPowerCentres:
         assert "§16.4" in rules(t.push())
 
 
+class TestCentresStay:
+    """§16.2: a power centre is never removed, so one the camera stops seeing is kept."""
+
+    def placed(self):
+        t = Table()
+        t.game.hands["red"].count = 3
+        t.game.play_cards("red", ["arena", "legionary", "trireme"])
+        t.centres.add("ponto")
+        assert rules(t.push()) == set()
+        return t
+
+    def test_a_centre_the_camera_lost_is_held_over_its_reading_16_2(self):
+        from tracker.overrides import apply_overrides
+        t = self.placed()
+        t.centres.discard("ponto")
+        lost = t.state()
+        held, notes = t.game.hold_permanent(lost)
+        assert list(held) == ["ponto"] and held["ponto"].camera_value == {"red": {"legionary": 3}}
+        assert held["ponto"].value == {"red": {"legionary": 3}, "neutral": {"centre": 1}}
+        assert [(v.level, v.rule, v.regions) for v in notes] == [("warning", "§16.2", ("ponto",))]
+        kept = apply_overrides(held, lost)
+        assert kept.centres == {"ponto": 1}
+        report = t.game.observe(kept)
+        assert not [v for v in report.verdicts if v.rule == "§16.2"]       # nothing vanished
+        assert t.game.score("red").centres == 1
+
+    def test_without_the_hold_the_centre_vanishes_with_a_warning_16_2(self):
+        t = self.placed()
+        t.centres.discard("ponto")
+        assert "§16.2" in rules(t.push(), "warning") and t.game.score("red").centres == 0
+
+    def test_a_centre_still_seen_holds_nothing(self):
+        t = self.placed()
+        assert t.game.hold_permanent(t.state()) == ({}, [])
+
+    def test_a_centre_the_rules_refused_is_not_held_16_3(self):
+        t = Table()
+        t.centres.add("ponto")                      # no arena paid for it: perhaps a misread
+        assert "§16.3" in rules(t.push())
+        t.centres.discard("ponto")
+        assert t.game.hold_permanent(t.state()) == ({}, [])
+
+    def test_a_centre_standing_when_the_game_was_resumed_is_held(self):
+        t = Table(centres=["galatia"])
+        t.centres.discard("galatia")
+        held, _ = t.game.hold_permanent(t.state())
+        assert list(held) == ["galatia"]
+
+    def test_a_held_centre_survives_a_conquest_of_its_province(self):
+        from tracker.overrides import apply_overrides
+        t = Table(centres=["thracia"])
+        conquered = t.set(thracia=("red", 3), bithynia=5)
+        conquered.centres.discard("thracia")
+        held, _ = t.game.hold_permanent(t.state())
+        assert held["thracia"].value == {"red": {"legionary": 3}, "neutral": {"centre": 1}}
+        report = t.game.observe(apply_overrides(held, t.state()))
+        assert report.level != "violation" and t.game.state.owners["thracia"] == "red"
+        assert t.game.state.centres == {"thracia": 1}
+
+
 class TestElimination:
     GARRISONS = {**BASE, "dacia": ("green", 3), "moesia": ("green", 3), "ponto": ("yellow", 1)}
 

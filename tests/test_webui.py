@@ -107,6 +107,40 @@ class TestLiveGame:
         assert live.game.state.same_counts(misread)
         live.store.close()
 
+    def test_a_power_centre_the_camera_lost_is_kept_until_undone(self, tmp_path):
+        store = Store(tmp_path / "c")
+        live = LiveGame.open(store, PLAYERS, resume=False)
+        setup = game_states(1)[0]
+        live.commit(setup)
+        province = sorted(setup.provinces_of("red"))[0]
+        live.game.hands["red"].count = 3
+        live.enter("cards", {"player": "red", "cards": ["arena", "arena", "arena"]})
+        d = setup.to_dict()
+        d["regions"][province]["neutral"] = {"centre": 1}
+        built = ObservedState.from_dict(d)
+        live.commit(built)
+        assert live.game.state.centres == {province: 1}
+        lost = setup           # the camera reads the province as before the centre came
+        view = live.commit(lost)
+        assert live.game.state.centres == {province: 1}
+        notes = [v for v in view["latest"]["verdicts"] if v["rule"] == "§16.2"]
+        assert len(notes) == 1 and notes[0]["level"] == "warning" and notes[0]["regions"] == [province]
+        assert "kept" in notes[0]["message"]
+        (c,) = store.corrections(live.game_id)
+        assert (c["region"], c["before"], c["after"], c["author"]) == (
+            province, setup.to_dict()["regions"][province], built.to_dict()["regions"][province], "kept by the rules")
+        live.commit(lost)                       # read the same again: the centre stays, nothing new recorded
+        assert live.game.state.centres == {province: 1} and len(store.corrections(live.game_id)) == 1
+        store.close()
+        live = LiveGame.open(Store(tmp_path / "c"), PLAYERS)          # a restart keeps it
+        live.commit(lost)
+        assert live.game.state.centres == {province: 1}
+        live.undo()                             # the players say it really left
+        assert live.game.state.centres == {}
+        live.commit(lost)
+        assert live.game.state.centres == {}
+        live.store.close()
+
     def test_a_set_up_read_as_set_records_no_correction(self, live):
         setup = game_states(1)[0]
         live.commit(setup)

@@ -11,6 +11,7 @@ next player having started their turn; the cheaper reading wins (a hint from the
 """
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -19,7 +20,7 @@ from tracker.board import load_board
 from tracker.errors import GameError
 from tracker.events import Event, Phase
 from tracker.overrides import Override
-from tracker.pieces import VP_TRACK_MAX
+from tracker.pieces import CENTRE, NEUTRAL, VP_TRACK_MAX
 from tracker.spqrisiko.cards import CARD_SYMBOLS, set_value
 from tracker.readings import Reading
 from tracker.spqrisiko.explain import TurnContext, explain
@@ -139,6 +140,13 @@ class TurnFollower:
         tell the table. A game whose set-up leaves the counts to the players settles nothing."""
         return {}, []
 
+    def hold_permanent(self, state: ObservedState) -> tuple[dict[str, Override], list[Verdict]]:
+        """Pieces this game's rules never take off the board that the camera, reading ``state``
+        (its next committed state), no longer sees, held over its reading as overrides (not yet
+        recorded), with the warnings that tell the table. A game whose pieces all may leave holds
+        nothing."""
+        return {}, []
+
     def resight(self, state: ObservedState) -> None:
         """The camera sees the standing board otherwise (which regions it can see, how sure it is of
         each) while every count stays as it was. Nobody moved, so nothing is inferred, scored or
@@ -211,6 +219,10 @@ class Game(TurnFollower):
         self.round_no = 0
         self.history: list[TransitionReport] = []
         self.winner: str | None = None
+        #: provinces whose power centre the tracker holds when the camera stops seeing it
+        #: (:meth:`hold_permanent`): those standing when it started following, and those placed
+        #: since without a violation about them
+        self.centres_held: set[str] = set()
 
     # -- queries -------------------------------------------------------------------------
     def score(self, colour: str, state: ObservedState | None = None) -> Score:
@@ -239,6 +251,7 @@ class Game(TurnFollower):
             raise GameError(f"first player '{first}' is not among the players")
         verdicts = validate_setup(state, self.plan) if round_no == 1 else []
         self.state = state
+        self.centres_held = set(state.centres)     # a game resumed mid-way: the board's centres stand
         self.round_no = round_no
         self._begin_turn(first, state)
         return verdicts
@@ -389,4 +402,34 @@ class Game(TurnFollower):
                 self.hands[e.defender] = Hand()
         self.state = state
         self.history.append(report)
+        self._hold_new_centres(prev, state, report.verdicts)
         return report
+
+    def _hold_new_centres(self, prev: ObservedState, state: ObservedState, verdicts: list[Verdict]) -> None:
+        """Centres that appeared in this change and no violation is about (built with an arena,
+        or an arena card set not yet entered, §16.3) are held from now on; a centre the rules
+        refuse (none paid for, two side by side) may be a misread that would stay for good."""
+        refused = {r for v in verdicts if v.level == VIOLATION for r in v.regions}
+        self.centres_held |= {p for p in state.centres if p not in prev.centres and p not in refused}
+
+    def hold_permanent(self, state: ObservedState) -> tuple[dict[str, Override], list[Verdict]]:
+        """§16.2: a power centre is never removed. One the tracker holds (see ``centres_held``)
+        in a province the camera now reads without it is kept over the camera's reading: a
+        province with a centre takes a legionary every turn (§16.5), so a hand touches it and
+        the camera reads it afresh every turn, and a centre it misses once (a pale disc on a
+        pale print, a hand's shadow) would otherwise cost its owner a victory point each turn."""
+        if self.state is None:
+            return {}, []
+        regions = state.to_dict()["regions"]
+        held, notes = {}, []
+        for p in sorted(self.centres_held & set(self.state.centres)):
+            if state.centres.get(p, 0):
+                continue
+            read = regions.get(p, {})
+            value = copy.deepcopy(read)
+            value.setdefault(NEUTRAL, {})[CENTRE] = 1
+            held[p] = Override(None, read, value)
+            notes.append(Verdict.warning("§16.2", f"the camera no longer sees the power centre in "
+                                                  f"{self.board.name(p)}; centres are never removed, so it is kept "
+                                                  f"(lift it on the tablet if it really left)", (p,)))
+        return held, notes

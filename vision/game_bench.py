@@ -12,9 +12,11 @@ and scores every commit against the true board at that frame:
   before the next hand came was taken in by a later commit together with the next move;
 - the regions read wrong in the committed states (regions the counter marked unseen left out:
   the pipeline keeps their last count), and in the states the tracker follows: the committed
-  ones with the set-up's counts that the rules fix put in where the camera read otherwise, for
-  as long as the camera reads those regions as it did (:meth:`tracker.game.TurnFollower.settle_setup`,
-  as the dashboard does; ``settle=False`` leaves the camera's counts). Of those, the ones whose
+  ones with the set-up's counts that the rules fix put in where the camera read otherwise, and
+  the power centres the camera stopped seeing kept (the rules never remove one), each for as
+  long as the camera reads its region as it did (:meth:`tracker.game.TurnFollower.settle_setup`
+  and :meth:`~tracker.game.TurnFollower.hold_permanent`, as the dashboard does; ``settle=False``
+  leaves the camera's counts). Of those, the ones whose
   confidence is at least ``LOW_CONFIDENCE``: the dashboard does not ask anyone to check them,
   so they are the wrong counts a table would not notice;
 - **phantom changes**: regions whose count in the tracked state changed between two commits
@@ -64,6 +66,9 @@ class GameVideoFigures:
     #: ``LOW_CONFIDENCE``): wrong counts no one is told about
     tracked_wrong_unflagged: int = 0
     settled_regions: int = 0
+    #: regions where the tracker kept a piece the rules never remove (a power centre) that the
+    #: camera stopped seeing (:meth:`tracker.game.TurnFollower.hold_permanent`)
+    held_regions: int = 0
     boards_wrong: int = 0
     phantom_changes: int = 0
     missed_changes: int = 0
@@ -117,6 +122,10 @@ class GameScorer:
         if self.read.state is None and self.settle:
             self._overrides, notes = self.read.settle_setup(committed)
             out.settled_regions += len(self._overrides)
+        elif self.settle:       # pieces the rules never remove, kept where the camera lost them
+            held, notes = self.read.hold_permanent(apply_overrides(self._overrides, committed))
+            self._overrides.update(held)
+            out.held_regions += len(held)
         tracked = apply_overrides(self._overrides, committed)
         wrong = tracked.changed_regions(now) - tracked.unseen
         out.tracked_wrong_regions += len(wrong)
@@ -201,7 +210,8 @@ def describe(figures: list[GameVideoFigures], fps: int) -> str:
     moves, commits = sum(f.moves for f in figures), sum(f.commits for f in figures)
     hidden = sum(f.moves_hidden for f in figures)
     total = {k: sum(getattr(f, k) for f in figures) for k in
-             ("wrong_regions", "tracked_wrong_regions", "tracked_wrong_unflagged", "settled_regions", "boards_wrong",
+             ("wrong_regions", "tracked_wrong_regions", "tracked_wrong_unflagged", "settled_regions", "held_regions",
+              "boards_wrong",
               "phantom_changes", "missed_changes", "violations", "warnings", "truth_violations", "truth_warnings")}
     gate_fps = float(np.median([f.gate_fps for f in figures]))
     seeds = ", ".join(str(f.seed) for f in figures)
@@ -213,7 +223,8 @@ def describe(figures: list[GameVideoFigures], fps: int) -> str:
             f"{f' ({hidden} made under a cover the camera cannot see through)' if hidden else ''}, {delay}; "
             f"{commits} states committed, "
             f"{total['wrong_regions'] / max(commits, 1):.2f} regions read wrong per state; "
-            f"{total['settled_regions']} set-up counts settled by the rules, then "
+            f"{total['settled_regions']} set-up counts settled by the rules and {total['held_regions']} power "
+            f"centres kept where the camera lost them, then "
             f"{total['tracked_wrong_regions'] / max(commits, 1):.2f} regions wrong per tracked state "
             f"({total['tracked_wrong_unflagged']} of those {total['tracked_wrong_regions']} not flagged for a check), "
             f"{total['boards_wrong']} tracked states with a region wrong; {total['phantom_changes']} phantom changes "

@@ -26,6 +26,8 @@ from webui.store import Snapshot, Store
 UNDO_DEPTH = 10
 #: who the store names as the author of a set-up count the rules settled
 SETUP_RULES = "set-up rules"
+#: ... and of a piece the rules never remove, kept where the camera stopped seeing it
+KEPT_BY_RULES = "kept by the rules"
 
 
 @dataclass
@@ -125,12 +127,21 @@ class LiveGame:
                                                                 author=SETUP_RULES)
                     self.overrides[region] = o
             else:
+                # a player's correction stands over the rules' hold
+                held, notes = self.game.hold_permanent(state) if source == "camera" else ({}, [])
+                held = {r: o for r, o in held.items() if r not in self.overrides}
+                notes = [v for v in notes if set(v.regions) & set(held)]
+                state = apply_overrides(held, state)
                 report = self.game.observe(state)
                 events = [dict(e.to_dict(), text=e.describe(self.game.board)) for e in report.events]
-                verdicts = [v.to_dict() for v in report.verdicts]
+                verdicts = [v.to_dict() for v in report.verdicts + notes]
                 self.out_of_sync = report.level == "violation"
                 sid = self.store.add_snapshot(self.game_id, source, state.to_dict(), report.actor, report.round_no,
                                               report.turn_no, events, verdicts, self._scores(), jpeg, detections)
+                for region, o in held.items():     # recorded, as the set-up's: a restart keeps them, undo lifts them
+                    o.correction_id = self.store.add_correction(sid, region, o.camera_value, o.value,
+                                                                author=KEPT_BY_RULES)
+                    self.overrides[region] = o
             payload = self.view()
             payload["snapshot"] = sid
         self.broadcast(payload)
