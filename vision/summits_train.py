@@ -128,8 +128,9 @@ def table_hull_windows(tier: str, seed: int, i: int, prints: PrintChoice | None 
     summit's sea, hidden or not, stand nearer to it than to any other of its summits, within
     HULL_REACH legionary widths; ``rule`` is the one trireme the reading counts at every summit
     without the classifier; there is no vexillum (``label`` 0) and every summit is kept.
-    ``prints``: which tables show a real print, as for :func:`table_windows` (the classifier
-    shipped until session 40 had seen only the procedural art's seas)."""
+    ``prints``: which tables show a real print, as for :func:`table_windows` (the shipped
+    classifier has seen only the procedural art's seas; a fine-tune on the print was tried in
+    session 40 and read them no better, see models/README.md)."""
     from vision.density import DensityCounter
 
     img, truth, profile = render_table(tier, seed, i, table_game(seed, i),
