@@ -429,6 +429,26 @@ class TestGateAndFusion:
         assert [r.reason for r in held] == ["something covers the board"] * (SETTLE_FRAMES - 1)
         assert gate.check(arm).still
 
+    def test_a_rested_arm_that_leaves_does_not_hold_the_gate_again(self):
+        """A wrist that rested still for SETTLE_FRAMES is taken into the still frame. When it
+        leaves, the board it covered changes over an arm's shape that reaches the edge; that is
+        the board coming back, not an arm coming in, and it passes after ISLAND_SETTLE frames.
+        An arm that comes in again is still held for SETTLE_FRAMES."""
+        from vision.gate import ARM_RIM, GATE_SCALE, ISLAND_SETTLE, SETTLE_FRAMES
+        wrist = (ARM_RIM + 1) / GATE_SCALE
+        profile, img, arm = self._pile_along_the_frame((15, 300, 60, 450), (-200, 360, 20, 360 + wrist), at=0)
+        gate = Gate(profile)
+        assert [gate.check(img).still for _ in range(3)] == [False, True, True]
+        assert gate.check(arm).reason == "motion"
+        assert [gate.check(arm).still for _ in range(SETTLE_FRAMES)] == [False] * (SETTLE_FRAMES - 1) + [True]
+        assert gate.check(img).reason == "motion"              # it leaves
+        settling = [gate.check(img) for _ in range(ISLAND_SETTLE)]
+        assert settling[0].occluder > 0.003 and settling[0].reason == "something covers the board"
+        assert [r.still for r in settling] == [False] * (ISLAND_SETTLE - 1) + [True]
+        assert gate.check(arm).reason == "motion"              # it comes back: held as an arm
+        held = [gate.check(arm) for _ in range(SETTLE_FRAMES - 1)]
+        assert [r.reason for r in held] == ["something covers the board"] * (SETTLE_FRAMES - 1)
+
     def test_a_still_arm_over_the_edge_holds_the_gate_though_it_is_the_boards_grey(self):
         """An arm reaches in over the board's edge; a brown forearm over the red frame has the
         frame's grey, so the change is looked for in colour."""

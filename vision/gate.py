@@ -35,6 +35,9 @@ OCCLUDER_FRACTION = 0.003   # one new blob this large (of the board) is a hand, 
 SETTLE_FRAMES = 16          # a scene motionless this long (about 1.3 s at 12 fps) is accepted as the
                             # new still table even if it differs a lot from the last one
 ISLAND_SETTLE = 2           # ...and this long when no large changed blob reaches the board's edge
+BARE_SHARE = 0.5            # ...or when it is an arm the last still frame took in that has gone: at
+                            # least this share of its pixels look like the empty board now, and less
+                            # than half as many did then (on a hard game on the print, 0.91 and 0.11)
 EDGE = 1                    # pixels of the gate view along the edge of what the camera sees of the
                             # board: a blob there reaches in from outside...
 ARM_GAP = 9                 # ...or joined to one across gaps this wide (pixels, 45 board units): a
@@ -119,6 +122,8 @@ class Gate:
     def __init__(self, profile: CalibrationProfile, geo: BoardGeometry | None = None):
         self.geo = geo or profile.geometry
         self.view = BoardView.of(profile, self.geo, GATE_SCALE)
+        #: the empty board (the calibration's), as the view sees it
+        self.empty = cv2.resize(profile.reference, self.view.size, interpolation=cv2.INTER_AREA)
         self.ref: np.ndarray | None = None      # the last still frame; the first frame starts it
         self.prev: np.ndarray | None = None
         self.covered_run = 0        # frames motionless since a large changed blob came into view
@@ -149,11 +154,25 @@ class Gate:
         # over the edge moves too few pixels to count as motion, and the table had been still
         self.covered_run = self.covered_run + 1 if len(large) else 0
         self._arm = bool(len(large)) and (self._arm or self._reaches_in(changed, blobs, large, image.shape))
-        settle = SETTLE_FRAMES if self._arm else ISLAND_SETTLE
+        settle = SETTLE_FRAMES if self._arm and not self._gone(view, blobs, large) else ISLAND_SETTLE
         if len(large) and self.covered_run < settle:
             return GateResult(False, motion, biggest, "something covers the board")
         self.ref = view
         return GateResult(True, motion, biggest)
+
+    def _gone(self, view: np.ndarray, blobs: np.ndarray, large: np.ndarray) -> bool:
+        """Whether the ``large`` changed blobs are something the last still frame showed and that
+        has gone, rather than something that came: the board under them looks like the empty
+        board now (BARE_SHARE of their pixels) and did not then. A hand that rested still for
+        SETTLE_FRAMES was taken into the last still frame (as a card left on the board is); when
+        it left, the board it had covered changed from that frame over an arm's shape, reaching
+        the edge. Taken for an arm coming in, that held the gate SETTLE_FRAMES again after every
+        later move until one left the table still that long: on a hard game on the print, a
+        move was committed 3.4 s after the last hand left."""
+        under = np.isin(blobs, large)
+        now = float(np.mean(colour_change(view, self.empty)[under] <= CHANGE_LEVEL))
+        then = float(np.mean(colour_change(self.ref, self.empty)[under] <= CHANGE_LEVEL))
+        return now >= BARE_SHARE and then < now / 2
 
     def _reaches_in(self, changed: np.ndarray, blobs: np.ndarray, large: np.ndarray, shape: tuple[int, ...]) -> bool:
         """Whether one of the ``large`` blobs, joined to the changes around it across gaps of
