@@ -263,6 +263,15 @@ class TestStrategicMove:
         assert "§15.6" in rules(r)
 
 
+def centre_with_an_arena() -> Table:
+    """Red plays a card set with an arena and builds a centre in Ponto (not yet pushed)."""
+    t = Table()
+    t.game.hands["red"].count = 3
+    t.game.play_cards("red", ["arena", "legionary", "trireme"])
+    t.centres.add("ponto")
+    return t
+
+
 class TestPowerCentres:
     def test_centre_needs_an_arena_card_16_3(self):
         t = Table()
@@ -270,11 +279,7 @@ class TestPowerCentres:
         assert "§16.3" in rules(t.push())
 
     def test_centre_with_an_arena_set_is_ok_16_3(self):
-        t = Table()
-        t.game.hands["red"].count = 3
-        t.game.play_cards("red", ["arena", "legionary", "trireme"])
-        t.centres.add("ponto")
-        assert rules(t.push()) == set()
+        assert rules(centre_with_an_arena().push()) == set()
 
     def test_not_next_to_another_centre_16_4(self):
         t = Table(centres=["galatia"])
@@ -295,10 +300,7 @@ class TestCentresStay:
     """§16.2: a power centre is never removed, so one the camera stops seeing is kept."""
 
     def placed(self):
-        t = Table()
-        t.game.hands["red"].count = 3
-        t.game.play_cards("red", ["arena", "legionary", "trireme"])
-        t.centres.add("ponto")
+        t = centre_with_an_arena()
         assert rules(t.push()) == set()
         return t
 
