@@ -353,6 +353,76 @@ class TestCentresStay:
         assert t.game.state.centres == {"thracia": 1}
 
 
+class TestCentresOwed:
+    """§16.3: an arena's centre the camera never saw placed is asked for on the tablet, and
+    seen (or marked) later it is that centre, not a new one built without a card."""
+
+    def played_unseen(self):
+        t = Table(centres=["galatia"])
+        t.game.hands["red"].count = 3
+        t.game.play_cards("red", ["arena", "legionary", "trireme"])
+        assert rules(t.set(bithynia=10).push()) == set()        # the set's legionaries, no centre seen
+        return t
+
+    def test_an_arena_paid_centre_not_seen_is_owed_where_the_rules_allow_it(self):
+        t = self.played_unseen()
+        [owed] = t.game.centres_owed()
+        assert (owed.colour, owed.count) == ("red", 1)
+        # red's provinces without a centre and not beside one by land (§16.4): Galatia holds a
+        # centre, and Bithynia and Cappadocia border it
+        assert owed.where == ("ponto",)
+        assert owed.to_dict() == {"colour": "red", "count": 1, "where": list(owed.where)}
+
+    def test_a_centre_seen_in_the_turn_pays_the_debt(self):
+        t = centre_with_an_arena()
+        assert [o.count for o in t.game.centres_owed()] == [1]
+        t.push()
+        assert t.game.centres_owed() == []
+
+    def test_the_turn_ends_with_a_warning_and_the_debt_carries(self):
+        t = self.played_unseen()
+        r = t.set(thracia=5).push("blue")
+        assert r.turn_changed and "§16.3" in rules(r, "warning") and rules(r) == set()
+        assert [(o.colour, o.count) for o in t.game.centres_owed()] == [("red", 1)]
+
+    def test_seen_in_a_later_turn_it_is_that_centre_not_a_new_one(self):
+        t = Table()
+        t.game.hands["red"].count = 3
+        t.game.play_cards("red", ["arena", "legionary", "trireme"])
+        t.set(bithynia=10).push()
+        t.set(thracia=5).push("blue")
+        t.centres.add("ponto")                  # marked on the tablet during blue's turn
+        r = t.push()
+        assert rules(r) == set() and rules(r, "warning") == set()
+        assert [(e.kind, e.actor, e.target) for e in r.events] == [(ev.CENTRE_PLACED, "red", "ponto")]
+        assert t.game.centres_owed() == [] and "ponto" in t.game.centres_held
+        assert t.game.score("red").centres == 1
+
+    def test_red_may_place_it_in_a_later_turn_of_theirs(self):
+        t = Table()
+        t.game.hands["red"].count = 3
+        t.game.play_cards("red", ["arena", "legionary", "trireme"])
+        t.set(bithynia=10).push()
+        t.game.start_turn("blue")
+        t.game.start_turn("yellow")
+        t.game.start_turn("red")
+        t.centres.add("ponto")
+        assert "§16.3" not in rules(t.push())
+
+    def test_without_a_debt_a_centre_in_another_colours_province_is_refused(self):
+        t = Table()
+        t.set(thracia=5).push("blue")
+        t.centres.add("ponto")                  # red's province, blue's turn, no arena anywhere
+        assert {"§16.3", "§16.4"} <= rules(t.push())
+
+    def test_a_full_box_owes_nothing(self):
+        t = self.played_unseen()
+        full = [p for p, c in t.game.state.owners.items() if c in ("green", "black")][:11]
+        t.centres.update(full)
+        t.game.state = t.state()
+        assert sum(t.game.state.centres.values()) == 12 and t.game.centres_owed() == []
+
+
 class TestElimination:
     GARRISONS = {**BASE, "dacia": ("green", 3), "moesia": ("green", 3), "ponto": ("yellow", 1)}
 

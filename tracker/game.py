@@ -20,7 +20,7 @@ from tracker.board import load_board
 from tracker.errors import GameError
 from tracker.events import Event, Phase
 from tracker.overrides import Override
-from tracker.pieces import CENTRE, NEUTRAL, VP_TRACK_MAX
+from tracker.pieces import CENTRE, CENTRE_SUPPLY, NEUTRAL, VP_TRACK_MAX
 from tracker.spqrisiko.cards import CARD_SYMBOLS, set_value
 from tracker.readings import Reading
 from tracker.spqrisiko.explain import TurnContext, explain
@@ -48,6 +48,19 @@ class Hand:
 
     count: int = 0
     symbols: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class OwedCentre:
+    """Power centres a colour's arena paid for that no committed state shows yet (§16.3), and
+    the provinces where one may stand now (§16.4)."""
+
+    colour: str
+    count: int
+    where: tuple[str, ...]
+
+    def to_dict(self) -> dict:
+        return {"colour": self.colour, "count": self.count, "where": list(self.where)}
 
 
 @dataclass(frozen=True)
@@ -240,7 +253,31 @@ class Game(TurnFollower):
 
     def _next_context(self, colour: str, prev: ObservedState, round_no: int, turn_no: int) -> TurnContext:
         return TurnContext(actor=colour, round_no=round_no, turn_no=turn_no, phase=Phase.SCORING,
-                           entitlement=entitlement(prev, colour).total, hand_count=self.hands[colour].count)
+                           entitlement=entitlement(prev, colour).total, hand_count=self.hands[colour].count,
+                           centres_owed=self._carried_centres())
+
+    def _carried_centres(self) -> dict[str, int]:
+        """The centres still owed at the end of a turn, carried into the next turn's context."""
+        if self.ctx is None:
+            return {}
+        return {c: n for c, n in self.ctx.centres_owed.items() if n > 0 and c not in self.eliminated}
+
+    def centres_owed(self) -> list[OwedCentre]:
+        """Power centres that card sets with an arena paid for (§16.3) and that no committed state
+        shows yet, with the provinces where the rules let each stand (§16.4): what the tablet asks
+        the players to point at, for a centre the camera missed when it was placed."""
+        N = self.state
+        if self.ctx is None or N is None or sum(N.centres.values()) >= CENTRE_SUPPLY:
+            return []       # the box has no centre left to give (§16.1)
+        out = []
+        for colour, n in sorted(self.ctx.centres_owed.items()):
+            if n <= 0 or colour in self.eliminated:
+                continue
+            where = tuple(sorted(
+                p for p, c in N.owners.items()
+                if c == colour and not N.centres.get(p) and not any(q in N.centres for q in self.board.land_neighbours[p])))
+            out.append(OwedCentre(colour, n, where))
+        return out
 
     # -- starting ------------------------------------------------------------------------
     def start(self, state: ObservedState, first_player: str | None = None, round_no: int = 1) -> list[Verdict]:
@@ -330,7 +367,7 @@ class Game(TurnFollower):
             self.winner = colour  # §4.3.1: the game ends at once
         self.ctx = TurnContext(actor=colour, round_no=self.round_no, turn_no=self.turn_no,
                                phase=Phase.SCORING, entitlement=entitlement(state, colour).total,
-                               hand_count=self.hands[colour].count)
+                               hand_count=self.hands[colour].count, centres_owed=self._carried_centres())
         return entry
 
     # -- what the camera cannot see ------------------------------------------------------
@@ -358,6 +395,7 @@ class Game(TurnFollower):
             self.ctx.card_legionaries += value.legionaries
             self.ctx.card_triremes += value.triremes
             self.ctx.card_centres += value.centres
+            self.ctx.centres_owed[colour] = self.ctx.centres_owed.get(colour, 0) + value.centres
             self.ctx.hand_count = hand.count
         return verdicts
 
@@ -386,6 +424,7 @@ class Game(TurnFollower):
         prev = self.state
         actor, new_ctx, readings = self._weigh_turns(state, turn_hint)
         report = TransitionReport(len(self.history) + 1, actor, self.round_no, self.turn_no, readings[:KEPT_READINGS], [])
+        ended = self.ctx.actor if new_ctx is not None else None
         if new_ctx is not None:
             report.scores.append(self._begin_turn(actor, prev))
             report.turn_changed = True
@@ -401,6 +440,11 @@ class Game(TurnFollower):
                 self.hands[actor].symbols += self.hands[e.defender].symbols
                 self.hands[e.defender] = Hand()
         self.state = state
+        owed = next((o.count for o in self.centres_owed() if o.colour == ended), 0) if ended else 0
+        if owed:        # the turn is over and its arena's centre was never seen: ask the table
+            report.verdicts.append(Verdict.warning(
+                "§16.3", f"{ended} played an arena but the camera saw no power centre placed in {ended}'s turn; "
+                         f"mark on the tablet where {'it stands' if owed == 1 else f'the {owed} stand'}"))
         self.history.append(report)
         self._hold_new_centres(prev, state, report.verdicts)
         return report

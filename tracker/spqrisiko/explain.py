@@ -58,7 +58,10 @@ class TurnContext:
     card_triremes: int = 0
     card_centres: int = 0
     card_triremes_used: int = 0
-    centres_placed: int = 0
+    #: power centres that card sets with an arena paid for (§16.3) and that no committed state has
+    #: shown placed yet, per colour: this turn's and those carried over from earlier turns, whose
+    #: centre the camera never saw (the game carries it from turn to turn)
+    centres_owed: dict[str, int] = field(default_factory=dict)
     hand_count: int = 0
     naval_moves: int = 0
     naval_combat_seas: set[str] = field(default_factory=set)
@@ -70,6 +73,8 @@ class TurnContext:
     def absorb(self, events: list[Event]) -> None:
         """Advance the context by the events of an accepted reading."""
         for e in events:
+            if e.kind == ev.CENTRE_PLACED and self.centres_owed.get(e.actor, 0) > 0:
+                self.centres_owed[e.actor] -= 1
             if e.actor != self.actor:
                 continue
             if e.phase is not None and e.kind not in ev.PHASELESS:
@@ -82,8 +87,6 @@ class TurnContext:
                 self.naval_combat_seas.add(e.target)
             elif e.kind == ev.CARD_TRIREME:
                 self.card_triremes_used += e.amount
-            elif e.kind == ev.CENTRE_PLACED:
-                self.centres_placed += 1
             elif e.kind in (ev.SEA_ATTACK, ev.LAND_ATTACK) and e.conquered:
                 self.conquered = True
             if e.kind == ev.SEA_ATTACK and not e.target_guessed:
@@ -213,33 +216,38 @@ class _ReadingBuilder:
     def centres(self) -> None:
         d, N = self.d, self.d.next
         placed_here = 0
+        # centres earlier turns' arenas paid for that the camera never saw placed: one of them in
+        # its owner's province now is that centre seen at last (or marked on the tablet)
+        late = {c: n for c, n in self.ctx.centres_owed.items() if c != self.actor and n > 0}
         for p, delta in sorted(d.centre_delta.items()):
             if delta < 0:
                 self.warning("§16.2", f"a power centre vanished from {self.name(p)}; centres are never removed", p)
                 continue
-            for _ in range(delta):
-                placed_here += 1
-                self.events.append(Event(ev.CENTRE_PLACED, self.actor, target=p, amount=1))
-            if N.owners.get(p) != self.actor:
-                self.violation("§16.4", f"a power centre was placed in {self.name(p)}, which {self.actor} does not control", p)
+            owner = N.owners.get(p)
+            if owner != self.actor and late.get(owner, 0) >= delta:
+                late[owner] -= delta
+                self.events.extend(Event(ev.CENTRE_PLACED, owner, target=p, amount=1) for _ in range(delta))
+            else:
+                placed_here += delta
+                self.events.extend(Event(ev.CENTRE_PLACED, self.actor, target=p, amount=1) for _ in range(delta))
+                if owner != self.actor:
+                    self.violation("§16.4", f"a power centre was placed in {self.name(p)}, which {self.actor} does not control", p)
             if N.centres[p] > 1:
                 self.violation("§16.4", f"{self.name(p)} holds {N.centres[p]} power centres; at most one per province", p)
             near = sorted(q for q in self.board.land_neighbours[p] if q in N.centres)
             if near:
                 self.violation("§16.4", f"power centre in {self.name(p)} borders the centre in {self.name(near[0])} by land",
                                p, *near)
-        if placed_here:
-            if sum(N.centres.values()) > CENTRE_SUPPLY:
-                self.violation("§16.1", f"{sum(N.centres.values())} power centres on the board; the game has "
-                                        f"{CENTRE_SUPPLY}", *sorted(p for p, x in d.centre_delta.items() if x > 0))
-            allowed = self.ctx.card_centres - self.ctx.centres_placed
-            if placed_here > allowed:
-                regions = tuple(p for p, x in d.centre_delta.items() if x > 0)
-                if self.ctx.card_centres == 0 and self.ctx.hand_count >= 3:
-                    self.warning("§16.3", "a power centre was built: enter the card set with the arena that paid for it",
-                                 *regions)
-                else:
-                    self.violation("§16.3", "a power centre was built without a card set showing an arena", *regions)
+        if any(x > 0 for x in d.centre_delta.values()) and sum(N.centres.values()) > CENTRE_SUPPLY:
+            self.violation("§16.1", f"{sum(N.centres.values())} power centres on the board; the game has "
+                                    f"{CENTRE_SUPPLY}", *sorted(p for p, x in d.centre_delta.items() if x > 0))
+        if placed_here > self.ctx.centres_owed.get(self.actor, 0):
+            regions = tuple(p for p, x in d.centre_delta.items() if x > 0)
+            if self.ctx.card_centres == 0 and self.ctx.hand_count >= 3:
+                self.warning("§16.3", "a power centre was built: enter the card set with the arena that paid for it",
+                             *regions)
+            else:
+                self.violation("§16.3", "a power centre was built without a card set showing an arena", *regions)
 
     def triremes(self) -> None:
         d, P, N, a = self.d, self.d.prev, self.d.next, self.actor
