@@ -155,6 +155,43 @@ def test_regions_the_camera_doubts_are_outlined_until_a_player_counts_them(brows
         store.close()
 
 
+def test_an_arena_centre_the_camera_missed_is_marked_from_the_prompt(browser, tmp_path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+    store = Store(tmp_path / "rec")
+    live = LiveGame.open(store, PLAYERS, resume=False)
+    _, server = serve(create_app(live), "127.0.0.1", 0)
+    try:
+        browser.get(f"http://127.0.0.1:{server.server_port}/")
+        wait_for(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#map path.region")) == 57)
+        states = game_states(2)
+        live.commit(states[0])
+        prompt = browser.find_element(By.ID, "owed")
+        assert not prompt.is_displayed()
+        live.game.hands["red"].count = 3
+        live.enter("cards", {"player": "red", "cards": ["arena", "legionary", "trireme"]})
+        live.commit(states[1])
+        wait_for(lambda: prompt.is_displayed() and "red played an arena" in prompt.text)
+        pick = Select(prompt.find_element(By.TAG_NAME, "select"))
+        [owed] = live.view()["centres_owed"]
+        names = [o.text for o in pick.options]
+        assert sorted(o.get_attribute("value") for o in pick.options) == owed["where"] and names == sorted(names)
+        province = owed["where"][-1]
+        pick.select_by_value(province)
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        browser.save_screenshot(str(SHOTS / "dashboard-centre-owed.png"))
+        prompt.find_element(By.TAG_NAME, "button").click()
+        wait_for(lambda: live.game.state.centres == {province: 1})
+        wait_for(lambda: not prompt.is_displayed())
+        assert "◎" in browser.find_element(By.ID, "t-" + province).text
+        (c,) = store.corrections(live.game_id)
+        assert c["region"] == province and c["after"]["neutral"] == {"centre": 1}
+        assert c["after"]["red"] == states[1].to_dict()["regions"][province]["red"]
+    finally:
+        server.shutdown()
+        store.close()
+
+
 def test_region_map_fitted_by_dragging_on_the_preview(browser, tmp_path):
     """Set-up tab: two drags from the drawn map to the printed board, then "fit the map"."""
     import cv2

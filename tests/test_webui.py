@@ -141,6 +141,30 @@ class TestLiveGame:
         assert live.game.state.centres == {}
         live.store.close()
 
+    def test_an_arena_centre_the_camera_missed_is_asked_for_and_marked(self, tmp_path):
+        store = Store(tmp_path / "o")
+        live = LiveGame.open(store, PLAYERS, resume=False)
+        states = game_states(2)
+        live.commit(states[0])
+        live.game.hands["red"].count = 3
+        live.enter("cards", {"player": "red", "cards": ["arena", "legionary", "trireme"]})
+        view = live.commit(states[1])                  # red's reinforcements; the centre not seen
+        [owed] = view["centres_owed"]
+        assert (owed["colour"], owed["count"]) == ("red", 1) and owed["where"]
+        province = owed["where"][0]
+        assert all(states[1].owners[p] == "red" for p in owed["where"])
+        pieces = dict(states[1].to_dict()["regions"][province], neutral={"centre": 1})
+        view = live.correct(province, pieces)          # "Centre is here" on the tablet
+        assert view["centres_owed"] == [] and live.game.state.centres == {province: 1}
+        assert [e["kind"] for e in view["latest"]["events"]] == ["centre_placed"]
+        assert not [v for v in view["latest"]["verdicts"] if v["level"] == "violation"]
+        live.commit(states[1])                         # the camera still misses it: the mark stands
+        assert live.game.state.centres == {province: 1}
+        store.close()
+        live = LiveGame.open(Store(tmp_path / "o"), PLAYERS)       # a restart replays it all
+        assert live.view()["centres_owed"] == [] and live.game.state.centres == {province: 1}
+        live.store.close()
+
     def test_a_set_up_read_as_set_records_no_correction(self, live):
         setup = game_states(1)[0]
         live.commit(setup)

@@ -99,6 +99,7 @@ function render(v) {
     sel.appendChild(el("option", {}, c));
   }
   if (v.current) sel.value = v.current;
+  renderOwed(v);
   const events = $("#events"); events.innerHTML = "";
   const verdicts = $("#verdicts"); verdicts.innerHTML = "";
   for (const snap of v.recent || []) {
@@ -117,6 +118,27 @@ function render(v) {
   }
   const cam = $("#camera");
   if (!cam.hidden && v.latest && v.latest.has_frame) cam.src = `/api/snapshots/${v.latest.id}/overlay.jpg`;
+}
+
+// a power centre an arena paid for that the camera has not seen placed: the players point at it
+function renderOwed(v) {
+  const box = $("#owed"); box.innerHTML = "";
+  const owed = v.centres_owed || [];
+  box.hidden = !owed.length;
+  for (const o of owed) {
+    const p = el("p", { class: "owed" }, `${o.colour} played an arena: ${o.count === 1 ? "a power centre" : o.count + " power centres"} the camera has not seen. `);
+    if (!o.where.length) { p.appendChild(el("span", {}, `${o.colour} holds no province where one may stand (§16.4).`)); box.appendChild(p); continue; }
+    const pick = el("select", { "aria-label": `where ${o.colour}'s power centre stands` });
+    for (const rid of [...o.where].sort((a, b) => geo.names[a].localeCompare(geo.names[b]))) pick.appendChild(el("option", { value: rid }, geo.names[rid]));
+    const mark = el("button", { type: "button" }, "Centre is here");
+    mark.addEventListener("click", () => {
+      const pieces = JSON.parse(JSON.stringify((v.state && v.state.regions[pick.value]) || {}));
+      pieces.neutral = Object.assign(pieces.neutral || {}, { centre: 1 });
+      post("/api/corrections", { region: pick.value, pieces });
+    });
+    p.append(o.count === 1 ? "Where is it? " : "Where is one? ", pick, " ", mark);
+    box.appendChild(p);
+  }
 }
 
 function openCorrection(rid) {
