@@ -131,3 +131,26 @@ class TestGameScorer:
         for committed, unflagged in ((doubtful, 0), (sure, 1), (wrong, 1)):
             f = self.play([(s0, False, committed)], settle=False)
             assert (f.tracked_wrong_regions, f.tracked_wrong_unflagged) == (1, unflagged)
+
+    def test_an_arena_centre_the_camera_did_not_show_is_asked_for_once(self):
+        """The card set is entered on the frame red's hand comes in, in both trackers; the camera
+        misses the centre on two commits and shows it on the third."""
+        s0 = legal_game()[0]
+        province = sorted(s0.provinces_of("red"))[0]
+        d = s0.to_dict()
+        d["regions"][province] = dict(d["regions"][province], neutral={"centre": 1})
+        s1 = ObservedState.from_dict(d)
+        figures = GameVideoFigures("easy", 0, 1)
+        scorer = GameScorer(figures, PLAYERS, fps=10)
+        scorer.read.hands["red"].count = scorer.true.hands["red"].count = 3
+        cards = {"kind": "cards", "payload": {"player": "red", "cards": ["arena", "legionary", "trireme"]}}
+        script = [(s0, False, s0, ()), (s0, True, None, (cards,)), (s1, True, None, ()), (s1, False, s0, ()),
+                  (s1, False, s0, ()), (s1, False, s1, ())]
+        asked = []
+        for i, (truth, hand, committed, entries) in enumerate(script):
+            scorer.see(dict(line(i, truth, hand), entries=list(entries)), committed)
+            asked.append(figures.centres_asked)
+        assert asked == [0, 0, 0, 1, 1, 1]
+        assert scorer.read.hands["red"].count == scorer.true.hands["red"].count == 0
+        assert scorer.true.centres_owed() == [] == scorer.read.centres_owed()
+        assert (figures.violations, figures.truth_violations) == (0, 0)

@@ -320,6 +320,28 @@ class TestVideo:
         assert len(placed) == 5                          # seed 4 sets up 2 in Judea and 3 in Arabia
         assert all(other.region_at(p.x, p.y) == p.region != geo.region_at(p.x, p.y) for p in placed)
 
+    def test_card_sets_and_draws_are_entered_as_the_hand_comes_in(self, monkeypatch):
+        """The truth lines carry what the players enter at the tablet: a step's card set on the
+        frame its hand comes in, after the card the previous step's player drew (§17)."""
+        import vision.synth.video as video
+        def blank(state, tier, **kw):
+            return np.zeros((4, 4, 3), np.uint8), SimpleNamespace(state=state.to_dict(), occluded_fraction=0.0,
+                                                                   board_corners=[], jpeg=b"")
+        monkeypatch.setattr(video, "render", blank)
+        steps = list(Simulator(video.PLAYERS, seed=27, max_turns=14).steps())
+        lines = [t for _, t, _ in video.frames(seed=27, turns=14, size=(320, 180), fps=2)]
+        entered = [(i, t["step"], t["entries"]) for i, t in enumerate(lines) if "entries" in t]
+        for i, k, entries in entered:
+            assert lines[i]["hand_present"] and not lines[i - 1]["hand_present"] and lines[i - 1]["step"] == k - 1
+            step, previous = steps[k - 1], steps[k - 2]
+            expected = ([{"kind": "draw", "payload": {"player": previous.actor}}] if previous.card_drawn else []) + \
+                       ([{"kind": "cards", "payload": {"player": step.actor, "cards": list(step.cards_played)}}]
+                        if step.cards_played else [])
+            assert entries == expected
+        kinds = [e["kind"] for _, _, entries in entered for e in entries]
+        assert kinds.count("cards") == sum(bool(s.cards_played) for s in steps) == 1
+        assert kinds.count("draw") == sum(s.card_drawn for s in steps[:-1]) > 3
+
     def test_a_video_written_on_a_print_films_it_and_says_so(self, monkeypatch, tmp_path):
         """``augur synth video --board-photo``: the frames and the calibration photo are both
         rendered on the print (its map for the pieces), and ``video.json`` records it. Before

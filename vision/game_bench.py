@@ -23,6 +23,11 @@ and scores every commit against the true board at that frame:
   while their true contents did not. The tracker takes each one for a move nobody made;
 - **missed changes**: regions whose true contents changed between two commits while their
   tracked count did not;
+- the power centres the dashboard asks the players to point at: card sets with an arena,
+  entered at the tablet as the video's players play them (``entries`` on the frame their hand
+  comes in, with the cards drawn), pay for centres the tracker then awaits
+  (:meth:`tracker.game.Game.centres_owed`); one the camera did not show when the true state
+  did is one the tablet asks for;
 - the tracker's verdicts on the tracked states (the set-up's settlement warning among them),
   beside its verdicts on the true states of the same frames. The true states are a legal
   game, so what the first has more than the second comes from the counting (the second is
@@ -39,7 +44,7 @@ import numpy as np
 from calibration.profile import calibrate
 from tracker.overrides import Override, apply_overrides
 from tracker.readings import LOW_CONFIDENCE
-from tracker.rulesets import make_game
+from tracker.rulesets import apply_entry, make_game
 from tracker.state import ObservedState
 from tracker.verdicts import VIOLATION
 from vision.synth.board_art import PrintedBoard, procedural_art
@@ -69,6 +74,9 @@ class GameVideoFigures:
     #: regions where the tracker kept a piece the rules never remove (a power centre) that the
     #: camera stopped seeing (:meth:`tracker.game.TurnFollower.hold_permanent`)
     held_regions: int = 0
+    #: power centres an arena paid for that the tracked states did not show when the true ones
+    #: did: the dashboard asked the players where they stand
+    centres_asked: int = 0
     boards_wrong: int = 0
     phantom_changes: int = 0
     missed_changes: int = 0
@@ -90,6 +98,11 @@ def _tally(game, state: ObservedState) -> tuple[int, int]:
     return violations, len(verdicts) - violations
 
 
+def _owed(game) -> int:
+    """How many power centres ``game`` awaits (an arena paid for them, no state has shown them)."""
+    return sum(o.count for o in game.centres_owed())
+
+
 class GameScorer:
     """Scores a live loop frame by frame: each frame's truth (the renderer's line: ``frame``,
     ``hand_present``, ``state``) and the state the pipeline committed on it, if any."""
@@ -103,10 +116,24 @@ class GameScorer:
         self._pending: list[tuple[int, set[str]]] = []
         self._last: tuple[ObservedState, ObservedState] | None = None     # (tracked, true) at the last commit
         self._prev_hand, self._board_then = False, None
+        #: tablet entries (card sets, draws) made before the game started, entered once it has
+        self._entries: list[dict] = []
+        self._asked = 0
+
+    def _enter(self, entries) -> None:
+        """Enter the tablet's entries in both trackers, as the players do (once each follows a game)."""
+        self._entries += list(entries)
+        if self.read.state is None or self.true.state is None:
+            return
+        for e in self._entries:
+            for game in (self.read, self.true):
+                apply_entry(game, e["kind"], e["payload"])
+        self._entries = []
 
     def see(self, truth: dict, committed: ObservedState | None) -> None:
         out = self.out
         out.frames += 1
+        self._enter(truth.get("entries", ()))
         now = ObservedState.from_dict(truth["state"])
         if truth["hand_present"] and not self._prev_hand:
             self._board_then = now
@@ -141,6 +168,10 @@ class GameScorer:
         out.violations, out.warnings = out.violations + v, out.warnings + w + len(notes)
         v, w = _tally(self.true, now)
         out.truth_violations, out.truth_warnings = out.truth_violations + v, out.truth_warnings + w
+        self._enter(())
+        asked = _owed(self.read) - _owed(self.true)
+        out.centres_asked += max(0, asked - self._asked)
+        self._asked = max(0, asked)
         seen = [frame for frame, regions in self._pending if not regions <= committed.unseen]
         out.moves_hidden += len(self._pending) - len(seen)
         if seen:        # the latest move the camera could see; earlier ones came in with it
@@ -211,7 +242,7 @@ def describe(figures: list[GameVideoFigures], fps: int) -> str:
     hidden = sum(f.moves_hidden for f in figures)
     total = {k: sum(getattr(f, k) for f in figures) for k in
              ("wrong_regions", "tracked_wrong_regions", "tracked_wrong_unflagged", "settled_regions", "held_regions",
-              "boards_wrong",
+              "centres_asked", "boards_wrong",
               "phantom_changes", "missed_changes", "violations", "warnings", "truth_violations", "truth_warnings")}
     gate_fps = float(np.median([f.gate_fps for f in figures]))
     seeds = ", ".join(str(f.seed) for f in figures)
@@ -227,7 +258,8 @@ def describe(figures: list[GameVideoFigures], fps: int) -> str:
             f"centres kept where the camera lost them, then "
             f"{total['tracked_wrong_regions'] / max(commits, 1):.2f} regions wrong per tracked state "
             f"({total['tracked_wrong_unflagged']} of those {total['tracked_wrong_regions']} not flagged for a check), "
-            f"{total['boards_wrong']} tracked states with a region wrong; {total['phantom_changes']} phantom changes "
+            f"{total['boards_wrong']} tracked states with a region wrong; {total['centres_asked']} arena-paid power "
+            f"centres the camera did not show asked for on the tablet; {total['phantom_changes']} phantom changes "
             f"(a count changed with nobody touching it), {total['missed_changes']} true changes missed; "
             f"tracker {total['violations']} violations / {total['warnings']} warnings "
             f"(on the true states of the same frames: {total['truth_violations']} / {total['truth_warnings']})")

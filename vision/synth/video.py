@@ -4,7 +4,8 @@ Between moves the table is still for a second or so; then a hand reaches in towa
 region being played, the pieces change under it, and the hand leaves. The camera, the light
 and the table stay fixed; pieces that were not touched keep their places. Frames are JPEG
 files (``frames/NNNNNN.jpg``); ``truth.jsonl`` holds one line per frame (the board as it
-physically is, whether a hand is in view, the step being played) and ``game.jsonl`` the
+physically is, whether a hand is in view, the step being played, and on the frame a hand comes
+in the card set or draw entered at the tablet then) and ``game.jsonl`` the
 simulated game in the tracker's replay format.
 """
 from __future__ import annotations
@@ -104,6 +105,7 @@ def frames(seed: int = 3, turns: int = 6, tier: str = "easy", size: tuple[int, i
     pieces = placement.update(state, vp)
     n = 0
     for k, step in enumerate([None] + steps):
+        entries = _tablet_entries(steps[k - 2] if k >= 2 else None, step)
         if step is not None:
             changed = _changed_regions(state, step.state) or list(step.state.regions)[:1]
             target_region = changed[int(rng.integers(len(changed)))]
@@ -124,14 +126,27 @@ def frames(seed: int = 3, turns: int = 6, tier: str = "easy", size: tuple[int, i
                     reach = 1 - (f - enter - hold + 1) / (leave + 1)
                 tip = np.array(pose.start) + (np.array(pose.tip) - np.array(pose.start)) * reach
                 hand = HandPose(pose.start, (float(tip[0]), float(tip[1])), pose.width, pose.skin, pose.sleeve)
-                yield _frame(n, k, state, pieces, tier, scene_seed, cam, [hand], size, step, art, geometry)
+                yield _frame(n, k, state, pieces, tier, scene_seed, cam, [hand], size, step, art, geometry,
+                             entries if f == 0 else ())
                 n += 1
         for _ in range(int(fps * rng.uniform(0.8, 1.6))):
             yield _frame(n, k, state, pieces, tier, scene_seed, cam, [], size, step, art, geometry)
             n += 1
 
 
-def _frame(n, k, state, pieces, tier, scene_seed, cam, hands, size, step, art=None, geometry=None):
+def _tablet_entries(previous: SimStep | None, step: SimStep | None) -> list[dict]:
+    """What the players enter at the tablet as the hand of ``step`` comes in: the card the
+    previous step's player drew at the end of their turn (§17), then the card set ``step``'s
+    player plays (§8, at the start of the reinforcements). In the dashboard's entry format."""
+    entries = []
+    if previous is not None and previous.card_drawn:
+        entries.append({"kind": "draw", "payload": {"player": previous.actor}})
+    if step is not None and step.cards_played:
+        entries.append({"kind": "cards", "payload": {"player": step.actor, "cards": list(step.cards_played)}})
+    return entries
+
+
+def _frame(n, k, state, pieces, tier, scene_seed, cam, hands, size, step, art=None, geometry=None, entries=()):
     # one camera: its focus and compression are the video's, only the sensor noise is the frame's
     img, truth = render(state, tier, seed=scene_seed, size=size, camera=cam, placement=pieces, hand_poses=hands,
                         noise_seed=(scene_seed[0], 2), sensor_seed=(scene_seed[0], 2, n), art=art,
@@ -139,6 +154,8 @@ def _frame(n, k, state, pieces, tier, scene_seed, cam, hands, size, step, art=No
     line = {"frame": n, "step": k, "actor": step.actor if step else None, "hand_present": bool(hands),
             "state": truth.state, "occluded_fraction": round(truth.occluded_fraction, 4),
             "board_corners": truth.board_corners}
+    if entries:
+        line["entries"] = list(entries)
     return img, line, truth.jpeg
 
 
