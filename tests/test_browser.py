@@ -178,6 +178,11 @@ def test_an_arena_centre_the_camera_missed_is_marked_from_the_prompt(browser, tm
         assert sorted(o.get_attribute("value") for o in pick.options) == owed["where"] and names == sorted(names)
         province = owed["where"][-1]
         pick.select_by_value(province)
+        live.set_camera_notice("a live update")            # redraws the prompt: the pick stays
+        wait_for(lambda: browser.find_element(By.ID, "camera-notice").is_displayed())
+        pick = Select(prompt.find_element(By.TAG_NAME, "select"))
+        assert pick.first_selected_option.get_attribute("value") == province
+        live.set_camera_notice("")
         SHOTS.mkdir(parents=True, exist_ok=True)
         browser.save_screenshot(str(SHOTS / "dashboard-centre-owed.png"))
         prompt.find_element(By.TAG_NAME, "button").click()

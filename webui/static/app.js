@@ -122,14 +122,18 @@ function render(v) {
 
 // a power centre an arena paid for that the camera has not seen placed: the players point at it
 function renderOwed(v) {
-  const box = $("#owed"); box.innerHTML = "";
+  const box = $("#owed");
+  // a live update redraws the prompt: keep what a player had picked
+  const picked = Object.fromEntries([...box.querySelectorAll("select")].map(s => [s.dataset.colour, s.value]));
+  box.innerHTML = "";
   const owed = v.centres_owed || [];
   box.hidden = !owed.length;
   for (const o of owed) {
     const p = el("p", { class: "owed" }, `${o.colour} played an arena: ${o.count === 1 ? "a power centre" : o.count + " power centres"} the camera has not seen. `);
     if (!o.where.length) { p.appendChild(el("span", {}, `${o.colour} holds no province where one may stand (§16.4).`)); box.appendChild(p); continue; }
-    const pick = el("select", { "aria-label": `where ${o.colour}'s power centre stands` });
+    const pick = el("select", { "aria-label": `where ${o.colour}'s power centre stands`, "data-colour": o.colour });
     for (const rid of [...o.where].sort((a, b) => geo.names[a].localeCompare(geo.names[b]))) pick.appendChild(el("option", { value: rid }, geo.names[rid]));
+    if (o.where.includes(picked[o.colour])) pick.value = picked[o.colour];
     const mark = el("button", { type: "button" }, "Centre is here");
     mark.addEventListener("click", () => {
       const pieces = JSON.parse(JSON.stringify((v.state && v.state.regions[pick.value]) || {}));
