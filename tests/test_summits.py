@@ -133,6 +133,31 @@ class TestCountingWithTheClassifier:
         assert got == {"blue": {"trireme": 2}}
         assert all(len(a) == 0 for a in counter.summits.asked)
 
+    def test_how_unsure_the_classifiers_were_is_a_sign_of_doubt(self):
+        """Each region's signs sum the classifiers' doubt (1 - the likeliest count's probability)
+        over its summits: the summit classifier's in a province, the hull classifier's in a sea."""
+        from vision.confidence import HIDDEN_FEATURES
+        img, _, profile = calibrated_scene("easy")
+        counter = DensityCounter(profile, session=FakeSession(np.zeros((N_OUT, 8, 8), np.float32)))
+        (x, y), (sx, sy) = _cell_of(profile, counter, "italia"), _cell_of(profile, counter, "tyrrenum")
+        blobs = [((x, y), 1.0), ((x + 4, y), 1.0)]
+        maps = _maps_with_blobs(counter.labels.shape, blobs, "legionary", "red")
+        fleet = _maps_with_blobs(counter.labels.shape, [((sx, sy), 1.0)], "trireme", "blue")
+        ys, xs = np.mgrid[:counter.labels.shape[0], :counter.labels.shape[1]]
+        at_sea = (xs - sx) ** 2 + (ys - sy) ** 2 <= 36          # the fleet's kind and colour near it
+        maps[0] += fleet[0]
+        maps[1:-1] = np.where(at_sea, fleet[1:-1], maps[1:-1])
+        counter.session = FakeSession(maps)
+        pixel = lambda cx, cy: (STRIDE * cx + STRIDE // 2, STRIDE * cy + STRIDE // 2)  # noqa: E731
+        counter.summits = FakeSummits(counts={pixel(x, y): 1})         # sure of one summit, not the other
+        counter.hulls = FakeSummits()                                  # unsure of the fleet
+        _, signs = counter.reading(counter.predict(img))
+        row = lambda rid: dict(zip(HIDDEN_FEATURES, signs[counter.geo.region_ids.index(rid) + 1]))  # noqa: E731
+        assert row("italia")["summit_doubt"] == pytest.approx(0.03 + 0.75, abs=1e-6)
+        assert row("italia")["hull_doubt"] == 0
+        assert row("tyrrenum")["hull_doubt"] == pytest.approx(0.75, abs=1e-6) and row("tyrrenum")["summit_doubt"] == 0
+        assert row("africa")["summit_doubt"] == row("africa")["hull_doubt"] == 0
+
     def test_the_classifier_overrules_the_networks_vexillum(self):
         # the counting network scores vexillum at the summit; the classifier is sure it is not one
         got, _ = self.counted("italia", [(0, 0)], [1.0], kind="vexillum")

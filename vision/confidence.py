@@ -55,6 +55,8 @@ FEATURES = (
     "log_pieces",       # log(1 + pieces): doubt grows with the pile, but not linearly
     "stray_peak",       # the highest density on the region's cells that is not a summit's
     "kind_doubt",       # share of the region's mass whose kind is not the one counted most
+    "hull_doubt",       # the hull classifier's doubt (1 - its likeliest count's p) summed over the sea's summits
+    "summit_doubt",     # the summit classifier's, summed over the province's legionary summits
 )
 
 #: Signs that the camera cannot see a region, on top of FEATURES: the occluder output near it. A

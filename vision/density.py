@@ -42,8 +42,8 @@ from vision.geometry import BoardGeometry
 from vision.light import LightMatch
 from vision.onnx_models import onnx_session
 from vision.records import DENSITY_MIRRORED, Detections
-from vision.summits import (HULLS_P, PIECES_P, SPILL_NO_TRIREME_P, SPILL_PIECES_P, VEXILLUM_P, SummitClassifier,
-                             hulls_for, summits_for)
+from vision.summits import (HULLS_P, PIECE_CLASSES, PIECES_P, SPILL_NO_TRIREME_P, SPILL_PIECES_P, VEXILLUM_P,
+                             SummitClassifier, hulls_for, summits_for)
 
 MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 #: The trained network, in float: what training writes and fine-tunes start from.
@@ -431,12 +431,19 @@ class DensityCounter:
         summits[VEXILLUM] = summits[LEGIONARY]          # a vexillum's base is about a legionary's size
         # triremes the hull classifier is sure of at each trireme summit of a sea (-1: one, as read)
         hulls_sure = None
+        # how unsure each classifier was of each summit it read (1 - its likeliest count's
+        # probability; 0 where it did not look): a sign of doubt for the confidence
+        doubt = {TRIREME: np.zeros(len(summits[TRIREME][0])), LEGIONARY: np.zeros(len(summits[LEGIONARY][0]))}
         if self.hulls is not None:
-            hulls_sure, no_trireme = self._hull_look(*summits[TRIREME])
+            hulls_sure, hull_p = self._hull_look(*summits[TRIREME])
+            doubt[TRIREME] = _unsure(hull_p)
             if self.summits is not None:
-                self._spilled_piles(summits, hulls_sure, no_trireme)
+                self._spilled_piles(summits, hulls_sure, hull_p[:, 0])
         # pieces the summit classifier is sure of at each legionary summit (-1: read from the basin)
-        sure = self._second_look(*summits[LEGIONARY]) if self.summits is not None else None
+        sure = None
+        if self.summits is not None:
+            sure, summit_p = self._second_look(*summits[LEGIONARY])
+            doubt[LEGIONARY] = _unsure(summit_p)
         foot, kinds, colours, scores = [], [], [], []
         counted = np.zeros((len(KINDS), minlength), np.int64)        # pieces per kind and region
         at, kind_at = summits[CENTRE]
@@ -503,7 +510,8 @@ class DensityCounter:
         if features or self.hidden is not None:
             signs = self.region_features(total=total, cells=cells, region=region, basin=basin, by_kind=by_kind,
                                          colour_p=colour_p, counted=counted, summits=summits[LEGIONARY],
-                                         cover=cover, by_kind_output=by_kind_output, occluder=out[-1])
+                                         cover=cover, by_kind_output=by_kind_output, occluder=out[-1],
+                                         doubt={k: (summits[k][0], d) for k, d in doubt.items()})
         if self.hidden is not None:
             hidden = np.concatenate([[0.0], self.hidden.predict(signs[1:])]) >= HIDDEN_P
         else:
@@ -519,7 +527,7 @@ class DensityCounter:
                           np.full((len(kinds), 4), np.nan), self.name, unseen, region_confidence), signs
 
     def region_features(self, *, total, cells, region, basin, by_kind, colour_p, counted, summits, cover,
-                        by_kind_output, occluder) -> np.ndarray:
+                        by_kind_output, occluder, doubt=None) -> np.ndarray:
         """The signs of doubt of every region (row = label value; :data:`vision.confidence.HIDDEN_FEATURES`:
         the confidence's FEATURES, then the occlusion signs), from what :meth:`reading` worked out
         (``summits``: the cells of the peaks over the legionary window and the kind scored highest
@@ -571,9 +579,21 @@ class DensityCounter:
             "log_pieces": np.log1p(pieces),
             "stray_peak": stray,
             "kind_doubt": np.where(mass > 0, 1 - kind_mass.max(axis=0) / np.maximum(mass, 1e-9), 0.0),
+            "hull_doubt": self._summit_doubt(doubt, TRIREME, self.labels),
+            "summit_doubt": self._summit_doubt(doubt, LEGIONARY, self.land_labels),
             **self._occlusion_signs(occluder),
         }
         return np.column_stack([columns[name] for name in HIDDEN_FEATURES])
+
+    def _summit_doubt(self, doubt: dict | None, kind: str, labels: np.ndarray) -> np.ndarray:
+        """The classifier's doubt summed over the summits of ``kind`` it read in each region (by
+        label value; ``labels``: the map those summits count by)."""
+        out = np.zeros(self.n_regions + 1)
+        if doubt and kind in doubt and len(doubt[kind][0]):
+            at, d = doubt[kind]
+            out += np.bincount(labels.ravel()[at], weights=d, minlength=self.n_regions + 1)
+        out[0] = 0.0
+        return out
 
     def _occlusion_signs(self, occluder: np.ndarray) -> dict[str, np.ndarray]:
         """:data:`vision.confidence.OCCLUSION_FEATURES` of every region (by label value): its share
@@ -615,16 +635,16 @@ class DensityCounter:
 
     def _hull_look(self, at: np.ndarray, kind_at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The triremes the hull classifier is sure of at each summit of ``at`` (-1 where it is
-        not, or did not look), and the probability it gives each of holding none (0 where it did
-        not look)."""
+        not, or did not look), and the probability it gives each of holding 0, 1, 2, 3+ (a row
+        of zeros where it did not look)."""
         sure = np.full(len(at), -1)
-        no_trireme = np.zeros(len(at))
+        p = np.zeros((len(at), PIECE_CLASSES))
         pick = self._hull_candidates(at, kind_at)
         if len(pick):
             seen = self.hulls.read(self._input[0], self.summit_pixels(at[pick]))
             sure[pick] = seen.sure_pieces(HULLS_P)
-            no_trireme[pick] = seen.pieces[:, 0]
-        return sure, no_trireme
+            p[pick] = seen.pieces
+        return sure, p
 
     def _spilled_piles(self, summits: dict, hulls_sure: np.ndarray, no_trireme: np.ndarray) -> None:
         """Give a province (mostly a small island) back the pile spilled onto the sea off its coast
@@ -673,18 +693,21 @@ class DensityCounter:
         kind_ok = (kind_at == KINDS.index(LEGIONARY)) | (kind_at == KINDS.index(VEXILLUM))
         return np.flatnonzero(kind_ok & (label > 0) & (self._sea[label] == 0))
 
-    def _second_look(self, at: np.ndarray, kind_at: np.ndarray) -> np.ndarray:
+    def _second_look(self, at: np.ndarray, kind_at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The summit classifier's word on every candidate summit: it decides the kind
         (legionary or vexillum, in ``kind_at``, in place), and returns the pieces it is sure of
-        at each summit of ``at`` (-1 where it is not, or did not look)."""
+        at each summit of ``at`` (-1 where it is not, or did not look) and the probability it
+        gives each of holding 0, 1, 2, 3+ pieces (a row of zeros where it did not look)."""
         sure = np.full(len(at), -1)
+        p = np.zeros((len(at), PIECE_CLASSES))
         pick = self._second_look_candidates(at, kind_at)
         if not len(pick):
-            return sure
+            return sure, p
         seen = self.summits.read(self._input[0], self.summit_pixels(at[pick]))
         kind_at[pick] = np.where(seen.vexillum >= VEXILLUM_P, KINDS.index(VEXILLUM), KINDS.index(LEGIONARY))
         sure[pick] = seen.sure_pieces(PIECES_P)
-        return sure
+        p[pick] = seen.pieces
+        return sure, p
 
     def _centres_without_summit(self, kind_logits: np.ndarray, has_centre: set[int]):
         """Power centres the density missed, one per region that counted none: patches of cells
@@ -854,6 +877,12 @@ def pieces_at_summit(basin: np.ndarray) -> np.ndarray:
 def _peaks(total: np.ndarray, window: int) -> np.ndarray:
     """Cells that are the highest in their window and above PEAK_MIN."""
     return (total >= cv2.dilate(total, np.ones((window, window), np.uint8))) & (total > PEAK_MIN)
+
+
+def _unsure(p: np.ndarray) -> np.ndarray:
+    """1 - the likeliest class's probability, per row of class probabilities (0 for a row of
+    zeros: a summit no classifier read)."""
+    return np.where(p.sum(axis=1) > 0, 1.0 - p.max(axis=1), 0.0) if len(p) else np.zeros(0)
 
 
 def _softmax(logits: np.ndarray) -> np.ndarray:
