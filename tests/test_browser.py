@@ -53,148 +53,141 @@ def wait_for(cond, timeout=10.0):
     raise AssertionError("condition not met in time")
 
 
-def test_dashboard_plays_corrects_confirms_and_reviews(browser, tmp_path):
+@pytest.fixture
+def dashboard(browser, tmp_path):
+    """A live game served to the browser, its page open with the map drawn; yields the game."""
     from selenium.webdriver.common.by import By
     store = Store(tmp_path / "rec")
     live = LiveGame.open(store, PLAYERS, resume=False)
     _, server = serve(create_app(live), "127.0.0.1", 0)
-    url = f"http://127.0.0.1:{server.server_port}/"
     try:
-        browser.get(url)
+        browser.get(f"http://127.0.0.1:{server.server_port}/")
         wait_for(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#map path.region")) == 57)
-        states = game_states(6)
-        for s in states:
-            live.commit(s, b"\xff\xd8\xff\xe0")
-            time.sleep(0.15)
-        # the map, the score track and the event list follow the game
-        wait_for(lambda: int(browser.find_element(By.TAG_NAME, "body").get_attribute("data-updates") or 0) >= 6)
-        wait_for(lambda: browser.find_element(By.ID, "round").text.startswith("Round"))
-        assert len(browser.find_elements(By.CSS_SELECTOR, "#track .marker")) == 3
-        assert browser.find_elements(By.CSS_SELECTOR, "#events li")
-        owner = next(iter(states[-1].owners))
-        assert browser.find_element(By.ID, "r-" + owner).value_of_css_property("fill") != "rgb(233, 223, 196)"
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        browser.save_screenshot(str(SHOTS / "dashboard-tablet.png"))
-        # confirm an inferred event
-        browser.find_element(By.CSS_SELECTOR, "#events li button").click()
-        wait_for(lambda: any(store.decisions(s.id) for s in store.snapshots(live.game_id)))
-        # correct a miscount by tapping the region
-        browser.execute_script(f"document.getElementById('r-{owner}').dispatchEvent(new MouseEvent('click'))")
-        wait_for(lambda: browser.find_element(By.ID, "correct").get_attribute("open") is not None)
-        field = browser.find_element(By.ID, "c-legionary")
-        field.clear()
-        field.send_keys("9")
-        browser.find_element(By.ID, "c-vexillum").clear()
-        browser.find_element(By.ID, "c-vexillum").send_keys("0")
-        browser.find_element(By.ID, "c-save").click()
-        wait_for(lambda: store.corrections(live.game_id))
-        assert store.corrections(live.game_id)[0]["after"][states[-1].owners[owner]] == {"legionary": 9}
-        # review: open an old snapshot
-        browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="review"]').click()
-        wait_for(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#timeline button")) >= 6)
-        browser.find_elements(By.CSS_SELECTOR, "#timeline button")[1].click()
-        wait_for(lambda: "#" in browser.find_element(By.CSS_SELECTOR, "#snap-a h2").text)
-        browser.save_screenshot(str(SHOTS / "review-tablet.png"))
-        browser.set_window_size(390, 844)
-        browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="live"]').click()
-        time.sleep(0.3)
-        browser.save_screenshot(str(SHOTS / "dashboard-phone.png"))
-        assert (SHOTS / "dashboard-phone.png").stat().st_size > 10_000
+        yield live
     finally:
         server.shutdown()
         store.close()
 
 
-def test_regions_the_camera_doubts_are_outlined_until_a_player_counts_them(browser, tmp_path):
+def test_dashboard_plays_corrects_confirms_and_reviews(browser, dashboard):
+    from selenium.webdriver.common.by import By
+    live = dashboard
+    store = live.store
+    states = game_states(6)
+    for s in states:
+        live.commit(s, b"\xff\xd8\xff\xe0")
+        time.sleep(0.15)
+    # the map, the score track and the event list follow the game
+    wait_for(lambda: int(browser.find_element(By.TAG_NAME, "body").get_attribute("data-updates") or 0) >= 6)
+    wait_for(lambda: browser.find_element(By.ID, "round").text.startswith("Round"))
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#track .marker")) == 3
+    assert browser.find_elements(By.CSS_SELECTOR, "#events li")
+    owner = next(iter(states[-1].owners))
+    assert browser.find_element(By.ID, "r-" + owner).value_of_css_property("fill") != "rgb(233, 223, 196)"
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    browser.save_screenshot(str(SHOTS / "dashboard-tablet.png"))
+    # confirm an inferred event
+    browser.find_element(By.CSS_SELECTOR, "#events li button").click()
+    wait_for(lambda: any(store.decisions(s.id) for s in store.snapshots(live.game_id)))
+    # correct a miscount by tapping the region
+    browser.execute_script(f"document.getElementById('r-{owner}').dispatchEvent(new MouseEvent('click'))")
+    wait_for(lambda: browser.find_element(By.ID, "correct").get_attribute("open") is not None)
+    field = browser.find_element(By.ID, "c-legionary")
+    field.clear()
+    field.send_keys("9")
+    browser.find_element(By.ID, "c-vexillum").clear()
+    browser.find_element(By.ID, "c-vexillum").send_keys("0")
+    browser.find_element(By.ID, "c-save").click()
+    wait_for(lambda: store.corrections(live.game_id))
+    assert store.corrections(live.game_id)[0]["after"][states[-1].owners[owner]] == {"legionary": 9}
+    # review: open an old snapshot
+    browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="review"]').click()
+    wait_for(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#timeline button")) >= 6)
+    browser.find_elements(By.CSS_SELECTOR, "#timeline button")[1].click()
+    wait_for(lambda: "#" in browser.find_element(By.CSS_SELECTOR, "#snap-a h2").text)
+    browser.save_screenshot(str(SHOTS / "review-tablet.png"))
+    browser.set_window_size(390, 844)
+    browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="live"]').click()
+    time.sleep(0.3)
+    browser.save_screenshot(str(SHOTS / "dashboard-phone.png"))
+    assert (SHOTS / "dashboard-phone.png").stat().st_size > 10_000
+
+
+def test_regions_the_camera_doubts_are_outlined_until_a_player_counts_them(browser, dashboard):
     from selenium.webdriver.common.by import By
     from tracker.readings import LOW_CONFIDENCE
     from tracker.state import ObservedState
-    store = Store(tmp_path / "rec")
-    live = LiveGame.open(store, PLAYERS, resume=False)
-    _, server = serve(create_app(live), "127.0.0.1", 0)
-    try:
-        browser.get(f"http://127.0.0.1:{server.server_port}/")
-        wait_for(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#map path.region")) == 57)
-        state = game_states(1)[0]
-        owned = sorted(state.owners)
-        doubtful, sure, hidden = owned[0], owned[1], owned[2]
-        d = state.to_dict()
-        d["confidence"] = {doubtful: round(LOW_CONFIDENCE - 0.3, 3), sure: round(LOW_CONFIDENCE + 0.1, 3)}
-        d["unseen"] = [hidden]
-        live.commit(ObservedState.from_dict(d), b"\xff\xd8\xff\xe0")
-        def outlined():
-            return {e.get_attribute("id")[2:] for e in browser.find_elements(By.CSS_SELECTOR, "#map path.doubt")}
-        wait_for(lambda: outlined() == {doubtful, hidden})
-        assert browser.find_element(By.ID, "check").text == "2 to check"
-        title = browser.find_element(By.CSS_SELECTOR, f"#r-{doubtful} title").get_attribute("textContent")
-        assert "check the count" in title
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        browser.save_screenshot(str(SHOTS / "dashboard-doubts.png"))
-        # in review, the snapshot says which of its changes the camera doubted
-        browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="review"]').click()
-        wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#timeline button"))
-        browser.find_elements(By.CSS_SELECTOR, "#timeline button")[0].click()
-        wait_for(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#snap-a li.doubt")) == 2)
-        texts = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#snap-a li.doubt")]
-        assert any("% sure: check" in t for t in texts) and any("not seen by the camera" in t for t in texts)
-        browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="live"]').click()
-        # a player counts the doubtful region by hand: the doubt is gone
-        colour, pieces = next(iter(d["regions"][doubtful].items()))
-        live.correct(doubtful, {colour: pieces})
-        wait_for(lambda: outlined() == {hidden})
-        assert browser.find_element(By.ID, "check").text == "1 to check"
-        # the camera side's notice (the light has changed a lot) shows in the status bar until it clears
-        notice = browser.find_element(By.ID, "camera-notice")
-        assert not notice.is_displayed()
-        live.set_camera_notice("the light has changed a lot since calibration")
-        wait_for(lambda: notice.is_displayed() and notice.text == "the light has changed a lot since calibration")
-        live.set_camera_notice("")
-        wait_for(lambda: not notice.is_displayed())
-    finally:
-        server.shutdown()
-        store.close()
+    live = dashboard
+    state = game_states(1)[0]
+    owned = sorted(state.owners)
+    doubtful, sure, hidden = owned[0], owned[1], owned[2]
+    d = state.to_dict()
+    d["confidence"] = {doubtful: round(LOW_CONFIDENCE - 0.3, 3), sure: round(LOW_CONFIDENCE + 0.1, 3)}
+    d["unseen"] = [hidden]
+    live.commit(ObservedState.from_dict(d), b"\xff\xd8\xff\xe0")
+    def outlined():
+        return {e.get_attribute("id")[2:] for e in browser.find_elements(By.CSS_SELECTOR, "#map path.doubt")}
+    wait_for(lambda: outlined() == {doubtful, hidden})
+    assert browser.find_element(By.ID, "check").text == "2 to check"
+    title = browser.find_element(By.CSS_SELECTOR, f"#r-{doubtful} title").get_attribute("textContent")
+    assert "check the count" in title
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    browser.save_screenshot(str(SHOTS / "dashboard-doubts.png"))
+    # in review, the snapshot says which of its changes the camera doubted
+    browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="review"]').click()
+    wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#timeline button"))
+    browser.find_elements(By.CSS_SELECTOR, "#timeline button")[0].click()
+    wait_for(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#snap-a li.doubt")) == 2)
+    texts = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#snap-a li.doubt")]
+    assert any("% sure: check" in t for t in texts) and any("not seen by the camera" in t for t in texts)
+    browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="live"]').click()
+    # a player counts the doubtful region by hand: the doubt is gone
+    colour, pieces = next(iter(d["regions"][doubtful].items()))
+    live.correct(doubtful, {colour: pieces})
+    wait_for(lambda: outlined() == {hidden})
+    assert browser.find_element(By.ID, "check").text == "1 to check"
+    # the camera side's notice (the light has changed a lot) shows in the status bar until it clears
+    notice = browser.find_element(By.ID, "camera-notice")
+    assert not notice.is_displayed()
+    live.set_camera_notice("the light has changed a lot since calibration")
+    wait_for(lambda: notice.is_displayed() and notice.text == "the light has changed a lot since calibration")
+    live.set_camera_notice("")
+    wait_for(lambda: not notice.is_displayed())
 
 
-def test_an_arena_centre_the_camera_missed_is_marked_from_the_prompt(browser, tmp_path):
+def test_an_arena_centre_the_camera_missed_is_marked_from_the_prompt(browser, dashboard):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
-    store = Store(tmp_path / "rec")
-    live = LiveGame.open(store, PLAYERS, resume=False)
-    _, server = serve(create_app(live), "127.0.0.1", 0)
-    try:
-        browser.get(f"http://127.0.0.1:{server.server_port}/")
-        wait_for(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#map path.region")) == 57)
-        states = game_states(2)
-        live.commit(states[0])
-        prompt = browser.find_element(By.ID, "owed")
-        assert not prompt.is_displayed()
-        live.game.hands["red"].count = 3
-        live.enter("cards", {"player": "red", "cards": ["arena", "legionary", "trireme"]})
-        live.commit(states[1])
-        wait_for(lambda: prompt.is_displayed() and "red played an arena" in prompt.text)
-        pick = Select(prompt.find_element(By.TAG_NAME, "select"))
-        [owed] = live.view()["centres_owed"]
-        names = [o.text for o in pick.options]
-        assert sorted(o.get_attribute("value") for o in pick.options) == owed["where"] and names == sorted(names)
-        province = owed["where"][-1]
-        pick.select_by_value(province)
-        live.set_camera_notice("a live update")            # redraws the prompt: the pick stays
-        wait_for(lambda: browser.find_element(By.ID, "camera-notice").is_displayed())
-        pick = Select(prompt.find_element(By.TAG_NAME, "select"))
-        assert pick.first_selected_option.get_attribute("value") == province
-        live.set_camera_notice("")
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        browser.save_screenshot(str(SHOTS / "dashboard-centre-owed.png"))
-        prompt.find_element(By.TAG_NAME, "button").click()
-        wait_for(lambda: live.game.state.centres == {province: 1})
-        wait_for(lambda: not prompt.is_displayed())
-        assert "◎" in browser.find_element(By.ID, "t-" + province).text
-        (c,) = store.corrections(live.game_id)
-        assert c["region"] == province and c["after"]["neutral"] == {"centre": 1}
-        assert c["after"]["red"] == states[1].to_dict()["regions"][province]["red"]
-    finally:
-        server.shutdown()
-        store.close()
+    live = dashboard
+    store = live.store
+    states = game_states(2)
+    live.commit(states[0])
+    prompt = browser.find_element(By.ID, "owed")
+    assert not prompt.is_displayed()
+    live.game.hands["red"].count = 3
+    live.enter("cards", {"player": "red", "cards": ["arena", "legionary", "trireme"]})
+    live.commit(states[1])
+    wait_for(lambda: prompt.is_displayed() and "red played an arena" in prompt.text)
+    pick = Select(prompt.find_element(By.TAG_NAME, "select"))
+    [owed] = live.view()["centres_owed"]
+    names = [o.text for o in pick.options]
+    assert sorted(o.get_attribute("value") for o in pick.options) == owed["where"] and names == sorted(names)
+    province = owed["where"][-1]
+    pick.select_by_value(province)
+    live.set_camera_notice("a live update")            # redraws the prompt: the pick stays
+    wait_for(lambda: browser.find_element(By.ID, "camera-notice").is_displayed())
+    pick = Select(prompt.find_element(By.TAG_NAME, "select"))
+    assert pick.first_selected_option.get_attribute("value") == province
+    live.set_camera_notice("")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    browser.save_screenshot(str(SHOTS / "dashboard-centre-owed.png"))
+    prompt.find_element(By.TAG_NAME, "button").click()
+    wait_for(lambda: live.game.state.centres == {province: 1})
+    wait_for(lambda: not prompt.is_displayed())
+    assert "◎" in browser.find_element(By.ID, "t-" + province).text
+    (c,) = store.corrections(live.game_id)
+    assert c["region"] == province and c["after"]["neutral"] == {"centre": 1}
+    assert c["after"]["red"] == states[1].to_dict()["regions"][province]["red"]
 
 
 def test_region_map_fitted_by_dragging_on_the_preview(browser, tmp_path):
