@@ -160,6 +160,12 @@ class TurnFollower:
         nothing."""
         return {}, []
 
+    def centres_owed(self) -> list:
+        """Pieces this game's rules say a player owes the board that no committed state shows
+        yet, for the tablet to ask about (S.P.Q.RisiKo!: :meth:`Game.centres_owed`). A game whose
+        pieces are never owed asks nothing."""
+        return []
+
     def resight(self, state: ObservedState) -> None:
         """The camera sees the standing board otherwise (which regions it can see, how sure it is of
         each) while every count stays as it was. Nobody moved, so nothing is inferred, scored or

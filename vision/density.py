@@ -527,11 +527,12 @@ class DensityCounter:
                           np.full((len(kinds), 4), np.nan), self.name, unseen, region_confidence), signs
 
     def region_features(self, *, total, cells, region, basin, by_kind, colour_p, counted, summits, cover,
-                        by_kind_output, occluder, doubt=None) -> np.ndarray:
+                        by_kind_output, occluder, doubt) -> np.ndarray:
         """The signs of doubt of every region (row = label value; :data:`vision.confidence.HIDDEN_FEATURES`:
         the confidence's FEATURES, then the occlusion signs), from what :meth:`reading` worked out
         (``summits``: the cells of the peaks over the legionary window and the kind scored highest
-        at each; ``occluder``: the occluder logits)."""
+        at each; ``occluder``: the occluder logits; ``doubt``: per kind, trireme and legionary, the
+        summit cells and how unsure a classifier was of each, 0 where none looked)."""
         minlength = self.n_regions + 1
         bins = lambda idx, w=None: np.bincount(idx, weights=w, minlength=minlength).astype(np.float64)  # noqa: E731
         labels = self.labels.ravel()
@@ -579,21 +580,11 @@ class DensityCounter:
             "log_pieces": np.log1p(pieces),
             "stray_peak": stray,
             "kind_doubt": np.where(mass > 0, 1 - kind_mass.max(axis=0) / np.maximum(mass, 1e-9), 0.0),
-            "hull_doubt": self._summit_doubt(doubt, TRIREME, self.labels),
-            "summit_doubt": self._summit_doubt(doubt, LEGIONARY, self.land_labels),
+            "hull_doubt": bins(labels[doubt[TRIREME][0]], doubt[TRIREME][1]),
+            "summit_doubt": bins(self.land_labels.ravel()[doubt[LEGIONARY][0]], doubt[LEGIONARY][1]),
             **self._occlusion_signs(occluder),
         }
         return np.column_stack([columns[name] for name in HIDDEN_FEATURES])
-
-    def _summit_doubt(self, doubt: dict | None, kind: str, labels: np.ndarray) -> np.ndarray:
-        """The classifier's doubt summed over the summits of ``kind`` it read in each region (by
-        label value; ``labels``: the map those summits count by)."""
-        out = np.zeros(self.n_regions + 1)
-        if doubt and kind in doubt and len(doubt[kind][0]):
-            at, d = doubt[kind]
-            out += np.bincount(labels.ravel()[at], weights=d, minlength=self.n_regions + 1)
-        out[0] = 0.0
-        return out
 
     def _occlusion_signs(self, occluder: np.ndarray) -> dict[str, np.ndarray]:
         """:data:`vision.confidence.OCCLUSION_FEATURES` of every region (by label value): its share

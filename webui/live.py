@@ -307,14 +307,10 @@ class LiveGame:
             "latest": latest.to_dict() if latest else None,
             "recent": [{"id": s.id, "actor": s.actor, "source": s.source, "events": s.events, "verdicts": s.verdicts,
                         "decisions": self.store.decisions(s.id)} for s in reversed(recent)],
-            "overrides": sorted(self.overrides), "centres_owed": self._centres_owed(), "t": time.time(),
+            "overrides": sorted(self.overrides), "t": time.time(),
+            # arena-paid power centres the camera has not seen placed: the tablet asks where they stand
+            "centres_owed": [o.to_dict() for o in g.centres_owed()],
         }
-
-    def _centres_owed(self) -> list[dict]:
-        """Arena-paid power centres the camera has not seen placed, with where each may stand
-        (S.P.Q.RisiKo! only): the tablet asks the players to point at them."""
-        owed = getattr(self.game, "centres_owed", None)
-        return [o.to_dict() for o in owed()] if owed else []
 
     def snapshot_detail(self, sid: int) -> dict | None:
         snap: Snapshot | None = self.store.snapshot(sid)
