@@ -154,3 +154,33 @@ class TestGameScorer:
         assert scorer.read.hands["red"].count == scorer.true.hands["red"].count == 0
         assert scorer.true.centres_owed() == [] == scorer.read.centres_owed()
         assert (figures.violations, figures.truth_violations) == (0, 0)
+
+
+class TestVictoryPointClaims:
+    """The game bench compares the claims on the victory-point track (§5) the tracker makes on
+    the tracked states with those it makes on the true states."""
+
+    def claims(self, committed: ObservedState, truth: ObservedState) -> GameVideoFigures:
+        figures = GameVideoFigures("easy", 0, 1)
+        GameScorer(figures, PLAYERS, fps=10, settle=False).see(line(0, truth, False), committed)
+        return figures
+
+    def test_a_board_read_right_claims_what_the_true_board_claims(self):
+        s0 = legal_game()[0]
+        f = self.claims(s0, s0)
+        assert (f.claims, f.claims_right) == (1, 1) and f.vp_read == f.vp_true
+
+    def test_a_legionary_too_many_leaves_the_claim_alone(self):
+        s0 = legal_game()[0]
+        province = sorted(s0.provinces_of("red"))[0]
+        f = self.claims(with_region(s0, province, {"red": {"legionary": s0.legions[province] + 1}}), s0)
+        assert (f.claims, f.claims_right) == (1, 1)
+
+    def test_a_province_read_in_the_wrong_colour_changes_the_claim_and_the_track(self):
+        """Every player holds nine provinces: a tie, no point. Read one of blue's as red's and red,
+        first to play, claims the point for most provinces (§5.6.2)."""
+        s0 = legal_game()[0]
+        province = sorted(s0.provinces_of("blue"))[0]
+        f = self.claims(with_region(s0, province, {"red": {"legionary": s0.legions[province]}}), s0)
+        assert (f.claims, f.claims_right) == (1, 0)
+        assert (f.vp_read["red"], f.vp_true["red"]) == (1, 0)

@@ -811,6 +811,46 @@ class TestBenchIntervals:
         assert board_interval(0, 200)[0] == 0.0 and board_interval(200, 200)[1] == pytest.approx(1.0)
 
 
+
+class TestBenchClaims:
+    """The bench also scores the victory points each player would claim on the board as read (§5),
+    the figure a table argues over."""
+
+    def board(self):
+        from tracker.spqrisiko.simulator import Simulator
+        players = ("red", "blue", "yellow", "green")
+        return Simulator(players, seed=3, max_turns=1).initial_state, players
+
+    @staticmethod
+    def with_region(state, region, content):
+        d = state.to_dict()
+        d["regions"] = dict(d["regions"], **{region: content})
+        return ObservedState.from_dict(d)
+
+    def test_a_legionary_too_many_moves_no_claim_but_a_province_in_the_wrong_colour_does(self):
+        from vision.bench import claims_right
+        want, players = self.board()
+        red = sorted(want.provinces_of("red"))[0]
+        blue = sorted(want.provinces_of("blue"))[0]
+        assert claims_right(want, want, players) == 4
+        assert claims_right(self.with_region(want, red, {"red": {"legionary": want.legions[red] + 1}}), want,
+                            players) == 4
+        # every player holds nine provinces (a tie): red with ten claims the point for most provinces
+        assert claims_right(self.with_region(want, blue, {"red": {"legionary": want.legions[blue]}}), want,
+                            players) == 3
+
+    def test_a_region_marked_unseen_keeps_its_true_contents(self):
+        from vision.bench import claims_right
+        want, players = self.board()
+        # a province of each of red's rivals read empty: red, with the most provinces, claims a point
+        emptied, lost = want, [sorted(want.provinces_of(c))[0] for c in ("blue", "yellow", "green")]
+        for province in lost:
+            emptied = self.with_region(emptied, province, {})
+        hidden = ObservedState.from_dict(dict(emptied.to_dict(), unseen=lost))
+        assert claims_right(emptied, want, players) == 3
+        assert claims_right(hidden, want, players) == 4
+
+
 def _off_the_coast(geo, province: str, reach: tuple[float, float]) -> tuple[float, float]:
     """A sea point whose nearest province is ``province``, at a distance within ``reach``
     (found by brute force over the province pixels, not through ``land_labels``)."""

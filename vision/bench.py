@@ -18,6 +18,12 @@ A detector that reads a run of still frames together (the counting network, see
 after three still frames of the table (the fusion's vote over their readings). The frames are
 the same photo but for the sensor noise (the renderer's ``sensor_seed``): what a camera on a
 tripod delivers while nothing moves. Focus, shake and compression stay those of the image.
+
+What a table lives with is also scored: the victory points (§5) each player would claim if their
+turn began on the board as read, against the claim on the true board. A legionary too many
+seldom moves a claim; a province read in the wrong colour or empty, a lost power centre or a
+fleet majority read wrong does. A region marked unseen takes its true contents there: the live
+loop keeps its last committed count.
 """
 from __future__ import annotations
 
@@ -35,6 +41,7 @@ from scipy import stats
 from calibration.profile import calibrate
 from tracker.errors import AugurError
 from tracker.readings import LOW_CONFIDENCE
+from tracker.spqrisiko.scoring import score_all
 from tracker.state import ObservedState
 from vision.confidence import describe, flag_figures
 from vision.count import count
@@ -95,6 +102,7 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
     for tier in tiers:
         right = total = boards = plain = hidden_total = 0
         run_right = run_boards = run_tables = 0    # the state committed after a run of still frames
+        claims = claims_ok = claim_tables = 0     # victory-point claims (§5) as on the true board
         table_right: list[int] = []                  # regions right on each table (0 where calibration failed)
         table_run_right: list[int] = []              # the same for the state committed after a still run
         failed: list[str] = []
@@ -112,6 +120,7 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
             except AugurError as exc:        # the board was not found: every region of this image is wrong
                 failed.append(f"image {i}: {exc}")
                 total += len(geo.region_ids)
+                claims += len(truth.players)
                 table_right.append(0)
                 table_run_right.append(0)
                 continue
@@ -128,6 +137,9 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
             want = ObservedState.from_dict(truth.state)
             hidden = hidden_regions(truth)
             ok = regions_right(got, want, hidden, geo)
+            players_right = claims_right(got, want, truth.players)
+            claims, claims_ok = claims + len(truth.players), claims_ok + players_right
+            claim_tables += players_right == len(truth.players)
             for r in geo.region_ids:
                 g, w = got.regions.get(r, {}), want.regions.get(r, {})
                 plain += g == w
@@ -158,6 +170,7 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
         doubt = flag_figures(*zip(*sure), LOW_CONFIDENCE) if sure else None
         res = {"per_region": right / total, "per_region_plain": plain / total, "whole_board": boards / n,
                "flagged_below_low_confidence": doubt,
+               "claims_right": claims_ok / max(claims, 1), "tables_every_claim_right": claim_tables / n,
                "unseen": dict(unseen), "hidden": hidden_total, "calibration_failed": failed, "latency_ms": {
             k: (pct(v, 50), pct(v, 95)) for k, v in lat.items()}, "kinds": dict(kinds), "owners": dict(colours)}
         if run_tables:
@@ -183,6 +196,8 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
             print(f"[{tier}]   committed after {STILL_RUN} still frames of each table (sensor noise apart; the live loop): per-region "
                   f"exact {100 * run_right / total:.1f}% {_span(ci['per_region'])}, whole board {100 * run_boards / n:.1f}% "
                   f"{_span(ci['whole_board'])}")
+        print(f"[{tier}]   victory points (§5) a player would claim on the board as read: {claims_ok} of {claims} "
+              f"claims as on the true board; every player's claim right on {claim_tables} of {n} tables")
         if failed:
             print(f"[{tier}]   calibration failed on {len(failed)} image(s): " + "; ".join(failed[:3]))
         print(f"[{tier}]   counts alone (unseen marks ignored) {100 * res['per_region_plain']:.1f}%; "
@@ -251,6 +266,17 @@ def regions_right(got: ObservedState, want: ObservedState, hidden: set[str], geo
     """Regions read right by the bench's rule (see the module doc)."""
     return sum((r in hidden) if r in got.unseen else got.regions.get(r, {}) == want.regions.get(r, {})
                for r in geo.region_ids)
+
+
+def claims_right(got: ObservedState, want: ObservedState, players) -> int:
+    """How many of ``players`` would claim the same victory points (§5) at the start of their turn
+    on the board as read as on the true board. A region marked unseen takes its true contents (see
+    the module doc)."""
+    regions = {r: c for r, c in got.to_dict()["regions"].items() if r not in got.unseen}
+    regions.update({r: c for r, c in want.to_dict()["regions"].items() if r in got.unseen})
+    read = ObservedState.from_dict({"board": want.board.id, "regions": regions}, want.board)
+    on_read, on_true = score_all(read, players), score_all(want, players)
+    return sum(on_read[c].total == on_true[c].total for c in players)
 
 
 #: A region is hidden when an occluder covers more of it than the counting network's unseen share.

@@ -28,6 +28,11 @@ and scores every commit against the true board at that frame:
   comes in, with the cards drawn), pay for centres the tracker then awaits
   (:meth:`tracker.game.Game.centres_owed`); one the camera did not show when the true state
   did is one the tablet asks for;
+- the victory points: each claim the tracker made at the start of a turn (§5) on the tracked
+  states, against the claim the same player made at the same round on the true states, and the
+  track each ends the game with. A count one legionary off seldom moves a claim; a province read
+  empty, a lost power centre or a fleet majority read wrong does, and the players would then argue
+  over the track;
 - the tracker's verdicts on the tracked states (the set-up's settlement warning among them),
   beside its verdicts on the true states of the same frames. The true states are a legal
   game, so what the first has more than the second comes from the counting (the second is
@@ -84,6 +89,13 @@ class GameVideoFigures:
     warnings: int = 0
     truth_violations: int = 0
     truth_warnings: int = 0
+    #: claims on the victory-point track (§5) the tracker made on the true states, and how many of
+    #: them it made alike (same player, same round, same points) on the tracked states
+    claims: int = 0
+    claims_right: int = 0
+    #: the victory-point track at the end of the video, followed on the tracked and the true states
+    vp_read: dict[str, int] = field(default_factory=dict)
+    vp_true: dict[str, int] = field(default_factory=dict)
     gate_s: list[float] = field(default_factory=list)
 
     @property
@@ -177,6 +189,16 @@ class GameScorer:
         if seen:        # the latest move the camera could see; earlier ones came in with it
             out.commit_after_hand_s.append((truth["frame"] - seen[-1] + 1) / self.fps)
         self._pending = []
+        self._claims()
+
+    def _claims(self) -> None:
+        """Compare the two trackers' victory-point claims so far (a claim is matched by its player
+        and round: the tracker on the tracked states may see a turn begin on another commit)."""
+        read = {(e.round_no, e.colour): e.score.total for e in self.read.score_track}
+        true = [((e.round_no, e.colour), e.score.total) for e in self.true.score_track]
+        self.out.claims = len(true)
+        self.out.claims_right = sum(read.get(key) == points for key, points in true)
+        self.out.vp_read, self.out.vp_true = dict(self.read.vp), dict(self.true.vp)
 
 
 def play_game_video(tier: str, seed: int, turns: int, fps: int = 12, size: tuple[int, int] = FRAME_SIZE,
@@ -243,7 +265,9 @@ def describe(figures: list[GameVideoFigures], fps: int) -> str:
     total = {k: sum(getattr(f, k) for f in figures) for k in
              ("wrong_regions", "tracked_wrong_regions", "tracked_wrong_unflagged", "settled_regions", "held_regions",
               "centres_asked", "boards_wrong",
-              "phantom_changes", "missed_changes", "violations", "warnings", "truth_violations", "truth_warnings")}
+              "phantom_changes", "missed_changes", "violations", "warnings", "truth_violations", "truth_warnings",
+              "claims", "claims_right")}
+    track_off = sum(abs(f.vp_read.get(c, 0) - v) for f in figures for c, v in f.vp_true.items())
     gate_fps = float(np.median([f.gate_fps for f in figures]))
     seeds = ", ".join(str(f.seed) for f in figures)
     delay = (f"{np.median(delays):.2f} s of video after the last hand left (median; worst {max(delays):.2f} s; "
@@ -262,7 +286,9 @@ def describe(figures: list[GameVideoFigures], fps: int) -> str:
             f"centres the camera did not show asked for on the tablet; {total['phantom_changes']} phantom changes "
             f"(a count changed with nobody touching it), {total['missed_changes']} true changes missed; "
             f"tracker {total['violations']} violations / {total['warnings']} warnings "
-            f"(on the true states of the same frames: {total['truth_violations']} / {total['truth_warnings']})")
+            f"(on the true states of the same frames: {total['truth_violations']} / {total['truth_warnings']}); "
+            f"victory points: {total['claims_right']} of {total['claims']} claims as on the true states, the final "
+            f"track{'s' if len(figures) > 1 else ''} {track_off} point{'' if track_off == 1 else 's'} off in all")
 
 
 def bench_game_videos(tiers=("easy", "hard"), seeds=(5,), turns: int = 2, fps: int = 12,
