@@ -345,6 +345,62 @@ class TestCentresWithoutSummit:
         assert count(det, counter.geo, det.unseen).regions.get("italia") == {"neutral": {"centre": 1}}
 
 
+
+class TestStrayLegionaries:
+    """A province holds one army: a summit of another army's colour by the border is the piece of
+    the neighbour across it that holds that colour (``DensityCounter._to_its_army``)."""
+
+    def read(self, stray_at: str, monkeypatch=None):
+        """Three yellow legionaries in Moesia, three green ones in Thracia, and one green one in
+        Moesia, either by the border with Thracia (``"border"``) or deep inside (``"inside"``)."""
+        img, truth, profile = calibrated_scene("easy")
+        counter = DensityCounter(profile, session=FakeSession(np.zeros((N_OUT, 8, 8), np.float32)))
+        geo = counter.geo
+        assert "thracia" in geo.board.land_neighbours["moesia"]
+        moesia, thracia = (geo.region_ids.index(r) + 1 for r in ("moesia", "thracia"))
+        shape = counter.labels.shape
+        maps = np.zeros((N_OUT,) + shape, np.float32)
+        maps[-1] = -9.0
+        maps[1 + KINDS.index(LEGIONARY)] = 5.0
+        ys, xs = np.mgrid[:shape[0], :shape[1]]
+        gap = 2 * counter.peak_window
+
+        def blob(x, y, colour):
+            maps[0] += 1 / (2 * np.pi) * np.exp(-((xs - x) ** 2 + (ys - y) ** 2) / 2)
+            near = (np.abs(xs - x) <= 2) & (np.abs(ys - y) <= 2)
+            maps[1 + len(KINDS):1 + len(KINDS) + len(COLOURS), near] = 0.0
+            maps[1 + len(KINDS) + COLOURS.index(colour), near] = 5.0
+
+        placed = []
+        for rid, colour in (("moesia", "yellow"), ("thracia", "green")):
+            x, y = _cell_of(profile, counter, rid)
+            for dx in (-gap, 0, gap):
+                blob(x + dx, y, colour)
+                placed.append((x + dx, y))
+        inside = np.argwhere(counter.land_labels == moesia)
+        by_thracia = cv2.dilate((counter.land_labels == thracia).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+        border = np.argwhere((counter.land_labels == moesia) & by_thracia)
+        cells = border if stray_at == "border" else inside[np.argsort([-min(np.hypot(*(c - b)) for b in border[::5])
+                                                                        for c in inside])]
+        y, x = next(c for c in cells if min(np.hypot(c[1] - px, c[0] - py) for px, py in placed) > gap)
+        blob(x, y, "green")
+        counter.session = FakeSession(maps)
+        det = counter.detect(img)
+        got = count(det, geo, det.unseen).regions
+        return got.get("moesia"), got.get("thracia")
+
+    def test_a_summit_of_the_neighbours_colour_by_the_border_is_the_neighbours(self):
+        assert self.read("border") == ({"yellow": {LEGIONARY: 3}}, {"green": {LEGIONARY: 4}})
+
+    def test_without_the_rule_it_made_one_province_long_and_the_other_short(self, monkeypatch):
+        import vision.density
+        monkeypatch.setattr(vision.density, "STRAY_P", 2.0)
+        assert self.read("border") == ({"yellow": {LEGIONARY: 4}}, {"green": {LEGIONARY: 3}})
+
+    def test_a_summit_of_another_colour_deep_inside_a_province_stays_there(self):
+        assert self.read("inside") == ({"yellow": {LEGIONARY: 4}}, {"green": {LEGIONARY: 3}})
+
+
 class TestColourRules:
     def test_split_shares_by_mass_and_keeps_the_total(self):
         assert _split(5, np.array([3.0, 1.0, 1.0])) == [3, 1, 1]
