@@ -121,6 +121,28 @@ class TestGameScorer:
                 (held, 1, tracked_wrong)
             assert figures.phantom_changes == tracked_wrong and figures.violations == 0
 
+    def test_a_province_read_empty_keeps_its_army_in_the_tracked_state(self):
+        """§14.1: after the set-up no province stands empty; the tracked state keeps its army at
+        one legionary, so its owner keeps the province in the count (§5, §6)."""
+        s0 = legal_game()[0]
+        province = min(s0.owners, key=lambda p: (s0.legions[p], p))
+        d = s0.to_dict()
+        d["regions"].pop(province)
+        blind = ObservedState.from_dict(d)
+        owner = s0.owners[province]
+        for settle, held in ((True, 1), (False, 0)):
+            f = GameVideoFigures("easy", 0, 1)
+            scorer = GameScorer(f, PLAYERS, fps=10, settle=settle)
+            for i, committed in enumerate((s0, blind)):
+                scorer.see(line(i, s0, False), committed)
+            tracked = scorer._last[0]
+            assert (f.held_regions, f.wrong_regions, f.tracked_wrong_regions) == (held, 1, 1)
+            if settle:
+                assert tracked.regions[province] == {owner: {"legionary": 1}}
+                assert set(tracked.provinces_of(owner)) == set(s0.provinces_of(owner))
+            else:
+                assert province not in tracked.owners
+
     def test_a_wrong_count_is_unflagged_unless_its_confidence_asks_for_a_check(self):
         s0 = legal_game()[0]
         region, content = next((r, c) for r, c in s0.regions.items() if "legionary" in next(iter(c.values())))

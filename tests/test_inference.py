@@ -353,6 +353,57 @@ class TestCentresStay:
         assert t.game.state.centres == {"thracia": 1}
 
 
+
+def read_without(state, *regions, unseen=()):
+    """``state`` as a camera that sees nothing in ``regions`` reads it (``unseen``: marked so)."""
+    from tracker.state import ObservedState
+    d = state.to_dict()
+    d["regions"] = {r: c for r, c in d["regions"].items() if r not in regions}
+    d["unseen"] = sorted(unseen)
+    return ObservedState.from_dict(d)
+
+
+class TestProvincesNeverEmpty:
+    """§14.1: once the game has begun every province holds an army, so one the camera reads
+    empty keeps the army that held it, at the one legionary the rules guarantee."""
+
+    def test_a_province_read_empty_keeps_its_army_at_one_legionary_14_1(self):
+        from tracker.overrides import apply_overrides
+        t = Table()
+        empty = read_without(t.state(), "asia")
+        assert "asia" not in empty.owners and len(empty.provinces_of("blue")) == 2
+        held, notes = t.game.hold_permanent(empty)
+        assert list(held) == ["asia"] and held["asia"].camera_value == {}
+        assert held["asia"].value == {"blue": {"legionary": 1}}
+        assert [(v.level, v.rule, v.regions) for v in notes] == [("warning", "§14.1", ("asia",))]
+        kept = apply_overrides(held, empty)
+        assert kept.owners["asia"] == "blue" and len(kept.provinces_of("blue")) == 3
+        report = t.game.observe(kept)
+        assert not [v for v in report.verdicts if v.rule == "§14.1"]       # nothing emptied
+
+    def test_without_the_hold_the_province_looks_emptied_14_1(self):
+        t = Table()
+        t.g.pop("asia")
+        report = t.game.observe(read_without(t.state(), "asia"))
+        assert "§14.1" in rules(report, "warning")
+
+    def test_a_province_marked_unseen_is_left_to_the_pipeline(self):
+        t = Table()
+        assert t.game.hold_permanent(read_without(t.state(), "asia", unseen=["asia"])) == ({}, [])
+
+    def test_during_the_set_up_a_free_province_is_not_held(self):
+        from tests.conftest import make_state
+        game = Game(PLAYERS, ruleset_options())
+        game.begin_setup(make_state({"asia": ("blue", 2)}))
+        assert game.hold_permanent(make_state({})) == ({}, [])
+
+    def test_a_province_with_a_held_centre_read_empty_keeps_both(self):
+        t = Table(centres=["galatia"])
+        held, notes = t.game.hold_permanent(read_without(t.state(), "galatia"))
+        assert held["galatia"].value == {"red": {"legionary": 1}, "neutral": {"centre": 1}}
+        assert sorted(v.rule for v in notes) == ["§14.1", "§16.2"]
+
+
 class TestCentresOwed:
     """§16.3: an arena's centre the camera never saw placed is asked for on the tablet, and
     seen (or marked) later it is that centre, not a new one built without a card."""

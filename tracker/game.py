@@ -20,7 +20,7 @@ from tracker.board import load_board
 from tracker.errors import GameError
 from tracker.events import Event, Phase
 from tracker.overrides import Override
-from tracker.pieces import CENTRE, CENTRE_SUPPLY, NEUTRAL, VP_TRACK_MAX
+from tracker.pieces import CENTRE, CENTRE_SUPPLY, LEGIONARY, NEUTRAL, VP_TRACK_MAX
 from tracker.spqrisiko.cards import CARD_SYMBOLS, set_value
 from tracker.readings import Reading
 from tracker.spqrisiko.explain import TurnContext, explain
@@ -463,20 +463,43 @@ class Game(TurnFollower):
         self.centres_held |= {p for p in state.centres if p not in prev.centres and p not in refused}
 
     def hold_permanent(self, state: ObservedState) -> tuple[dict[str, Override], list[Verdict]]:
-        """§16.2: a power centre is never removed. One the tracker holds (see ``centres_held``)
+        """What the rules say stays on the board, kept over the camera's reading of ``state``.
+
+        §16.2: a power centre is never removed. One the tracker holds (see ``centres_held``)
         in a province the camera now reads without it is kept over the camera's reading: a
         province with a centre takes a legionary every turn (§16.5), so a hand touches it and
         the camera reads it afresh every turn, and a centre it misses once (a pale disc on a
-        pale print, a hand's shadow) would otherwise cost its owner a victory point each turn."""
+        pale print, a hand's shadow) would otherwise cost its owner a victory point each turn.
+
+        §14.1: a province always keeps a legionary, and a conquest moves the winner in, so once
+        the game has begun no province stands empty. One the camera reads with no army (a lone
+        legionary on a print of its colour, one under a finger's shadow) keeps the army that
+        held it, at the one legionary the rules guarantee: read empty, it cost its owner the
+        province in the count of provinces and empires (§5) and the reinforcements (§6), and
+        the tracker took its pieces for removed. One is the likeliest count as well: a province
+        is most often left with a lone legionary when its army moves out, and a lone piece is
+        what the camera misses most. A region the camera marks unseen is the pipeline's, which
+        keeps its last count."""
         if self.state is None:
             return {}, []
         regions = state.to_dict()["regions"]
         held, notes = {}, []
+        if self.ctx is not None:        # the set-up is over: every province is held by someone
+            for p, colour in sorted(self.state.owners.items()):
+                if p in state.owners or p in state.unseen:
+                    continue
+                read = regions.get(p, {})
+                value = copy.deepcopy(read)
+                value[colour] = {LEGIONARY: 1}
+                held[p] = Override(None, read, value)
+                notes.append(Verdict.warning("§14.1", f"the camera sees no legionary in {self.board.name(p)}; a "
+                                                      f"province always keeps one, so {colour}'s last one is "
+                                                      f"kept (correct the count on the tablet)", (p,)))
         for p in sorted(self.centres_held & set(self.state.centres)):
             if state.centres.get(p, 0):
                 continue
             read = regions.get(p, {})
-            value = copy.deepcopy(read)
+            value = copy.deepcopy(held[p].value if p in held else read)
             value.setdefault(NEUTRAL, {})[CENTRE] = 1
             held[p] = Override(None, read, value)
             notes.append(Verdict.warning("§16.2", f"the camera no longer sees the power centre in "

@@ -13,7 +13,8 @@ and scores every commit against the true board at that frame:
 - the regions read wrong in the committed states (regions the counter marked unseen left out:
   the pipeline keeps their last count), and in the states the tracker follows: the committed
   ones with the set-up's counts that the rules fix put in where the camera read otherwise, and
-  the power centres the camera stopped seeing kept (the rules never remove one), each for as
+  what the rules keep on the board put back where the camera lost it (a power centre, which is
+  never removed; a province's army, at the one legionary a province always keeps), each for as
   long as the camera reads its region as it did (:meth:`tracker.game.TurnFollower.settle_setup`
   and :meth:`~tracker.game.TurnFollower.hold_permanent`, as the dashboard does; ``settle=False``
   leaves the camera's counts). Of those, the ones whose
@@ -76,8 +77,9 @@ class GameVideoFigures:
     #: ``LOW_CONFIDENCE``): wrong counts no one is told about
     tracked_wrong_unflagged: int = 0
     settled_regions: int = 0
-    #: regions where the tracker kept a piece the rules never remove (a power centre) that the
-    #: camera stopped seeing (:meth:`tracker.game.TurnFollower.hold_permanent`)
+    #: regions where the tracker kept what the rules keep on the board (a power centre, a
+    #: province's last legionary) that the camera stopped seeing
+    #: (:meth:`tracker.game.TurnFollower.hold_permanent`)
     held_regions: int = 0
     #: power centres an arena paid for that the tracked states did not show when the true ones
     #: did: the dashboard asked the players where they stand
@@ -161,7 +163,7 @@ class GameScorer:
         if self.read.state is None and self.settle:
             self._overrides, notes = self.read.settle_setup(committed)
             out.settled_regions += len(self._overrides)
-        elif self.settle:       # pieces the rules never remove, kept where the camera lost them
+        elif self.settle:       # what the rules keep on the board, kept where the camera lost it
             held, notes = self.read.hold_permanent(apply_overrides(self._overrides, committed))
             self._overrides.update(held)
             out.held_regions += len(held)
@@ -278,8 +280,8 @@ def describe(figures: list[GameVideoFigures], fps: int) -> str:
             f"{f' ({hidden} made under a cover the camera cannot see through)' if hidden else ''}, {delay}; "
             f"{commits} states committed, "
             f"{total['wrong_regions'] / max(commits, 1):.2f} regions read wrong per state; "
-            f"{total['settled_regions']} set-up counts settled by the rules and {total['held_regions']} power "
-            f"centres kept where the camera lost them, then "
+            f"{total['settled_regions']} set-up counts settled by the rules and {total['held_regions']} regions "
+            f"kept as the rules keep them where the camera lost their centre or army, then "
             f"{total['tracked_wrong_regions'] / max(commits, 1):.2f} regions wrong per tracked state "
             f"({total['tracked_wrong_unflagged']} of those {total['tracked_wrong_regions']} not flagged for a check), "
             f"{total['boards_wrong']} tracked states with a region wrong; {total['centres_asked']} arena-paid power "
