@@ -141,6 +141,34 @@ class TestLiveGame:
         assert live.game.state.centres == {}
         live.store.close()
 
+    def test_a_province_the_camera_reads_empty_keeps_its_army_until_undone(self, tmp_path):
+        """§14.1: a province always keeps a legionary, so one read empty after the set-up keeps its
+        army at one, recorded like the rules' other holds: a restart keeps it, undo lifts it."""
+        store = Store(tmp_path / "e")
+        live = LiveGame.open(store, PLAYERS, resume=False)
+        setup = game_states(1)[0]
+        live.commit(setup)
+        province = sorted(setup.provinces_of("blue"))[0]
+        d = setup.to_dict()
+        d["regions"].pop(province)
+        blind = ObservedState.from_dict(d)
+        view = live.commit(blind)
+        assert live.game.state.regions[province] == {"blue": {"legionary": 1}}
+        notes = [v for v in view["latest"]["verdicts"] if v["rule"] == "§14.1"]
+        assert len(notes) == 1 and notes[0]["level"] == "warning" and notes[0]["regions"] == [province]
+        (c,) = store.corrections(live.game_id)
+        assert (c["region"], c["before"], c["after"], c["author"]) == (
+            province, {}, {"blue": {"legionary": 1}}, "kept by the rules")
+        store.close()
+        live = LiveGame.open(Store(tmp_path / "e"), PLAYERS)          # a restart keeps it
+        live.commit(blind)
+        assert live.game.state.owners[province] == "blue"
+        live.undo()                             # the players say the camera was right
+        assert province not in live.game.state.owners
+        live.commit(blind)
+        assert province not in live.game.state.owners
+        live.store.close()
+
     def test_an_arena_centre_the_camera_missed_is_asked_for_and_marked(self, tmp_path):
         store = Store(tmp_path / "o")
         live = LiveGame.open(store, PLAYERS, resume=False)
