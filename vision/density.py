@@ -120,8 +120,8 @@ HULL_MASS_SLACK = 0.15
 CENTRE_SCORE = 0.86
 CENTRE_AREA = (1.0, 8.0)
 #: A legionary summit whose army colour is not its province's, read with at least this
-#: probability, standing within STRAY_REACH legionary widths of a land neighbour held by its
-#: colour, is that neighbour's piece (:meth:`DensityCounter._to_its_army`; past 1: never). On 40
+#: probability, standing within STRAY_REACH legionary widths of a province held by its colour,
+#: is that province's piece (:meth:`DensityCounter._to_its_army`; past 1: never). On 40
 #: validation tables per tier (seed 5150) the regions read right went from 99.12 / 97.28 / 88.11 %
 #: to 99.30 / 97.37 / 88.33 % (easy / medium / hard), and on the same tables rendered on the real
 #: print from 97.63 / 95.26 / 85.79 % to 98.25 / 95.70 / 86.36 %. A summit's colour is seldom in
@@ -783,14 +783,15 @@ class DensityCounter:
     def _to_its_army(self, at: np.ndarray, where: np.ndarray, colour_p: np.ndarray, pieces: np.ndarray) -> np.ndarray:
         """The province each legionary summit (cells ``at``, in province ``where``) counts for.
 
-        A province holds one army (§3), so a summit of another army's colour standing near a border
-        is most likely a piece of the neighbour across it: placed by the line, or read a cell or
+        A province holds one army, so a summit of another army's colour standing near a border is
+        most likely a piece of the neighbour across it: placed by the line, or read a cell or
         two off by a tilted camera. Counted where it stood, it made its province one legionary
         long (and took that province's colour) and the neighbour one short, both with confidence:
         on a rendered hard game, a green legionary of Thracia counted in yellow Moesia for three
         commits, and the tracker reported a yellow legionary placed out of turn. Such a summit
-        (its colour read with at least STRAY_P) goes to a land neighbour within STRAY_REACH
-        legionary widths whose army (by its summits, each weighted by its pieces) is that colour."""
+        (its colour read with at least STRAY_P) goes to a province within STRAY_REACH legionary
+        widths (an island's spill off its coast included) whose army, by its summits each weighted
+        by the pieces it stands for, is that colour."""
         armies = colour_p[:, :len(ARMY_COLOURS)]
         weight = np.stack([np.bincount(where, weights=armies[:, c] * pieces, minlength=self.n_regions + 1)
                            for c in range(len(ARMY_COLOURS))])
