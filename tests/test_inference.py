@@ -12,6 +12,7 @@ import copy
 from tests.conftest import make_state
 from tracker import events as ev
 from tracker.game import Game
+from tracker.readings import LOW_CONFIDENCE
 from tracker.spqrisiko.options import ruleset_options
 
 PLAYERS = ("red", "blue", "yellow")
@@ -378,6 +379,7 @@ class TestProvincesNeverEmpty:
         assert [(v.level, v.rule, v.regions) for v in notes] == [("warning", "§14.1", ("asia",))]
         kept = apply_overrides(held, empty)
         assert kept.owners["asia"] == "blue" and len(kept.provinces_of("blue")) == 3
+        assert kept.confidence_of("asia") < LOW_CONFIDENCE           # the count is a guess: check it
         report = t.game.observe(kept)
         assert not [v for v in report.verdicts if v.rule == "§14.1"]       # nothing emptied
 
@@ -401,6 +403,7 @@ class TestProvincesNeverEmpty:
         t = Table(centres=["galatia"])
         held, notes = t.game.hold_permanent(read_without(t.state(), "galatia"))
         assert held["galatia"].value == {"red": {"legionary": 1}, "neutral": {"centre": 1}}
+        assert held["galatia"].confidence < LOW_CONFIDENCE
         assert sorted(v.rule for v in notes) == ["§14.1", "§16.2"]
 
 

@@ -156,13 +156,16 @@ class TestLiveGame:
         assert live.game.state.regions[province] == {"blue": {"legionary": 1}}
         notes = [v for v in view["latest"]["verdicts"] if v["rule"] == "§14.1"]
         assert len(notes) == 1 and notes[0]["level"] == "warning" and notes[0]["regions"] == [province]
+        # the count is a guess: the map goes on asking for a check
+        assert view["latest"]["state"]["confidence"][province] < view["low_confidence"]
         (c,) = store.corrections(live.game_id)
         assert (c["region"], c["before"], c["after"], c["author"]) == (
-            province, {}, {"blue": {"legionary": 1}}, "kept by the rules")
+            province, {}, {"blue": {"legionary": 1}}, "guessed by the rules")
         store.close()
-        live = LiveGame.open(Store(tmp_path / "e"), PLAYERS)          # a restart keeps it
-        live.commit(blind)
+        live = LiveGame.open(Store(tmp_path / "e"), PLAYERS)          # a restart keeps it, still in doubt
+        view = live.commit(blind)
         assert live.game.state.owners[province] == "blue"
+        assert view["latest"]["state"]["confidence"][province] < view["low_confidence"]
         live.undo()                             # the players say the camera was right
         assert province not in live.game.state.owners
         live.commit(blind)

@@ -19,7 +19,7 @@ from tracker import events as ev
 from tracker.board import load_board
 from tracker.errors import GameError
 from tracker.events import Event, Phase
-from tracker.overrides import Override
+from tracker.overrides import GUESSED, Override
 from tracker.pieces import CENTRE, CENTRE_SUPPLY, LEGIONARY, NEUTRAL, VP_TRACK_MAX
 from tracker.spqrisiko.cards import CARD_SYMBOLS, set_value
 from tracker.readings import Reading
@@ -478,8 +478,9 @@ class Game(TurnFollower):
         province in the count of provinces and empires (§5) and the reinforcements (§6), and
         the tracker took its pieces for removed. One is the likeliest count as well: a province
         is most often left with a lone legionary when its army moves out, and a lone piece is
-        what the camera misses most. A region the camera marks unseen is the pipeline's, which
-        keeps its last count."""
+        what the camera misses most. Still a guess: the kept count carries the confidence
+        ``GUESSED``, so the dashboard asks for a check until a player corrects it. A region the
+        camera marks unseen is the pipeline's, which keeps its last count."""
         if self.state is None:
             return {}, []
         regions = state.to_dict()["regions"]
@@ -491,7 +492,7 @@ class Game(TurnFollower):
                 read = regions.get(p, {})
                 value = copy.deepcopy(read)
                 value[colour] = {LEGIONARY: 1}
-                held[p] = Override(None, read, value)
+                held[p] = Override(None, read, value, GUESSED)
                 notes.append(Verdict.warning("§14.1", f"the camera sees no legionary in {self.board.name(p)}; a "
                                                       f"province always keeps one, so {colour}'s last one is "
                                                       f"kept (correct the count on the tablet)", (p,)))
@@ -501,7 +502,7 @@ class Game(TurnFollower):
             read = regions.get(p, {})
             value = copy.deepcopy(held[p].value if p in held else read)
             value.setdefault(NEUTRAL, {})[CENTRE] = 1
-            held[p] = Override(None, read, value)
+            held[p] = Override(None, read, value, held[p].confidence if p in held else None)
             notes.append(Verdict.warning("§16.2", f"the camera no longer sees the power centre in "
                                                   f"{self.board.name(p)}; centres are never removed, so it is kept "
                                                   f"(lift it on the tablet if it really left)", (p,)))

@@ -14,6 +14,13 @@ from dataclasses import dataclass
 from tracker.state import ObservedState
 
 
+#: The confidence of a count the rules bound but do not fix: a province read empty keeps its army
+#: at the one legionary it must hold (:meth:`tracker.game.Game.hold_permanent`, §14.1). The owner
+#: is sure, the count a guess, so the dashboard goes on asking for a check (below
+#: ``tracker.readings.LOW_CONFIDENCE``) until a player corrects it.
+GUESSED = 0.5
+
+
 @dataclass
 class Override:
     """A region's pieces set over the camera's reading of it."""
@@ -22,18 +29,23 @@ class Override:
     correction_id: int | None
     camera_value: dict
     value: dict
+    #: how sure its value is: None for a count known exactly (a player's, or one the rules fix),
+    #: GUESSED for one the rules only bound
+    confidence: float | None = None
 
 
 def apply_overrides(overrides: dict[str, Override], state: ObservedState) -> ObservedState:
     """``state`` with the standing overrides applied. An override whose region the camera now
     reads otherwise is dropped from ``overrides``. A region set by a player or a rule carries no
-    camera confidence."""
+    camera confidence, only its override's own (a guessed count's)."""
     if not overrides:
         return state
     d = state.to_dict()
     for region, o in list(overrides.items()):
         if d["regions"].get(region, {}) == o.camera_value:
             d.get("confidence", {}).pop(region, None)
+            if o.confidence is not None:
+                d.setdefault("confidence", {})[region] = o.confidence
             if o.value:
                 d["regions"][region] = copy.deepcopy(o.value)
             else:

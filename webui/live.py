@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tracker.errors import AugurError, GameError
-from tracker.overrides import Override, apply_overrides
+from tracker.overrides import GUESSED, Override, apply_overrides
 from tracker.pieces import VP_TRACK_MAX
 from tracker.readings import LOW_CONFIDENCE
 from tracker.rulesets import apply_entry, make_game
@@ -28,6 +28,9 @@ UNDO_DEPTH = 10
 SETUP_RULES = "set-up rules"
 #: ... and of a piece the rules never remove, kept where the camera stopped seeing it
 KEPT_BY_RULES = "kept by the rules"
+#: ... and of a count the rules only bound, kept where the camera read none (a province's last
+#: legionary, §14.1): still flagged for a check after a restart
+GUESSED_BY_RULES = "guessed by the rules"
 
 
 @dataclass
@@ -86,7 +89,8 @@ class LiveGame:
             pending = next(entries, None)
         for c in self.store.corrections(self.game_id):
             if c["undoes"] is None:
-                self.overrides[c["region"]] = Override(c["id"], c["before"], c["after"])
+                self.overrides[c["region"]] = Override(c["id"], c["before"], c["after"],
+                                                       GUESSED if c["author"] == GUESSED_BY_RULES else None)
             else:
                 self.overrides = {k: o for k, o in self.overrides.items() if o.correction_id != c["undoes"]}
 
@@ -139,8 +143,9 @@ class LiveGame:
                 sid = self.store.add_snapshot(self.game_id, source, state.to_dict(), report.actor, report.round_no,
                                               report.turn_no, events, verdicts, self._scores(), jpeg, detections)
                 for region, o in held.items():     # recorded, as the set-up's: a restart keeps them, undo lifts them
-                    o.correction_id = self.store.add_correction(sid, region, o.camera_value, o.value,
-                                                                author=KEPT_BY_RULES)
+                    o.correction_id = self.store.add_correction(
+                        sid, region, o.camera_value, o.value,
+                        author=KEPT_BY_RULES if o.confidence is None else GUESSED_BY_RULES)
                     self.overrides[region] = o
             payload = self.view()
             payload["snapshot"] = sid
