@@ -38,6 +38,9 @@ ISLAND_SETTLE = 2           # ...and this long when no large changed blob reache
 BARE_SHARE = 0.5            # ...or when it is an arm the last still frame took in that has gone: at
                             # least this share of its pixels look like the empty board now, and less
                             # than half as many did then (on a hard game on the print, 0.91 and 0.11)
+ARM_KEPT = 0.5              # after motion, large blobs covering this share of the pixels the arm
+                            # covered before it are that arm, moved a little (a pile a hand leaves is
+                            # about a tenth of a hand)
 EDGE = 1                    # pixels of the gate view along the edge of what the camera sees of the
                             # board: a blob there reaches in from outside...
 ARM_GAP = 9                 # ...or joined to one across gaps this wide (pixels, 45 board units): a
@@ -130,6 +133,7 @@ class Gate:
         self._rim: np.ndarray | None = None     # the view's pixels along the edge of what the camera sees
         self._arm = False       # a large blob of this motionless spell reached in: sensor noise can cut an
                                 # arm's weak link to the edge in one frame, and the hand must not pass then
+        self._arm_at: np.ndarray | None = None  # the pixels the arm covered when last seen (see _same_arm)
 
     def check(self, image: np.ndarray) -> GateResult:
         view = self.view(image)
@@ -153,15 +157,31 @@ class Gate:
         # counted from the frame the blob came in, not from the last motion: a hand's first sliver
         # over the edge moves too few pixels to count as motion, and the table had been still
         self.covered_run = self.covered_run + 1 if len(large) else 0
-        self._arm = bool(len(large)) and (self._arm or self._reaches_in(changed, blobs, large, image.shape))
-        settle = SETTLE_FRAMES if self._arm and not self._gone(view, blobs, large) else ISLAND_SETTLE
+        under = np.isin(blobs, large) if len(large) else None
+        self._arm = under is not None and (self._arm or self._same_arm(under)
+                                           or self._reaches_in(changed, blobs, large, image.shape))
+        self._arm_at = under if self._arm else None if under is None else self._arm_at
+        settle = SETTLE_FRAMES if self._arm and not self._gone(view, under) else ISLAND_SETTLE
         if len(large) and self.covered_run < settle:
             return GateResult(False, motion, biggest, "something covers the board")
-        self.ref = view
+        self.ref, self._arm_at = view, None
         return GateResult(True, motion, biggest)
 
-    def _gone(self, view: np.ndarray, blobs: np.ndarray, large: np.ndarray) -> bool:
-        """Whether the ``large`` changed blobs are something the last still frame showed and that
+    def _same_arm(self, under: np.ndarray) -> bool:
+        """Whether the large changed blobs (``under``) cover ARM_KEPT of the pixels the arm covered
+        before the last motion: the arm moved a little and is still there. Motion clears the arm
+        (the hand may have left, and what it left is no arm), and the next still frames look for
+        it again at the board's edge. There a sleeve over the frame of its own shade can change too
+        few pixels of the edge: on a hard game on the print an arm that had shifted on the board
+        passed as a pile after ISLAND_SETTLE frames, a state was committed with it over the board,
+        and when it left, the board it uncovered held the gate SETTLE_FRAMES as an arm coming in
+        (a move committed 2.2 s after the last hand left)."""
+        if self._arm_at is None:
+            return False
+        return float(np.count_nonzero(under & self._arm_at)) >= ARM_KEPT * np.count_nonzero(self._arm_at)
+
+    def _gone(self, view: np.ndarray, under: np.ndarray) -> bool:
+        """Whether the large changed blobs (``under``) are something the last still frame showed and that
         has gone, rather than something that came: the board under them looks like the empty
         board now (BARE_SHARE of their pixels) and did not then. A hand that rested still for
         SETTLE_FRAMES was taken into the last still frame (as a card left on the board is); when
@@ -169,7 +189,6 @@ class Gate:
         the edge. Taken for an arm coming in, that held the gate SETTLE_FRAMES again after every
         later move until one left the table still that long: on a hard game on the print, a
         move was committed 3.4 s after the last hand left."""
-        under = np.isin(blobs, large)
         now = float(np.mean(colour_change(view, self.empty)[under] <= CHANGE_LEVEL))
         then = float(np.mean(colour_change(self.ref, self.empty)[under] <= CHANGE_LEVEL))
         return now >= BARE_SHARE and then < now / 2
