@@ -160,7 +160,10 @@ class Gate:
         under = np.isin(blobs, large) if len(large) else None
         self._arm = under is not None and (self._arm or self._same_arm(under)
                                            or self._reaches_in(changed, blobs, large, image.shape))
-        self._arm_at = under if self._arm else None if under is None else self._arm_at
+        if self._arm:
+            self._arm_at = under
+        elif under is None:     # nothing large is left: no arm to remember
+            self._arm_at = None
         settle = SETTLE_FRAMES if self._arm and not self._gone(view, under) else ISLAND_SETTLE
         if len(large) and self.covered_run < settle:
             return GateResult(False, motion, biggest, "something covers the board")
@@ -181,9 +184,9 @@ class Gate:
         return float(np.count_nonzero(under & self._arm_at)) >= ARM_KEPT * np.count_nonzero(self._arm_at)
 
     def _gone(self, view: np.ndarray, under: np.ndarray) -> bool:
-        """Whether the large changed blobs (``under``) are something the last still frame showed and that
-        has gone, rather than something that came: the board under them looks like the empty
-        board now (BARE_SHARE of their pixels) and did not then. A hand that rested still for
+        """Whether the large changed blobs (``under``) are something the last still frame showed
+        and that has gone, rather than something that came: the board under them looks like the
+        empty board now (BARE_SHARE of their pixels) and did not then. A hand that rested still for
         SETTLE_FRAMES was taken into the last still frame (as a card left on the board is); when
         it left, the board it had covered changed from that frame over an arm's shape, reaching
         the edge. Taken for an arm coming in, that held the gate SETTLE_FRAMES again after every
