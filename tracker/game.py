@@ -260,10 +260,11 @@ class Game(TurnFollower):
     def _next_context(self, colour: str, prev: ObservedState, round_no: int, turn_no: int) -> TurnContext:
         return TurnContext(actor=colour, round_no=round_no, turn_no=turn_no, phase=Phase.SCORING,
                            entitlement=entitlement(prev, colour).total, hand_count=self.hands[colour].count,
-                           centres_owed=self._carried_centres())
+                           centres_owed=self._owed_now())
 
-    def _carried_centres(self) -> dict[str, int]:
-        """The centres still owed at the end of a turn, carried into the next turn's context."""
+    def _owed_now(self) -> dict[str, int]:
+        """The centres still owed per colour (none by an eliminated player): what the tablet asks
+        for, and what a turn's context carries into the next."""
         if self.ctx is None:
             return {}
         return {c: n for c, n in self.ctx.centres_owed.items() if n > 0 and c not in self.eliminated}
@@ -276,9 +277,7 @@ class Game(TurnFollower):
         if self.ctx is None or N is None or sum(N.centres.values()) >= CENTRE_SUPPLY:
             return []       # the box has no centre left to give (§16.1)
         out = []
-        for colour, n in sorted(self.ctx.centres_owed.items()):
-            if n <= 0 or colour in self.eliminated:
-                continue
+        for colour, n in sorted(self._owed_now().items()):
             where = tuple(sorted(
                 p for p, c in N.owners.items()
                 if c == colour and not N.centres.get(p) and not any(q in N.centres for q in self.board.land_neighbours[p])))
@@ -373,7 +372,7 @@ class Game(TurnFollower):
             self.winner = colour  # §4.3.1: the game ends at once
         self.ctx = TurnContext(actor=colour, round_no=self.round_no, turn_no=self.turn_no,
                                phase=Phase.SCORING, entitlement=entitlement(state, colour).total,
-                               hand_count=self.hands[colour].count, centres_owed=self._carried_centres())
+                               hand_count=self.hands[colour].count, centres_owed=self._owed_now())
         return entry
 
     # -- what the camera cannot see ------------------------------------------------------
