@@ -155,6 +155,30 @@ def test_regions_the_camera_doubts_are_outlined_until_a_player_counts_them(brows
     wait_for(lambda: not notice.is_displayed())
 
 
+def test_a_province_the_rules_kept_says_so_not_the_camera(browser, dashboard):
+    """§14.1: a province read empty after the set-up keeps one legionary, a guess of the rules.
+    The map asks for a check, and says who guessed: the camera saw nothing there to be sure of."""
+    from selenium.webdriver.common.by import By
+    from tracker.state import ObservedState
+    live = dashboard
+    setup = game_states(1)[0]
+    live.commit(setup, b"\xff\xd8\xff\xe0")
+    province = sorted(setup.provinces_of("blue"))[0]
+    d = setup.to_dict()
+    d["regions"].pop(province)
+    live.commit(ObservedState.from_dict(d), b"\xff\xd8\xff\xe0")
+    wait_for(lambda: [e.get_attribute("id")[2:] for e in browser.find_elements(By.CSS_SELECTOR, "#map path.doubt")]
+             == [province])
+    title = browser.find_element(By.CSS_SELECTOR, f"#r-{province} title").get_attribute("textContent")
+    assert "the rules keep one" in title and "% sure" not in title
+    browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="review"]').click()
+    wait_for(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#timeline button")) == 2)
+    browser.find_elements(By.CSS_SELECTOR, "#timeline button")[-1].click()
+    wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#snap-a li.doubt"))
+    (text,) = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#snap-a li.doubt")]
+    assert "the rules kept one" in text and "% sure" not in text
+
+
 def test_an_arena_centre_the_camera_missed_is_marked_from_the_prompt(browser, dashboard):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select

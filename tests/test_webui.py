@@ -156,8 +156,11 @@ class TestLiveGame:
         assert live.game.state.regions[province] == {"blue": {"legionary": 1}}
         notes = [v for v in view["latest"]["verdicts"] if v["rule"] == "§14.1"]
         assert len(notes) == 1 and notes[0]["level"] == "warning" and notes[0]["regions"] == [province]
-        # the count is a guess: the map goes on asking for a check
+        # the count is a guess: the map goes on asking for a check, and says the rules guessed it
         assert view["latest"]["state"]["confidence"][province] < view["low_confidence"]
+        assert view["guessed"] == [province]
+        changed = live.snapshot_detail(view["snapshot"])["changed"]
+        assert changed[province]["guessed"] and not any(c["guessed"] for r, c in changed.items() if r != province)
         (c,) = store.corrections(live.game_id)
         assert (c["region"], c["before"], c["after"], c["author"]) == (
             province, {}, {"blue": {"legionary": 1}}, "guessed by the rules")
@@ -166,10 +169,11 @@ class TestLiveGame:
         view = live.commit(blind)
         assert live.game.state.owners[province] == "blue"
         assert view["latest"]["state"]["confidence"][province] < view["low_confidence"]
+        assert view["guessed"] == [province]
         live.undo()                             # the players say the camera was right
         assert province not in live.game.state.owners
-        live.commit(blind)
-        assert province not in live.game.state.owners
+        view = live.commit(blind)
+        assert province not in live.game.state.owners and view["guessed"] == []
         live.store.close()
 
     def test_an_arena_centre_the_camera_missed_is_asked_for_and_marked(self, tmp_path):

@@ -312,7 +312,10 @@ class LiveGame:
             "latest": latest.to_dict() if latest else None,
             "recent": [{"id": s.id, "actor": s.actor, "source": s.source, "events": s.events, "verdicts": s.verdicts,
                         "decisions": self.store.decisions(s.id)} for s in reversed(recent)],
-            "overrides": sorted(self.overrides), "t": time.time(),
+            "overrides": sorted(self.overrides),
+            # counts the rules guessed, not the camera (§14.1): their low confidence is no camera's
+            "guessed": sorted(r for r, o in self.overrides.items() if o.confidence is not None),
+            "t": time.time(),
             # arena-paid power centres the camera has not seen placed: the tablet asks where they stand
             "centres_owed": [o.to_dict() for o in g.centres_owed()],
         }
@@ -326,8 +329,11 @@ class LiveGame:
         after = snap.state["regions"]
         # how sure the camera was of each changed region: what a dispute turns on
         sure, unseen = snap.state.get("confidence", {}), set(snap.state.get("unseen", []))
+        guessed = {c["region"] for c in self.store.corrections(self.game_id)
+                   if c["snapshot_id"] == sid and c["author"] == GUESSED_BY_RULES}
         changed = {r: {"before": before.get(r, {}), "after": after.get(r, {}),
-                       "confidence": 0.0 if r in unseen else sure.get(r, 1.0), "seen": r not in unseen}
+                       "confidence": 0.0 if r in unseen else sure.get(r, 1.0), "seen": r not in unseen,
+                       "guessed": r in guessed}
                    for r in sorted(set(before) | set(after)) if before.get(r) != after.get(r)}
         out = snap.to_dict()
         out.update({"changed": changed, "decisions": self.store.decisions(sid),

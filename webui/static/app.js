@@ -38,6 +38,7 @@ function strength(pieces) { return Object.entries(geo.values || { legionary: 1, 
 // regions the camera is unsure of (below the tracker's LOW_CONFIDENCE) or cannot see: a player should look
 function doubtOf(state, rid) {
   if (state && (state.unseen || []).includes(rid)) return "not seen by the camera: last count kept";
+  if (view && (view.guessed || []).includes(rid)) return "the camera sees no legionary here: the rules keep one (check the count)";
   const c = state && state.confidence && state.confidence[rid];
   if (c !== undefined && view && c < view.low_confidence) return `check the count (camera ${Math.round(100 * c)}% sure)`;
   return "";
@@ -189,7 +190,7 @@ async function pick(id, button) {
     }
     const ul = el("ul");
     for (const [r, c] of Object.entries(d.changed)) {
-      const doubt = !c.seen ? " (not seen by the camera)" : (view && c.confidence < view.low_confidence) ? ` (camera ${Math.round(100 * c.confidence)}% sure: check)` : "";
+      const doubt = !c.seen ? " (not seen by the camera)" : c.guessed ? " (the camera saw none; the rules kept one: check)" : (view && c.confidence < view.low_confidence) ? ` (camera ${Math.round(100 * c.confidence)}% sure: check)` : "";
       ul.appendChild(el("li", { class: doubt ? "doubt" : "" }, `${geo.names[r]}: ${JSON.stringify(c.before)} → ${JSON.stringify(c.after)}${doubt}`));
     }
     for (const e of d.events) ul.appendChild(el("li", {}, e.text || e.kind));
