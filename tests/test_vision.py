@@ -372,7 +372,7 @@ class TestGateAndFusion:
         assert [r.still for r in settling] == [False] * (ISLAND_SETTLE - 1) + [True]
         assert settling[0].occluder > 0.003
 
-    def _pile_along_the_frame(self, *boxes, at: float = 0.45):
+    def _pile_along_the_frame(self, *boxes, at: float = 0.45, colour=(40, 200, 230)):
         """The scene's profile, its image, and the image with a pile drawn over each board-unit
         box ``(x0, y0, x1, y1)``, offset from ``at`` of the board's width."""
         img, _, cal = scene()
@@ -381,7 +381,7 @@ class TestGateAndFusion:
         pile = img.copy()
         for x0, y0, x1, y1 in boxes:
             cv2.fillConvexPoly(pile, np.array(self._board_points(
-                profile, (x + x0, y0), (x + x1, y0), (x + x1, y1), (x + x0, y1))), (40, 200, 230))
+                profile, (x + x0, y0), (x + x1, y0), (x + x1, y1), (x + x0, y1))), colour)
         return profile, img, pile
 
     @staticmethod
@@ -482,6 +482,46 @@ class TestGateAndFusion:
         settling = [gate.check(pile) for _ in range(ISLAND_SETTLE)]
         assert settling[0].occluder > 0.003
         assert [r.still for r in settling] == [False] * (ISLAND_SETTLE - 1) + [True]
+
+    def _fingertip_then(self, *after):
+        """A gate that took in a fingertip over the board's edge (too small to move or cover
+        anything: the still frame takes it in), then saw an arm come in; and the frames of
+        ``after``'s boxes (without the fingertip) that the arm leaves."""
+        from vision.gate import ARM_RIM, GATE_SCALE
+        wrist = (ARM_RIM + 1) / GATE_SCALE
+        profile, img, tip = self._pile_along_the_frame((-200, 360, 30, 360 + wrist), at=0, colour=(110, 150, 215))
+        _, _, arm = self._pile_along_the_frame((-200, 340, 400, 380 + 2 * wrist), at=0)
+        frames = [self._pile_along_the_frame(*boxes, at=0)[2] for boxes in after]
+        gate = Gate(profile)
+        assert [gate.check(img).still for _ in range(3)] == [False, True, True]
+        first = gate.check(tip)
+        assert first.still and first.motion <= 0.002 and first.occluder <= 0.003
+        assert gate.check(arm).reason == "motion"
+        assert [gate.check(arm).reason for _ in range(3)] == ["something covers the board"] * 3
+        return gate, frames
+
+    def test_the_edge_a_fingertip_uncovers_is_no_arm(self):
+        """A fingertip at the board's edge passes in a still frame; the hand then places a pile
+        beside where it was and leaves. The edge it uncovers changed from that still frame, but
+        back to the board before it: with the pile it is no arm reaching in, and the pile passes
+        after ISLAND_SETTLE frames. On a hard game on the print it was taken for an arm and held
+        a move back 1.3 s after the last hand left."""
+        from vision.gate import ISLAND_SETTLE
+        gate, (pile,) = self._fingertip_then([(35, 300, 80, 450)])
+        assert gate.check(pile).reason == "motion"                # the arm leaves
+        settling = [gate.check(pile) for _ in range(ISLAND_SETTLE)]
+        assert settling[0].occluder > 0.003
+        assert [r.still for r in settling] == [False] * (ISLAND_SETTLE - 1) + [True]
+
+    def test_an_arm_over_the_edge_a_fingertip_was_taken_in_at_is_an_arm(self):
+        """An arm that comes to rest over the same edge, hardly wider than the fingertip, is still
+        an arm: the edge it covers is not back as the board before the fingertip showed it."""
+        from vision.gate import ARM_RIM, GATE_SCALE, SETTLE_FRAMES
+        wrist = (ARM_RIM + 1) / GATE_SCALE
+        gate, (arm,) = self._fingertip_then([(-200, 355, 300, 365 + wrist)])
+        assert gate.check(arm).reason == "motion"                 # it shifts
+        held = [gate.check(arm) for _ in range(SETTLE_FRAMES - 1)]
+        assert [r.reason for r in held] == ["something covers the board"] * (SETTLE_FRAMES - 1)
 
     def test_a_still_arm_over_the_edge_holds_the_gate_though_it_is_the_boards_grey(self):
         """An arm reaches in over the board's edge; a brown forearm over the red frame has the

@@ -50,6 +50,8 @@ ARM_RIM = 10                # ...and that changed at least this many pixels of t
                             # frame cuts the board off changes 1 or 2; one in a province that runs to
                             # the board's edge, leaning over it at a tilted camera, up to 7 on the
                             # rendered hard games; every still arm on twelve rendered games, 12 or more
+UNDONE = 0.9                # ...not counting the edge pixels the last still frame took in changed, when
+                            # this share of them are back as the still frame before showed them
 
 
 def colour_change(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -134,6 +136,9 @@ class Gate:
         self._arm = False       # a large blob of this motionless spell reached in: sensor noise can cut an
                                 # arm's weak link to the edge in one frame, and the hand must not pass then
         self._arm_at: np.ndarray | None = None  # the pixels the arm covered when last seen (see _same_arm)
+        self._taken: np.ndarray | None = None   # the edge pixels the last still frame took in changed
+                                                # with nothing large in view...
+        self._before: np.ndarray | None = None  # ...and the still frame before it (see _reaches_in)
 
     def check(self, image: np.ndarray) -> GateResult:
         view = self.view(image)
@@ -159,7 +164,7 @@ class Gate:
         self.covered_run = self.covered_run + 1 if len(large) else 0
         under = np.isin(blobs, large) if len(large) else None
         self._arm = under is not None and (self._arm or self._same_arm(under)
-                                           or self._reaches_in(changed, blobs, large, image.shape))
+                                           or self._reaches_in(view, changed, blobs, large, image.shape))
         if self._arm:
             self._arm_at = under
         elif under is None:     # nothing large is left: no arm to remember
@@ -167,6 +172,8 @@ class Gate:
         settle = SETTLE_FRAMES if self._arm and not self._gone(view, under) else ISLAND_SETTLE
         if len(large) and self.covered_run < settle:
             return GateResult(False, motion, biggest, "something covers the board")
+        self._taken = None if len(large) else self._seen_rim(image.shape) & (changed > 0)
+        self._before = self.ref
         self.ref, self._arm_at = view, None
         return GateResult(True, motion, biggest)
 
@@ -196,7 +203,8 @@ class Gate:
         then = float(np.mean(colour_change(self.ref, self.empty)[under] <= CHANGE_LEVEL))
         return now >= BARE_SHARE and then < now / 2
 
-    def _reaches_in(self, changed: np.ndarray, blobs: np.ndarray, large: np.ndarray, shape: tuple[int, ...]) -> bool:
+    def _reaches_in(self, view: np.ndarray, changed: np.ndarray, blobs: np.ndarray, large: np.ndarray,
+                    shape: tuple[int, ...]) -> bool:
         """Whether one of the ``large`` blobs, joined to the changes around it across gaps of
         ARM_GAP, reaches the edge of what the camera sees: an arm, not what a hand left. The
         edge itself must have changed: a pile left in a province along the board's frame lies
@@ -209,6 +217,18 @@ class Gate:
         the print that held a move back 1.5 s with ARM_RIM at 25 board units, which was a
         legionary base and a half).
 
+        Edge pixels that the last still frame took in changed with nothing large in view, and that
+        are now back as the still frame before it showed them (UNDONE of them at least), do not
+        count: what came there has gone, uncovering the board. A fingertip over the rim, too small
+        to move or cover anything, passes in a still frame; when the hand that followed it left,
+        the edge the fingertip had covered changed from that frame over 18 pixels, joined to the
+        pile the hand left, and held the gate SETTLE_FRAMES as an arm (on a hard game on the
+        print, a move committed 1.3 s after the last hand left). Leaving all such pixels out,
+        undone or not, let an arm through: the sleeve that followed a fingertip over the same edge
+        changes those pixels and few others. And an arm that rested still long enough to be taken
+        in, left, and comes back is back as well, but an arm: what went with a large blob is not
+        recorded.
+
         The price: a hand still for ISLAND_SETTLE frames with less than 2.5 cm of itself over the
         board's edge (a fingertip at the rim) passes as a pile would, as a card left there does;
         the counter marks the regions it hides. Looking for the arm on the table beyond the edge
@@ -216,7 +236,12 @@ class Gate:
         pixels there."""
         joined = cv2.dilate(changed, np.ones((ARM_GAP, ARM_GAP), np.uint8))
         n, groups = cv2.connectedComponents(joined)
-        across = np.bincount(groups[self._seen_rim(shape) & (changed > 0)], minlength=n)
+        rim = self._seen_rim(shape) & (changed > 0)
+        if self._taken is not None and self._taken.any():
+            back = self._taken & (colour_change(view, self._before) <= CHANGE_LEVEL)
+            if np.count_nonzero(back) >= UNDONE * np.count_nonzero(self._taken):
+                rim &= ~back
+        across = np.bincount(groups[rim], minlength=n)
         at_rim = np.flatnonzero(across >= ARM_RIM)
         return bool(np.isin(groups[np.isin(blobs, large)], at_rim[at_rim > 0]).any())
 
