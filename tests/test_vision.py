@@ -483,6 +483,21 @@ class TestGateAndFusion:
         assert settling[0].occluder > 0.003
         assert [r.still for r in settling] == [False] * (ISLAND_SETTLE - 1) + [True]
 
+    def test_a_wide_arm_that_changes_nothing_on_the_edge_is_an_arm(self):
+        """A sleeve of the frame's own shade changes nothing on the edge, so the arm's blob stops
+        a few pixels short of it; one wider than any pile that lies along the edge is still an
+        arm and held SETTLE_FRAMES (a pile along the frame passes: the test above)."""
+        from vision.gate import ARM_RIM, GATE_SCALE, SETTLE_FRAMES, WIDE_BLOB
+        wrist = (ARM_RIM + 1) / GATE_SCALE
+        inside = 3 / GATE_SCALE                   # three gate pixels short of the edge
+        profile, img, arm = self._pile_along_the_frame((inside, 300, 700, 300 + 2 * wrist), at=0)
+        gate = Gate(profile)
+        assert [gate.check(img).still for _ in range(3)] == [False, True, True]
+        assert gate.check(arm).reason == "motion"
+        held = [gate.check(arm) for _ in range(SETTLE_FRAMES - 1)]
+        assert held[0].occluder >= WIDE_BLOB
+        assert [r.reason for r in held] == ["something covers the board"] * (SETTLE_FRAMES - 1)
+
     def _fingertip_then(self, *after):
         """A gate that took in a fingertip over the board's edge (too small to move or cover
         anything: the still frame takes it in), then saw an arm come in; and the frames of

@@ -50,6 +50,8 @@ ARM_RIM = 10                # ...and that changed at least this many pixels of t
                             # frame cuts the board off changes 1 or 2; one in a province that runs to
                             # the board's edge, leaning over it at a tilted camera, up to 7 on the
                             # rendered hard games; every still arm on twelve rendered games, 12 or more
+WIDE_BLOB = 0.01            # ...or, for a blob this large (of the board; three times the largest pile),
+                            # when it lies within ARM_GAP of this many pixels of the edge
 UNDONE = 0.9                # ...not counting the edge pixels the last still frame took in changed, when
                             # this share of them are back as the still frame before showed them
 
@@ -243,7 +245,21 @@ class Gate:
                 rim &= ~back
         across = np.bincount(groups[rim], minlength=n)
         at_rim = np.flatnonzero(across >= ARM_RIM)
-        return bool(np.isin(groups[np.isin(blobs, large)], at_rim[at_rim > 0]).any())
+        if np.isin(groups[np.isin(blobs, large)], at_rim[at_rim > 0]).any():
+            return True
+        return any(self._wide_along_edge(blobs == b, shape) for b in large)
+
+    def _wide_along_edge(self, blob: np.ndarray, shape: tuple[int, ...]) -> bool:
+        """Whether ``blob`` is wider than any pile (WIDE_BLOB of the board) and lies within ARM_GAP
+        of ARM_RIM pixels of the edge of what the camera sees: an arm whose sleeve changes nothing
+        over the board's frame. In a dim light a brown or dark red sleeve over the red frame
+        changes every colour channel by less than CHANGE_LEVEL, and on the rendered hard games on
+        the print such arms, still for ISLAND_SETTLE frames, passed as piles: the still frame
+        had a hand in it. A card left near the edge is held SETTLE_FRAMES once, as an arm."""
+        if np.count_nonzero(blob) < WIDE_BLOB * blob.size:
+            return False
+        near = cv2.dilate(blob.astype(np.uint8), np.ones((ARM_GAP, ARM_GAP), np.uint8)) > 0
+        return np.count_nonzero(near & self._seen_rim(shape)) >= ARM_RIM
 
     def _seen_rim(self, shape: tuple[int, ...]) -> np.ndarray:
         """The gate view's pixels along the edge of what the camera sees of the board (the board's
