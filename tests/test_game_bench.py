@@ -44,6 +44,17 @@ class TestGameScorer:
         assert f.commit_after_hand_s == [0.3]          # the hand left on frame 3, the commit came on frame 5
         assert (f.violations, f.truth_violations) == (0, 0)
 
+    def test_a_state_committed_under_a_hand_is_counted(self):
+        """A commit on a frame where a hand covers more than HAND_OVER of the board is one the gate
+        should have held; a fingertip at the rim is not counted."""
+        from vision.game_bench import HAND_OVER
+        s0 = legal_game()[0]
+        figures = GameVideoFigures("easy", 0, 1)
+        scorer = GameScorer(figures, PLAYERS, fps=10)
+        for i, (hand, committed) in enumerate([(0.0, s0), (0.04, None), (0.04, s0), (HAND_OVER / 2, s0)]):
+            scorer.see(dict(line(i, s0, hand > 0), hand_fraction=hand), committed)
+        assert (figures.commits, figures.commits_under_hand) == (3, 1)
+
     def test_a_hand_that_changed_nothing_is_no_move(self):
         s0 = legal_game()[0]
         f = self.play([(s0, False, s0), (s0, True, None), (s0, False, None)])

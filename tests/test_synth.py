@@ -139,9 +139,10 @@ class TestGroundTruth:
         step = late_game()
         _, truth = render(step.state, "hard", seed=(5, 5), vp=step.vp, hands=2)
         assert truth.hand_present and truth.occluded_fraction > 0
+        assert 0 < truth.hand_fraction <= truth.occluded_fraction
         assert truth.occluded_regions and all(0 < v <= 1 for v in truth.occluded_regions.values())
         _, calm = render(step.state, "easy", seed=(5, 5), vp=step.vp)
-        assert not calm.hand_present and calm.occluded_fraction == 0
+        assert not calm.hand_present and calm.occluded_fraction == 0 == calm.hand_fraction
 
     def test_unknown_tier(self):
         with pytest.raises(ValueError, match="unknown tier"):
@@ -310,7 +311,7 @@ class TestVideo:
         def watched(state, tier, **kw):
             calls.append(kw)
             return np.zeros((4, 4, 3), np.uint8), SimpleNamespace(state={}, occluded_fraction=0.0, board_corners=[],
-                                                                   jpeg=b"")
+                                                                   jpeg=b"", hand_fraction=0.0)
         monkeypatch.setattr(video, "render", watched)
         list(video.frames(seed=4, turns=1, size=(320, 180), fps=2, art=art, geometry=other))
         video.calibration_photo(4, "easy", (320, 180), art=art)
@@ -326,7 +327,7 @@ class TestVideo:
         import vision.synth.video as video
         def blank(state, tier, **kw):
             return np.zeros((4, 4, 3), np.uint8), SimpleNamespace(state=state.to_dict(), occluded_fraction=0.0,
-                                                                   board_corners=[], jpeg=b"")
+                                                                   board_corners=[], jpeg=b"", hand_fraction=0.0)
         monkeypatch.setattr(video, "render", blank)
         steps = list(Simulator(video.PLAYERS, seed=27, max_turns=14).steps())
         lines = [t for _, t, _ in video.frames(seed=27, turns=14, size=(320, 180), fps=2)]

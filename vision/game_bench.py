@@ -10,6 +10,10 @@ and scores every commit against the true board at that frame:
   left, in video time. A move made wholly under something the camera cannot see through (a card
   left on the board) is counted apart: no camera could commit it. Any other move not committed
   before the next hand came was taken in by a later commit together with the next move;
+- the states committed while a hand covered more than ``HAND_OVER`` of the board (the renderer
+  knows where its hands are): the gate should have held them, as camera-chess users' first
+  complaint is a tracker that commits a half-made move. Where it does not, the counter marks the
+  regions the hand hides unseen and the pipeline keeps their last counts;
 - the regions read wrong in the committed states (regions the counter marked unseen left out:
   the pipeline keeps their last count), and in the states the tracker follows: the committed
   ones with the set-up's counts that the rules fix put in where the camera read otherwise, and
@@ -56,6 +60,10 @@ from tracker.verdicts import VIOLATION
 from vision.synth.board_art import PrintedBoard, procedural_art
 from vision.synth.render import FRAME_SIZE
 
+#: a hand over more than this share of the board is over it: a fingertip at the board's rim is
+#: about 0.4 %, a hand reaching for a piece 3 to 7 %
+HAND_OVER = 0.005
+
 
 @dataclass
 class GameVideoFigures:
@@ -68,6 +76,8 @@ class GameVideoFigures:
     moves: int = 0
     commits: int = 0
     commit_after_hand_s: list[float] = field(default_factory=list)
+    #: states committed while a hand covered more than HAND_OVER of the board
+    commits_under_hand: int = 0
     #: moves whose every changed region the next commit marked unseen (made under a card, say)
     moves_hidden: int = 0
     wrong_regions: int = 0
@@ -158,6 +168,7 @@ class GameScorer:
         if committed is None:
             return
         out.commits += 1
+        out.commits_under_hand += truth.get("hand_fraction", 0.0) > HAND_OVER
         out.wrong_regions += len(committed.changed_regions(now) - committed.unseen)
         notes = []
         if self.read.state is None and self.settle:
@@ -268,7 +279,7 @@ def describe(figures: list[GameVideoFigures], fps: int) -> str:
              ("wrong_regions", "tracked_wrong_regions", "tracked_wrong_unflagged", "settled_regions", "held_regions",
               "centres_asked", "boards_wrong",
               "phantom_changes", "missed_changes", "violations", "warnings", "truth_violations", "truth_warnings",
-              "claims", "claims_right")}
+              "claims", "claims_right", "commits_under_hand")}
     track_off = sum(abs(f.vp_read.get(c, 0) - v) for f in figures for c, v in f.vp_true.items())
     gate_fps = float(np.median([f.gate_fps for f in figures]))
     seeds = ", ".join(str(f.seed) for f in figures)
@@ -278,7 +289,7 @@ def describe(figures: list[GameVideoFigures], fps: int) -> str:
             f"{sum(f.frames for f in figures)} frames: gating {gate_fps:.0f} frames/s (target >= 30); "
             f"{len(delays)} of {moves} moves committed"
             f"{f' ({hidden} made under a cover the camera cannot see through)' if hidden else ''}, {delay}; "
-            f"{commits} states committed, "
+            f"{commits} states committed ({total['commits_under_hand']} with a hand over the board), "
             f"{total['wrong_regions'] / max(commits, 1):.2f} regions read wrong per state; "
             f"{total['settled_regions']} set-up counts settled by the rules and {total['held_regions']} regions "
             f"kept as the rules keep them where the camera lost their centre or army, then "

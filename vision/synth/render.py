@@ -130,6 +130,9 @@ class GroundTruth:
     jpeg: bytes = b""
     #: image pixels hidden by a hand, a card, dice or a cup (uint8, 255 where hidden); not serialised
     occluder: np.ndarray | None = field(default=None, repr=False)
+    #: of the board's image area, the part under hands alone (``occluded_fraction`` less the
+    #: cards, dice and cups); the game bench asks whether a state was committed under a hand
+    hand_fraction: float = 0.0
 
     @property
     def players(self) -> tuple[str, ...]:
@@ -535,6 +538,7 @@ def render(state: ObservedState, tier: str = "easy", seed: int | tuple = 0, size
         n_hands = hands if hands is not None else (int(rng.integers(1, 3)) if rng.random() < spec.hands else 0)
         for _ in range(n_hands):
             _draw_hand(img, occ, rng, w, h)
+    hand_occ = occ.copy()       # the hands alone: a card or a cup over the board is no hand
     if video:       # the dice and cards lie where they lay, hands or not
         rng = np.random.default_rng([*seed_seq, SCENE_STREAM, 1])
     if rng.random() < spec.clutter:
@@ -546,6 +550,7 @@ def render(state: ObservedState, tier: str = "easy", seed: int | tuple = 0, size
         mx, my = cam.distortion_maps()
         img = cv2.remap(img, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
         occ = cv2.remap(occ, mx, my, cv2.INTER_NEAREST)
+        hand_occ = cv2.remap(hand_occ, mx, my, cv2.INTER_NEAREST)
     sigma = rng.uniform(*spec.defocus)
     if sigma > 0.3:
         img = cv2.GaussianBlur(img, (0, 0), sigma)
@@ -598,7 +603,8 @@ def render(state: ObservedState, tier: str = "easy", seed: int | tuple = 0, size
         state=drawn_state, pieces=pieces, board_corners=[[round(float(a), 2) for a in c] for c in corners],
         homography=[[float(v) for v in row] for row in H], k1=float(cam.k1), hand_present=n_hands > 0,
         occluded_fraction=float(occ_b.sum() / max(1, board_px.sum())), occluded_regions=occluded_regions,
-        tier=tier, seed=seed_seq, size=(w, h), jpeg=buf.tobytes(), occluder=occ, relief=float(relief))
+        tier=tier, seed=seed_seq, size=(w, h), jpeg=buf.tobytes(), occluder=occ, relief=float(relief),
+        hand_fraction=float(((hand_occ > 0) & board_px).sum() / max(1, board_px.sum())))
     return out, truth
 
 

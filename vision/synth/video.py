@@ -153,6 +153,7 @@ def _frame(n, k, state, pieces, tier, scene_seed, cam, hands, size, step, art=No
                         geometry=geometry)
     line = {"frame": n, "step": k, "actor": step.actor if step else None, "hand_present": bool(hands),
             "state": truth.state, "occluded_fraction": round(truth.occluded_fraction, 4),
+            "hand_fraction": round(truth.hand_fraction, 4),
             "board_corners": truth.board_corners}
     if entries:
         line["entries"] = list(entries)
