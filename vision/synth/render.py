@@ -586,7 +586,7 @@ def render(state: ObservedState, tier: str = "easy", seed: int | tuple = 0, size
         corners[:, 2] = -folded.height(corners[:, 0], corners[:, 1])
     corners = cam.project(corners)
     board_px = board_mask > 0
-    occ_b = (occ > 0) & board_px
+    board_share = lambda mask: float(((mask > 0) & board_px).sum() / max(1, board_px.sum()))  # noqa: E731
     occluded_regions = {}
     if occ.any():
         if folded is None:
@@ -602,9 +602,9 @@ def render(state: ObservedState, tier: str = "easy", seed: int | tuple = 0, size
     truth = GroundTruth(
         state=drawn_state, pieces=pieces, board_corners=[[round(float(a), 2) for a in c] for c in corners],
         homography=[[float(v) for v in row] for row in H], k1=float(cam.k1), hand_present=n_hands > 0,
-        occluded_fraction=float(occ_b.sum() / max(1, board_px.sum())), occluded_regions=occluded_regions,
+        occluded_fraction=board_share(occ), occluded_regions=occluded_regions,
         tier=tier, seed=seed_seq, size=(w, h), jpeg=buf.tobytes(), occluder=occ, relief=float(relief),
-        hand_fraction=float(((hand_occ > 0) & board_px).sum() / max(1, board_px.sum())))
+        hand_fraction=board_share(hand_occ))
     return out, truth
 
 
