@@ -1,5 +1,5 @@
-"""The per-region confidence and the hidden-region model: the logistic models, their file, and how
-counting and the counter use them."""
+"""The per-region confidence (a small network) and the hidden-region model (a logistic regression):
+their fits, their file, and how counting and the counter use them."""
 from __future__ import annotations
 
 import json
@@ -11,7 +11,7 @@ from tests.test_density import FakeSession, _cell_of, _maps_with_blobs, calibrat
 from dataclasses import replace
 
 from vision.confidence import (DEFAULT_CONFIDENCE, FEATURES, HIDDEN_FEATURES, ConfidenceError, RegionConfidence,
-                               confidence_for, file_sha256, fit_logistic, flag_figures, hidden_for)
+                               confidence_for, file_sha256, fit_logistic, fit_network, flag_figures, hidden_for)
 from vision.count import count
 from vision.density import DEFAULT_COUNTER, N_OUT, DensityCounter
 from vision.geometry import load_geometry
@@ -43,6 +43,65 @@ class TestLogisticFit:
         y = np.arange(50) < 40
         model = fit_logistic(X, y)
         assert np.all(np.isfinite(model.coef)) and model.predict(X)[0] > model.predict(X)[-1]
+
+
+class TestNetworkFit:
+    """The confidence model since session 44: one hidden layer between the signs and the output."""
+
+    @staticmethod
+    def _interaction(n=6000, seed=1):
+        """A sign whose meaning turns with another's: a large residual is doubt in a province (sea 0)
+        and no sign at all in a sea (sea 1). No straight line through the signs can say that."""
+        rng = np.random.default_rng(seed)
+        X = np.zeros((n, len(FEATURES)))
+        X[:, 1:4] = rng.normal(size=(n, 3))
+        X[:, 0] = rng.random(n) < 0.5
+        p_true = np.where(X[:, 0] > 0.5, 0.9, 1 / (1 + np.exp(-(1.0 - 3.0 * X[:, 3]))))
+        return X, rng.random(n) < p_true, p_true
+
+    def test_it_learns_what_a_logistic_regression_cannot(self):
+        X, y, p_true = self._interaction()
+        test_X, _, test_p = self._interaction(seed=2)
+        network = fit_network(X, y, epochs=100)
+        logistic = fit_logistic(X, y)
+        seas = test_X[:, 0] > 0.5
+        big = seas & (test_X[:, 3] > 1.5)           # a sea with a large residual: still 0.9 right
+        assert abs(network.predict(test_X)[big].mean() - 0.9) < 0.06
+        assert logistic.predict(test_X)[big].mean() < 0.7
+        err = lambda m: np.abs(m.predict(test_X) - test_p).mean()  # noqa: E731
+        assert err(network) < 0.5 * err(logistic)
+
+    def test_it_is_calibrated_and_the_same_for_a_seed(self):
+        X, y, _ = self._interaction()
+        a, b = fit_network(X, y, epochs=20, seed=3), fit_network(X, y, epochs=20, seed=3)
+        assert np.array_equal(a.predict(X), b.predict(X))
+        assert not np.array_equal(a.predict(X), fit_network(X, y, epochs=20, seed=4).predict(X))
+        p = a.predict(X)
+        for lo, hi in ((0.2, 0.5), (0.5, 0.8), (0.8, 0.95)):
+            sel = (p >= lo) & (p < hi)
+            assert sel.sum() > 100 and lo - 0.07 <= y[sel].mean() <= hi + 0.07
+
+    def test_a_few_rows_and_a_constant_feature_do_not_break_it(self):
+        X = np.zeros((40, len(FEATURES)))
+        X[:, 1] = np.arange(40)
+        model = fit_network(X, np.arange(40) < 30, epochs=300)
+        p = model.predict(X)
+        assert np.all(np.isfinite(p)) and p[0] > 0.8 and p[-1] < 0.5
+
+    def test_it_round_trips_through_its_file(self):
+        X, y, _ = self._interaction(n=500)
+        m = replace(fit_network(X, y, units=5, epochs=2), counter_sha256="abc")
+        back = RegionConfidence.from_dict(json.loads(json.dumps(m.to_dict())))
+        assert back.hidden_weights.shape == (len(FEATURES), 5)
+        assert np.allclose(back.predict(X), m.predict(X)) and back.counter_sha256 == "abc"
+        d = m.to_dict()
+        with pytest.raises(ConfidenceError, match="malformed"):
+            RegionConfidence.from_dict({**d, "hidden_bias": d["hidden_bias"][:-1]})
+        with pytest.raises(ConfidenceError, match="malformed"):
+            RegionConfidence.from_dict({**d, "hidden_weights": "none"})
+        logistic = {k: v for k, v in d.items() if not k.startswith("hidden")}   # a logistic's coef is per sign
+        with pytest.raises(ConfidenceError, match="malformed"):
+            RegionConfidence.from_dict(logistic)
 
 
 class TestModelFile:
@@ -184,7 +243,7 @@ class TestCounterConfidence:
                     reason="no counting network or confidence model shipped in models/")
 class TestShippedConfidence:
     def test_it_belongs_to_the_shipped_network(self):
-        assert confidence_for(DEFAULT_COUNTER.resolve()) is not None
+        assert confidence_for(DEFAULT_COUNTER.resolve()).hidden_weights is not None      # the session-44 network
         assert hidden_for(DEFAULT_COUNTER.resolve()) is not None
 
     def test_wrong_regions_are_less_sure_than_right_ones(self):
@@ -214,6 +273,11 @@ class TestFitCommand:
         card = json.loads(out.read_text())
         assert card["recipe"]["render_seed"] == 31 and card["recipe"]["renders_per_tier"]["hard"] == 0
         assert card["model"]["counter_sha256"] == file_sha256(DEFAULT_COUNTER)
+        # the confidence is the small network (its settings recorded), the hidden-region model logistic
+        from vision.confidence import NETWORK
+        assert card["model_network"] == NETWORK
+        assert np.shape(card["model"]["hidden_weights"]) == (len(FEATURES), NETWORK["units"])
+        assert "hidden_weights" not in card["hidden_model"]
         from vision.summits import DEFAULT_SUMMITS
         assert card["recipe"]["summit_classifier_sha256"] == (file_sha256(DEFAULT_SUMMITS)
                                                               if DEFAULT_SUMMITS.is_file() else None)
