@@ -44,6 +44,20 @@ class TestGameScorer:
         assert f.commit_after_hand_s == [0.3]          # the hand left on frame 3, the commit came on frame 5
         assert (f.violations, f.truth_violations) == (0, 0)
 
+    def test_a_move_committed_before_the_hand_was_out_of_the_picture_is_committed(self):
+        """The hand has left the board but not the picture (the renderer still says a hand is
+        present): a still board then is committed, with the move, a frame before the hand is gone."""
+        s0, s1 = legal_game()[:2]
+        f = self.play([(s0, False, s0), (s0, True, None), (s1, True, None), (s1, True, s1), (s1, False, None),
+                       (s1, False, None)])
+        assert (f.moves, f.commits, f.moves_hidden, f.wrong_regions) == (1, 2, 0, 0)
+        assert f.commit_after_hand_s == [0.0]          # committed on frame 3, the hand gone on frame 4
+
+    def test_a_commit_under_the_hand_before_the_move_was_done_does_not_commit_it(self):
+        s0, s1 = legal_game()[:2]
+        f = self.play([(s0, False, s0), (s0, True, None), (s0, True, s0), (s1, True, None), (s1, False, None)])
+        assert f.moves == 1 and f.commit_after_hand_s == []
+
     def test_a_state_committed_under_a_hand_is_counted(self):
         """A commit on a frame where a hand covers more than HAND_OVER of the board is one the gate
         should have held; a fingertip at the rim is not counted."""

@@ -8,8 +8,10 @@ and scores every commit against the true board at that frame:
 
 - the moves committed (a hand that left the board changed), and how soon after the last hand
   left, in video time. A move made wholly under something the camera cannot see through (a card
-  left on the board) is counted apart: no camera could commit it. Any other move not committed
-  before the next hand came was taken in by a later commit together with the next move;
+  left on the board) is counted apart: no camera could commit it. A hand off the board but not
+  yet out of the picture no longer hides anything, and a commit then that already shows the move
+  commits it, with a delay of zero or less. Any other move not committed before the next hand
+  came was taken in by a later commit together with the next move;
 - the states committed while a hand covered more than ``HAND_OVER`` of the board (the renderer
   knows where its hands are): the gate should have held them, as camera-chess users' first
   complaint is a tracker that commits a half-made move. Where it does not, the counter marks the
@@ -140,6 +142,7 @@ class GameScorer:
         self._pending: list[tuple[int, set[str]]] = []
         self._last: tuple[ObservedState, ObservedState] | None = None     # (tracked, true) at the last commit
         self._prev_hand, self._board_then = False, None
+        self._hand_came = self._committed_at = -1       # frames: the last hand came in, the last commit
         #: tablet entries (card sets, draws) made before the game started, entered once it has
         self._entries: list[dict] = []
         self._asked = 0
@@ -160,10 +163,13 @@ class GameScorer:
         self._enter(truth.get("entries", ()))
         now = ObservedState.from_dict(truth["state"])
         if truth["hand_present"] and not self._prev_hand:
-            self._board_then = now
+            self._board_then, self._hand_came = now, truth["frame"]
         if self._prev_hand and not truth["hand_present"] and (moved := now.changed_regions(self._board_then)):
-            self._pending.append((truth["frame"], moved))
             out.moves += 1
+            if self._committed_early(moved, now):
+                out.commit_after_hand_s.append((self._committed_at - truth["frame"] + 1) / self.fps)
+            else:
+                self._pending.append((truth["frame"], moved))
         self._prev_hand = truth["hand_present"]
         if committed is None:
             return
@@ -188,7 +194,7 @@ class GameScorer:
             read_changed, truly_changed = tracked.changed_regions(was_read), now.changed_regions(was_true)
             out.phantom_changes += len(read_changed - truly_changed)
             out.missed_changes += len(truly_changed - read_changed - tracked.unseen)
-        self._last = (tracked, now)
+        self._last, self._committed_at = (tracked, now), truth["frame"]
         v, w = _tally(self.read, tracked)
         out.violations, out.warnings = out.violations + v, out.warnings + w + len(notes)
         v, w = _tally(self.true, now)
@@ -203,6 +209,16 @@ class GameScorer:
             out.commit_after_hand_s.append((truth["frame"] - seen[-1] + 1) / self.fps)
         self._pending = []
         self._claims()
+
+    def _committed_early(self, moved: set[str], now: ObservedState) -> bool:
+        """Whether a commit made while the hand that made this move was still in the picture
+        already showed the move: the hand had left the board, the gate saw it still, and nothing
+        the move changed has changed since (print game 24's legionaries into Dacia and Moesia were
+        committed on the frame before the hand was gone, and scored as never committed)."""
+        if self._last is None or self._committed_at <= self._hand_came:
+            return False
+        tracked, true_then = self._last
+        return not (now.changed_regions(true_then) & moved) and not moved <= tracked.unseen
 
     def _claims(self) -> None:
         """Compare the two trackers' victory-point claims so far (a claim is matched by its player
