@@ -169,15 +169,22 @@ def _model_for(counter_path: Path, path: Path, key: str, features: tuple[str, ..
     return model if model.counter_sha256 == file_sha256(counter_path) else None
 
 
-def fit_logistic(X: np.ndarray, y: np.ndarray, l2: float = 1.0, iterations: int = 50) -> RegionConfidence:
-    """Logistic regression by Newton's method on standardised features, with an L2 penalty on the
-    weights (not the intercept). A few thousand rows and a score of features: exact and fast."""
+def _standardised(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The columns' means and scales (1 for a constant column), and ``X`` standardised by them:
+    what both fits learn on and what :meth:`RegionConfidence.predict` undoes."""
     X = np.asarray(X, np.float64)
-    y = np.asarray(y, np.float64)
     mean = X.mean(axis=0)
     scale = X.std(axis=0)
     scale[scale < 1e-9] = 1.0
-    Z = np.column_stack([(X - mean) / scale, np.ones(len(X))])
+    return mean, scale, (X - mean) / scale
+
+
+def fit_logistic(X: np.ndarray, y: np.ndarray, l2: float = 1.0, iterations: int = 50) -> RegionConfidence:
+    """Logistic regression by Newton's method on standardised features, with an L2 penalty on the
+    weights (not the intercept). A few thousand rows and a score of features: exact and fast."""
+    mean, scale, Z = _standardised(X)
+    y = np.asarray(y, np.float64)
+    Z = np.column_stack([Z, np.ones(len(Z))])
     w = np.zeros(Z.shape[1])
     penalty = np.full(Z.shape[1], l2)
     penalty[-1] = 0.0
@@ -210,12 +217,8 @@ def fit_network(X: np.ndarray, y: np.ndarray, units: int = 16, epochs: int = 200
     read on held-out tables, this network's probabilities matched the outcomes in every band, and
     it left a third fewer wrong regions unflagged at the 0.8 threshold (session 44, models/README.md).
     Deterministic for a seed."""
-    X = np.asarray(X, np.float64)
+    mean, scale, Z = _standardised(X)
     y = np.asarray(y, np.float64)
-    mean = X.mean(axis=0)
-    scale = X.std(axis=0)
-    scale[scale < 1e-9] = 1.0
-    Z = (X - mean) / scale
     rng = np.random.default_rng(seed)
     n = Z.shape[1]
     params = [rng.normal(0.0, 1.0 / np.sqrt(n), (n, units)), np.zeros(units),

@@ -166,7 +166,7 @@ class Gate:
         self.covered_run = self.covered_run + 1 if len(large) else 0
         under = np.isin(blobs, large) if len(large) else None
         self._arm = under is not None and (self._arm or self._same_arm(under)
-                                           or self._reaches_in(view, changed, blobs, large, image.shape))
+                                           or self._reaches_in(view, changed, blobs, large, under, image.shape))
         if self._arm:
             self._arm_at = under
         elif under is None:     # nothing large is left: no arm to remember
@@ -206,8 +206,8 @@ class Gate:
         return now >= BARE_SHARE and then < now / 2
 
     def _reaches_in(self, view: np.ndarray, changed: np.ndarray, blobs: np.ndarray, large: np.ndarray,
-                    shape: tuple[int, ...]) -> bool:
-        """Whether one of the ``large`` blobs, joined to the changes around it across gaps of
+                    under: np.ndarray, shape: tuple[int, ...]) -> bool:
+        """Whether one of the ``large`` blobs (their pixels: ``under``), joined to the changes around it across gaps of
         ARM_GAP, reaches the edge of what the camera sees: an arm, not what a hand left. The
         edge itself must have changed: a pile left in a province along the board's frame lies
         within a gap of the edge, and taking it for an arm held a move back for 1.3 s (most
@@ -245,7 +245,7 @@ class Gate:
                 rim &= ~back
         across = np.bincount(groups[rim], minlength=n)
         at_rim = np.flatnonzero(across >= ARM_RIM)
-        if np.isin(groups[np.isin(blobs, large)], at_rim[at_rim > 0]).any():
+        if np.isin(groups[under], at_rim[at_rim > 0]).any():
             return True
         return any(self._wide_along_edge(blobs == b, shape) for b in large)
 
