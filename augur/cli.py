@@ -221,14 +221,8 @@ def _or(value, default):
 
 # -- calibrate / count -------------------------------------------------------------------
 def _read_image(path: str):
-    import cv2
-    from calibration.localise import BoardNotFound
-    if not Path(path).is_file():
-        raise BoardNotFound(f"{path}: no such image")
-    img = cv2.imread(path, cv2.IMREAD_COLOR)
-    if img is None:
-        raise BoardNotFound(f"{path}: not a readable image")
-    return img
+    from vision.image_file import read_image
+    return read_image(path)
 
 
 def _camera_frame(index: int):
@@ -454,13 +448,10 @@ def cmd_quantize_counter(args: argparse.Namespace) -> int:
 
 # -- regionmap --------------------------------------------------------------------------
 def cmd_regionmap(args: argparse.Namespace) -> int:
-    from calibration.region_map import build_geometry, load_north_up_photo, write_geometry, RegionMapError
-    import cv2
+    from calibration.region_map import build_geometry, load_north_up_photo, write_geometry
     from tracker.board import load_board
 
-    drawing = cv2.imread(args.drawing, cv2.IMREAD_COLOR)
-    if drawing is None:
-        raise RegionMapError(f"cannot read the region drawing {args.drawing}")
+    drawing = _read_image(args.drawing)
     photo = load_north_up_photo(Path(args.photo), args.rotate)
     labels, meta = build_geometry(drawing, photo, load_board(args.board))
     png, js = write_geometry(labels, meta, Path(args.output))

@@ -27,6 +27,7 @@ import numpy as np
 from calibration.align import ecc_homography
 from tracker.board import Board
 from tracker.errors import AugurError
+from vision.image_file import UnreadableImage, read_image
 
 #: Board units: the board is this many units tall; width follows its measured aspect ratio.
 BOARD_HEIGHT_UNITS = 1000
@@ -315,10 +316,9 @@ def write_geometry(labels: np.ndarray, meta: dict, out_dir: Path) -> tuple[Path,
 
 
 def load_north_up_photo(path: Path, rotate: str = "ccw") -> np.ndarray:
-    if not Path(path).is_file():            # checked first: OpenCV would also print a warning of its own
-        raise RegionMapError(f"{path}: no such image")
-    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
-    if img is None:
-        raise RegionMapError(f"cannot read image {path}")
+    try:
+        img = read_image(path)
+    except UnreadableImage as exc:
+        raise RegionMapError(str(exc)) from None
     codes = {"ccw": cv2.ROTATE_90_COUNTERCLOCKWISE, "cw": cv2.ROTATE_90_CLOCKWISE, "180": cv2.ROTATE_180}
     return cv2.rotate(img, codes[rotate]) if rotate in codes else img

@@ -166,7 +166,7 @@ class TestReplayAndSimulate:
     def test_bench_vision_refuses_an_unreadable_board_photo_before_rendering(self, tmp_path):
         bad = tmp_path / "board.jpg"
         bad.write_bytes(b"not a jpeg")
-        for photo, said in ((str(bad), "cannot read image"), (str(tmp_path / "missing.jpg"), "no such image")):
+        for photo, said in ((str(bad), "not a readable image"), (str(tmp_path / "missing.jpg"), "no such image")):
             proc = run("bench", "vision", "--board-photo", photo, "--images", "1")
             assert proc.returncode == 2 and said in proc.stderr, proc.stderr
             assert "Traceback" not in proc.stderr and proc.stdout == ""

@@ -490,6 +490,12 @@ class TestDisputeTools:
         r = client.get(f"/api/snapshots/{sid}/overlay.jpg")
         assert r.status_code == 200 and r.data[:2] == b"\xff\xd8"
         assert live.store.detections(sid)[0]["colour"] == "red"
+        # a frame file damaged on disk: no overlay, and the snapshot's state is still served
+        path = live.store.frame_path(sid)
+        path.write_bytes(path.read_bytes()[:path.stat().st_size // 2])
+        r = client.get(f"/api/snapshots/{sid}/overlay.jpg")
+        assert r.status_code == 404 and b"damaged" in r.data
+        assert client.get(f"/api/snapshots/{sid}").status_code == 200
 
 
 class TestOtherRulesets:

@@ -117,10 +117,14 @@ def create_app(live: LiveGame, join_token: str | None = None) -> Flask:
         import numpy as np
 
         from calibration.overlay import draw_overlay
+        from vision.image_file import UnreadableImage, read_image
         path = live.store.frame_path(sid)
         if path is None or live.profile is None:
             abort(404, "no frame or no calibration for this snapshot")
-        frame = live.profile.undistort(cv2.imread(str(path), cv2.IMREAD_COLOR))
+        try:
+            frame = live.profile.undistort(read_image(path))
+        except UnreadableImage:
+            abort(404, "this snapshot's frame is damaged; its recorded state is kept")
         pose = live.profile.pose
         out = draw_overlay(frame, pose, live.profile.geometry, names=False)
         dets = live.store.detections(sid)

@@ -1,0 +1,87 @@
+"""Photos read whole or refused (vision/image_file.py)."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.image_file import UnreadableImage, is_cut_short, read_image
+
+
+def _photo() -> np.ndarray:
+    """A textured 320 x 240 picture: noise compresses into a scan long enough to cut."""
+    rng = np.random.default_rng(7)
+    img = cv2.GaussianBlur(rng.integers(0, 256, (240, 320, 3), dtype=np.uint8), (5, 5), 0)
+    cv2.rectangle(img, (40, 40), (200, 160), (0, 0, 255), -1)
+    return img
+
+
+def _encoded(ext: str) -> bytes:
+    ok, buf = cv2.imencode(ext, _photo())
+    assert ok
+    return buf.tobytes()
+
+
+class TestCutShort:
+    def test_a_whole_jpeg_and_png_are_whole(self):
+        assert not is_cut_short(_encoded(".jpg")) and not is_cut_short(_encoded(".png"))
+
+    @pytest.mark.parametrize("share", [0.3, 0.7, 0.99])
+    def test_a_jpeg_cut_inside_its_scan_is_cut_short(self, share):
+        data = _encoded(".jpg")
+        assert is_cut_short(data[:int(len(data) * share)])
+
+    def test_bytes_after_the_end_marker_are_allowed(self):
+        assert not is_cut_short(_encoded(".jpg") + b"\x00" * 64 + b"camera trailer")
+
+    def test_an_embedded_thumbnail_does_not_make_a_cut_photo_whole(self):
+        thumb = _encoded(".jpg")                   # a whole JPEG in an APP1 segment, as EXIF keeps one
+        main = _encoded(".jpg")
+        segment = b"\xff\xe1" + (len(thumb) + 2).to_bytes(2, "big") + thumb
+        whole = main[:2] + segment + main[2:]
+        assert not is_cut_short(whole)
+        assert is_cut_short(whole[:len(whole) - len(main) // 3])
+
+    def test_a_png_cut_short(self):
+        data = _encoded(".png")
+        assert is_cut_short(data[:len(data) // 2])
+
+    def test_other_bytes_are_left_to_the_decoder(self):
+        assert not is_cut_short(b"hello") and not is_cut_short(b"")
+
+
+class TestReadImage:
+    def test_a_whole_photo_is_read(self, tmp_path):
+        (tmp_path / "a.jpg").write_bytes(_encoded(".jpg"))
+        img = read_image(tmp_path / "a.jpg")
+        assert img.shape == (240, 320, 3)
+        assert img[100, 100, 2] > 200 and img[100, 100, 0] < 60      # the red rectangle
+
+    def test_a_cut_jpeg_is_refused_not_read_grey(self, tmp_path):
+        data = _encoded(".jpg")
+        (tmp_path / "cut.jpg").write_bytes(data[:len(data) * 2 // 3])
+        with pytest.raises(UnreadableImage, match="cut short"):
+            read_image(tmp_path / "cut.jpg")
+
+    @pytest.mark.parametrize("content, said", [(None, "no such image"), (b"", "not a readable image"),
+                                               (b"not an image", "not a readable image")])
+    def test_missing_empty_and_junk(self, tmp_path, content, said):
+        path = tmp_path / "x.jpg"
+        if content is not None:
+            path.write_bytes(content)
+        with pytest.raises(UnreadableImage, match=said):
+            read_image(path)
+
+
+class TestCommandLine:
+    def test_calibrate_says_one_line_for_a_cut_photo_and_writes_nothing(self, tmp_path):
+        data = _encoded(".jpg")
+        (tmp_path / "cut.jpg").write_bytes(data[:len(data) // 2])
+        r = subprocess.run([sys.executable, "-m", "augur", "calibrate", str(tmp_path / "cut.jpg"),
+                            "-o", str(tmp_path / "out.json")], capture_output=True, text=True)
+        assert r.returncode == 2 and r.stdout == ""
+        assert r.stderr == f"augur: error: {tmp_path / 'cut.jpg'}: the image file is cut short (still being copied or written?)\n"
+        assert not (tmp_path / "out.json").exists()
