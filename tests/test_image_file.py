@@ -8,6 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.conftest import shared_file
 from vision.image_file import UnreadableImage, is_cut_short, read_image
 
 
@@ -19,8 +20,8 @@ def _photo() -> np.ndarray:
     return img
 
 
-def _encoded(ext: str) -> bytes:
-    ok, buf = cv2.imencode(ext, _photo())
+def _encoded(ext: str, *params: int) -> bytes:
+    ok, buf = cv2.imencode(ext, _photo(), list(params))
     assert ok
     return buf.tobytes()
 
@@ -44,6 +45,23 @@ class TestCutShort:
         whole = main[:2] + segment + main[2:]
         assert not is_cut_short(whole)
         assert is_cut_short(whole[:len(whole) - len(main) // 3])
+
+    def test_a_second_picture_or_junk_after_the_end_is_not_the_photo(self):
+        main = _encoded(".jpg")
+        assert not is_cut_short(main + _encoded(".jpg"))                  # as some phones append
+        assert not is_cut_short(main + b"\xff\xda\x00\x08 half a scan")
+        assert is_cut_short(main[:-100])
+
+    @pytest.mark.parametrize("share", [0.2, 0.6, 0.95])
+    def test_a_progressive_jpeg_whole_and_cut(self, share):
+        data = _encoded(".jpg", cv2.IMWRITE_JPEG_PROGRESSIVE, 1)
+        assert data.count(b"\xff\xda") > 1                              # several scans
+        assert not is_cut_short(data)
+        assert is_cut_short(data[:int(len(data) * share)])
+
+    def test_the_real_board_photo_is_whole(self):
+        data = shared_file("reference", "spqrisiko", "board-photo-topdown.jpeg").read_bytes()
+        assert not is_cut_short(data) and is_cut_short(data[:len(data) // 2])
 
     def test_a_png_cut_short(self):
         data = _encoded(".png")

@@ -5,7 +5,7 @@ a snapshot written as the disk filled up) without failing: libjpeg prints "Prema
 JPEG file", fills the missing rows with grey, and hands back an image of the full size. The
 counter would then read every region under the grey band as empty, and a calibration would be
 fitted to half a board, with nothing to say that the photo was broken. So the file's bytes are
-checked first: a JPEG must end its last scan with the end-of-image marker, a PNG must reach its
+checked first: a JPEG's segments must lead to its end-of-image marker, a PNG must reach its
 closing chunk.
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ import numpy as np
 from tracker.errors import AugurError
 
 JPEG_START = b"\xff\xd8"
-JPEG_SCAN = b"\xff\xda"
+JPEG_SCAN = b"\xff\xda"       # start of a scan: its header, then compressed data
 JPEG_END = b"\xff\xd9"
 PNG_START = b"\x89PNG\r\n\x1a\n"
 PNG_END = b"IEND"
@@ -29,19 +29,54 @@ class UnreadableImage(AugurError):
 
 
 def is_cut_short(data: bytes) -> bool:
-    """Whether ``data`` is a JPEG or PNG whose end is missing.
-
-    A JPEG's compressed scan cannot hold the end-of-image marker (a 0xFF byte in it is always
-    followed by 0x00 or a restart marker), so a whole file has one after its last scan header.
-    Scan headers of an embedded EXIF thumbnail come before the main image's, and bytes some
-    cameras append after the end marker are allowed. Other formats are left to the decoder.
-    """
+    """Whether ``data`` is a JPEG or PNG whose end is missing (other bytes are left to the decoder)."""
     if data.startswith(JPEG_START):
-        last_scan = data.rfind(JPEG_SCAN)      # none: cut in its headers, which the decoder refuses
-        return last_scan >= 0 and data.find(JPEG_END, last_scan) < 0
+        return not _jpeg_reaches_its_end(data)
     if data.startswith(PNG_START):
         return data.rfind(PNG_END) < 0
     return False
+
+
+def _jpeg_reaches_its_end(data: bytes) -> bool:
+    """Walks the JPEG's segments to its end-of-image marker.
+
+    Walking, not searching the bytes: an EXIF thumbnail inside a header segment has an end marker
+    of its own, and some phones append a second picture after the main one's. A compressed scan
+    cannot hold a marker (its 0xFF bytes are followed by 0x00, or by a restart marker), so the
+    first other marker after a scan ends it. Where a marker must stand and none does, the damage is
+    of another kind: this answers True and leaves the file to the decoder to judge.
+    """
+    i, n = 2, len(data)
+    while i + 1 < n:
+        if data[i] != 0xFF:
+            return True
+        marker = data[i + 1]
+        if marker == JPEG_END[1]:
+            return True
+        if marker == 0xFF:                              # fill byte before a marker
+            i += 1
+            continue
+        if 0xD0 <= marker <= 0xD7 or marker == 0x01:    # markers without a length
+            i += 2
+            continue
+        if i + 4 > n:
+            return False
+        i += 2 + int.from_bytes(data[i + 2:i + 4], "big")
+        if marker == JPEG_SCAN[1]:
+            i = _end_of_scan(data, i)
+    return False
+
+
+def _end_of_scan(data: bytes, i: int) -> int:
+    """The index of the first marker after the compressed data that starts at ``i`` (or the end)."""
+    while True:
+        i = data.find(b"\xff", i)
+        if i < 0 or i + 1 >= len(data):
+            return len(data)
+        if data[i + 1] == 0x00 or 0xD0 <= data[i + 1] <= 0xD7:
+            i += 2
+            continue
+        return i
 
 
 def read_image(path: str | Path) -> np.ndarray:
