@@ -263,3 +263,21 @@ def test_region_map_fitted_by_dragging_on_the_preview(browser, tmp_path):
     finally:
         server.shutdown()
         store.close()
+
+
+def test_a_damaged_frame_is_said_so_not_drawn_grey(browser, dashboard):
+    """A recorded frame cut short on disk: the review says so instead of showing a picture whose
+    missing rows are grey (pieces that would seem gone), and the snapshot's state is still listed."""
+    import cv2
+    import numpy as np
+    from selenium.webdriver.common.by import By
+    live = dashboard
+    rng = np.random.default_rng(3)
+    ok, buf = cv2.imencode(".jpg", rng.integers(0, 256, (120, 160, 3), dtype=np.uint8))
+    live.commit(game_states(1)[0], buf.tobytes()[:len(buf) // 2])
+    browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="review"]').click()
+    wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#timeline button"))
+    browser.find_elements(By.CSS_SELECTOR, "#timeline button")[0].click()
+    wait_for(lambda: "damaged" in browser.find_element(By.CSS_SELECTOR, "#snap-a p.doubt").text)
+    assert not browser.find_elements(By.CSS_SELECTOR, "#snap-a img")
+    assert browser.find_elements(By.CSS_SELECTOR, "#snap-a li")

@@ -495,6 +495,8 @@ class TestDisputeTools:
         path.write_bytes(path.read_bytes()[:path.stat().st_size // 2])
         r = client.get(f"/api/snapshots/{sid}/overlay.jpg")
         assert r.status_code == 404 and b"damaged" in r.data
+        r = client.get(f"/api/snapshots/{sid}/frame.jpg")     # nor the frame, drawn grey where it is cut
+        assert r.status_code == 404 and b"damaged" in r.data
         assert client.get(f"/api/snapshots/{sid}").status_code == 200
 
 

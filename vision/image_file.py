@@ -47,9 +47,11 @@ def _jpeg_reaches_its_end(data: bytes) -> bool:
     of another kind: this answers True and leaves the file to the decoder to judge.
     """
     i, n = 2, len(data)
-    while i + 1 < n:
+    while i < n:
         if data[i] != 0xFF:
             return True
+        if i + 1 == n:
+            return False
         marker = data[i + 1]
         if marker == JPEG_END[1]:
             return True

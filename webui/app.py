@@ -12,7 +12,7 @@ import json
 import queue
 import secrets
 
-from flask import Flask, Response, abort, jsonify, render_template, request, send_file
+from flask import Flask, Response, abort, jsonify, render_template, request
 
 from tracker.errors import AugurError, BoardError
 from vision.geometry import load_geometry
@@ -105,10 +105,14 @@ def create_app(live: LiveGame, join_token: str | None = None) -> Flask:
 
     @app.get("/api/snapshots/<int:sid>/frame.jpg")
     def frame(sid: int):
+        from vision.image_file import is_cut_short
         path = live.store.frame_path(sid)
         if path is None:
             abort(404, "no frame for this snapshot")
-        return send_file(path, mimetype="image/jpeg")
+        data = path.read_bytes()
+        if is_cut_short(data):      # a browser would draw the missing rows grey: pieces that seem gone
+            abort(404, "this snapshot's frame is damaged; its recorded state is kept")
+        return Response(data, mimetype="image/jpeg")
 
     @app.get("/api/snapshots/<int:sid>/overlay.jpg")
     def overlay(sid: int):

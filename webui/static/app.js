@@ -185,7 +185,10 @@ async function pick(id, button) {
     box.appendChild(el("h2", {}, `#${d.id} · ${d.source} · ${d.actor || ""} · round ${d.round}`));
     if (d.has_frame) {
       const img = el("img", { src: `/api/snapshots/${d.id}/overlay.jpg`, alt: "frame with what the camera counted" });
-      img.onerror = () => { img.onerror = null; img.src = `/api/snapshots/${d.id}/frame.jpg`; };
+      img.onerror = () => {
+        img.onerror = () => img.replaceWith(el("p", { class: "doubt" }, "this snapshot's frame is damaged; its recorded state below is kept"));
+        img.src = `/api/snapshots/${d.id}/frame.jpg`;
+      };
       box.appendChild(img);
     }
     const ul = el("ul");
