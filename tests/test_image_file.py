@@ -78,6 +78,14 @@ class TestReadImage:
         assert img.shape == (240, 320, 3)
         assert img[100, 100, 2] > 200 and img[100, 100, 0] < 60      # the red rectangle
 
+    def test_a_phone_photo_is_turned_by_its_exif_orientation(self, tmp_path):
+        data = _encoded(".jpg")
+        tiff = (b"II*\x00" + (8).to_bytes(4, "little") + (1).to_bytes(2, "little")    # one IFD entry:
+                + bytes.fromhex("1201 0300 01000000 0600 0000") + bytes(4))       # Orientation = 6
+        exif = b"Exif\x00\x00" + tiff
+        (tmp_path / "phone.jpg").write_bytes(data[:2] + b"\xff\xe1" + (len(exif) + 2).to_bytes(2, "big") + exif + data[2:])
+        assert read_image(tmp_path / "phone.jpg").shape == (320, 240, 3)         # turned a quarter
+
     def test_a_cut_jpeg_is_refused_not_read_grey(self, tmp_path):
         data = _encoded(".jpg")
         (tmp_path / "cut.jpg").write_bytes(data[:len(data) * 2 // 3])

@@ -92,8 +92,9 @@ def read_image(path: str | Path) -> np.ndarray:
         raise UnreadableImage(f"{path}: cannot be read ({exc.strerror or exc})") from None
     if is_cut_short(data):
         raise UnreadableImage(f"{path}: the image file is cut short (still being copied or written?)")
-    # imread, not imdecode of the bytes: imread turns a phone photo by its EXIF orientation.
-    img = cv2.imread(str(path), cv2.IMREAD_COLOR) if data else None
+    # the bytes checked are the bytes decoded (one read); imdecode, like imread, turns a phone
+    # photo by its EXIF orientation
+    img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) if data else None
     if img is None:
         raise UnreadableImage(f"{path}: not a readable image")
     return img

@@ -25,6 +25,10 @@ OVERLAY_BGR = {"red": (40, 40, 220), "blue": (220, 110, 40), "yellow": (40, 220,
 SSE_KEEPALIVE_S = 15
 
 
+#: What the review is told of a recorded frame cut short on disk (its state in the store is whole).
+DAMAGED_FRAME = "this snapshot's frame is damaged; its recorded state is kept"
+
+
 def create_app(live: LiveGame, join_token: str | None = None) -> Flask:
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
@@ -111,7 +115,7 @@ def create_app(live: LiveGame, join_token: str | None = None) -> Flask:
             abort(404, "no frame for this snapshot")
         data = path.read_bytes()
         if is_cut_short(data):      # a browser would draw the missing rows grey: pieces that seem gone
-            abort(404, "this snapshot's frame is damaged; its recorded state is kept")
+            abort(404, DAMAGED_FRAME)
         return Response(data, mimetype="image/jpeg")
 
     @app.get("/api/snapshots/<int:sid>/overlay.jpg")
@@ -128,7 +132,7 @@ def create_app(live: LiveGame, join_token: str | None = None) -> Flask:
         try:
             frame = live.profile.undistort(read_image(path))
         except UnreadableImage:
-            abort(404, "this snapshot's frame is damaged; its recorded state is kept")
+            abort(404, DAMAGED_FRAME)
         pose = live.profile.pose
         out = draw_overlay(frame, pose, live.profile.geometry, names=False)
         dets = live.store.detections(sid)

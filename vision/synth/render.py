@@ -586,7 +586,10 @@ def render(state: ObservedState, tier: str = "easy", seed: int | tuple = 0, size
         corners[:, 2] = -folded.height(corners[:, 0], corners[:, 1])
     corners = cam.project(corners)
     board_px = board_mask > 0
-    board_share = lambda mask: float(((mask > 0) & board_px).sum() / max(1, board_px.sum()))  # noqa: E731
+
+    def board_share(mask: np.ndarray) -> float:
+        return float(((mask > 0) & board_px).sum() / max(1, board_px.sum()))
+
     occluded_regions = {}
     if occ.any():
         if folded is None:
