@@ -446,6 +446,19 @@ def cmd_quantize_counter(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_quantize_classifiers(args: argparse.Namespace) -> int:
+    from vision.quantize import classifier_windows, quantize_classifier
+    from vision.summits import DEFAULT_HULLS, DEFAULT_SUMMITS
+    print(f"reading {args.tables} rendered tables per tier (seed {args.render_seed}) for the activation ranges")
+    summit_windows, hull_windows = classifier_windows(args.tables, args.render_seed)
+    for shipped, samples in ((DEFAULT_SUMMITS, summit_windows), (DEFAULT_HULLS, hull_windows)):
+        out = Path(args.out_dir) / shipped.name if args.out_dir else shipped
+        quantize_classifier(shipped.parent / "training" / f"{shipped.stem}-float.onnx", out, samples)
+        print(f"wrote {out} ({out.stat().st_size // 1024} KB) from {len(samples)} windows")
+    print("refit the per-region confidence for them: augur fit-confidence")
+    return 0
+
+
 # -- regionmap --------------------------------------------------------------------------
 def cmd_regionmap(args: argparse.Namespace) -> int:
     from calibration.region_map import build_geometry, load_north_up_photo, write_geometry
@@ -865,6 +878,14 @@ def build_parser() -> argparse.ArgumentParser:
                                                                     "ranges")
     p.add_argument("--render-seed", type=int, default=QUANT_SEED, help="their seed")
     p.set_defaults(func=cmd_quantize_counter)
+
+    p = sub.add_parser("quantize-classifiers", help="quantise the summit and hull classifiers to 8 bits from "
+                                                    "their float exports (needs the onnx package)")
+    p.add_argument("--out-dir", help="where to write them (default: over the shipped ones)")
+    p.add_argument("--tables", type=int, default=QUANT_TABLES, help="rendered tables per tier whose summit "
+                                                                    "windows set the activation ranges")
+    p.add_argument("--render-seed", type=int, default=QUANT_SEED, help="their seed")
+    p.set_defaults(func=cmd_quantize_classifiers)
 
     p = sub.add_parser("calibrate", help="learn the board pose and piece colours from a photo of the empty board")
     p.add_argument("image", nargs="?", help="photo of the empty board with the score markers on box 0")

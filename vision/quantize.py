@@ -14,6 +14,13 @@ Two things keep its counts close to the float network's (``models/README.md``):
   from 6.4 % (head only) to 3.0 %, for 12 ms more a frame.
 - **activation ranges from rendered tables of every tier**, clipped at a high percentile, so
   that one bright specular spot does not stretch a layer's range.
+- **7-bit weights** (``REDUCE_RANGE``), so that the result is the same on every CPU; see
+  :func:`quantize_qdq`.
+
+The summit and hull classifiers are quantised the same way (:func:`quantize_qdq`); ``augur
+quantize-classifiers`` remakes them from their float exports (``models/training/*-float.onnx``)
+without torch, their activation ranges read on the windows the counter cuts at the summits of
+the same seeded tables (:func:`classifier_windows`).
 
 The quantised file is a derived artifact: this module remakes it from the float file and the
 seeded tables, and its card (``pieces-density-int8.json``) records the float file's SHA-256.
@@ -44,6 +51,21 @@ QUANT_WINDOW = (512, 512)
 QUANT_PERCENTILE = 99.999
 #: Convolutions at the network's end kept in float, with every node after the first of them.
 FLOAT_TAIL = 2
+#: Weights quantised to 7 bits (-64..64, onnxruntime's reduced range) instead of 8. onnxruntime
+#: multiplies uint8 activations by int8 weights with VPMADDUBSW on x86 CPUs that lack VNNI (AVX2
+#: only: most AMD Zen 2 and 3, Intel before Ice Lake), which adds two products in a saturating
+#: 16-bit lane (at most 32,767): 2 x 255 x 127 overflows it, 2 x 255 x 64 = 32,640 does not.
+#: CPUs with VNNI add in 32 bits and never saturate, so with 8-bit weights one file read
+#: differently on two laptops. Found in session 46 on an AMD EPYC without VNNI: the summit
+#: classifier of session 39 (8-bit weights, made on a VNNI machine) took 106 of 4,400 summit
+#: windows of rendered tables for vexilla at p >= 0.9 where its float original took 61, and easy
+#: tables read 92.9 % of regions right instead of 99.1 % (models/README.md, session 46).
+REDUCE_RANGE = True
+#: What every 8-bit file of models/ holds, as its card says it.
+FORMAT = ("QDQ, weights int8 per channel in 7 bits (-64..64: no saturation on CPUs without VNNI), "
+          "activations uint8")
+#: Summit and hull windows per batch when the classifiers' activation ranges are read.
+CLASSIFIER_BATCH = 64
 
 
 class QuantizeError(AugurError):
@@ -92,8 +114,7 @@ def quantize_counter(src: Path, out: Path, per_tier: int = QUANT_TABLES, seed: i
     try:
         import onnx
         import onnxruntime
-        from onnxruntime.quantization import (CalibrationDataReader, CalibrationMethod, QuantFormat, QuantType,
-                                              quantize_static)
+        from onnxruntime.quantization import CalibrationDataReader
         from onnxruntime.quantization.shape_inference import quant_pre_process
     except ImportError as exc:
         raise QuantizeError(f"quantising needs the onnx package (pip install -e '.[train]'): {exc}") from None
@@ -118,15 +139,83 @@ def quantize_counter(src: Path, out: Path, per_tier: int = QUANT_TABLES, seed: i
         quant_pre_process(str(src), str(pre), skip_symbolic_shape=True)
         keep_float = float_tail(onnx.load(str(pre)))
         out.parent.mkdir(parents=True, exist_ok=True)
-        quantize_static(str(pre), str(out), Tables(), quant_format=QuantFormat.QDQ, per_channel=True,
-                        activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
-                        calibrate_method=CalibrationMethod.Percentile, nodes_to_exclude=keep_float,
-                        extra_options={"CalibPercentile": QUANT_PERCENTILE})
+        quantize_qdq(pre, out, Tables(), percentile=QUANT_PERCENTILE, nodes_to_exclude=keep_float)
     card = {"model": out.name, "quantised_from": src.name, "float_sha256": file_sha256(src),
-            "format": "QDQ, weights int8 per channel, activations uint8", "calibration": "percentile",
+            "format": FORMAT, "calibration": "percentile",
             "percentile": QUANT_PERCENTILE, "kept_float": keep_float,
             "tables": {"per_tier": per_tier, "seed": seed, "window": list(QUANT_WINDOW), "read": len(inputs)},
             "onnxruntime": onnxruntime.__version__, "command": "augur quantize-counter"}
     out.with_suffix(".json").write_text(json.dumps(card, indent=1) + "\n", encoding="utf-8")
     progress(f"wrote {out} ({out.stat().st_size // 1024} KB) from {len(inputs)} tables")
     return card
+
+
+def quantize_qdq(src: Path, out: Path, reader, percentile: float | None = None, nodes_to_exclude=()) -> None:
+    """onnxruntime's static quantisation with the settings every 8-bit model of models/ shares:
+    QDQ nodes, per-channel int8 weights in 7 bits (REDUCE_RANGE), uint8 activations whose
+    ranges ``reader`` (a ``CalibrationDataReader``) supplies; ``percentile``: their ranges
+    clipped at that percentile of each layer's values (else the minimum and maximum seen)."""
+    from onnxruntime.quantization import CalibrationMethod, QuantFormat, QuantType, quantize_static
+    extra = {"CalibPercentile": percentile} if percentile is not None else {}
+    method = CalibrationMethod.Percentile if percentile is not None else CalibrationMethod.MinMax
+    quantize_static(str(src), str(out), reader, quant_format=QuantFormat.QDQ, per_channel=True,
+                    reduce_range=REDUCE_RANGE, activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
+                    calibrate_method=method, nodes_to_exclude=list(nodes_to_exclude), extra_options=extra)
+
+
+def classifier_windows(per_tier: int = QUANT_TABLES, seed: int = QUANT_SEED) -> tuple[np.ndarray, np.ndarray]:
+    """The windows (N x CHANNELS x PATCH x PATCH) the shipped counter gives the summit classifier and
+    the hull classifier on ``per_tier`` rendered tables of each tier: the cells where it asks for
+    a second look (:meth:`DensityCounter.second_look_candidates`, :meth:`~DensityCounter.hull_candidates`),
+    cut from its own input as at run time. Their activation ranges are read on these."""
+    from calibration.profile import calibrate
+    from vision.density import DensityCounter
+    from vision.summits import windows
+    from vision.synth.board_art import procedural_art
+    from vision.synth.dataset import iter_renders
+    from vision.synth.render import calibration_render
+    art, summit_wins, hull_wins = procedural_art(), [], []
+    for tier in ("easy", "medium", "hard"):
+        for _, img, truth in iter_renders(tier, per_tier, seed):
+            try:
+                profile = calibrate(calibration_render(truth), art, players=truth.players)
+            except AugurError:
+                continue
+            counter = DensityCounter(profile, confidence=None, summits=None, hulls=None, hidden=None)
+            out = counter.predict(img)
+            at, _ = counter.second_look_candidates(out)
+            summit_wins.append(windows(counter._input[0], counter.summit_pixels(at)))
+            hull_wins.append(windows(counter._input[0], counter.summit_pixels(counter.hull_candidates(out))))
+    return np.concatenate(summit_wins), np.concatenate(hull_wins)
+
+
+def quantize_classifier(src: Path, out: Path, samples: np.ndarray) -> None:
+    """The summit or hull classifier ``src`` (float ONNX, input "windows") in 8 bits, written to
+    ``out``, its activation ranges read on ``samples`` (the minimum and maximum seen).
+
+    Why 8 bits: with three convolutions a stage the summit classifier took about 12 ms a frame for
+    a hundred windows, in 8 bits about 9 (on a CPU with VNNI), and it read the same share of
+    regions right (on the bench 94.3 / 86.0 / 74.6 % against 94.2 / 86.1 / 74.5 % in floating
+    point; see models/README.md)."""
+    try:
+        from onnxruntime.quantization import CalibrationDataReader
+        from onnxruntime.quantization.shape_inference import quant_pre_process
+    except ImportError as exc:
+        raise QuantizeError(f"quantising needs the onnx package (pip install -e '.[train]'): {exc}") from None
+    src, out = Path(src), Path(out)
+    if not src.is_file():
+        raise QuantizeError(f"float classifier not found: {src}")
+
+    class Batches(CalibrationDataReader):
+        def __init__(self):
+            self.batches = iter([{"windows": samples[i:i + CLASSIFIER_BATCH]}
+                                 for i in range(0, len(samples), CLASSIFIER_BATCH)])
+
+        def get_next(self):
+            return next(self.batches, None)
+
+    with tempfile.TemporaryDirectory() as tmp, contextlib.redirect_stdout(io.StringIO()):
+        pre = Path(tmp) / "pre.onnx"
+        quant_pre_process(str(src), str(pre))
+        out.parent.mkdir(parents=True, exist_ok=True)
+        quantize_qdq(pre, out, Batches())

@@ -26,6 +26,7 @@ from tracker.pieces import LEGIONARY, TRIREME, VEXILLUM
 from vision.density_train import (MAX_HIDDEN, NO_PRINT, TIER_SEED, PrintChoice, check_settings, describe_prints,
                                   print_of_table, printed_board, render_table, rendering_worker, save_once,
                                   write_settings)
+from vision.quantize import FORMAT, quantize_classifier
 from vision.summits import CHANNELS, PATCH, PIECE_CLASSES, windows
 from vision.synth.dataset import TABLES_PER_GAME, game_of, table_game
 
@@ -363,7 +364,7 @@ def train(data_dir: Path, models: Path, epochs: int = 24, batch: int = 256, seed
     name = "pieces-hulls" if hulls else "pieces-summits"
     torch.save(net.state_dict(), models / "training" / f"{name}.pt")
     export(net, models / "training" / f"{name}-float.onnx")
-    quantise(models / "training" / f"{name}-float.onnx", models / f"{name}.onnx",
+    quantize_classifier(models / "training" / f"{name}-float.onnx", models / f"{name}.onnx",
              _batch(data, calibration_windows(train_idx), None, False))
     by_tier, rich_by_tier = {}, {}
     for tier in sorted(set(data["tier"][held_idx])):
@@ -387,7 +388,7 @@ def train(data_dir: Path, models: Path, epochs: int = 24, batch: int = 256, seed
             **({"init": Path(init).name} if init is not None else {}),
             "seed": seed, "epochs": epochs, "batch": batch, "lr": lr, "hard_weight": hard_weight, "width": width,
             "depth": depth,
-            "weights": f"8-bit (onnxruntime static QDQ, per-channel), calibrated on every {CALIBRATION_STEP}th training "
+            "weights": f"8-bit ({FORMAT}), calibrated on every {CALIBRATION_STEP}th training "
                        "window; the history and held-out figures are read in floating point",
             "history": history, "held_out": by_tier,
             **({"held_out_vexillum_rich": rich_by_tier} if rich_by_tier else {}),
@@ -424,32 +425,6 @@ CALIBRATION_STEP = 35
 def calibration_windows(train_idx: np.ndarray) -> np.ndarray:
     """The training windows that calibrate the 8-bit ranges: every CALIBRATION_STEP-th."""
     return train_idx[::CALIBRATION_STEP]
-
-
-def quantise(float_path: Path, out: Path, samples: np.ndarray) -> None:
-    """The classifier with 8-bit weights and activations (onnxruntime's static QDQ quantisation,
-    per-channel weights), its activation ranges calibrated on the input windows ``samples``.
-
-    Why: with three convolutions a stage the classifier took about 12 ms a frame for a hundred
-    windows, in 8 bits about 9, and it read the same share of regions right (on the bench 94.3 /
-    86.0 / 74.6 % against 94.2 / 86.1 / 74.5 % in floating point; see models/README.md)."""
-    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
-    from onnxruntime.quantization.shape_inference import quant_pre_process
-
-    class Batches(CalibrationDataReader):
-        def __init__(self):
-            self.batches = iter([{"windows": samples[i:i + 64]} for i in range(0, len(samples), 64)])
-
-        def get_next(self):
-            return next(self.batches, None)
-
-    prepared = Path(out).with_suffix(".pre.onnx")
-    quant_pre_process(str(float_path), str(prepared))
-    try:
-        quantize_static(str(prepared), str(out), Batches(), quant_format=QuantFormat.QDQ, per_channel=True,
-                        activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
-    finally:
-        prepared.unlink(missing_ok=True)
 
 
 def export(net, path: Path) -> None:
