@@ -15,8 +15,8 @@ from vision.count import count
 from vision.density import DEFAULT_COUNTER, FLOAT_COUNTER, DensityCounter
 from vision.geometry import load_geometry
 from vision.quantize import (FLOAT_TAIL, QuantizeError, classifier_windows, float_tail, quantize_classifier,
-                             quantize_counter)
-from vision.summits import DEFAULT_HULLS, DEFAULT_SUMMITS, PIECES_P, VEXILLUM_P, SummitReading, windows
+                             quantize_counter, table_windows)
+from vision.summits import DEFAULT_HULLS, DEFAULT_SUMMITS, PIECES_P, VEXILLUM_P, SummitReading
 
 pytestmark = pytest.mark.skipif(not FLOAT_COUNTER.is_file(), reason="no counting network shipped in models/")
 
@@ -52,14 +52,8 @@ def _readings(path, win: np.ndarray) -> SummitReading:
 @pytest.fixture(scope="module")
 def easy_windows():
     """The summit and hull windows the shipped counter cuts on two held-out easy tables."""
-    summit_wins, hull_wins = [], []
-    for k in range(2):
-        img, _, profile = calibrated_scene("easy", k)
-        counter = DensityCounter(profile, confidence=None, summits=None, hulls=None, hidden=None)
-        out = counter.predict(img)
-        at, _ = counter.second_look_candidates(out)
-        summit_wins.append(windows(counter._input[0], counter.summit_pixels(at)))
-        hull_wins.append(windows(counter._input[0], counter.summit_pixels(counter.hull_candidates(out))))
+    summit_wins, hull_wins = zip(*(table_windows(profile, img) for img, _, profile in
+                                   (calibrated_scene("easy", k) for k in range(2))))
     return np.concatenate(summit_wins), np.concatenate(hull_wins)
 
 

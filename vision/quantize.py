@@ -72,30 +72,36 @@ class QuantizeError(AugurError):
     """The counting network cannot be quantised (a missing file, a missing package)."""
 
 
-def calibration_inputs(src: Path, per_tier: int = QUANT_TABLES, seed: int = QUANT_SEED) -> list[np.ndarray]:
-    """The network inputs (1 x 6 x H x W, float) the counter prepares for the float network ``src``
-    on ``per_tier`` rendered tables of each tier, each calibrated on its own empty-table photo as a user's would be, cut to
-    QUANT_WINDOW around the centre."""
+def calibrated_tables(per_tier: int = QUANT_TABLES, seed: int = QUANT_SEED):
+    """Yields (profile, frame) for ``per_tier`` rendered tables of each tier, each calibrated on
+    its own empty-table photo as a user's would be (a table whose calibration fails is skipped)."""
     from calibration.profile import calibrate
-    from vision.density import DensityCounter
     from vision.synth.board_art import procedural_art
     from vision.synth.dataset import iter_renders
     from vision.synth.render import calibration_render
-    art, out = procedural_art(), []
-    h, w = QUANT_WINDOW
+    art = procedural_art()
     for tier in ("easy", "medium", "hard"):
         for _, img, truth in iter_renders(tier, per_tier, seed):
             try:
-                profile = calibrate(calibration_render(truth), art, players=truth.players)
+                yield calibrate(calibration_render(truth), art, players=truth.players), img
             except AugurError:
                 continue
-            counter = DensityCounter(profile, model=src, confidence=None, summits=None, hulls=None, hidden=None)
-            counter._write_frame(img)
-            x = counter._input
-            y0, x0 = max(0, (x.shape[2] - h) // 2), max(0, (x.shape[3] - w) // 2)
-            window = x[:, :, y0:y0 + h, x0:x0 + w]
-            if window.shape[2:] == (h, w):
-                out.append(np.ascontiguousarray(window))
+
+
+def calibration_inputs(src: Path, per_tier: int = QUANT_TABLES, seed: int = QUANT_SEED) -> list[np.ndarray]:
+    """The network inputs (1 x 6 x H x W, float) the counter prepares for the float network ``src``
+    on the :func:`calibrated_tables`, cut to QUANT_WINDOW around the centre."""
+    from vision.density import DensityCounter
+    out = []
+    h, w = QUANT_WINDOW
+    for profile, img in calibrated_tables(per_tier, seed):
+        counter = DensityCounter(profile, model=src, confidence=None, summits=None, hulls=None, hidden=None)
+        counter._write_frame(img)
+        x = counter._input
+        y0, x0 = max(0, (x.shape[2] - h) // 2), max(0, (x.shape[3] - w) // 2)
+        window = x[:, :, y0:y0 + h, x0:x0 + w]
+        if window.shape[2:] == (h, w):
+            out.append(np.ascontiguousarray(window))
     return out
 
 
@@ -111,35 +117,21 @@ def float_tail(model) -> list[str]:
 def quantize_counter(src: Path, out: Path, per_tier: int = QUANT_TABLES, seed: int = QUANT_SEED,
                      progress=print) -> dict:
     """Quantise the float network ``src`` into ``out`` and write its card beside it."""
-    try:
-        import onnx
-        import onnxruntime
-        from onnxruntime.quantization import CalibrationDataReader
-        from onnxruntime.quantization.shape_inference import quant_pre_process
-    except ImportError as exc:
-        raise QuantizeError(f"quantising needs the onnx package (pip install -e '.[train]'): {exc}") from None
-    src, out = Path(src), Path(out)
-    if not src.is_file():
-        raise QuantizeError(f"counting network not found: {src}")
+    src, out = _quantisable(src, "counting network"), Path(out)
+    import onnx
+    import onnxruntime
+    from onnxruntime.quantization.shape_inference import quant_pre_process
     progress(f"reading {per_tier} rendered tables per tier (seed {seed}) for the activation ranges")
     inputs = calibration_inputs(src, per_tier, seed)
     name = onnxruntime.InferenceSession(str(src), providers=["CPUExecutionProvider"]).get_inputs()[0].name
-
-    class Tables(CalibrationDataReader):
-        def __init__(self):
-            self._it = iter(inputs)
-
-        def get_next(self):
-            x = next(self._it, None)
-            return None if x is None else {name: x}
-
     # onnxruntime's calibrator prints its histograms' sizes: not for the user
     with tempfile.TemporaryDirectory() as tmp, contextlib.redirect_stdout(io.StringIO()):
         pre = Path(tmp) / "pre.onnx"
         quant_pre_process(str(src), str(pre), skip_symbolic_shape=True)
         keep_float = float_tail(onnx.load(str(pre)))
         out.parent.mkdir(parents=True, exist_ok=True)
-        quantize_qdq(pre, out, Tables(), percentile=QUANT_PERCENTILE, nodes_to_exclude=keep_float)
+        quantize_qdq(pre, out, [{name: x} for x in inputs], percentile=QUANT_PERCENTILE,
+                     nodes_to_exclude=keep_float)
     card = {"model": out.name, "quantised_from": src.name, "float_sha256": file_sha256(src),
             "format": FORMAT, "calibration": "percentile",
             "percentile": QUANT_PERCENTILE, "kept_float": keep_float,
@@ -150,43 +142,60 @@ def quantize_counter(src: Path, out: Path, per_tier: int = QUANT_TABLES, seed: i
     return card
 
 
-def quantize_qdq(src: Path, out: Path, reader, percentile: float | None = None, nodes_to_exclude=()) -> None:
+def _quantisable(src: Path, what: str) -> Path:
+    """``src`` as a path, once the quantisation's packages are there and the file is; else one
+    clear error naming ``what`` it is."""
+    from importlib.util import find_spec
+    if find_spec("onnx") is None:
+        raise QuantizeError("quantising needs the onnx package (pip install -e '.[train]')")
+    src = Path(src)
+    if not src.is_file():
+        raise QuantizeError(f"{what} not found: {src}")
+    return src
+
+
+def quantize_qdq(src: Path, out: Path, feeds: list[dict], percentile: float | None = None,
+                 nodes_to_exclude=()) -> None:
     """onnxruntime's static quantisation with the settings every 8-bit model of models/ shares:
     QDQ nodes, per-channel int8 weights in 7 bits (REDUCE_RANGE), uint8 activations whose
-    ranges ``reader`` (a ``CalibrationDataReader``) supplies; ``percentile``: their ranges
-    clipped at that percentile of each layer's values (else the minimum and maximum seen)."""
-    from onnxruntime.quantization import CalibrationMethod, QuantFormat, QuantType, quantize_static
+    ranges are read on ``feeds`` (one dict of input name to array a run); ``percentile``: their
+    ranges clipped at that percentile of each layer's values (else the minimum and maximum seen)."""
+    from onnxruntime.quantization import (CalibrationDataReader, CalibrationMethod, QuantFormat, QuantType,
+                                          quantize_static)
+
+    class Feeds(CalibrationDataReader):
+        def __init__(self):
+            self._it = iter(feeds)
+
+        def get_next(self):
+            return next(self._it, None)
+
     extra = {"CalibPercentile": percentile} if percentile is not None else {}
     method = CalibrationMethod.Percentile if percentile is not None else CalibrationMethod.MinMax
-    quantize_static(str(src), str(out), reader, quant_format=QuantFormat.QDQ, per_channel=True,
+    quantize_static(str(src), str(out), Feeds(), quant_format=QuantFormat.QDQ, per_channel=True,
                     reduce_range=REDUCE_RANGE, activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
                     calibrate_method=method, nodes_to_exclude=list(nodes_to_exclude), extra_options=extra)
 
 
 def classifier_windows(per_tier: int = QUANT_TABLES, seed: int = QUANT_SEED) -> tuple[np.ndarray, np.ndarray]:
+    """The summit and hull windows (:func:`table_windows`) of the :func:`calibrated_tables`: the
+    classifiers' activation ranges are read on these."""
+    summit_wins, hull_wins = zip(*(table_windows(profile, img) for profile, img in calibrated_tables(per_tier, seed)))
+    return np.concatenate(summit_wins), np.concatenate(hull_wins)
+
+
+def table_windows(profile, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The windows (N x CHANNELS x PATCH x PATCH) the shipped counter gives the summit classifier and
-    the hull classifier on ``per_tier`` rendered tables of each tier: the cells where it asks for
-    a second look (:meth:`DensityCounter.second_look_candidates`, :meth:`~DensityCounter.hull_candidates`),
-    cut from its own input as at run time. Their activation ranges are read on these."""
-    from calibration.profile import calibrate
+    the hull classifier on one frame: at the cells where it asks for a second look
+    (:meth:`DensityCounter.second_look_candidates`, :meth:`~DensityCounter.hull_candidates`), cut
+    from its own input as at run time."""
     from vision.density import DensityCounter
     from vision.summits import windows
-    from vision.synth.board_art import procedural_art
-    from vision.synth.dataset import iter_renders
-    from vision.synth.render import calibration_render
-    art, summit_wins, hull_wins = procedural_art(), [], []
-    for tier in ("easy", "medium", "hard"):
-        for _, img, truth in iter_renders(tier, per_tier, seed):
-            try:
-                profile = calibrate(calibration_render(truth), art, players=truth.players)
-            except AugurError:
-                continue
-            counter = DensityCounter(profile, confidence=None, summits=None, hulls=None, hidden=None)
-            out = counter.predict(img)
-            at, _ = counter.second_look_candidates(out)
-            summit_wins.append(windows(counter._input[0], counter.summit_pixels(at)))
-            hull_wins.append(windows(counter._input[0], counter.summit_pixels(counter.hull_candidates(out))))
-    return np.concatenate(summit_wins), np.concatenate(hull_wins)
+    counter = DensityCounter(profile, confidence=None, summits=None, hulls=None, hidden=None)
+    out = counter.predict(image)
+    at, _ = counter.second_look_candidates(out)
+    return (windows(counter._input[0], counter.summit_pixels(at)),
+            windows(counter._input[0], counter.summit_pixels(counter.hull_candidates(out))))
 
 
 def quantize_classifier(src: Path, out: Path, samples: np.ndarray) -> None:
@@ -197,25 +206,11 @@ def quantize_classifier(src: Path, out: Path, samples: np.ndarray) -> None:
     a hundred windows, in 8 bits about 9 (on a CPU with VNNI), and it read the same share of
     regions right (on the bench 94.3 / 86.0 / 74.6 % against 94.2 / 86.1 / 74.5 % in floating
     point; see models/README.md)."""
-    try:
-        from onnxruntime.quantization import CalibrationDataReader
-        from onnxruntime.quantization.shape_inference import quant_pre_process
-    except ImportError as exc:
-        raise QuantizeError(f"quantising needs the onnx package (pip install -e '.[train]'): {exc}") from None
-    src, out = Path(src), Path(out)
-    if not src.is_file():
-        raise QuantizeError(f"float classifier not found: {src}")
-
-    class Batches(CalibrationDataReader):
-        def __init__(self):
-            self.batches = iter([{"windows": samples[i:i + CLASSIFIER_BATCH]}
-                                 for i in range(0, len(samples), CLASSIFIER_BATCH)])
-
-        def get_next(self):
-            return next(self.batches, None)
-
+    src, out = _quantisable(src, "float classifier"), Path(out)
+    from onnxruntime.quantization.shape_inference import quant_pre_process
     with tempfile.TemporaryDirectory() as tmp, contextlib.redirect_stdout(io.StringIO()):
         pre = Path(tmp) / "pre.onnx"
         quant_pre_process(str(src), str(pre))
         out.parent.mkdir(parents=True, exist_ok=True)
-        quantize_qdq(pre, out, Batches())
+        quantize_qdq(pre, out, [{"windows": samples[i:i + CLASSIFIER_BATCH]}
+                                for i in range(0, len(samples), CLASSIFIER_BATCH)])
