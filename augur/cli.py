@@ -447,13 +447,13 @@ def cmd_quantize_counter(args: argparse.Namespace) -> int:
 
 
 def cmd_quantize_classifiers(args: argparse.Namespace) -> int:
-    from vision.quantize import classifier_windows, quantize_classifier
+    from vision.quantize import classifier_windows, float_original, quantize_classifier
     from vision.summits import DEFAULT_HULLS, DEFAULT_SUMMITS
     print(f"reading {args.tables} rendered tables per tier (seed {args.render_seed}) for the activation ranges")
     summit_windows, hull_windows = classifier_windows(args.tables, args.render_seed)
     for shipped, samples in ((DEFAULT_SUMMITS, summit_windows), (DEFAULT_HULLS, hull_windows)):
         out = Path(args.out_dir) / shipped.name if args.out_dir else shipped
-        quantize_classifier(shipped.parent / "training" / f"{shipped.stem}-float.onnx", out, samples)
+        quantize_classifier(float_original(shipped), out, samples)
         print(f"wrote {out} ({out.stat().st_size // 1024} KB) from {len(samples)} windows")
     print("refit the per-region confidence for them: augur fit-confidence")
     return 0

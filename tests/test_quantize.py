@@ -14,8 +14,8 @@ from vision.confidence import file_sha256
 from vision.count import count
 from vision.density import DEFAULT_COUNTER, FLOAT_COUNTER, DensityCounter
 from vision.geometry import load_geometry
-from vision.quantize import (FLOAT_TAIL, QuantizeError, classifier_windows, float_tail, quantize_classifier,
-                             quantize_counter, table_windows)
+from vision.quantize import (FLOAT_TAIL, WEIGHT_LIMIT, QuantizeError, classifier_windows, float_original, float_tail,
+                             quantize_classifier, quantize_counter, table_windows)
 from vision.summits import DEFAULT_HULLS, DEFAULT_SUMMITS, PIECES_P, VEXILLUM_P, SummitReading
 
 pytestmark = pytest.mark.skipif(not FLOAT_COUNTER.is_file(), reason="no counting network shipped in models/")
@@ -33,15 +33,15 @@ def _easy_input() -> np.ndarray:
     return counter._input.copy()
 
 
-def _float_of(shipped):
-    return shipped.parent / "training" / f"{shipped.stem}-float.onnx"
-
-
 def _weights_int8(path) -> list[np.ndarray]:
     """The int8 tensors of an 8-bit file: its quantised weights (activations are uint8)."""
     from onnx import numpy_helper
     return [numpy_helper.to_array(t) for t in onnx.load(str(path)).graph.initializer
             if t.data_type == onnx.TensorProto.INT8]
+
+
+def _in_seven_bits(path) -> bool:
+    return all(w.min() >= -WEIGHT_LIMIT and w.max() <= WEIGHT_LIMIT for w in _weights_int8(path))
 
 
 def _readings(path, win: np.ndarray) -> SummitReading:
@@ -65,14 +65,13 @@ class TestEveryCpuReadsTheSame:
 
     @pytest.mark.parametrize("path", [DEFAULT_COUNTER, DEFAULT_SUMMITS, DEFAULT_HULLS], ids=lambda p: p.stem)
     def test_every_weight_fits_in_seven_bits(self, path):
-        weights = _weights_int8(path)
-        assert weights, "no 8-bit weights in the file"
-        assert all(w.min() >= -64 and w.max() <= 64 for w in weights)
+        assert _weights_int8(path), "no 8-bit weights in the file"
+        assert _in_seven_bits(path)
 
     def test_the_summit_classifier_reads_as_its_float_original(self, easy_windows):
         win = easy_windows[0]
         assert len(win) > 100
-        want, got = _readings(_float_of(DEFAULT_SUMMITS), win), _readings(DEFAULT_SUMMITS, win)
+        want, got = _readings(float_original(DEFAULT_SUMMITS), win), _readings(DEFAULT_SUMMITS, win)
         assert np.array_equal(got.vexillum >= VEXILLUM_P, want.vexillum >= VEXILLUM_P)
         sure = (want.sure_pieces(PIECES_P) >= 0) & (got.sure_pieces(PIECES_P) >= 0)
         assert sure.mean() > 0.8
@@ -81,7 +80,7 @@ class TestEveryCpuReadsTheSame:
     def test_the_hull_classifier_reads_as_its_float_original(self, easy_windows):
         win = easy_windows[1]
         assert len(win) > 5
-        want, got = _readings(_float_of(DEFAULT_HULLS), win), _readings(DEFAULT_HULLS, win)
+        want, got = _readings(float_original(DEFAULT_HULLS), win), _readings(DEFAULT_HULLS, win)
         assert np.mean(np.argmax(got.pieces, 1) == np.argmax(want.pieces, 1)) > 0.95
         assert np.abs(got.pieces - want.pieces).max() < 0.2
 
@@ -96,9 +95,9 @@ class TestQuantizeClassifiers:
     def test_it_remakes_a_classifier_in_seven_bits_that_reads_like_the_float_one(self, tmp_path, easy_windows):
         out = tmp_path / "summits.onnx"
         win = easy_windows[0]
-        quantize_classifier(_float_of(DEFAULT_SUMMITS), out, win[::2])
-        assert all(w.min() >= -64 and w.max() <= 64 for w in _weights_int8(out))
-        want, got = _readings(_float_of(DEFAULT_SUMMITS), win), _readings(out, win)
+        quantize_classifier(float_original(DEFAULT_SUMMITS), out, win[::2])
+        assert _in_seven_bits(out)
+        want, got = _readings(float_original(DEFAULT_SUMMITS), win), _readings(out, win)
         assert np.mean(np.argmax(got.pieces, 1) == np.argmax(want.pieces, 1)) > 0.97
         assert np.abs(got.vexillum - want.vexillum).max() < 0.5
 
@@ -111,7 +110,7 @@ class TestQuantizeClassifiers:
         for shipped in (DEFAULT_SUMMITS, DEFAULT_HULLS):
             out = tmp_path / shipped.name
             assert f"wrote {out}" in proc.stdout
-            assert all(w.min() >= -64 and w.max() <= 64 for w in _weights_int8(out))
+            assert _in_seven_bits(out)
         assert DEFAULT_SUMMITS.read_bytes() != (tmp_path / DEFAULT_SUMMITS.name).read_bytes()  # not a copy
 
     def test_a_missing_classifier_is_one_clear_error(self, tmp_path):

@@ -61,15 +61,24 @@ FLOAT_TAIL = 2
 #: windows of rendered tables for vexilla at p >= 0.9 where its float original took 61, and easy
 #: tables read 92.9 % of regions right instead of 99.1 % (models/README.md, session 46).
 REDUCE_RANGE = True
+#: The largest magnitude a weight takes in those 7 bits.
+WEIGHT_LIMIT = 64
 #: What every 8-bit file of models/ holds, as its card says it.
-FORMAT = ("QDQ, weights int8 per channel in 7 bits (-64..64: no saturation on CPUs without VNNI), "
+FORMAT = (f"QDQ, weights int8 per channel in 7 bits (-{WEIGHT_LIMIT}..{WEIGHT_LIMIT}: no saturation on CPUs "
+          "without VNNI), "
           "activations uint8")
 #: Summit and hull windows per batch when the classifiers' activation ranges are read.
 CLASSIFIER_BATCH = 64
 
 
 class QuantizeError(AugurError):
-    """The counting network cannot be quantised (a missing file, a missing package)."""
+    """A network cannot be quantised (a missing file, a missing package)."""
+
+
+def float_original(shipped: Path) -> Path:
+    """The float export an 8-bit classifier of models/ is made from: ``training/<name>-float.onnx``."""
+    shipped = Path(shipped)
+    return shipped.parent / "training" / f"{shipped.stem}-float.onnx"
 
 
 def calibrated_tables(per_tier: int = QUANT_TABLES, seed: int = QUANT_SEED):

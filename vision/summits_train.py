@@ -26,7 +26,7 @@ from tracker.pieces import LEGIONARY, TRIREME, VEXILLUM
 from vision.density_train import (MAX_HIDDEN, NO_PRINT, TIER_SEED, PrintChoice, check_settings, describe_prints,
                                   print_of_table, printed_board, render_table, rendering_worker, save_once,
                                   write_settings)
-from vision.quantize import FORMAT, quantize_classifier
+from vision.quantize import FORMAT, float_original, quantize_classifier
 from vision.summits import CHANNELS, PATCH, PIECE_CLASSES, windows
 from vision.synth.dataset import TABLES_PER_GAME, game_of, table_game
 
@@ -363,9 +363,9 @@ def train(data_dir: Path, models: Path, epochs: int = 24, batch: int = 256, seed
     (models / "training").mkdir(parents=True, exist_ok=True)
     name = "pieces-hulls" if hulls else "pieces-summits"
     torch.save(net.state_dict(), models / "training" / f"{name}.pt")
-    export(net, models / "training" / f"{name}-float.onnx")
-    quantize_classifier(models / "training" / f"{name}-float.onnx", models / f"{name}.onnx",
-             _batch(data, calibration_windows(train_idx), None, False))
+    float_path = float_original(models / f"{name}.onnx")
+    export(net, float_path)
+    quantize_classifier(float_path, models / f"{name}.onnx", _batch(data, calibration_windows(train_idx), None, False))
     by_tier, rich_by_tier = {}, {}
     for tier in sorted(set(data["tier"][held_idx])):
         for rich, figures in ((False, by_tier), (True, rich_by_tier)):
