@@ -189,7 +189,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         board_print = _board_print(args)
         bench_game_videos(args.tiers, seeds=range(first, first + _or(args.games, 2)), turns=_or(args.turns, 3),
                           size=_size(args.size) if args.size else FRAME_SIZE, hold_untouched=not args.no_hold,
-                          settle=not args.no_settle, board_print=board_print)
+                          settle=not args.no_settle, board_print=board_print, partial=not args.read_whole)
         return 0
     if args.what == "vision":
         from vision.bench import run_vision_bench
@@ -798,6 +798,8 @@ def build_parser() -> argparse.ArgumentParser:
                                             f"(default {GAME_BENCH_SEED})")
     p.add_argument("--no-hold", action="store_true",
                    help="game: count every region afresh at every still frame, untouched ones too")
+    p.add_argument("--read-whole", action="store_true",
+                   help="game: read every still frame whole, not only where it changed since it was last read")
     p.add_argument("--no-settle", action="store_true",
                    help="game: keep the camera's set-up counts where the rules fix them otherwise (the dashboard "
                         "settles them and says so)")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from tracker.spqrisiko.simulator import Simulator
 from tracker.state import ObservedState
-from vision.game_bench import GameScorer, GameVideoFigures
+from vision.game_bench import GameScorer, GameVideoFigures, describe
 
 PLAYERS = ("red", "blue", "yellow", "green")
 
@@ -231,3 +231,11 @@ class TestVictoryPointClaims:
         f = self.claims(with_region(s0, province, {"red": {"legionary": s0.legions[province]}}), s0)
         assert (f.claims, f.claims_right) == (1, 0)
         assert (f.vp_read["red"], f.vp_true["red"]) == (1, 0)
+
+
+class TestDescribe:
+    def test_the_line_says_how_long_counting_a_still_frame_took(self):
+        f = GameVideoFigures("hard", 15, 5, frames=10, counting_s=[0.04, 0.05, 0.06, 0.2])
+        text = describe([f], fps=12)
+        assert "counting a still frame 55 ms (p50), 179 ms (p95)" in text
+        assert "no still frame counted" in describe([GameVideoFigures("hard", 15, 5)], fps=12)

@@ -41,9 +41,10 @@ from vision.confidence import HIDDEN_FEATURES, RegionConfidence, confidence_for,
 from vision.geometry import BoardGeometry
 from vision.light import LightMatch
 from vision.onnx_models import onnx_session
+from vision.partial import Box, ReadSoFar
 from vision.records import DENSITY_MIRRORED, Detections
-from vision.summits import (HULLS_P, PIECE_CLASSES, PIECES_P, SPILL_NO_TRIREME_P, SPILL_PIECES_P, VEXILLUM_P,
-                             SummitClassifier, hulls_for, summits_for)
+from vision.summits import (HULLS_P, PATCH, PIECE_CLASSES, PIECES_P, SPILL_NO_TRIREME_P, SPILL_PIECES_P, VEXILLUM_P,
+                             SummitClassifier, SummitMemory, SummitReading, hulls_for, summits_for)
 
 MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 #: The trained network, in float: what training writes and fine-tunes start from.
@@ -277,7 +278,7 @@ class DensityCounter:
     def __init__(self, profile: CalibrationProfile, model: Path | None = None, threads: int | None = None,
                  session=None, confidence: RegionConfidence | None | bool = False,
                  summits: SummitClassifier | None | bool = False, hulls: SummitClassifier | None | bool = False,
-                 hidden: RegionConfidence | None | bool = False, mirrored: bool = False):
+                 hidden: RegionConfidence | None | bool = False, mirrored: bool = False, partial: bool = True):
         """``session`` replaces the onnxruntime session (anything with ``run`` and ``get_inputs``).
         ``confidence``: the region confidence model; by default the one fitted for ``model``
         (none with a replaced session), and None reads confidence from the masses alone.
@@ -287,7 +288,8 @@ class DensityCounter:
         classifier that says how many triremes each trireme summit of a sea stands for, alike.
         ``hidden``: the model of which regions the camera cannot see (fitted with the confidence
         for ``model``); None marks a region unseen by its cover alone. ``mirrored``: read each
-        frame mirrored as well and average the two outputs (see :meth:`run_network`)."""
+        frame mirrored as well and average the two outputs (see :meth:`run_network`). ``partial``:
+        a still run's frames are read again only where they changed (:meth:`detect_in_run`)."""
         self.session = session or onnx_session(Path(model or DEFAULT_COUNTER).resolve(), threads, CounterError,
                                                "counting model")
         self.input_name = self.session.get_inputs()[0].name
@@ -306,8 +308,17 @@ class DensityCounter:
             self.name = DENSITY_MIRRORED
         self._mirror: np.ndarray | None = None      # the input's mirror image (see _pass)
         # a run of still frames (detect_in_run): the last frame's output, and whether the next is mirrored
-        self._held: np.ndarray | None = None
+        self._held: tuple[Box, np.ndarray] | None = None
         self._turn = False
+        # reading only what changed (detect_in_run, vision.partial): the output read so far, the
+        # box the current run reads again, the last frame written (uint8) and its detections
+        self.partial = partial
+        self._whole = Box.whole(self._input.shape[2:])
+        self._so_far = ReadSoFar(self._input.shape[2:], MULTIPLE, STRIDE)
+        self._run_box: Box | None = None
+        self._frame: np.ndarray | None = None
+        self._last: Detections | None = None
+        self._summit_memory, self._hull_memory = SummitMemory(), SummitMemory()
         self.labels = region_labels_in_output(profile.H, self.geo, self.crop)
         self.land_labels = region_labels_in_output(profile.H, self.geo, self.crop, land=True)
         self.n_regions = len(self.geo.region_ids)
@@ -339,18 +350,26 @@ class DensityCounter:
         frame = frame_input(image, self.profile.gains, self.crop, self.light, self.profile.k1)
         for k, plane in enumerate(cv2.split(frame)):
             self._input[0, k] = plane
+        self._frame = frame
 
-    def _pass(self, mirrored: bool) -> np.ndarray:
-        """One network pass over the input written; ``mirrored``: over its mirror image, with the
-        output turned back. The input itself is left as it was (the summit classifiers cut their
-        windows from it); the mirror image goes to a buffer of its own, kept between frames
-        (onnxruntime wants a contiguous array)."""
-        if not mirrored:
-            return self.session.run(None, {self.input_name: self._input})[0][0]
-        if self._mirror is None:
-            self._mirror = np.empty_like(self._input)
-        np.copyto(self._mirror, self._input[..., ::-1])
-        return self.session.run(None, {self.input_name: self._mirror})[0][0][..., ::-1]
+    def _pass(self, mirrored: bool, window: Box | None = None) -> np.ndarray:
+        """One network pass over the input written (or its ``window``); ``mirrored``: over its
+        mirror image, with the output turned back. The input itself is left as it was (the summit
+        classifiers cut their windows from it); the mirror image of the whole input goes to a
+        buffer of its own, kept between frames (onnxruntime wants a contiguous array)."""
+        if window is not None and window != self._whole:
+            x = np.ascontiguousarray(self._input[:, :, window.rows, window.cols])
+            if mirrored:
+                x = np.ascontiguousarray(x[..., ::-1])
+        elif not mirrored:
+            x = self._input
+        else:
+            if self._mirror is None:
+                self._mirror = np.empty_like(self._input)
+            np.copyto(self._mirror, self._input[..., ::-1])
+            x = self._mirror
+        out = self.session.run(None, {self.input_name: x})[0][0]
+        return out[..., ::-1] if mirrored else out
 
     def run_network(self) -> np.ndarray:
         """The network's output for the input already written: N_OUT x h x w.
@@ -371,7 +390,9 @@ class DensityCounter:
         return (out + self._pass(True)) * np.float32(0.5)
 
     def detect(self, image: np.ndarray) -> Detections:
+        """One frame read whole (a photo); the next frame of a still run is read whole too."""
         out = self.predict(image)
+        self._so_far.forget()
         return self.read(out)
 
     def detect_in_run(self, image: np.ndarray, first: bool) -> Detections:
@@ -381,24 +402,44 @@ class DensityCounter:
         turn, one network pass each, and from the second frame on each reading is the mean of the
         latest two outputs: the committed state (a vote over the run's readings, see
         :mod:`vision.fuse`) gets the mirrored reading's accuracy (:meth:`run_network`) at the cost
-        of one pass a frame. A counter that reads every frame mirrored already just detects."""
+        of one pass a frame. A counter that reads every frame mirrored already just detects.
+
+        With ``partial`` (the default) a frame is read again only where its pixels changed since
+        they were last read (:mod:`vision.partial`): a run reads, in every frame, the box around
+        what changed since the run before (the whole crop in the first run), pasted into the
+        output read so far, and the summit classifiers read again only the summits in it (their
+        word on the others stands, :class:`vision.summits.SummitMemory`). A run that shows no
+        change is not read at all: the last reading stands."""
         if self.mirrored:
             return self.detect(image)
         self._write_frame(image)
         if first:
-            self._held, self._turn = None, False
-        out = self._pass(self._turn)
+            self._held, self._turn, self._run_box = None, False, None
+        box = self._so_far.to_read(self._frame) if self.partial else self._whole
+        if box is None and self._run_box is None and self._last is not None:
+            return self._last
+        box = self._run_box if box is None else box.union(self._run_box)
+        self._run_box = box
+        window = self._so_far.window(box)
+        out = self._pass(self._turn, window)
         self._turn = not self._turn
-        held, self._held = self._held, out
-        return self.read(out if held is None else (out + held) * np.float32(0.5))
+        held, self._held = self._held, (window, out)
+        if held is not None and held[0] == window:
+            out = (out + held[1]) * np.float32(0.5)
+        whole = self._so_far.paste(box, window, out, self._frame)
+        self._last = self.read(whole, fresh=None if box == self._whole else box)
+        return self._last
 
-    def read(self, out: np.ndarray) -> Detections:
+    def read(self, out: np.ndarray, fresh: Box | None = None) -> Detections:
         """Per-region counts from the network's output maps (see :meth:`reading`)."""
-        return self.reading(out, features=self.confidence is not None or self.hidden is not None)[0]
+        return self.reading(out, features=self.confidence is not None or self.hidden is not None, fresh=fresh)[0]
 
-    def reading(self, out: np.ndarray, features: bool = True) -> tuple[Detections, np.ndarray | None]:
+    def reading(self, out: np.ndarray, features: bool = True,
+                fresh: Box | None = None) -> tuple[Detections, np.ndarray | None]:
         """Per-region counts from the network's output maps, and (``features``) every region's
-        signs of doubt (:meth:`region_features`), which the confidence model reads.
+        signs of doubt (:meth:`region_features`), which the confidence model reads. ``fresh``:
+        the box of input pixels read again since the last reading (None: all of them); the
+        classifiers' word on summits whose windows lie outside it stands (``SummitMemory``).
 
         One density peak is one piece: the network puts a blob on every piece's standing point,
         and in a pile the blobs keep their own summits even where the summed mass comes out
@@ -445,14 +486,14 @@ class DensityCounter:
         # probability; 0 where it did not look): a sign of doubt for the confidence
         doubt = {TRIREME: np.zeros(len(summits[TRIREME][0])), LEGIONARY: np.zeros(len(summits[LEGIONARY][0]))}
         if self.hulls is not None:
-            hulls_sure, hull_p = self._hull_look(*summits[TRIREME])
+            hulls_sure, hull_p = self._hull_look(*summits[TRIREME], fresh=fresh)
             doubt[TRIREME] = _unsure(hull_p)
             if self.summits is not None:
                 self._spilled_piles(summits, hulls_sure, hull_p[:, 0])
         # pieces the summit classifier is sure of at each legionary summit (-1: read from the basin)
         sure = None
         if self.summits is not None:
-            sure, summit_p = self._second_look(*summits[LEGIONARY])
+            sure, summit_p = self._second_look(*summits[LEGIONARY], fresh=fresh)
             doubt[LEGIONARY] = _unsure(summit_p)
         foot, kinds, colours, scores = [], [], [], []
         counted = np.zeros((len(KINDS), minlength), np.int64)        # pieces per kind and region
@@ -638,15 +679,15 @@ class DensityCounter:
         label = self.labels.ravel()[at]
         return np.flatnonzero((kind_at == KINDS.index(TRIREME)) & (label > 0) & (self._sea[label] == 1))
 
-    def _hull_look(self, at: np.ndarray, kind_at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _hull_look(self, at: np.ndarray, kind_at: np.ndarray, fresh: Box | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The triremes the hull classifier is sure of at each summit of ``at`` (-1 where it is
         not, or did not look), and the probability it gives each of holding 0, 1, 2, 3+ (a row
-        of zeros where it did not look)."""
+        of zeros where it did not look). ``fresh``: see :meth:`reading`."""
         sure = np.full(len(at), -1)
         p = np.zeros((len(at), PIECE_CLASSES))
         pick = self._hull_candidates(at, kind_at)
         if len(pick):
-            seen = self.hulls.read(self._input[0], self.summit_pixels(at[pick]))
+            seen = self._look(self.hulls, self._hull_memory, at[pick], fresh)
             sure[pick] = seen.sure_pieces(HULLS_P)
             p[pick] = seen.pieces
         return sure, p
@@ -698,17 +739,31 @@ class DensityCounter:
         kind_ok = (kind_at == KINDS.index(LEGIONARY)) | (kind_at == KINDS.index(VEXILLUM))
         return np.flatnonzero(kind_ok & (label > 0) & (self._sea[label] == 0))
 
-    def _second_look(self, at: np.ndarray, kind_at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _look(self, classifier: SummitClassifier, memory: SummitMemory, at: np.ndarray,
+              fresh: Box | None) -> SummitReading:
+        """``classifier``'s word at the summits ``at`` (output cells), standing from the last
+        reading where a summit's window lies wholly outside ``fresh`` (see :meth:`reading`)."""
+        points = self.summit_pixels(at)
+        standing = None
+        if fresh is not None:
+            near = fresh.grown(PATCH, self._input.shape[2:], 1)
+            standing = ~((points[:, 0] >= near.x0) & (points[:, 0] < near.x1)
+                         & (points[:, 1] >= near.y0) & (points[:, 1] < near.y1))
+        return memory.read(classifier, self._input[0], points, at, standing)
+
+    def _second_look(self, at: np.ndarray, kind_at: np.ndarray,
+                     fresh: Box | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The summit classifier's word on every candidate summit: it decides the kind
         (legionary or vexillum, in ``kind_at``, in place), and returns the pieces it is sure of
         at each summit of ``at`` (-1 where it is not, or did not look) and the probability it
-        gives each of holding 0, 1, 2, 3+ pieces (a row of zeros where it did not look)."""
+        gives each of holding 0, 1, 2, 3+ pieces (a row of zeros where it did not look).
+        ``fresh``: see :meth:`reading`."""
         sure = np.full(len(at), -1)
         p = np.zeros((len(at), PIECE_CLASSES))
         pick = self._second_look_candidates(at, kind_at)
         if not len(pick):
             return sure, p
-        seen = self.summits.read(self._input[0], self.summit_pixels(at[pick]))
+        seen = self._look(self.summits, self._summit_memory, at[pick], fresh)
         kind_at[pick] = np.where(seen.vexillum >= VEXILLUM_P, KINDS.index(VEXILLUM), KINDS.index(LEGIONARY))
         sure[pick] = seen.sure_pieces(PIECES_P)
         p[pick] = seen.pieces

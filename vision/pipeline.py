@@ -5,8 +5,9 @@ camera that stops delivering frames never replaces what was committed.
 
 Still frames come in runs (a moving or unreadable frame ends one). A detector that can read a
 run's frames together (``detect_in_run``, the counting network: plain and mirrored in turn,
-averaged) is told where each run begins. Regions no hand touched since the last commit keep
-their committed count (:mod:`vision.touched`).
+averaged) is told where each run begins; it reads again only the part of a frame whose pixels
+changed since it last read them (:mod:`vision.partial`). Regions no hand touched since the last
+commit keep their committed count (:mod:`vision.touched`).
 """
 from __future__ import annotations
 
@@ -56,16 +57,17 @@ class FrameResult:
     notice: str = ""                  # something the players should know (the light has changed a lot)
 
 
-def make_detector(profile: CalibrationProfile, which: str = "auto"):
+def make_detector(profile: CalibrationProfile, which: str = "auto", partial: bool = True):
     """``density`` (the shipped counting network), ``density-mirrored`` (the same, reading each
     frame mirrored as well: more accurate, slower), ``yolo`` (the box detector, when its ONNX file
-    is there), ``classical``, or ``auto``: the best one that is shipped."""
+    is there), ``classical``, or ``auto``: the best one that is shipped. ``partial``: the counting
+    network reads a still run again only where it changed (:mod:`vision.partial`)."""
     from vision.density import DEFAULT_COUNTER, DensityCounter
     from vision.yolo import DEFAULT_MODEL, YoloDetector
     if which == DENSITY_MIRRORED:
         return DensityCounter(profile, mirrored=True)
     if which == "density" or (which == "auto" and DEFAULT_COUNTER.is_file()):
-        return DensityCounter(profile)
+        return DensityCounter(profile, partial=partial)
     if which == "yolo" or (which == "auto" and DEFAULT_MODEL.is_file()):
         return YoloDetector(profile.pose, tuple(profile.image_size), k1=profile.k1)
     if which not in DETECTORS:
@@ -79,14 +81,16 @@ class Pipeline:
     calibration reference trigger a new board search; the game and its committed state go on."""
 
     def __init__(self, profile: CalibrationProfile, detector=None, agree: int = 3, which: str = "auto",
-                 hold_untouched: bool = True):
+                 hold_untouched: bool = True, partial: bool = True):
         """``detector``: a fixed detector to use; otherwise one is made by name (``which``, see
         :func:`make_detector`) for each pose, the first and every one found again after a bump.
         ``hold_untouched``: regions whose pixels did not change since the last commit keep their
-        committed count (:mod:`vision.touched`); off, every still frame is counted afresh."""
+        committed count (:mod:`vision.touched`); off, every still frame is counted afresh.
+        ``partial``: see :func:`make_detector`."""
         self.profile = profile
         self.which = which
         self.hold_untouched = hold_untouched
+        self.partial = partial
         self.geo = profile.geometry
         self.fixed_detector = detector
         self.fusion = Fusion(agree)
@@ -98,7 +102,7 @@ class Pipeline:
                                                          interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY))
 
     def _setup_pose(self) -> None:
-        self.detector = self.fixed_detector or make_detector(self.profile, self.which)
+        self.detector = self.fixed_detector or make_detector(self.profile, self.which, self.partial)
         self.gate = Gate(self.profile, self.geo)
         self._align_view = BoardView.of(self.profile, self.geo, ALIGN_SCALE)
         self.touched = TouchedRegions(self.profile, self.geo) if self.hold_untouched else None

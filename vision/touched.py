@@ -72,6 +72,25 @@ GRAZE_PIXELS = 50
 CORE_PIXELS = 4 * GRAZE_PIXELS
 
 
+_SPECK = np.ones((2, 2), np.uint8)
+_JOIN = np.ones((3, 3), np.uint8)
+
+
+def changed_patches(now: np.ndarray, before: np.ndarray) -> np.ndarray:
+    """Where two views of the board (uint8 BGR, the same light) differ: 1 on each pixel of a patch
+    of at least TOUCH_PIXELS pixels changed by more than TOUCH_LEVEL, 0 elsewhere (uint8). The
+    sensor's lone specks are dropped first (a 2 x 2 opening), and what is left of one piece's
+    change is joined (a 3 x 3 closing). The counter asks the same of its input
+    (:mod:`vision.partial`), at about the same pixels per legionary."""
+    changed = (colour_change(now, before) > TOUCH_LEVEL).astype(np.uint8)
+    changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, _SPECK)
+    changed = cv2.morphologyEx(changed, cv2.MORPH_CLOSE, _JOIN)
+    n_patches, patches, stats, _ = cv2.connectedComponentsWithStats(changed)
+    keep = (stats[:, cv2.CC_STAT_AREA] >= TOUCH_PIXELS).astype(np.uint8)
+    keep[0] = 0
+    return keep[patches]
+
+
 class TouchedRegions:
     """Remembers the frame of the last commit and tells which regions changed since."""
 
@@ -87,8 +106,6 @@ class TouchedRegions:
         self.core = np.where(same, self.labels, 0)
         area = np.bincount(self.core.ravel(), minlength=len(self.region_ids) + 1)
         self._cored = {r for i, r in enumerate(self.region_ids) if area[i + 1] >= CORE_PIXELS}
-        self._speck = np.ones((2, 2), np.uint8)
-        self._join = np.ones((3, 3), np.uint8)
         self.kept: np.ndarray | None = None
         self.state: ObservedState | None = None
         self._light: LightMatch | None = None
@@ -126,18 +143,9 @@ class TouchedRegions:
         frame kept."""
         if self.kept is None:
             return None
-        view = self._light(self.view(image))
-        changed = (colour_change(view, self.kept) > TOUCH_LEVEL).astype(np.uint8)
-        changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, self._speck)
-        changed = cv2.morphologyEx(changed, cv2.MORPH_CLOSE, self._join)
-        n_patches, patches, stats, _ = cv2.connectedComponentsWithStats(changed)
-        big = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] >= TOUCH_PIXELS)
-        big = big[big > 0]
-        if not len(big):
+        counted = changed_patches(self._light(self.view(image)), self.kept)
+        if not counted.any():
             return {}
-        keep = np.zeros(n_patches, np.uint8)
-        keep[big] = 1
-        counted = keep[patches]
         near = cv2.dilate(counted, self._reach).astype(bool)
         n = len(self.region_ids) + 1
         hits = np.bincount(self.labels[near], minlength=n) + np.bincount(self.land[near], minlength=n)

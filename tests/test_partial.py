@@ -1,0 +1,221 @@
+"""Reading again only what changed (vision.partial, DensityCounter.detect_in_run, SummitMemory)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.test_density import calibrated_scene
+from tests.test_touched import with_piece
+from vision.count import count
+from vision.density import DEFAULT_COUNTER, MULTIPLE, N_OUT, STRIDE, DensityCounter
+from vision.partial import EDGE, REACH, Box, ReadSoFar, changed_box
+from vision.records import Detections
+from vision.summits import PIECE_CLASSES, SummitMemory, SummitReading
+
+
+def pooled(x: np.ndarray) -> np.ndarray:
+    """A stand-in network that sees only its own cell: each output cell is the mean of the 2 x 2
+    input pixels under it (of the frame's three planes), on every output channel."""
+    _, _, h, w = x.shape
+    cell = x[0, :3].mean(axis=0).reshape(h // STRIDE, STRIDE, w // STRIDE, STRIDE).mean(axis=(1, 3))
+    return np.broadcast_to(cell, (N_OUT,) + cell.shape).astype(np.float32)
+
+
+class LocalSession:
+    """onnxruntime's stand-in: :func:`pooled`, recording the shape of every input it is given."""
+
+    def __init__(self):
+        self.shapes: list[tuple] = []
+
+    def get_inputs(self):
+        return [type("Input", (), {"name": "input"})()]
+
+    def run(self, _outputs, feeds):
+        x = feeds["input"]
+        self.shapes.append(x.shape)
+        return [pooled(x)[None]]
+
+
+class TestBox:
+    def test_grown_lands_on_the_stride_grid_inside_the_input(self):
+        b = Box(100, 13, 130, 29).grown(10, (400, 600), 8)
+        assert (b.y0, b.x0, b.y1, b.x1) == (88, 0, 144, 40)
+        assert Box(380, 590, 399, 600).grown(48, (400, 600), 8) == Box(328, 536, 400, 600)
+
+    def test_union_within_and_cells(self):
+        a, b = Box(8, 16, 24, 32), Box(0, 24, 16, 48)
+        u = a.union(b)
+        assert u == Box(0, 16, 24, 48) and a.union(None) == a
+        assert a.within(u) == (slice(8, 24), slice(0, 16))
+        assert u.cells(2) == Box(0, 8, 12, 24) and u.area == 24 * 32
+
+
+class TestChangedBox:
+    def test_a_patch_of_changed_pixels_gives_its_box_and_specks_give_none(self):
+        rng = np.random.default_rng(3)
+        before = rng.integers(60, 200, (120, 160, 3), dtype=np.uint8)
+        now = before.copy()
+        now[40:52, 70:85] = (20, 20, 240)
+        assert changed_box(now, before) == Box(40, 70, 53, 86)     # a pixel more: see changed_box
+        specks = before.copy()
+        specks[10, 10] = specks[90, 150] = (255, 255, 255)        # the sensor's lone specks
+        assert changed_box(specks, before) is None
+        assert changed_box(before, before) is None
+
+
+class TestReadSoFar:
+    def test_the_first_frame_is_read_whole_then_only_around_what_changed(self):
+        rng = np.random.default_rng(4)
+        frame = rng.integers(60, 200, (240, 320, 3), dtype=np.uint8)
+        so_far = ReadSoFar((240, 320), MULTIPLE, STRIDE)
+        whole = Box.whole((240, 320))
+        assert so_far.to_read(frame) == whole
+        so_far.paste(whole, whole, np.ones((N_OUT, 120, 160), np.float32), frame)
+        assert so_far.to_read(frame) is None
+        moved = frame.copy()
+        moved[100:110, 150:160] = 255
+        box = so_far.to_read(moved)
+        assert box == Box(100, 150, 111, 161).grown(REACH, (240, 320), MULTIPLE)     # see changed_box
+        assert so_far.window(box) == box.grown(EDGE, (240, 320), MULTIPLE)
+
+    def test_paste_keeps_the_rest_of_the_output_and_remembers_the_pixels_read(self):
+        frame = np.zeros((64, 64, 3), np.uint8)
+        so_far = ReadSoFar((64, 64), MULTIPLE, STRIDE)
+        whole = Box.whole((64, 64))
+        so_far.paste(whole, whole, np.zeros((2, 32, 32), np.float32), frame)
+        new = frame.copy()
+        new[16:32, 16:32] = 200
+        box, window = Box(16, 16, 32, 32), Box(8, 8, 40, 40)
+        out = so_far.paste(box, window, np.full((2, 16, 16), 5.0, np.float32), new)
+        assert out[:, 8:16, 8:16].min() == 5.0 and out.sum() == 5.0 * 2 * 8 * 8
+        assert np.array_equal(so_far.frame, new)
+        so_far.forget()
+        assert so_far.to_read(new) == whole
+
+
+class TestSummitMemory:
+    class Counting:
+        """A classifier whose word at a point is its x; it records the points it read."""
+
+        def __init__(self):
+            self.read_at: list[list[int]] = []
+
+        def read(self, planes, points, only=None):
+            at = points if only is None else points[only]
+            self.read_at.append([int(x) for x in at[:, 0]])
+            pieces = np.zeros((len(at), PIECE_CLASSES))
+            pieces[:, 1] = 1.0
+            return SummitReading(at[:, 0] / 100.0, pieces)
+
+    def test_a_standing_summit_keeps_its_word_and_the_others_are_read(self):
+        cls, memory = self.Counting(), SummitMemory()
+        points = np.array([[10, 0], [20, 0], [30, 0]])
+        first = memory.read(cls, None, points, np.array([7, 3, 5]))
+        assert cls.read_at == [[10, 20, 30]] and np.allclose(first.vexillum, [0.1, 0.2, 0.3])
+        # the same cells, read from other pixels: the standing ones keep their word
+        again = memory.read(cls, None, points + [[1, 0]], np.array([7, 3, 5]), np.array([True, False, True]))
+        assert cls.read_at[-1] == [21]
+        assert np.allclose(again.vexillum, [0.1, 0.21, 0.3])
+        # a summit at a cell not read before is read, standing or not
+        new = memory.read(cls, None, np.array([[40, 0], [50, 0]]), np.array([3, 9]), np.array([True, True]))
+        assert cls.read_at[-1] == [50] and np.allclose(new.vexillum, [0.21, 0.5])
+        # without standing, every summit is read
+        memory.read(cls, None, points, np.array([7, 3, 5]))
+        assert cls.read_at[-1] == [10, 20, 30]
+
+
+class TestPartialReading:
+    """The live loop's counter reads again only what changed since it last read."""
+
+    def counter(self, partial: bool = True):
+        img, truth, profile = calibrated_scene("easy")
+        session = LocalSession()
+        counter = DensityCounter(profile, session=session, partial=partial)
+        read: list[tuple[np.ndarray, Box | None]] = []
+        counter.read = lambda out, fresh=None: read.append((out.copy(), fresh)) or Detections.empty("density")
+        return img, profile, counter, session, read
+
+    def test_a_new_run_reads_only_around_the_change_and_pastes_it_into_the_last_reading(self):
+        img, profile, counter, session, read = self.counter()
+        counter.detect_in_run(img, True)
+        whole_shape = session.shapes[0]
+        before = pooled(counter._input)
+        moved = with_piece(img, profile, "italia")
+        counter.detect_in_run(moved, True)
+        assert len(session.shapes) == 2
+        h, w = session.shapes[1][2:]
+        assert h * w < whole_shape[2] * whole_shape[3] / 4
+        out, fresh = read[1]
+        assert fresh is not None
+        after = pooled(counter._input)
+        cells = fresh.cells(STRIDE)
+        inside = np.zeros(out.shape[1:], bool)
+        inside[cells.rows, cells.cols] = True
+        assert np.array_equal(out[:, inside], after[:, inside])
+        assert np.array_equal(out[:, ~inside], before[:, ~inside])
+        # the piece's pixels lie inside the box read again
+        changed = np.abs(after[0] - before[0]) > 1
+        assert changed.any() and inside[changed].all()
+
+    def test_the_run_reads_its_box_in_every_frame_plain_and_mirrored(self):
+        img, profile, counter, session, read = self.counter()
+        counter.detect_in_run(img, True)
+        moved = with_piece(img, profile, "italia")
+        for first in (True, False, False):
+            counter.detect_in_run(moved, first)
+        assert len(session.shapes) == 4 and len(set(session.shapes[1:])) == 1
+        assert read[1][1] == read[2][1] == read[3][1]
+        # the stand-in network reads a mirrored window as it reads the window: the mean changes nothing
+        assert np.allclose(read[2][0], read[1][0]) and np.allclose(read[3][0], read[1][0])
+
+    def test_a_run_with_nothing_changed_is_not_read_at_all(self):
+        img, profile, counter, session, read = self.counter()
+        first = counter.detect_in_run(img, True)
+        counter.read = lambda out, fresh=None: pytest.fail("nothing changed, nothing to read")
+        assert counter.detect_in_run(img, True) is first
+        assert len(session.shapes) == 1
+
+    def test_the_first_run_reads_whole_to_its_end_and_a_photo_resets(self):
+        img, profile, counter, session, read = self.counter()
+        for first in (True, False, False):
+            counter.detect_in_run(img, first)
+        assert len(set(session.shapes)) == 1 and len(session.shapes) == 3
+        assert all(fresh is None for _, fresh in read)
+        counter.detect(img)
+        counter.detect_in_run(with_piece(img, profile, "italia"), True)
+        assert session.shapes[-1] == session.shapes[0] and read[-1][1] is None
+
+    def test_without_partial_every_frame_is_read_whole(self):
+        img, profile, counter, session, read = self.counter(partial=False)
+        counter.detect_in_run(img, True)
+        counter.detect_in_run(img, True)
+        counter.detect_in_run(with_piece(img, profile, "italia"), True)
+        assert len(session.shapes) == 3 and len(set(session.shapes)) == 1
+
+
+@pytest.mark.skipif(not DEFAULT_COUNTER.is_file(), reason="no counting model shipped in models/")
+class TestShippedCounterReadsPartly:
+    def test_a_piece_added_is_counted_as_a_whole_reading_counts_it(self):
+        img, truth, profile = calibrated_scene("easy")
+        geo = profile.geometry
+        moved = with_piece(img, profile, "italia")
+        live = DensityCounter(profile)
+        live.detect_in_run(img, True)
+        shapes = []
+        run = live.session.run
+        live.session = type("Recording", (), {
+            "run": lambda self, outputs, feeds: shapes.append(feeds["input"].shape) or run(outputs, feeds),
+            "get_inputs": lambda self: []})()
+        partly = count(live.detect_in_run(moved, True), geo, frozenset())
+        whole = count(DensityCounter(profile).detect(moved), geo, frozenset())
+        assert len(shapes) == 1 and shapes[0][2] * shapes[0][3] < live._input.shape[2] * live._input.shape[3] / 4
+        assert partly.to_dict()["regions"] == whole.to_dict()["regions"]
+        assert partly.regions["italia"] != count(DensityCounter(profile).detect(img), geo, frozenset()).regions.get("italia")
+
+
+class TestPipelineReadsPartly:
+    def test_the_pipeline_asks_its_counter_to_read_partly_unless_told_otherwise(self):
+        from vision.pipeline import Pipeline
+        img, truth, profile = calibrated_scene("easy")
+        assert Pipeline(profile, which="density").detector.partial
+        assert not Pipeline(profile, which="density", partial=False).detector.partial
