@@ -612,6 +612,58 @@ class TestGateAndFusion:
             p.process(img)
         assert reader.firsts[read] is True and not any(reader.firsts[read + 1:])
 
+    def test_a_run_that_has_had_its_last_say_is_not_read_again(self):
+        """Past WINDOW still frames the fusion decides nothing more, so the pipeline reads no more
+        of the run: a table left still while the players think costs the gate alone. The light
+        notice stands, and the next run is read again from its first frame."""
+        img, _, cal = scene()
+
+        class RunReader:
+            name = "runs"
+            light = type("Light", (), {"last": np.array([2.0, 1.0, 1.0])})()     # far from the calibration's
+
+            def __init__(self):
+                self.firsts: list[bool] = []
+
+            def detect_in_run(self, image, first):
+                self.firsts.append(first)
+                return Detections.empty(self.name)
+
+        reader = RunReader()
+        p = Pipeline(calibrate(cal, procedural_art(), players=PLAYERS), detector=reader)
+        results = [p.process(img) for _ in range(WINDOW + 8)]
+        assert len(reader.firsts) == WINDOW and results[-1].gate.still
+        assert results[-1].state is None and results[-1].notice and results[-1].notice == results[-9].notice
+        p.process(None)
+        for _ in range(3):
+            p.process(img)
+        assert reader.firsts[WINDOW:] == [True, False, False]
+
+    def test_a_map_fitted_again_begins_a_new_run(self):
+        """The dashboard's set-up fits the map again: the still frames after it are read with the
+        new map from a run's first frame, even past a run that had had its last say."""
+        import copy
+        img, _, cal = scene()
+
+        class RunReader:
+            name = "runs"
+
+            def __init__(self):
+                self.firsts: list[bool] = []
+
+            def detect_in_run(self, image, first):
+                self.firsts.append(first)
+                return Detections.empty(self.name)
+
+        reader = RunReader()
+        p = Pipeline(calibrate(cal, procedural_art(), players=PLAYERS), detector=reader)
+        for _ in range(WINDOW + 3):
+            p.process(img)
+        assert len(reader.firsts) == WINDOW
+        p.profile._geometry = copy.copy(p.profile.geometry)      # as a new fit leaves it
+        p.process(img)
+        assert reader.firsts[WINDOW:] == [True] and p.geo is p.profile.geometry
+
     def test_the_bench_reads_each_frame_of_a_still_run_in_turn(self):
         """``augur bench vision`` scores the live loop on a run of distinct frames of one table,
         the first beginning the run, and commits the fusion's vote over all of them."""

@@ -51,8 +51,14 @@ class Fusion:
 
     @property
     def run_length(self) -> int:
-        """How many still frames the current run holds (up to WINDOW); 0 when a run begins."""
+        """How many still frames the current run holds; 0 when a run begins."""
         return len(self._run)
+
+    @property
+    def settled(self) -> bool:
+        """The run has had its last say (``max(agree, WINDOW)`` frames offered): no further frame
+        of it is looked at, so none need be read."""
+        return len(self._run) >= max(self.agree, WINDOW)
 
     def offer(self, state: ObservedState) -> ObservedState | None:
         """A still frame's count; returns the fused state when it becomes committed (else None).

@@ -6,8 +6,10 @@ camera that stops delivering frames never replaces what was committed.
 Still frames come in runs (a moving or unreadable frame ends one). A detector that can read a
 run's frames together (``detect_in_run``, the counting network: plain and mirrored in turn,
 averaged) is told where each run begins; it reads again only the part of a frame whose pixels
-changed since it last read them (:mod:`vision.partial`). Regions no hand touched since the last
-commit keep their committed count (:mod:`vision.touched`).
+changed since it last read them (:mod:`vision.partial`). Once a run has had its last say in the
+fusion (:attr:`vision.fuse.Fusion.settled`) its further frames are not read: a table left still
+while the players think costs the gate alone. Regions no hand touched since the last commit keep
+their committed count (:mod:`vision.touched`).
 """
 from __future__ import annotations
 
@@ -97,6 +99,7 @@ class Pipeline:
         self.index = 0
         self.relocalised = 0
         self._misaligned = 0
+        self._notice = ""
         self._setup_pose()
         self._ref_edges = _edges(cv2.cvtColor(cv2.resize(profile.reference, self._align_view.size,
                                                          interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY))
@@ -151,6 +154,12 @@ class Pipeline:
         if self.profile.geometry is not self.geo:      # the map was fitted again (the dashboard's set-up)
             self.geo = self.profile.geometry
             self._setup_pose()
+            self.fusion.reset_run()
+        if self.fusion.settled:
+            # the run has had its last say: a further still frame of it could change nothing, so
+            # a table left still while the players think costs the gate alone
+            res.notice = self._notice
+            return res
         if hasattr(self.detector, "detect_in_run"):    # reads a still run's frames together
             det = self.detector.detect_in_run(image, first=self.fusion.run_length == 0)
         else:
@@ -163,7 +172,7 @@ class Pipeline:
         res.detections, res.state = det, state
         light = getattr(self.detector, "light", None)          # vision.light.LightMatch
         if light is not None and getattr(light, "last", None) is not None:
-            res.notice = light_notice(light.last)
+            res.notice = self._notice = light_notice(light.last)
         res.committed = self.fusion.offer(state)
         res.resighted = self.fusion.resighted
         if self.touched is not None:
