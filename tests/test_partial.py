@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.test_density import calibrated_scene
+from tests.test_density import FakeSession, calibrated_scene
 from tests.test_touched import with_piece
 from vision.count import count
 from vision.density import DEFAULT_COUNTER, MULTIPLE, N_OUT, STRIDE, DensityCounter
@@ -21,19 +21,15 @@ def pooled(x: np.ndarray) -> np.ndarray:
     return np.broadcast_to(cell, (N_OUT,) + cell.shape).astype(np.float32)
 
 
-class LocalSession:
+class LocalSession(FakeSession):
     """onnxruntime's stand-in: :func:`pooled`, recording the shape of every input it is given."""
 
     def __init__(self):
-        self.shapes: list[tuple] = []
-
-    def get_inputs(self):
-        return [type("Input", (), {"name": "input"})()]
+        super().__init__(np.zeros(0, np.float32))
 
     def run(self, _outputs, feeds):
-        x = feeds["input"]
-        self.shapes.append(x.shape)
-        return [pooled(x)[None]]
+        super().run(_outputs, feeds)
+        return [pooled(feeds["input"])[None]]
 
 
 class TestBox:
@@ -138,12 +134,12 @@ class TestPartialReading:
     def test_a_new_run_reads_only_around_the_change_and_pastes_it_into_the_last_reading(self):
         img, profile, counter, session, read = self.counter()
         counter.detect_in_run(img, True)
-        whole_shape = session.shapes[0]
+        whole_shape = session.seen[0]
         before = pooled(counter._input)
         moved = with_piece(img, profile, "italia")
         counter.detect_in_run(moved, True)
-        assert len(session.shapes) == 2
-        h, w = session.shapes[1][2:]
+        assert len(session.seen) == 2
+        h, w = session.seen[1][2:]
         assert h * w < whole_shape[2] * whole_shape[3] / 4
         out, fresh = read[1]
         assert fresh is not None
@@ -163,7 +159,7 @@ class TestPartialReading:
         moved = with_piece(img, profile, "italia")
         for first in (True, False, False):
             counter.detect_in_run(moved, first)
-        assert len(session.shapes) == 4 and len(set(session.shapes[1:])) == 1
+        assert len(session.seen) == 4 and len(set(session.seen[1:])) == 1
         assert read[1][1] == read[2][1] == read[3][1]
         # the stand-in network reads a mirrored window as it reads the window: the mean changes nothing
         assert np.allclose(read[2][0], read[1][0]) and np.allclose(read[3][0], read[1][0])
@@ -173,24 +169,24 @@ class TestPartialReading:
         first = counter.detect_in_run(img, True)
         counter.read = lambda out, fresh=None: pytest.fail("nothing changed, nothing to read")
         assert counter.detect_in_run(img, True) is first
-        assert len(session.shapes) == 1
+        assert len(session.seen) == 1
 
     def test_the_first_run_reads_whole_to_its_end_and_a_photo_resets(self):
         img, profile, counter, session, read = self.counter()
         for first in (True, False, False):
             counter.detect_in_run(img, first)
-        assert len(set(session.shapes)) == 1 and len(session.shapes) == 3
+        assert len(set(session.seen)) == 1 and len(session.seen) == 3
         assert all(fresh is None for _, fresh in read)
         counter.detect(img)
         counter.detect_in_run(with_piece(img, profile, "italia"), True)
-        assert session.shapes[-1] == session.shapes[0] and read[-1][1] is None
+        assert session.seen[-1] == session.seen[0] and read[-1][1] is None
 
     def test_without_partial_every_frame_is_read_whole(self):
         img, profile, counter, session, read = self.counter(partial=False)
         counter.detect_in_run(img, True)
         counter.detect_in_run(img, True)
         counter.detect_in_run(with_piece(img, profile, "italia"), True)
-        assert len(session.shapes) == 3 and len(set(session.shapes)) == 1
+        assert len(session.seen) == 3 and len(set(session.seen)) == 1
 
 
 @pytest.mark.skipif(not DEFAULT_COUNTER.is_file(), reason="no counting model shipped in models/")

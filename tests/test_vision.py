@@ -324,6 +324,21 @@ class TestCounting:
         assert np.mean(owners) > 0.6        # a baseline: it finds and colours most armies
 
 
+class RunReader:
+    """A detector that reads a still run's frames together, recording which begin a run; with
+    ``light``, the gains its light match found (:class:`vision.light.LightMatch`)."""
+
+    name = "runs"
+
+    def __init__(self, light: np.ndarray | None = None):
+        self.firsts: list[bool] = []
+        self.light = type("Light", (), {"last": light})()
+
+    def detect_in_run(self, image, first):
+        self.firsts.append(first)
+        return Detections.empty(self.name)
+
+
 class TestGateAndFusion:
     def test_hand_over_the_board_is_not_still(self):
         img, truth, cal = scene()
@@ -591,16 +606,6 @@ class TestGateAndFusion:
         after a bad frame (or a moving one) the next still frame starts a new run."""
         img, _, cal = scene()
 
-        class RunReader:
-            name = "runs"
-
-            def __init__(self):
-                self.firsts: list[bool] = []
-
-            def detect_in_run(self, image, first):
-                self.firsts.append(first)
-                return Detections.empty(self.name)
-
         reader = RunReader()
         p = Pipeline(calibrate(cal, procedural_art(), players=PLAYERS), detector=reader, agree=2)
         for _ in range(6):
@@ -618,18 +623,7 @@ class TestGateAndFusion:
         notice stands, and the next run is read again from its first frame."""
         img, _, cal = scene()
 
-        class RunReader:
-            name = "runs"
-            light = type("Light", (), {"last": np.array([2.0, 1.0, 1.0])})()     # far from the calibration's
-
-            def __init__(self):
-                self.firsts: list[bool] = []
-
-            def detect_in_run(self, image, first):
-                self.firsts.append(first)
-                return Detections.empty(self.name)
-
-        reader = RunReader()
+        reader = RunReader(light=np.array([2.0, 1.0, 1.0]))        # far from the calibration's light
         p = Pipeline(calibrate(cal, procedural_art(), players=PLAYERS), detector=reader)
         results = [p.process(img) for _ in range(WINDOW + 8)]
         assert len(reader.firsts) == WINDOW and results[-1].gate.still
@@ -644,16 +638,6 @@ class TestGateAndFusion:
         new map from a run's first frame, even past a run that had had its last say."""
         import copy
         img, _, cal = scene()
-
-        class RunReader:
-            name = "runs"
-
-            def __init__(self):
-                self.firsts: list[bool] = []
-
-            def detect_in_run(self, image, first):
-                self.firsts.append(first)
-                return Detections.empty(self.name)
 
         reader = RunReader()
         p = Pipeline(calibrate(cal, procedural_art(), players=PLAYERS), detector=reader)
