@@ -164,6 +164,28 @@ class TestPartialReading:
         # the stand-in network reads a mirrored window as it reads the window: the mean changes nothing
         assert np.allclose(read[2][0], read[1][0]) and np.allclose(read[3][0], read[1][0])
 
+    def test_a_box_grown_late_in_the_run_is_averaged_where_the_last_pass_read(self):
+        """The stand-in network's passes are told apart by an offset (0, then 10): where both
+        passes read, the reading is their mean; where the box grew, the new pass alone."""
+        img, profile, counter, session, read = self.counter()
+        counter.detect_in_run(img, True)
+        calls = []
+        run = session.run
+        session.run = lambda outputs, feeds: calls.append(1) or [run(outputs, feeds)[0] + 10.0 * (len(calls) - 1)]
+        one = with_piece(img, profile, "italia")
+        counter.detect_in_run(one, True)
+        two = with_piece(one, profile, "dalmazia")
+        counter.detect_in_run(two, False)
+        (_, first_box), (out, grown) = read[1], read[2]
+        assert grown != first_box and grown == grown.union(first_box)
+        exact = pooled(counter._input)
+        a, b = first_box.cells(STRIDE), grown.cells(STRIDE)
+        assert np.allclose(out[:, a.rows, a.cols], exact[:, a.rows, a.cols] + 5.0)
+        only_new = np.zeros(out.shape[1:], bool)
+        only_new[b.rows, b.cols] = True
+        only_new[a.rows, a.cols] = False
+        assert only_new.any() and np.allclose(out[:, only_new], exact[:, only_new] + 10.0)
+
     def test_a_run_with_nothing_changed_is_not_read_at_all(self):
         img, profile, counter, session, read = self.counter()
         first = counter.detect_in_run(img, True)

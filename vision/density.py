@@ -308,7 +308,7 @@ class DensityCounter:
             self.name = DENSITY_MIRRORED
         self._mirror: np.ndarray | None = None      # the input's mirror image (see _pass)
         # a run of still frames (detect_in_run): the last frame's output, and whether the next is mirrored
-        self._held: tuple[Box, np.ndarray] | None = None
+        self._held: tuple[Box, Box, np.ndarray] | None = None     # with partial: its box and window
         self._turn = False
         # reading only what changed (detect_in_run, vision.partial): the output read so far, the
         # box the current run reads again, the last frame written (uint8) and its detections
@@ -423,9 +423,16 @@ class DensityCounter:
         window = self._so_far.window(box)
         out = self._pass(self._turn, window)
         self._turn = not self._turn
-        held, self._held = self._held, (window, out)
-        if held is not None and held[0] == window:
-            out = (out + held[1]) * np.float32(0.5)
+        held, self._held = self._held, (box, window, out)
+        if held is not None:
+            # the run's box only grows: the last pass read the box it had then, and the mean is
+            # taken there (a box grown by a change found late in the run is read once where it grew)
+            then, around, last = held
+            cells = then.cells(STRIDE)
+            rows, cols = cells.within(window.cells(STRIDE))
+            out = out.copy()
+            out[:, rows, cols] = (out[:, rows, cols] + last[(slice(None),) + cells.within(around.cells(STRIDE))]) \
+                * np.float32(0.5)
         whole = self._so_far.paste(box, window, out, self._frame)
         self._last = self.read(whole, fresh=None if box == self._whole else box)
         return self._last
