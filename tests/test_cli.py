@@ -251,6 +251,13 @@ class TestDemo:
         assert out["counted"] + out["dropped"] <= 60 and out["committed"] == len(out["delays_s"]) <= 1
         assert all(d > 0 for d in out["delays_s"])
 
+    def test_the_real_time_bench_plays_a_video_folder_read_whole(self, demo_cache, capsys):
+        from vision.bench import bench_real_time_commit
+        from vision.synth.video import ensure_default_video
+        out = bench_real_time_commit(limit=20, folder=str(ensure_default_video()), partial=False)
+        assert out["frames"] == 20 and out["moves"] == 0
+        assert "[real time] the demo video at 12 frames/s" in capsys.readouterr().out
+
 
 class TestOtherRulesets:
     @pytest.mark.parametrize("ruleset", ["classic", "tournament-2v2", "lotr", "lotr-classic"])

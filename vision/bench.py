@@ -34,6 +34,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 from scipy import stats
@@ -291,11 +292,12 @@ def hidden_regions(truth) -> set[str]:
     return out | {p.region for p in truth.pieces if p.region and p.occluded >= HIDDEN_PIECE}
 
 
-def bench_real_time_commit(limit: int | None = None) -> dict:
+def bench_real_time_commit(limit: int | None = None, folder=None, partial: bool = True) -> dict:
     """How long after the last hand leaves the board a state is committed, on the wall clock,
-    counting time included: the demo's game video played at its own pace and read through
-    :class:`~vision.frames.NewestFrame`, exactly as ``augur run`` reads a camera. Frames the
-    counter had no time for are dropped, as they would be live.
+    counting time included: the demo's game video (or the one in ``folder``, written by ``augur
+    synth video``) played at its own pace and read through :class:`~vision.frames.NewestFrame`,
+    exactly as ``augur run`` reads a camera. Frames the counter had no time for are dropped, as
+    they would be live. ``partial=False`` reads every still frame whole (:mod:`vision.partial`).
 
     A move's delay runs from the moment its first frame without a hand was delivered to the
     moment the pipeline returned the committed state. The video runs at 12 frames a second; a
@@ -303,12 +305,12 @@ def bench_real_time_commit(limit: int | None = None) -> dict:
     from vision.frames import NewestFrame, video_frames
     from vision.game_bench import read_video_folder
     from vision.pipeline import Pipeline
-    from vision.synth.video import PLAYERS, ensure_default_video
-    folder = ensure_default_video()
+    from vision.synth.video import PLAYERS, default_video_dir, ensure_default_video
+    folder = Path(folder) if folder else ensure_default_video()
     meta, truth, calibration_image = read_video_folder(folder)
     hands = [t["hand_present"] for t in truth]
     profile = calibrate(calibration_image, procedural_art(), players=PLAYERS)
-    pipeline = Pipeline(profile)
+    pipeline = Pipeline(profile, partial=partial)
     source = NewestFrame(video_frames(folder, meta["fps"], realtime=True, limit=limit), keep_times=True)
     left = _moves(truth)
     delay: dict[int, float] = {}     # move (its first frame without a hand) -> seconds to its commit
@@ -324,7 +326,8 @@ def bench_real_time_commit(limit: int | None = None) -> dict:
     moves = sum(j < source.delivered for j in left)
     out = {"moves": moves, "committed": len(delays), "delays_s": delays, "frames": source.delivered,
            "counted": counted, "dropped": source.dropped, "fps": meta["fps"]}
-    print(f"[real time] the demo video at {meta['fps']} frames/s, read like a camera (newest frame only, counting "
+    what = "the demo video" if folder == default_video_dir() else f"the {meta['tier']} game video of seed {meta['seed']}"
+    print(f"[real time] {what} at {meta['fps']} frames/s, read like a camera (newest frame only, counting "
           f"included): {len(delays)} of {moves} moves that changed the board committed, "
           + (f"{np.median(delays):.2f} s after the last hand left (median; worst {max(delays):.2f} s; target <= 0.5 s)"
              if delays else "none committed")
