@@ -313,7 +313,6 @@ class DensityCounter:
         # reading only what changed (detect_in_run, vision.partial): the output read so far, the
         # box the current run reads again, the last frame written (uint8) and its detections
         self.partial = partial
-        self._whole = Box.whole(self._input.shape[2:])
         self._so_far = ReadSoFar(self._input.shape[2:], MULTIPLE, STRIDE)
         self._run_box: Box | None = None
         self._frame: np.ndarray | None = None
@@ -357,7 +356,7 @@ class DensityCounter:
         mirror image, with the output turned back. The input itself is left as it was (the summit
         classifiers cut their windows from it); the mirror image of the whole input goes to a
         buffer of its own, kept between frames (onnxruntime wants a contiguous array)."""
-        if window is not None and window != self._whole:
+        if window is not None and window != self._so_far.whole:
             x = np.ascontiguousarray(self._input[:, :, window.rows, window.cols])
             if mirrored:
                 x = np.ascontiguousarray(x[..., ::-1])
@@ -415,7 +414,7 @@ class DensityCounter:
         self._write_frame(image)
         if first:
             self._held, self._turn, self._run_box = None, False, None
-        box = self._so_far.to_read(self._frame) if self.partial else self._whole
+        box = self._so_far.to_read(self._frame) if self.partial else self._so_far.whole
         if box is None and self._run_box is None and self._last is not None:
             return self._last
         box = self._run_box if box is None else box.union(self._run_box)
@@ -434,7 +433,7 @@ class DensityCounter:
             out[:, rows, cols] = (out[:, rows, cols] + last[(slice(None),) + cells.within(around.cells(STRIDE))]) \
                 * np.float32(0.5)
         whole = self._so_far.paste(box, window, out, self._frame)
-        self._last = self.read(whole, fresh=None if box == self._whole else box)
+        self._last = self.read(whole, fresh=None if box == self._so_far.whole else box)
         return self._last
 
     def read(self, out: np.ndarray, fresh: Box | None = None) -> Detections:
@@ -753,7 +752,7 @@ class DensityCounter:
         points = self.summit_pixels(at)
         standing = None
         if fresh is not None:
-            near = fresh.grown(PATCH, self._input.shape[2:], 1)
+            near = fresh.grown(PATCH, self._so_far.shape, 1)
             standing = ~((points[:, 0] >= near.x0) & (points[:, 0] < near.x1)
                          & (points[:, 1] >= near.y0) & (points[:, 1] < near.y1))
         return memory.read(classifier, self._input[0], points, at, standing)

@@ -106,6 +106,7 @@ class ReadSoFar:
 
     def __init__(self, input_shape: tuple[int, int], multiple: int, stride: int):
         self.shape = tuple(int(v) for v in input_shape)
+        self.whole = Box.whole(self.shape)
         self.multiple = multiple
         self.stride = stride
         self.output: np.ndarray | None = None
@@ -116,7 +117,7 @@ class ReadSoFar:
         since they were read, on the stride grid); the whole crop when nothing was read yet; None
         when nothing changed."""
         if self.output is None:
-            return Box.whole(self.shape)
+            return self.whole
         changed = changed_box(frame, self.frame)
         return None if changed is None else changed.grown(REACH, self.shape, self.multiple)
 
