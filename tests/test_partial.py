@@ -8,7 +8,7 @@ from tests.test_density import FakeSession, calibrated_scene
 from tests.test_touched import with_piece
 from vision.count import count
 from vision.density import DEFAULT_COUNTER, MULTIPLE, N_OUT, STRIDE, DensityCounter
-from vision.partial import EDGE, REACH, Box, ReadSoFar, changed_box
+from vision.partial import EDGE, MAX_BOXES, REACH, Box, ReadSoFar, changed_boxes
 from vision.records import Detections
 from vision.summits import PIECE_CLASSES, SummitMemory, SummitReading
 
@@ -19,6 +19,15 @@ def pooled(x: np.ndarray) -> np.ndarray:
     _, _, h, w = x.shape
     cell = x[0, :3].mean(axis=0).reshape(h // STRIDE, STRIDE, w // STRIDE, STRIDE).mean(axis=(1, 3))
     return np.broadcast_to(cell, (N_OUT,) + cell.shape).astype(np.float32)
+
+
+def covered(boxes, cells_shape: tuple[int, int]) -> np.ndarray:
+    """The output cells (``cells_shape``) that ``boxes`` of input pixels cover."""
+    inside = np.zeros(cells_shape, bool)
+    for box in boxes:
+        cells = box.cells(STRIDE)
+        inside[cells.rows, cells.cols] = True
+    return inside
 
 
 class LocalSession(FakeSession):
@@ -38,25 +47,29 @@ class TestBox:
         assert (b.y0, b.x0, b.y1, b.x1) == (88, 0, 144, 40)
         assert Box(380, 590, 399, 600).grown(48, (400, 600), 8) == Box(328, 536, 400, 600)
 
-    def test_union_within_and_cells(self):
+    def test_union_overlap_within_and_cells(self):
         a, b = Box(8, 16, 24, 32), Box(0, 24, 16, 48)
         u = a.union(b)
         assert u == Box(0, 16, 24, 48) and a.union(None) == a
+        assert a.overlap(b) == b.overlap(a) == Box(8, 24, 16, 32)
+        assert a.overlap(Box(24, 16, 40, 32)) is None          # edge to edge: they do not meet
         assert a.within(u) == (slice(8, 24), slice(0, 16))
         assert u.cells(2) == Box(0, 8, 12, 24) and u.area == 24 * 32
 
 
-class TestChangedBox:
-    def test_a_patch_of_changed_pixels_gives_its_box_and_specks_give_none(self):
+class TestChangedBoxes:
+    def test_each_patch_of_changed_pixels_gives_its_box_and_specks_give_none(self):
         rng = np.random.default_rng(3)
         before = rng.integers(60, 200, (120, 160, 3), dtype=np.uint8)
         now = before.copy()
         now[40:52, 70:85] = (20, 20, 240)
-        assert changed_box(now, before) == Box(40, 70, 53, 86)     # a pixel more: see changed_box
+        assert changed_boxes(now, before) == (Box(40, 70, 53, 86),)     # a pixel more: see changed_boxes
+        now[90:100, 10:20] = (240, 20, 20)
+        assert sorted(changed_boxes(now, before), key=lambda b: b.y0) == [Box(40, 70, 53, 86), Box(90, 10, 101, 21)]
         specks = before.copy()
         specks[10, 10] = specks[90, 150] = (255, 255, 255)        # the sensor's lone specks
-        assert changed_box(specks, before) is None
-        assert changed_box(before, before) is None
+        assert changed_boxes(specks, before) == ()
+        assert changed_boxes(before, before) == ()
 
 
 class TestReadSoFar:
@@ -65,14 +78,60 @@ class TestReadSoFar:
         frame = rng.integers(60, 200, (240, 320, 3), dtype=np.uint8)
         so_far = ReadSoFar((240, 320), MULTIPLE, STRIDE)
         whole = Box.whole((240, 320))
-        assert so_far.to_read(frame) == whole
+        assert so_far.to_read(frame) == (whole,)
         so_far.paste(whole, whole, np.ones((N_OUT, 120, 160), np.float32), frame)
-        assert so_far.to_read(frame) is None
+        assert so_far.to_read(frame) == ()
         moved = frame.copy()
         moved[100:110, 150:160] = 255
-        box = so_far.to_read(moved)
-        assert box == Box(100, 150, 111, 161).grown(REACH, (240, 320), MULTIPLE)     # see changed_box
+        (box,) = so_far.to_read(moved)
+        assert box == Box(100, 150, 111, 161).grown(REACH, (240, 320), MULTIPLE)     # see changed_boxes
         assert so_far.window(box) == box.grown(EDGE, (240, 320), MULTIPLE)
+
+    def test_changes_far_apart_are_read_in_boxes_of_their_own(self):
+        rng = np.random.default_rng(5)
+        frame = rng.integers(60, 200, (480, 640, 3), dtype=np.uint8)
+        so_far = ReadSoFar((480, 640), MULTIPLE, STRIDE)
+        so_far.paste(so_far.whole, so_far.whole, np.ones((N_OUT, 240, 320), np.float32), frame)
+        moved = frame.copy()
+        moved[20:30, 20:30] = moved[440:450, 600:610] = 255
+        boxes = so_far.to_read(moved)
+        assert len(boxes) == 2
+        around_both = boxes[0].union(boxes[1])
+        assert sum(so_far.window(b).area for b in boxes) < so_far.window(around_both).area / 4
+        # two changes whose boxes overlap are one box
+        near = frame.copy()
+        near[200:210, 300:310] = near[200:210, 360:370] = 255
+        (box,) = so_far.to_read(near)
+        assert box.x0 <= 300 - REACH and box.x1 >= 370 + REACH
+
+    def test_merged_joins_boxes_that_overlap_or_cost_no_more_read_as_one(self):
+        so_far = ReadSoFar((480, 640), MULTIPLE, STRIDE)
+        a, b = Box(100, 100, 200, 200), Box(150, 150, 250, 250)
+        assert so_far.merged([a, b]) == (a.union(b),)
+        side_by_side = Box(100, 208, 200, 300)        # 8 px apart: their windows nearly coincide
+        assert so_far.merged([a, side_by_side]) == (a.union(side_by_side),)
+        far = Box(380, 500, 440, 600)
+        assert so_far.merged([far, a, a]) == (a, far)
+        inside = Box(120, 120, 140, 140)
+        assert so_far.merged([a, inside, far]) == (a, far)
+
+    def test_a_change_all_over_is_read_in_one_box(self):
+        rng = np.random.default_rng(6)
+        frame = rng.integers(60, 200, (960, 1280, 3), dtype=np.uint8)
+        so_far = ReadSoFar((960, 1280), MULTIPLE, STRIDE)
+        so_far.paste(so_far.whole, so_far.whole, np.ones((N_OUT, 480, 640), np.float32), frame)
+
+        def flickering(n: int) -> np.ndarray:
+            """``n`` patches too far apart for one pass to read two of them as cheaply as two."""
+            out = frame.copy()
+            for k in range(n):
+                y, x = 20 + 300 * (k // 4), 20 + 400 * (k % 4)
+                out[y:y + 8, x:x + 8] = 255
+            return out
+
+        assert len(so_far.to_read(flickering(MAX_BOXES))) == MAX_BOXES
+        (box,) = so_far.to_read(flickering(MAX_BOXES + 1))
+        assert box.y0 <= 20 and box.x0 <= 20 and box.y1 >= 628 and box.x1 >= 1228
 
     def test_paste_keeps_the_rest_of_the_output_and_remembers_the_pixels_read(self):
         frame = np.zeros((64, 64, 3), np.uint8)
@@ -86,7 +145,7 @@ class TestReadSoFar:
         assert out[:, 8:16, 8:16].min() == 5.0 and out.sum() == 5.0 * 2 * 8 * 8
         assert np.array_equal(so_far.frame, new)
         so_far.forget()
-        assert so_far.to_read(new) == whole
+        assert so_far.to_read(new) == (whole,)
 
 
 class TestSummitMemory:
@@ -127,7 +186,7 @@ class TestPartialReading:
         img, truth, profile = calibrated_scene("easy")
         session = LocalSession()
         counter = DensityCounter(profile, session=session, partial=partial)
-        read: list[tuple[np.ndarray, Box | None]] = []
+        read: list[tuple[np.ndarray, tuple[Box, ...] | None]] = []
         counter.read = lambda out, fresh=None: read.append((out.copy(), fresh)) or Detections.empty("density")
         return img, profile, counter, session, read
 
@@ -142,16 +201,36 @@ class TestPartialReading:
         h, w = session.seen[1][2:]
         assert h * w < whole_shape[2] * whole_shape[3] / 4
         out, fresh = read[1]
-        assert fresh is not None
+        assert fresh is not None and len(fresh) == 1
         after = pooled(counter._input)
-        cells = fresh.cells(STRIDE)
-        inside = np.zeros(out.shape[1:], bool)
-        inside[cells.rows, cells.cols] = True
+        inside = covered(fresh, out.shape[1:])
         assert np.array_equal(out[:, inside], after[:, inside])
         assert np.array_equal(out[:, ~inside], before[:, ~inside])
         # the piece's pixels lie inside the box read again
         changed = np.abs(after[0] - before[0]) > 1
         assert changed.any() and inside[changed].all()
+
+    def test_changes_far_apart_are_read_in_windows_of_their_own(self):
+        img, profile, counter, session, read = self.counter()
+        counter.detect_in_run(img, True)
+        whole_shape = session.seen[0]
+        before = pooled(counter._input)
+        moved = with_piece(with_piece(img, profile, "lusitania"), profile, "mesopotamia")
+        counter.detect_in_run(moved, True)
+        assert len(session.seen) == 3
+        assert sum(h * w for *_, h, w in session.seen[1:]) < whole_shape[2] * whole_shape[3] / 4
+        out, fresh = read[1]
+        assert len(fresh) == 2
+        after = pooled(counter._input)
+        inside = covered(fresh, out.shape[1:])
+        assert np.array_equal(out[:, inside], after[:, inside])
+        assert np.array_equal(out[:, ~inside], before[:, ~inside])
+        changed = np.abs(after[0] - before[0]) > 1
+        assert inside[changed].all()
+        # each piece lies in a box of its own
+        for box in fresh:
+            cells = box.cells(STRIDE)
+            assert changed[cells.rows, cells.cols].any()
 
     def test_the_run_reads_its_box_in_every_frame_plain_and_mirrored(self):
         img, profile, counter, session, read = self.counter()
@@ -165,25 +244,26 @@ class TestPartialReading:
         assert np.allclose(read[2][0], read[1][0]) and np.allclose(read[3][0], read[1][0])
 
     def test_a_box_grown_late_in_the_run_is_averaged_where_the_last_pass_read(self):
-        """The stand-in network's passes are told apart by an offset (0, then 10): where both
-        passes read, the reading is their mean; where the box grew, the new pass alone."""
+        """The stand-in network's frames are told apart by an offset (0, then 10): where both
+        frames read, the reading is their mean; where the boxes grew, the new frame's alone."""
         img, profile, counter, session, read = self.counter()
         counter.detect_in_run(img, True)
-        calls = []
+        offset = [0.0]
         run = session.run
-        session.run = lambda outputs, feeds: calls.append(1) or [run(outputs, feeds)[0] + 10.0 * (len(calls) - 1)]
+        session.run = lambda outputs, feeds: [run(outputs, feeds)[0] + offset[0]]
         one = with_piece(img, profile, "italia")
         counter.detect_in_run(one, True)
-        two = with_piece(one, profile, "dalmazia")
-        counter.detect_in_run(two, False)
-        (_, first_box), (out, grown) = read[1], read[2]
-        assert grown != first_box and grown == grown.union(first_box)
+        offset[0] = 10.0
+        for region in ("dalmazia", "mesopotamia"):      # a change next to the first, and one far off
+            one = with_piece(one, profile, region)
+        counter.detect_in_run(one, False)
+        (_, first), (out, grown) = read[1], read[2]
+        assert len(first) == 1 and len(grown) == 2
+        assert any(box.union(first[0]) == box for box in grown)
         exact = pooled(counter._input)
-        a, b = first_box.cells(STRIDE), grown.cells(STRIDE)
-        assert np.allclose(out[:, a.rows, a.cols], exact[:, a.rows, a.cols] + 5.0)
-        only_new = np.zeros(out.shape[1:], bool)
-        only_new[b.rows, b.cols] = True
-        only_new[a.rows, a.cols] = False
+        a, b = covered(first, out.shape[1:]), covered(grown, out.shape[1:])
+        assert np.allclose(out[:, a], exact[:, a] + 5.0)
+        only_new = b & ~a
         assert only_new.any() and np.allclose(out[:, only_new], exact[:, only_new] + 10.0)
 
     def test_a_run_with_nothing_changed_is_not_read_at_all(self):

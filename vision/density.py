@@ -308,13 +308,13 @@ class DensityCounter:
             self.name = DENSITY_MIRRORED
         self._mirror: np.ndarray | None = None      # the input's mirror image (see _pass)
         # a run of still frames (detect_in_run): the last frame's output, and whether the next is mirrored
-        self._held: tuple[Box, Box, np.ndarray] | None = None     # with partial: its box and window
+        self._held: tuple[tuple[Box, Box, np.ndarray], ...] = ()   # with partial: each box, its window, its output
         self._turn = False
         # reading only what changed (detect_in_run, vision.partial): the output read so far, the
         # box the current run reads again, the last frame written (uint8) and its detections
         self.partial = partial
         self._so_far = ReadSoFar(self._input.shape[2:], MULTIPLE, STRIDE)
-        self._run_box: Box | None = None
+        self._run_boxes: tuple[Box, ...] = ()
         self._frame: np.ndarray | None = None
         self._last: Detections | None = None
         self._summit_memory, self._hull_memory = SummitMemory(), SummitMemory()
@@ -404,7 +404,7 @@ class DensityCounter:
         of one pass a frame. A counter that reads every frame mirrored already just detects.
 
         With ``partial`` (the default) a frame is read again only where its pixels changed since
-        they were last read (:mod:`vision.partial`): a run reads, in every frame, the box around
+        they were last read (:mod:`vision.partial`): a run reads, in every frame, the boxes around
         what changed since the run before (the whole crop in the first run), pasted into the
         output read so far, and the summit classifiers read again only the summits in it (their
         word on the others stands, :class:`vision.summits.SummitMemory`). A run that shows no
@@ -413,39 +413,45 @@ class DensityCounter:
             return self.detect(image)
         self._write_frame(image)
         if first:
-            self._held, self._turn, self._run_box = None, False, None
-        box = self._so_far.to_read(self._frame) if self.partial else self._so_far.whole
-        if box is None and self._run_box is None and self._last is not None:
+            self._held, self._turn, self._run_boxes = (), False, ()
+        boxes = self._so_far.to_read(self._frame) if self.partial else (self._so_far.whole,)
+        if not boxes and not self._run_boxes and self._last is not None:
             return self._last
-        box = self._run_box if box is None else box.union(self._run_box)
-        self._run_box = box
-        window = self._so_far.window(box)
-        out = self._pass(self._turn, window)
+        # the run's boxes only grow: each box of the last pass lies inside one of this pass's, and
+        # the mean is taken where the last pass read (a box grown by a change found late in the
+        # run is read once where it grew)
+        self._run_boxes = boxes = self._so_far.merged(boxes + self._run_boxes)
+        passes = []
+        for box in boxes:
+            window = self._so_far.window(box)
+            passes.append((box, window, self._pass(self._turn, window)))
         self._turn = not self._turn
-        held, self._held = self._held, (box, window, out)
-        if held is not None:
-            # the run's box only grows: the last pass read the box it had then, and the mean is
-            # taken there (a box grown by a change found late in the run is read once where it grew)
-            then, around, last = held
-            cells = then.cells(STRIDE)
-            rows, cols = cells.within(window.cells(STRIDE))
-            out = out.copy()
-            out[:, rows, cols] = (out[:, rows, cols] + last[(slice(None),) + cells.within(around.cells(STRIDE))]) \
-                * np.float32(0.5)
-        whole = self._so_far.paste(box, window, out, self._frame)
-        self._last = self.read(whole, fresh=None if box == self._so_far.whole else box)
+        held, self._held = self._held, tuple(passes)
+        for box, window, out in passes:
+            mean = out
+            for then, around, last in held:
+                both = then.overlap(box)
+                if both is None:
+                    continue
+                mean = out.copy() if mean is out else mean
+                cells = both.cells(STRIDE)
+                rows, cols = cells.within(window.cells(STRIDE))
+                mean[:, rows, cols] = (mean[:, rows, cols] + last[(slice(None),) + cells.within(around.cells(STRIDE))]) \
+                    * np.float32(0.5)
+            whole = self._so_far.paste(box, window, mean, self._frame)
+        self._last = self.read(whole, fresh=None if boxes == (self._so_far.whole,) else boxes)
         return self._last
 
-    def read(self, out: np.ndarray, fresh: Box | None = None) -> Detections:
+    def read(self, out: np.ndarray, fresh: tuple[Box, ...] | None = None) -> Detections:
         """Per-region counts from the network's output maps (see :meth:`reading`)."""
         return self.reading(out, features=self.confidence is not None or self.hidden is not None, fresh=fresh)[0]
 
     def reading(self, out: np.ndarray, features: bool = True,
-                fresh: Box | None = None) -> tuple[Detections, np.ndarray | None]:
+                fresh: tuple[Box, ...] | None = None) -> tuple[Detections, np.ndarray | None]:
         """Per-region counts from the network's output maps, and (``features``) every region's
         signs of doubt (:meth:`region_features`), which the confidence model reads. ``fresh``:
-        the box of input pixels read again since the last reading (None: all of them); the
-        classifiers' word on summits whose windows lie outside it stands (``SummitMemory``).
+        the boxes of input pixels read again since the last reading (None: all of them); the
+        classifiers' word on summits whose windows lie outside them stands (``SummitMemory``).
 
         One density peak is one piece: the network puts a blob on every piece's standing point,
         and in a pile the blobs keep their own summits even where the summed mass comes out
@@ -685,7 +691,7 @@ class DensityCounter:
         label = self.labels.ravel()[at]
         return np.flatnonzero((kind_at == KINDS.index(TRIREME)) & (label > 0) & (self._sea[label] == 1))
 
-    def _hull_look(self, at: np.ndarray, kind_at: np.ndarray, fresh: Box | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def _hull_look(self, at: np.ndarray, kind_at: np.ndarray, fresh: tuple[Box, ...] | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The triremes the hull classifier is sure of at each summit of ``at`` (-1 where it is
         not, or did not look), and the probability it gives each of holding 0, 1, 2, 3+ (a row
         of zeros where it did not look). ``fresh``: see :meth:`reading`."""
@@ -746,19 +752,22 @@ class DensityCounter:
         return np.flatnonzero(kind_ok & (label > 0) & (self._sea[label] == 0))
 
     def _look(self, classifier: SummitClassifier, memory: SummitMemory, at: np.ndarray,
-              fresh: Box | None) -> SummitReading:
+              fresh: tuple[Box, ...] | None) -> SummitReading:
         """``classifier``'s word at the summits ``at`` (output cells), standing from the last
-        reading where a summit's window lies wholly outside ``fresh`` (see :meth:`reading`)."""
+        reading where a summit's window lies wholly outside every box of ``fresh`` (see
+        :meth:`reading`)."""
         points = self.summit_pixels(at)
         standing = None
         if fresh is not None:
-            near = fresh.grown(PATCH, self._so_far.shape, 1)
-            standing = ~((points[:, 0] >= near.x0) & (points[:, 0] < near.x1)
-                         & (points[:, 1] >= near.y0) & (points[:, 1] < near.y1))
+            standing = np.ones(len(points), bool)
+            for box in fresh:
+                near = box.grown(PATCH, self._so_far.shape, 1)
+                standing &= ~((points[:, 0] >= near.x0) & (points[:, 0] < near.x1)
+                              & (points[:, 1] >= near.y0) & (points[:, 1] < near.y1))
         return memory.read(classifier, self._input[0], points, at, standing)
 
     def _second_look(self, at: np.ndarray, kind_at: np.ndarray,
-                     fresh: Box | None = None) -> tuple[np.ndarray, np.ndarray]:
+                     fresh: tuple[Box, ...] | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The summit classifier's word on every candidate summit: it decides the kind
         (legionary or vexillum, in ``kind_at``, in place), and returns the pieces it is sure of
         at each summit of ``at`` (-1 where it is not, or did not look) and the probability it

@@ -20,6 +20,13 @@ through two pipelines side by side, one reading partly and one whole, committed 
 counts but in five regions, each a count the confidence flagged for a check (below 0.4):
 partial reading was right in two, whole reading in two, neither in one (scratch, session 47).
 
+A move's changes can lie far apart: a legion taken off one province and set down three provinces
+away, a card laid at the board's edge, a flicker of light on a far corner. One box around them all
+covered up to two thirds of a hard table's crop (session 47), so each patch of change has a box of
+its own (:func:`changed_boxes`), and boxes are joined only where one pass over both costs no
+more than a pass over each (:meth:`ReadSoFar.merged`: a pass costs about its window's area, the
+fixed cost of a call is under a millisecond on a 2-core CPU).
+
 Doubt goes the safe way, as with the untouched regions (:mod:`vision.touched`): a change of light
 the light match does not take out, a bump of the camera, shows as changed pixels everywhere and
 has the whole crop read again. A still run that began with a whole reading (the first after the
@@ -28,7 +35,9 @@ counter is made) reads whole to its end, so its frames are averaged plain and mi
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import combinations
 
+import cv2
 import numpy as np
 
 from vision.touched import changed_patches
@@ -39,6 +48,9 @@ REACH = 48
 #: Input pixels of context the network reads around the box it is asked for: its output nearer
 #: than this to the window's edge is not pasted (see the module doc).
 EDGE = 48
+#: More patches of change than this (a shadow or a light the light match leaves, a bumped camera)
+#: are read in one box around them all: joining boxes pair by pair would cost more than it saves.
+MAX_BOXES = 12
 
 
 @dataclass(frozen=True)
@@ -67,6 +79,11 @@ class Box:
             return self
         return Box(min(self.y0, other.y0), min(self.x0, other.x0), max(self.y1, other.y1), max(self.x1, other.x1))
 
+    def overlap(self, other: "Box") -> "Box | None":
+        """The part of this box that ``other`` covers too, or None where they do not meet."""
+        y0, x0, y1, x1 = max(self.y0, other.y0), max(self.x0, other.x0), min(self.y1, other.y1), min(self.x1, other.x1)
+        return Box(y0, x0, y1, x1) if y0 < y1 and x0 < x1 else None
+
     def within(self, outer: "Box") -> tuple[slice, slice]:
         """This box's rows and columns relative to ``outer`` (which holds it)."""
         return slice(self.y0 - outer.y0, self.y1 - outer.y0), slice(self.x0 - outer.x0, self.x1 - outer.x0)
@@ -88,16 +105,20 @@ class Box:
         return Box(self.y0 // stride, self.x0 // stride, self.y1 // stride, self.x1 // stride)
 
 
-def changed_box(frame: np.ndarray, before: np.ndarray) -> Box | None:
-    """The box around every patch of pixels changed between two frames of the network input
-    (H x W x 3 uint8, brought to one light), or None when none changed. The patches' 2 x 2
-    opening leaves them a pixel down and to the right of the pixels that changed, so the box
+def changed_boxes(frame: np.ndarray, before: np.ndarray) -> tuple[Box, ...]:
+    """The box around each patch of pixels changed between two frames of the network input
+    (H x W x 3 uint8, brought to one light); none when nothing changed. The patches' 2 x 2
+    opening leaves them a pixel down and to the right of the pixels that changed, so each box
     starts a pixel earlier."""
     changed = changed_patches(frame, before)
-    rows, cols = np.flatnonzero(changed.any(axis=1)), np.flatnonzero(changed.any(axis=0))
-    if not len(rows):
-        return None
-    return Box(max(0, int(rows[0]) - 1), max(0, int(cols[0]) - 1), int(rows[-1]) + 1, int(cols[-1]) + 1)
+    _, _, stats, _ = cv2.connectedComponentsWithStats(changed)
+    return tuple(Box(max(0, int(y) - 1), max(0, int(x) - 1), int(y + h), int(x + w))
+                 for x, y, w, h in stats[1:, :4])
+
+
+def _ordered(boxes) -> list[Box]:
+    """The boxes, each once, top to bottom then left to right (a set's order is not fixed)."""
+    return sorted(set(boxes), key=lambda b: (b.y0, b.x0, b.y1, b.x1))
 
 
 class ReadSoFar:
@@ -112,14 +133,34 @@ class ReadSoFar:
         self.output: np.ndarray | None = None
         self.frame: np.ndarray | None = None
 
-    def to_read(self, frame: np.ndarray) -> Box | None:
-        """The box of ``frame`` whose output must be read again (REACH past the pixels changed
-        since they were read, on the stride grid); the whole crop when nothing was read yet; None
-        when nothing changed."""
+    def to_read(self, frame: np.ndarray) -> tuple[Box, ...]:
+        """The boxes of ``frame`` whose output must be read again (REACH past the pixels changed
+        since they were read, on the stride grid, joined by :meth:`merged`); the whole crop when
+        nothing was read yet; none when nothing changed."""
         if self.output is None:
-            return self.whole
-        changed = changed_box(frame, self.frame)
-        return None if changed is None else changed.grown(REACH, self.shape, self.multiple)
+            return (self.whole,)
+        changed = changed_boxes(frame, self.frame)
+        if len(changed) > MAX_BOXES:
+            changed = (Box(min(b.y0 for b in changed), min(b.x0 for b in changed),
+                           max(b.y1 for b in changed), max(b.x1 for b in changed)),)
+        return self.merged(b.grown(REACH, self.shape, self.multiple) for b in changed)
+
+    def merged(self, boxes) -> tuple[Box, ...]:
+        """``boxes`` with every two that overlap, or that one pass reads for no more than two
+        passes (a pass costs about its window's area), joined into the box around both; the
+        boxes returned never overlap, and each box given lies inside one of them."""
+        boxes = _ordered(boxes)
+        joined = True
+        while joined:
+            joined = False
+            for a, b in combinations(boxes, 2):
+                both = a.union(b)
+                if a.overlap(b) is not None or \
+                        self.window(both).area <= self.window(a).area + self.window(b).area:
+                    boxes = _ordered((set(boxes) - {a, b}) | {both})
+                    joined = True
+                    break
+        return tuple(boxes)
 
     def window(self, box: Box) -> Box:
         """What the network reads to give ``box``'s output: EDGE more on each side."""
