@@ -10,7 +10,7 @@ from vision.count import count
 from vision.density import DEFAULT_COUNTER, MULTIPLE, N_OUT, STRIDE, DensityCounter
 from vision.partial import EDGE, MAX_BOXES, REACH, Box, ReadSoFar, changed_boxes
 from vision.records import Detections
-from vision.summits import PIECE_CLASSES, SummitMemory, SummitReading
+from vision.summits import PATCH, PIECE_CLASSES, SummitMemory, SummitReading
 
 
 def pooled(x: np.ndarray) -> np.ndarray:
@@ -72,18 +72,22 @@ class TestChangedBoxes:
         assert changed_boxes(before, before) == ()
 
 
+def boxes_to_read(so_far: ReadSoFar, frame: np.ndarray) -> tuple[Box, ...]:
+    return so_far.to_read(so_far.changes(frame))
+
+
 class TestReadSoFar:
     def test_the_first_frame_is_read_whole_then_only_around_what_changed(self):
         rng = np.random.default_rng(4)
         frame = rng.integers(60, 200, (240, 320, 3), dtype=np.uint8)
         so_far = ReadSoFar((240, 320), MULTIPLE, STRIDE)
         whole = Box.whole((240, 320))
-        assert so_far.to_read(frame) == (whole,)
+        assert boxes_to_read(so_far, frame) == (whole,)
         so_far.paste(whole, whole, np.ones((N_OUT, 120, 160), np.float32), frame)
-        assert so_far.to_read(frame) == ()
+        assert boxes_to_read(so_far, frame) == ()
         moved = frame.copy()
         moved[100:110, 150:160] = 255
-        (box,) = so_far.to_read(moved)
+        (box,) = boxes_to_read(so_far, moved)
         assert box == Box(100, 150, 111, 161).grown(REACH, (240, 320), MULTIPLE)     # see changed_boxes
         assert so_far.window(box) == box.grown(EDGE, (240, 320), MULTIPLE)
 
@@ -94,14 +98,14 @@ class TestReadSoFar:
         so_far.paste(so_far.whole, so_far.whole, np.ones((N_OUT, 240, 320), np.float32), frame)
         moved = frame.copy()
         moved[20:30, 20:30] = moved[440:450, 600:610] = 255
-        boxes = so_far.to_read(moved)
+        boxes = boxes_to_read(so_far, moved)
         assert len(boxes) == 2
         around_both = boxes[0].union(boxes[1])
         assert sum(so_far.window(b).area for b in boxes) < so_far.window(around_both).area / 4
         # two changes whose boxes overlap are one box
         near = frame.copy()
         near[200:210, 300:310] = near[200:210, 360:370] = 255
-        (box,) = so_far.to_read(near)
+        (box,) = boxes_to_read(so_far, near)
         assert box.x0 <= 300 - REACH and box.x1 >= 370 + REACH
 
     def test_merged_joins_boxes_that_overlap_or_cost_no_more_read_as_one(self):
@@ -129,8 +133,8 @@ class TestReadSoFar:
                 out[y:y + 8, x:x + 8] = 255
             return out
 
-        assert len(so_far.to_read(flickering(MAX_BOXES))) == MAX_BOXES
-        (box,) = so_far.to_read(flickering(MAX_BOXES + 1))
+        assert len(boxes_to_read(so_far, flickering(MAX_BOXES))) == MAX_BOXES
+        (box,) = boxes_to_read(so_far, flickering(MAX_BOXES + 1))
         assert box.y0 <= 20 and box.x0 <= 20 and box.y1 >= 628 and box.x1 >= 1228
 
     def test_paste_keeps_the_rest_of_the_output_and_remembers_the_pixels_read(self):
@@ -145,7 +149,7 @@ class TestReadSoFar:
         assert out[:, 8:16, 8:16].min() == 5.0 and out.sum() == 5.0 * 2 * 8 * 8
         assert np.array_equal(so_far.frame, new)
         so_far.forget()
-        assert so_far.to_read(new) == (whole,)
+        assert boxes_to_read(so_far, new) == (whole,)
 
 
 class TestSummitMemory:
@@ -186,8 +190,10 @@ class TestPartialReading:
         img, truth, profile = calibrated_scene("easy")
         session = LocalSession()
         counter = DensityCounter(profile, session=session, partial=partial)
-        read: list[tuple[np.ndarray, tuple[Box, ...] | None]] = []
-        counter.read = lambda out, fresh=None: read.append((out.copy(), fresh)) or Detections.empty("density")
+        # each reading: the output, the boxes of changed pixels, the boxes the run read again
+        read: list[tuple[np.ndarray, tuple[Box, ...] | None, tuple[Box, ...]]] = []
+        counter.read = lambda out, fresh=None: read.append((out.copy(), fresh, counter._run_boxes)) \
+            or Detections.empty("density")
         return img, profile, counter, session, read
 
     def test_a_new_run_reads_only_around_the_change_and_pastes_it_into_the_last_reading(self):
@@ -200,10 +206,10 @@ class TestPartialReading:
         assert len(session.seen) == 2
         h, w = session.seen[1][2:]
         assert h * w < whole_shape[2] * whole_shape[3] / 4
-        out, fresh = read[1]
-        assert fresh is not None and len(fresh) == 1
+        out, fresh, boxes = read[1]
+        assert len(fresh) == len(boxes) == 1
         after = pooled(counter._input)
-        inside = covered(fresh, out.shape[1:])
+        inside = covered(boxes, out.shape[1:])
         assert np.array_equal(out[:, inside], after[:, inside])
         assert np.array_equal(out[:, ~inside], before[:, ~inside])
         # the piece's pixels lie inside the box read again
@@ -219,16 +225,16 @@ class TestPartialReading:
         counter.detect_in_run(moved, True)
         assert len(session.seen) == 3
         assert sum(h * w for *_, h, w in session.seen[1:]) < whole_shape[2] * whole_shape[3] / 4
-        out, fresh = read[1]
-        assert len(fresh) == 2
+        out, fresh, boxes = read[1]
+        assert len(fresh) == len(boxes) == 2
         after = pooled(counter._input)
-        inside = covered(fresh, out.shape[1:])
+        inside = covered(boxes, out.shape[1:])
         assert np.array_equal(out[:, inside], after[:, inside])
         assert np.array_equal(out[:, ~inside], before[:, ~inside])
         changed = np.abs(after[0] - before[0]) > 1
         assert inside[changed].all()
         # each piece lies in a box of its own
-        for box in fresh:
+        for box in boxes:
             cells = box.cells(STRIDE)
             assert changed[cells.rows, cells.cols].any()
 
@@ -239,7 +245,10 @@ class TestPartialReading:
         for first in (True, False, False):
             counter.detect_in_run(moved, first)
         assert len(session.seen) == 4 and len(set(session.seen[1:])) == 1
-        assert read[1][1] == read[2][1] == read[3][1]
+        assert read[1][1:] == read[2][1:] == read[3][1:]
+        # the summit classifiers are asked again near the changed pixels, a box well inside the one read
+        (changes,), (box,) = read[1][1:]
+        assert box.union(changes) == box and changes.area < box.area / 4
         # the stand-in network reads a mirrored window as it reads the window: the mean changes nothing
         assert np.allclose(read[2][0], read[1][0]) and np.allclose(read[3][0], read[1][0])
 
@@ -257,7 +266,7 @@ class TestPartialReading:
         for region in ("dalmazia", "mesopotamia"):      # a change next to the first, and one far off
             one = with_piece(one, profile, region)
         counter.detect_in_run(one, False)
-        (_, first), (out, grown) = read[1], read[2]
+        (_, _, first), (out, _, grown) = read[1], read[2]
         assert len(first) == 1 and len(grown) == 2
         assert any(box.union(first[0]) == box for box in grown)
         exact = pooled(counter._input)
@@ -265,6 +274,22 @@ class TestPartialReading:
         assert np.allclose(out[:, a], exact[:, a] + 5.0)
         only_new = b & ~a
         assert only_new.any() and np.allclose(out[:, only_new], exact[:, only_new] + 10.0)
+
+    def test_a_summit_classifier_reads_again_only_the_summits_near_the_changed_pixels(self):
+        img, profile, counter, session, read = self.counter()
+        classifier = TestSummitMemory.Counting()
+        w = counter.labels.shape[1]
+        at = np.array([50 * w + 50, 50 * w + 100, 50 * w + 150])      # input pixels x 101, 201 and 301
+        counter._look(classifier, counter._summit_memory, at, None)
+        assert classifier.read_at[-1] == [101, 201, 301]
+        # changed pixels from x 174 to 199: x 101 is PATCH / 2 + REACH + 1 px off, x 201 next to them
+        assert PATCH // 2 + REACH == 72
+        counter._look(classifier, counter._summit_memory, at, (Box(90, 174, 110, 200),))
+        assert classifier.read_at[-1] == [201]
+        counter._look(classifier, counter._summit_memory, at, (Box(90, 173, 110, 200),))
+        assert classifier.read_at[-1] == [101, 201]                      # 72 px off: read
+        counter._look(classifier, counter._summit_memory, at, ())
+        assert classifier.read_at[-1] == []
 
     def test_a_run_with_nothing_changed_is_not_read_at_all(self):
         img, profile, counter, session, read = self.counter()
@@ -278,7 +303,7 @@ class TestPartialReading:
         for first in (True, False, False):
             counter.detect_in_run(img, first)
         assert len(set(session.seen)) == 1 and len(session.seen) == 3
-        assert all(fresh is None for _, fresh in read)
+        assert all(fresh is None for _, fresh, _ in read)
         counter.detect(img)
         counter.detect_in_run(with_piece(img, profile, "italia"), True)
         assert session.seen[-1] == session.seen[0] and read[-1][1] is None

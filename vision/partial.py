@@ -133,17 +133,21 @@ class ReadSoFar:
         self.output: np.ndarray | None = None
         self.frame: np.ndarray | None = None
 
-    def to_read(self, frame: np.ndarray) -> tuple[Box, ...]:
-        """The boxes of ``frame`` whose output must be read again (REACH past the pixels changed
-        since they were read, on the stride grid, joined by :meth:`merged`); the whole crop when
-        nothing was read yet; none when nothing changed."""
+    def changes(self, frame: np.ndarray) -> tuple[Box, ...]:
+        """The boxes around the pixels of ``frame`` changed since they were read (one around them
+        all when there are more than MAX_BOXES); the whole crop when nothing was read yet."""
         if self.output is None:
             return (self.whole,)
         changed = changed_boxes(frame, self.frame)
         if len(changed) > MAX_BOXES:
             changed = (Box(min(b.y0 for b in changed), min(b.x0 for b in changed),
                            max(b.y1 for b in changed), max(b.x1 for b in changed)),)
-        return self.merged(b.grown(REACH, self.shape, self.multiple) for b in changed)
+        return changed
+
+    def to_read(self, changes: tuple[Box, ...]) -> tuple[Box, ...]:
+        """The boxes whose output must be read again for ``changes`` (:meth:`changes`): REACH past
+        them, on the stride grid, joined by :meth:`merged`; none when nothing changed."""
+        return self.merged(b.grown(REACH, self.shape, self.multiple) for b in changes)
 
     def merged(self, boxes) -> tuple[Box, ...]:
         """``boxes`` with every two that overlap, or that one pass reads for no more than two
