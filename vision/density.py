@@ -311,7 +311,8 @@ class DensityCounter:
         self._held: tuple[tuple[Box, Box, np.ndarray], ...] = ()   # with partial: each box, its window, its output
         self._turn = False
         # reading only what changed (detect_in_run, vision.partial): the output read so far, the
-        # box the current run reads again, the last frame written (uint8) and its detections
+        # boxes the current run reads again and the changed pixels' boxes they came from, the
+        # last frame written (uint8) and its detections
         self.partial = partial
         self._so_far = ReadSoFar(self._input.shape[2:], MULTIPLE, STRIDE)
         self._run_boxes: tuple[Box, ...] = ()

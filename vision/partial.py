@@ -6,8 +6,8 @@ whole: on a 2-core CPU without VNNI a frame of the demo game took about 200 ms t
 network and the summit classifier), and a move was committed three read frames, 0.6 to 0.7 s,
 after the last hand left (target 0.5 s). Pixels that have not changed give the network's
 output they gave before, so the counter keeps the output of the whole crop as last read, with
-the frame pixels it was read from (:class:`ReadSoFar`), and a frame is read again only in a
-box around the pixels that changed since (:func:`vision.touched.changed_patches`, the
+the frame pixels it was read from (:class:`ReadSoFar`), and a frame is read again only in
+boxes around the pixels that changed since (:func:`vision.touched.changed_patches`, the
 untouched-region check's own test).
 
 The network sees far: a change moves its output up to about a hundred input pixels away, but
