@@ -196,43 +196,37 @@ class TestPartialReading:
             or Detections.empty("density")
         return img, profile, counter, session, read
 
-    def test_a_new_run_reads_only_around_the_change_and_pastes_it_into_the_last_reading(self):
+    def pieces_added(self, *regions: str):
+        """A counter that read the easy table whole, then a new run with a piece added in each of
+        ``regions``: the network's input shapes, the boxes read again, and over the output cells
+        which of them the boxes cover and which the pieces changed."""
         img, profile, counter, session, read = self.counter()
         counter.detect_in_run(img, True)
-        whole_shape = session.seen[0]
         before = pooled(counter._input)
-        moved = with_piece(img, profile, "italia")
-        counter.detect_in_run(moved, True)
-        assert len(session.seen) == 2
-        h, w = session.seen[1][2:]
-        assert h * w < whole_shape[2] * whole_shape[3] / 4
+        for region in regions:
+            img = with_piece(img, profile, region)
+        counter.detect_in_run(img, True)
         out, fresh, boxes = read[1]
-        assert len(fresh) == len(boxes) == 1
         after = pooled(counter._input)
         inside = covered(boxes, out.shape[1:])
+        # the output read so far is the new pass inside the boxes and the old one outside
         assert np.array_equal(out[:, inside], after[:, inside])
         assert np.array_equal(out[:, ~inside], before[:, ~inside])
+        assert len(fresh) == len(boxes)
+        return session.seen, boxes, inside, np.abs(after[0] - before[0]) > 1
+
+    def test_a_new_run_reads_only_around_the_change_and_pastes_it_into_the_last_reading(self):
+        seen, boxes, inside, changed = self.pieces_added("italia")
+        assert len(seen) == 2 and len(boxes) == 1
+        assert seen[1][2] * seen[1][3] < seen[0][2] * seen[0][3] / 4
         # the piece's pixels lie inside the box read again
-        changed = np.abs(after[0] - before[0]) > 1
         assert changed.any() and inside[changed].all()
 
     def test_changes_far_apart_are_read_in_windows_of_their_own(self):
-        img, profile, counter, session, read = self.counter()
-        counter.detect_in_run(img, True)
-        whole_shape = session.seen[0]
-        before = pooled(counter._input)
-        moved = with_piece(with_piece(img, profile, "lusitania"), profile, "mesopotamia")
-        counter.detect_in_run(moved, True)
-        assert len(session.seen) == 3
-        assert sum(h * w for *_, h, w in session.seen[1:]) < whole_shape[2] * whole_shape[3] / 4
-        out, fresh, boxes = read[1]
-        assert len(fresh) == len(boxes) == 2
-        after = pooled(counter._input)
-        inside = covered(boxes, out.shape[1:])
-        assert np.array_equal(out[:, inside], after[:, inside])
-        assert np.array_equal(out[:, ~inside], before[:, ~inside])
-        changed = np.abs(after[0] - before[0]) > 1
-        assert inside[changed].all()
+        seen, boxes, inside, changed = self.pieces_added("lusitania", "mesopotamia")
+        assert len(seen) == 3 and len(boxes) == 2
+        assert sum(h * w for *_, h, w in seen[1:]) < seen[0][2] * seen[0][3] / 4
+        assert changed.any() and inside[changed].all()
         # each piece lies in a box of its own
         for box in boxes:
             cells = box.cells(STRIDE)
