@@ -35,12 +35,12 @@ counter is made) reads whole to its end, so its frames are averaged plain and mi
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import reduce
 from itertools import combinations
 
-import cv2
 import numpy as np
 
-from vision.touched import changed_patches
+from vision.touched import changed_patch_boxes
 
 #: Input pixels past the changed ones that are read again: the network's output moves this far
 #: around a change (see the module doc).
@@ -110,10 +110,8 @@ def changed_boxes(frame: np.ndarray, before: np.ndarray) -> tuple[Box, ...]:
     (H x W x 3 uint8, brought to one light); none when nothing changed. The patches' 2 x 2
     opening leaves them a pixel down and to the right of the pixels that changed, so each box
     starts a pixel earlier."""
-    changed = changed_patches(frame, before)
-    _, _, stats, _ = cv2.connectedComponentsWithStats(changed)
     return tuple(Box(max(0, int(y) - 1), max(0, int(x) - 1), int(y + h), int(x + w))
-                 for x, y, w, h in stats[1:, :4])
+                 for x, y, w, h in changed_patch_boxes(frame, before))
 
 
 def _ordered(boxes) -> list[Box]:
@@ -140,8 +138,7 @@ class ReadSoFar:
             return (self.whole,)
         changed = changed_boxes(frame, self.frame)
         if len(changed) > MAX_BOXES:
-            changed = (Box(min(b.y0 for b in changed), min(b.x0 for b in changed),
-                           max(b.y1 for b in changed), max(b.x1 for b in changed)),)
+            changed = (reduce(Box.union, changed),)
         return changed
 
     def to_read(self, changes: tuple[Box, ...]) -> tuple[Box, ...]:

@@ -76,19 +76,33 @@ _SPECK = np.ones((2, 2), np.uint8)
 _JOIN = np.ones((3, 3), np.uint8)
 
 
+def _patches(now: np.ndarray, before: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The patches of pixels changed between two views of the board (see :func:`changed_patches`):
+    each pixel's patch label, each patch's cv2 stats, and 1 for the patches kept (0 for the rest
+    and for label 0, the unchanged background)."""
+    changed = (colour_change(now, before) > TOUCH_LEVEL).astype(np.uint8)
+    changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, _SPECK)
+    changed = cv2.morphologyEx(changed, cv2.MORPH_CLOSE, _JOIN)
+    _, patches, stats, _ = cv2.connectedComponentsWithStats(changed)
+    keep = (stats[:, cv2.CC_STAT_AREA] >= TOUCH_PIXELS).astype(np.uint8)
+    keep[0] = 0
+    return patches, stats, keep
+
+
 def changed_patches(now: np.ndarray, before: np.ndarray) -> np.ndarray:
     """Where two views of the board (uint8 BGR, the same light) differ: 1 on each pixel of a patch
     of at least TOUCH_PIXELS pixels changed by more than TOUCH_LEVEL, 0 elsewhere (uint8). The
     sensor's lone specks are dropped first (a 2 x 2 opening), and what is left of one piece's
     change is joined (a 3 x 3 closing). The counter asks the same of its input
-    (:mod:`vision.partial`), at about the same pixels per legionary."""
-    changed = (colour_change(now, before) > TOUCH_LEVEL).astype(np.uint8)
-    changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, _SPECK)
-    changed = cv2.morphologyEx(changed, cv2.MORPH_CLOSE, _JOIN)
-    n_patches, patches, stats, _ = cv2.connectedComponentsWithStats(changed)
-    keep = (stats[:, cv2.CC_STAT_AREA] >= TOUCH_PIXELS).astype(np.uint8)
-    keep[0] = 0
+    (:mod:`vision.partial`, :func:`changed_patch_boxes`), at about the same pixels per legionary."""
+    patches, _, keep = _patches(now, before)
     return keep[patches]
+
+
+def changed_patch_boxes(now: np.ndarray, before: np.ndarray) -> np.ndarray:
+    """The bounding box (x, y, width, height; K x 4) of each patch :func:`changed_patches` marks."""
+    _, stats, keep = _patches(now, before)
+    return stats[keep.astype(bool), :4]
 
 
 class TouchedRegions:
