@@ -7,12 +7,18 @@ from pathlib import Path
 from tracker.errors import AugurError
 
 
+#: onnxruntime's graph optimiser that moves 8-bit convolutions to channels-last (NHWC) order.
+NHWC = "NhwcTransformer"
+
+
 @lru_cache(maxsize=4)
 def onnx_session(path: Path, threads: int | None = None, error: type[AugurError] = AugurError,
-                 what: str = "model"):
+                 what: str = "model", disabled: tuple[str, ...] = ()):
     """One onnxruntime session per model file, shared by every user (a re-calibration or a
     re-localisation makes a new counter, not a new session). A missing or unreadable file raises
-    ``error`` with a one-line message naming ``what`` it is."""
+    ``error`` with a one-line message naming ``what`` it is. ``disabled``: onnxruntime graph
+    optimisers left out (such as :data:`NHWC`); the arithmetic is the same either way, only the
+    order the data is laid out in differs."""
     import onnxruntime as ort
     if not path.is_file():
         raise error(f"{what} not found: {path}")
@@ -24,6 +30,7 @@ def onnx_session(path: Path, threads: int | None = None, error: type[AugurError]
     # the CPU from the numpy reading between runs: 105 instead of 77 ms a frame (p50, easy tables)
     opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
     try:
-        return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"],
+                                    disabled_optimizers=list(disabled))
     except Exception as exc:  # noqa: BLE001 - onnxruntime raises its own exception types
         raise error(f"cannot load the {what} {path.name}: {exc}") from None
