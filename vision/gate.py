@@ -8,12 +8,13 @@ over 30 frames a second.
 
 The comparison is with the last still frame, not the empty board: a pile of pieces that was
 there before is no occluder, a new arm is. An arm reaches in over the board's edge; a large
-changed blob that lies wholly inside the board, and has not moved for ISLAND_SETTLE frames, is
-what the hand left there (a reinforcement pile, which a tilted camera sees as a long streak: on
-rendered hard tables piles of a few legionaries covered twice OCCLUDER_FRACTION and held the
-commit back by SETTLE_FRAMES). A card or a die left on the board passes too; the counter marks
-the regions it hides. When the scene has not moved for a while but still differs a lot (the
-first frame of a game in progress, say), it is accepted as the new still table.
+changed blob that lies wholly inside the board, no wider than a pile (WIDE_BLOB), and has not
+moved since the frame before (ISLAND_SETTLE), is what the hand left there (a reinforcement
+pile, which a tilted camera sees as a long streak: on rendered hard tables piles of a few
+legionaries covered twice OCCLUDER_FRACTION and held the commit back by SETTLE_FRAMES). A die
+left on the board passes too, and a card once it has lain still SETTLE_FRAMES; the counter
+marks the regions they hide. When the scene has not moved for a while but still differs a lot
+(the first frame of a game in progress, say), it is accepted as the new still table.
 """
 from __future__ import annotations
 
@@ -34,7 +35,9 @@ OCCLUDER_FRACTION = 0.003   # one new blob this large (of the board) is a hand, 
                             # placed reinforcement is about a tenth of that
 SETTLE_FRAMES = 16          # a scene motionless this long (about 1.3 s at 12 fps) is accepted as the
                             # new still table even if it differs a lot from the last one
-ISLAND_SETTLE = 2           # ...and this long when no large changed blob reaches the board's edge
+ISLAND_SETTLE = 1           # ...and this long when no large changed blob reaches the board's edge: the
+                            # first frame without motion. It was 2 until session 49, when a move on
+                            # twelve rendered games waited up to two frames after the hand left (now one)
 BARE_SHARE = 0.5            # ...or when it is an arm the last still frame took in that has gone: at
                             # least this share of its pixels look like the empty board now, and less
                             # than half as many did then (on a hard game on the print, 0.91 and 0.11)
@@ -51,7 +54,10 @@ ARM_RIM = 10                # ...and that changed at least this many pixels of t
                             # the board's edge, leaning over it at a tilted camera, up to 7 on the
                             # rendered hard games; every still arm on twelve rendered games, 12 or more
 WIDE_BLOB = 0.01            # ...or, for a blob this large (of the board; three times the largest pile),
-                            # when it lies within ARM_GAP of this many pixels of the edge
+                            # when it lies within ARM_GAP of this many pixels of the edge. A blob this
+                            # large waits SETTLE_FRAMES wherever it lies: on a rendered easy game a
+                            # hand rested inside the board, its red sleeve over the red frame, and
+                            # passed as a pile (10 frames with a hand passed on twelve games, then 0)
 UNDONE = 0.9                # ...not counting the edge pixels the last still frame took in changed, when
                             # this share of them are back as the still frame before showed them
 
@@ -171,7 +177,10 @@ class Gate:
             self._arm_at = under
         elif under is None:     # nothing large is left: no arm to remember
             self._arm_at = None
-        settle = SETTLE_FRAMES if self._arm and not self._gone(view, under) else ISLAND_SETTLE
+        # a blob wider than any pile is a hand, even wholly inside the board: a sleeve of the
+        # frame's own shade can cut it off from the edge by more than ARM_GAP
+        wide = bool((stats[large, cv2.CC_STAT_AREA] >= WIDE_BLOB * area).any())
+        settle = SETTLE_FRAMES if (self._arm or wide) and not self._gone(view, under) else ISLAND_SETTLE
         if len(large) and self.covered_run < settle:
             return GateResult(False, motion, biggest, "something covers the board")
         self._taken = None if len(large) else self._seen_rim(image.shape) & (changed > 0)
