@@ -503,7 +503,6 @@ class TestShippedCounter:
             total += len(geo.region_ids)
         assert right / total >= 0.9
 
-
     def test_the_counter_reads_channels_first_to_the_same_bit_as_onnxruntimes_default_layout(self):
         """The counter leaves out onnxruntime's channels-last rewrite (its 8-bit upsampling went
         pixel by pixel). The integer arithmetic is the same in either order, so the output must be
@@ -515,6 +514,7 @@ class TestShippedCounter:
         default = ort.InferenceSession(str(DEFAULT_COUNTER), providers=["CPUExecutionProvider"])
         theirs = default.run(None, {counter.input_name: counter._input})[0][0]
         assert np.array_equal(ours, theirs)
+
 
 class TestTrainingSamples:
     def test_a_samples_folder_of_another_render_seed_is_refused(self, tmp_path):

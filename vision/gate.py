@@ -57,7 +57,8 @@ WIDE_BLOB = 0.01            # ...or, for a blob this large (of the board; three 
                             # when it lies within ARM_GAP of this many pixels of the edge. A blob this
                             # large waits SETTLE_FRAMES wherever it lies: on a rendered easy game a
                             # hand rested inside the board, its red sleeve over the red frame, and
-                            # passed as a pile (10 frames with a hand passed on twelve games, then 0)
+                            # passed as a pile: 10 frames with a hand over the board passed there, now
+                            # none (14 on twelve rendered games, now 4)
 UNDONE = 0.9                # ...not counting the edge pixels the last still frame took in changed, when
                             # this share of them are back as the still frame before showed them
 
