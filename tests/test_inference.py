@@ -544,6 +544,71 @@ class TestResight:
         assert t.game.state is before
 
 
+class TestFirstSight:
+    """A region the camera could not see when the tracker began following (a cup over it) holds
+    no count at all: the first time the camera shows it, it is taken as it stands, not as a move."""
+
+    @staticmethod
+    def _begun_with(hidden, round_no=1):
+        """A table whose first committed state marks ``hidden`` unseen and empty (the pipeline had
+        no earlier count to keep there)."""
+        t = Table(round_no=round_no)
+        t.game = Game(PLAYERS, ruleset_options())
+        t.game.start(read_without(t.state(), *hidden, unseen=hidden), first_player="red", round_no=round_no)
+        return t
+
+    def test_a_province_first_seen_is_taken_as_it_stands_not_placed(self):
+        t = self._begun_with(["galatia"], round_no=5)
+        assert t.game.unknown == {"galatia"}
+        r = t.push()                                    # the cup is lifted: red's 4 legionaries in Galatia
+        assert kinds(r) == [] and not rules(r)
+        assert [(v.level, v.rule, v.regions) for v in r.verdicts] == [("warning", "§3.9", ("galatia",))]
+        assert "Galatia: 4 red legionaries" in r.verdicts[0].message
+        assert t.game.state.legions["galatia"] == 4 and not t.game.unknown
+        r = t.set(galatia=6).push()                     # from now on it is read like any other
+        assert kinds(r) == [ev.REINFORCEMENT] and not r.verdicts
+
+    def test_the_same_province_seen_empty_at_the_start_is_a_move(self):
+        t = Table()
+        t.game = Game(PLAYERS, ruleset_options())
+        t.game.start(read_without(t.state(), "galatia"), first_player="red", round_no=5)
+        assert not t.game.unknown
+        r = t.push()            # seen empty, then holding an army: "occupied again after looking empty"
+        assert [(v.level, v.rule) for v in r.verdicts] == [("warning", "§14.1")]
+
+    def test_a_region_seen_before_and_hidden_since_is_read_as_ever(self):
+        t = Table()
+        t.set(bithynia=11).push()
+        t.game.resight(read_without(t.state(), unseen=["bithynia"]))     # a hand rests there
+        assert not t.game.unknown
+        r = t.set(bithynia=12).push()
+        assert not [v for v in r.verdicts if v.rule == "§3.9"] and kinds(r)
+
+    def test_a_region_first_seen_empty_says_nothing_and_is_known_from_then_on(self):
+        t = self._begun_with(["aegeum"], round_no=5)
+        t.seas.pop("aegeum")
+        t.game.resight(t.state())                       # the card is lifted off an empty sea
+        assert not t.game.unknown and not t.game.state.unseen
+        t.ships("aegeum", "blue", 1)
+        r = t.push()
+        assert kinds(r)                                 # a trireme there now is a move
+
+    def test_a_centre_first_seen_is_held_16_2(self):
+        t = Table(centres=["galatia"])
+        t.game = Game(PLAYERS, ruleset_options())
+        t.game.start(read_without(t.state(), "galatia", unseen=["galatia"]), first_player="red", round_no=5)
+        t.push()
+        assert "galatia" in t.game.centres_held
+        held, _ = t.game.hold_permanent(read_without(t.state(), "galatia"))
+        assert held["galatia"].value == {"red": {"legionary": 1}, "neutral": {"centre": 1}}
+
+    def test_a_region_still_hidden_stays_unknown(self):
+        t = self._begun_with(["galatia", "ponto"], round_no=5)
+        r = t.game.observe(read_without(t.state(), "ponto", unseen=["ponto"]))
+        assert [v.regions for v in r.verdicts if v.rule == "§3.9"] == [("galatia",)]
+        assert t.game.unknown == {"ponto"}
+
+
 class TestTurnsAndScore:
     def test_next_players_reinforcements_start_their_turn_5(self):
         t = Table()

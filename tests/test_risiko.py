@@ -167,6 +167,20 @@ class TestReinforcements:
         assert ("violation", "classic: rinforzi") in levels(r)
 
 
+class TestFirstSight:
+    def test_a_territory_hidden_when_the_game_began_is_taken_as_first_seen(self):
+        g = classic_board()
+        hidden = sorted(CLASSIC.provinces)[0]
+        d = st(CLASSIC, g).to_dict()
+        d["regions"].pop(hidden)
+        d["unseen"] = [hidden]
+        game = make_game("classic", ("red", "blue", "yellow"))
+        game.start(ObservedState.from_dict(d))
+        r = game.observe(st(CLASSIC, g))
+        assert levels(r) == [("warning", "classic: preparazione")] and not r.events
+        assert r.verdicts[0].regions == (hidden,) and not game.unknown
+
+
 class TestCards:
     @pytest.mark.parametrize("symbols, value", [
         (("artillery",) * 3, 4), (("infantry",) * 3, 6), (("cavalry",) * 3, 8),

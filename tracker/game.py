@@ -166,6 +166,42 @@ class TurnFollower:
         pieces are never owed asks nothing."""
         return []
 
+    def _setup_rule(self) -> str:
+        """The rule a first sight of a region cites (:meth:`_take_first_sight`): the set-up's,
+        which was checked without the regions the camera could not see."""
+        raise NotImplementedError
+
+    def _follow_from(self, state: ObservedState) -> None:
+        """Begin following on ``state``: the regions it marks unseen are not known yet (``unknown``)."""
+        self.state = state
+        self.unknown = set(state.unseen)
+
+    def _take_first_sight(self, state: ObservedState) -> list[Verdict]:
+        """Regions the tracker has never been shown that ``state`` shows are taken as it shows
+        them, into the state the change is read from: nobody moved anything there that the
+        tracker knows of, and their first count is what stood there all along, not pieces
+        placed. (Read as a move, a cup lifted off a province after the set-up had its army
+        "placed outside the reinforcement phase".) Returns a warning naming those that hold
+        pieces, so that the players can look; nothing when there are none."""
+        seen = sorted(self.unknown - state.unseen)
+        if not seen:
+            return []
+        self.unknown -= set(seen)
+        now, data = state.to_dict()["regions"], self.state.to_dict()
+        for r in seen:
+            data["regions"].pop(r, None)
+            if r in now:
+                data["regions"][r] = now[r]
+        data["unseen"] = sorted(set(data.get("unseen", ())) - set(seen))
+        self.state = ObservedState.from_dict(data, self.board)
+        held = [r for r in seen if now.get(r)]
+        if not held:
+            return []
+        detail = "; ".join(f"{self.board.name(r)}: {self.board.pieces.describe(now[r])}" for r in held)
+        return [Verdict.warning(self._setup_rule(), f"the camera sees for the first time what it could not see when the "
+                                                 f"game began, and takes it as it stands, not as a move: check {detail}",
+                                tuple(held))]
+
     def resight(self, state: ObservedState) -> None:
         """The camera sees the standing board otherwise (which regions it can see, how sure it is of
         each) while every count stays as it was. Nobody moved, so nothing is inferred, scored or
@@ -176,6 +212,7 @@ class TurnFollower:
         self._check_board(state)
         if not state.same_counts(self.state):
             raise GameError("the counts changed: a change of pieces is observed, not resighted")
+        self._take_first_sight(state)       # a region first seen as the tracker held it: no longer unknown
         self.state = state
 
     def _read(self, prev: ObservedState, state: ObservedState, ctx) -> list[Reading]:
@@ -184,13 +221,17 @@ class TurnFollower:
     def _next_context(self, colour: str, prev: ObservedState, round_no: int, turn_no: int):
         raise NotImplementedError
 
+    def _check_following(self, state: ObservedState) -> None:
+        """The game has started, and ``state`` is of its board."""
+        if self.state is None or self.ctx is None:
+            raise GameError("the game has not started: call start() with the board after set-up")
+        self._check_board(state)
+
     def _weigh_turns(self, state: ObservedState, turn_hint: str | None) -> tuple[str, object, list[Reading]]:
         """Check the new state can be followed, then pick the cheaper of "the player in turn goes on"
         and "the next player has started" (a hint from the tablet settles it). Returns the actor,
         the new turn context (None when the turn goes on) and the readings, best first."""
-        if self.state is None or self.ctx is None:
-            raise GameError("the game has not started: call start() with the board after set-up")
-        self._check_board(state)
+        self._check_following(state)
         if turn_hint is not None and turn_hint not in self.active_players():
             raise GameError(f"'{turn_hint}' is not an active player")
         prev = self.state
@@ -242,8 +283,15 @@ class Game(TurnFollower):
         #: (:meth:`hold_permanent`): those standing when it started following, and those placed
         #: since without a violation about them
         self.centres_held: set[str] = set()
+        #: regions the tracker has never been shown: marked unseen when it began following the
+        #: game (a hand, a cup or a card over them) and ever since. The pipeline had no earlier
+        #: count to keep for them, so their counts in ``state`` are no reading at all.
+        self.unknown: set[str] = set()
 
     # -- queries -------------------------------------------------------------------------
+    def _setup_rule(self) -> str:
+        return "§3.9"
+
     def score(self, colour: str, state: ObservedState | None = None) -> Score:
         return score(state or self.state, colour, self.players, self.options)
 
@@ -292,7 +340,7 @@ class Game(TurnFollower):
         if first not in self.players:
             raise GameError(f"first player '{first}' is not among the players")
         verdicts = validate_setup(state, self.plan) if round_no == 1 else []
-        self.state = state
+        self._follow_from(state)
         self.centres_held = set(state.centres)     # a game resumed mid-way: the board's centres stand
         self.round_no = round_no
         self._begin_turn(first, state)
@@ -426,6 +474,10 @@ class Game(TurnFollower):
     # -- following the table ---------------------------------------------------------------
     def observe(self, state: ObservedState, turn_hint: str | None = None) -> TransitionReport:
         """Take the next committed board state and record what happened (see module doc)."""
+        self._check_following(state)
+        first_seen = self._take_first_sight(state)
+        # a power centre first seen stood there all along: never removed (§16.2), it is held
+        self.centres_held |= {p for v in first_seen for p in v.regions if state.centres.get(p)}
         prev = self.state
         actor, new_ctx, readings = self._weigh_turns(state, turn_hint)
         report = TransitionReport(len(self.history) + 1, actor, self.round_no, self.turn_no, readings[:KEPT_READINGS], [])
@@ -435,7 +487,7 @@ class Game(TurnFollower):
             report.turn_changed = True
             report.round_no, report.turn_no = self.round_no, self.turn_no
         best = readings[0]
-        report.verdicts = list(best.verdicts)
+        report.verdicts = first_seen + list(best.verdicts)
         self.ctx.absorb(list(best.events))
         for e in best.events:
             if e.kind == ev.ELIMINATION and e.defender in self.players:

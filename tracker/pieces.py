@@ -102,6 +102,14 @@ class PieceSet:
             return self.unit
         return self.unit[:-1] + "ies" if self.unit.endswith("y") else self.unit + "s"
 
+    def describe(self, content: Mapping[str, Mapping[str, int]]) -> str:
+        """A region's pieces (``colour -> kind -> count``) in words, for the players:
+        "2 red legionaries, 1 neutral centre", or "nothing"."""
+        def word(kind: str, n: int) -> str:
+            return self.unit_word(n) if kind == self.unit else kind if n == 1 else f"{kind}(s)"
+        return ", ".join(f"{n} {c} {word(k, n)}" for c, kinds in sorted(content.items())
+                         for k, n in sorted(kinds.items())) or "nothing"
+
 
 SPQR_PIECES: Final = PieceSet("spqrisiko", ARMY_COLOURS, {LEGIONARY: 1, VEXILLUM: VEXILLUM_VALUE},
                               neutral=(CENTRE,), naval=(TRIREME,), unit="legionary")

@@ -86,6 +86,8 @@ class RisikoGame(TurnFollower):
         self.turn_no = 0
         self.round_no = 0
         self.history: list[TransitionReport] = []
+        #: regions never shown to the tracker since it began following (TurnFollower._take_first_sight)
+        self.unknown: set[str] = set()
         self.score_track: list[ScoreEntry] = []
         self.winner: str | None = None
         self.finished = False
@@ -176,10 +178,13 @@ class RisikoGame(TurnFollower):
         if first not in self.players:
             raise GameError(f"first player '{first}' is not among the players")
         verdicts = self.validate_setup(state) if round_no == 1 else []
-        self.state = state
+        self._follow_from(state)
         self.round_no = round_no
         self._begin_turn(first, state)
         return verdicts
+
+    def _setup_rule(self) -> str:
+        return cite(self.rules, "setup")
 
     def _next_context(self, colour: str, state: ObservedState, round_no: int, turn_no: int) -> RisikoTurn:
         own = self.own_turns[colour] + 1
@@ -341,6 +346,8 @@ class RisikoGame(TurnFollower):
     # -- following the table --------------------------------------------------------------------
     def observe(self, state: ObservedState, turn_hint: str | None = None) -> TransitionReport:
         """Take the next committed board state and record what happened."""
+        self._check_following(state)
+        first_seen = self._take_first_sight(state)
         prev = self.state
         actor, new_ctx, readings = self._weigh_turns(state, turn_hint)
         report = TransitionReport(len(self.history) + 1, actor, self.round_no, self.turn_no, readings[:KEPT_READINGS], [])
@@ -351,7 +358,7 @@ class RisikoGame(TurnFollower):
             report.turn_changed = True
             report.round_no, report.turn_no = self.round_no, self.turn_no
         best = readings[0]
-        report.verdicts = extra + list(best.verdicts)
+        report.verdicts = first_seen + extra + list(best.verdicts)
         self.ctx.absorb(list(best.events), self.board)
         mate = self.table.mate_of(actor)
         for e in best.events:

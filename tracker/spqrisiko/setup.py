@@ -196,12 +196,7 @@ def settle_setup(state: ObservedState, plan: SetupPlan) -> dict[str, tuple[dict,
 def settled_verdict(board: Board, settled: dict[str, tuple[dict, dict]]) -> Verdict:
     """The warning that tells the table which counts the set-up rules settled, and what the
     camera read there, so that the players can look."""
-    def word(kind: str, n: int) -> str:
-        return board.pieces.unit_word(n) if kind == board.pieces.unit else kind if n == 1 else f"{kind}(s)"
-
-    def pieces(content: dict) -> str:
-        return ", ".join(f"{n} {c} {word(k, n)}" for c, kinds in sorted(content.items())
-                         for k, n in sorted(kinds.items())) or "nothing"
+    pieces = board.pieces.describe
     detail = "; ".join(f"{board.name(r)} read as {pieces(read)}, taken as {pieces(value)}"
                        for r, (read, value) in sorted(settled.items()))
     regions = f"{len(settled)} regions" if len(settled) != 1 else "1 region"
