@@ -27,6 +27,12 @@ class TestBoardTopology:
         for p, seas in board.coast_of.items():
             assert all(p in board.shores_of[s] for s in seas)
 
+    def test_touching_is_one_step_of_any_kind_and_symmetric(self, board):
+        assert board.touching("galatia") == {"asia", "bithynia", "cappadocia", "cilicia"}       # landlocked
+        assert board.touching("creta") == board.coast_of["creta"]                              # an island
+        assert board.touching("pontus_euxinus") >= {"bithynia", "thracia", "aegeum"}
+        assert all(r in board.touching(q) for r in board.regions for q in board.touching(r))
+
     def test_sea_never_joins_land_13_6(self, board):
         # §13.6: provinces split by even a short stretch of sea are not adjacent.
         assert not board.land_adjacent("italia", "sicilia")

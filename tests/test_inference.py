@@ -609,6 +609,37 @@ class TestFirstSight:
         assert t.game.unknown == {"ponto"}
 
 
+class TestBesideUnseen:
+    """Pieces may move to or from a region the camera cannot see: a violation about regions that
+    each touch one becomes a warning naming it."""
+
+    @staticmethod
+    def _after_an_attack():
+        t = Table()
+        t.set(bithynia=11).push()
+        t.set(asia=("red", 3), bithynia=8).push()          # conquest: the reinforcements are over
+        return t.set(galatia=6)
+
+    def test_pieces_appearing_beside_a_hidden_province_are_a_warning_4_2(self):
+        t = self._after_an_attack()
+        r = t.game.observe(read_without(t.state(), unseen=["cappadocia"]))    # a cup over Cappadocia
+        assert "§4.2" not in rules(r) and "§4.2" in rules(r, "warning")
+        assert any("beside Cappadocia, which the camera could not see" in v.message for v in r.verdicts)
+
+    def test_a_hidden_region_elsewhere_changes_nothing_4_2(self):
+        t = self._after_an_attack()
+        r = t.game.observe(read_without(t.state(), unseen=["dacia"]))          # nowhere near Galatia
+        assert "§4.2" in rules(r)
+
+    def test_a_hidden_region_in_the_state_before_counts_too(self):
+        t = Table()
+        t.set(bithynia=11).push()
+        t.set(asia=("red", 3), bithynia=8)
+        t.game.observe(read_without(t.state(), unseen=["cappadocia"]))
+        r = t.set(galatia=6).push()                        # the cup is lifted as the pieces appear
+        assert "§4.2" not in rules(r) and "§4.2" in rules(r, "warning")
+
+
 class TestTurnsAndScore:
     def test_next_players_reinforcements_start_their_turn_5(self):
         t = Table()

@@ -63,7 +63,10 @@ def _mutations(prev: ObservedState, nxt: ObservedState, actor: str, following: s
         c = rng.choice(bystanders)
         p = rng.choice(sorted(nxt.provinces_of(c)))
         g = _garrisons(nxt)
-        g[p] = (c, g[p][1] + rng.randint(1, 5))
+        # grown past what stood there before the change too: a province the actor attacked that
+        # grows back to its old count is only an attack that killed nobody (seed 180, 4 players)
+        before = prev.legions[p] if prev.owners.get(p) == c else 0
+        g[p] = (c, max(g[p][1], before) + rng.randint(1, 5))
         out.append(("growth", _with(nxt, g), {"§4.2"}))
     # 2. a province far from everything the actor holds changes hands to the actor (§13.1 / §12.2)
     reach = set()

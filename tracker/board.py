@@ -97,6 +97,13 @@ class Board:
         """Sea areas on whose coast both provinces lie (the 'bridge' of a sea attack, §12.1)."""
         return self.coast_of.get(a, frozenset()) & self.coast_of.get(b, frozenset())
 
+    def touching(self, region: str) -> frozenset[str]:
+        """The regions a piece can step to from ``region`` in one move of any kind: a province's
+        land neighbours and the seas on its coast, a sea's neighbouring seas and its shores."""
+        if self.is_sea(region):
+            return self.sea_neighbours.get(region, frozenset()) | self.shores_of.get(region, frozenset())
+        return self.land_neighbours.get(region, frozenset()) | self.coast_of.get(region, frozenset())
+
     def name(self, region: str) -> str:
         return self.regions[region].name
 

@@ -77,6 +77,27 @@ def soften_low_confidence(verdicts: list[Verdict], prev: ObservedState, nxt: Obs
     return out
 
 
+def soften_beside_unseen(verdicts: list[Verdict], prev: ObservedState, nxt: ObservedState) -> list[Verdict]:
+    """A violation about regions that each touch one the camera could not see before or after
+    the change (a cup, a card or a resting hand over it) becomes a warning that names it: pieces
+    may have gone there or come from there unseen, and the camera cannot tell such a move from a
+    breach of the rules. (A rendered medium game had a cover over Galicia all game long; red's
+    legionaries moved out of it into Terraconensis read as "red places 1 legionary outside the
+    reinforcement phase", two violations that put the dashboard out of step.)"""
+    hidden = prev.unseen | nxt.unseen
+    if not hidden:
+        return verdicts
+    board, out = prev.board, []
+    for v in verdicts:
+        near = [board.touching(r) & hidden for r in v.regions]
+        if v.level == VIOLATION and v.regions and all(near):
+            names = ", ".join(board.name(r) for r in sorted(set().union(*near)))
+            v = Verdict.warning(v.rule, v.message + f" (beside {names}, which the camera could not see: pieces may "
+                                                    f"have moved there or from there unseen; check)", v.regions)
+        out.append(v)
+    return out
+
+
 def chain_depth(target: str, source_of: Callable[[str], str | None], conquests: dict[str, str]) -> int:
     """How many conquests of this change lead up to ``target`` (a conquered source passes its own
     fill-up on to the province it was taken from, so later links are processed first)."""

@@ -34,7 +34,7 @@ from tracker.dice import attack_dice_available, defence_dice
 from tracker.events import Event, Phase
 from tracker.pieces import CENTRE_SUPPLY
 from tracker.readings import (MAX_READINGS, ProvinceDiff, Reading, chain_depth, make_reading, rank_readings,
-                              soften_low_confidence)
+                              soften_beside_unseen, soften_low_confidence)
 from tracker.spqrisiko.cards import MAX_SET_LEGIONARIES
 from tracker.spqrisiko.options import ROUNDS, SINGLE_MOVE, SpqrOptions
 from tracker.spqrisiko.reinforcements import LEGIONARIES_FROM_TRIREME, LEGIONARIES_PER_TRIREME
@@ -192,7 +192,8 @@ class _ReadingBuilder:
         self.garrisons()
         self.phase_order()
         self.events.extend(Event(ev.VEXILLUM_EXCHANGE, self.d.next.owners[p], target=p) for p in self.d.exchanges)
-        return make_reading(self.events, soften_low_confidence(self.verdicts, self.d.prev, self.d.next),
+        P, N = self.d.prev, self.d.next
+        return make_reading(self.events, soften_beside_unseen(soften_low_confidence(self.verdicts, P, N), P, N),
                             self.unexplained)
 
     def ownership_anomalies(self) -> None:
