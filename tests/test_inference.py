@@ -102,6 +102,13 @@ class TestReinforcements:
         r = Table().set(moesia=6).push()   # yellow is neither in turn nor next
         assert "§4.2" in rules(r)
 
+    def test_an_excess_the_unsure_counts_can_make_is_a_warning_6(self):
+        t = Table()                                         # red is entitled to 3 (4 provinces)
+        r = t.set(bithynia=10, galatia=7).push(confidence={"galatia": 0.4})
+        assert "§6" not in rules(r) and "§6" in rules(r, "warning")
+        r = Table().set(bithynia=12, galatia=7).push(confidence={"galatia": 0.4})
+        assert "§6" in rules(r)                             # the 4 the camera is sure of in Bithynia are too many
+
     def test_low_camera_confidence_turns_a_violation_into_a_warning(self):
         t = Table().set(moesia=6)
         r = t.push(confidence={"moesia": 0.4})

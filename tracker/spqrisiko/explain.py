@@ -33,8 +33,8 @@ from tracker import events as ev
 from tracker.dice import attack_dice_available, defence_dice
 from tracker.events import Event, Phase
 from tracker.pieces import CENTRE_SUPPLY
-from tracker.readings import (MAX_READINGS, ProvinceDiff, Reading, chain_depth, make_reading, rank_readings,
-                              soften_beside_unseen, soften_low_confidence)
+from tracker.readings import (LOW_CONFIDENCE, MAX_READINGS, ProvinceDiff, Reading, chain_depth, make_reading,
+                              rank_readings, soften_beside_unseen, soften_low_confidence)
 from tracker.spqrisiko.cards import MAX_SET_LEGIONARIES
 from tracker.spqrisiko.options import ROUNDS, SINGLE_MOVE, SpqrOptions
 from tracker.spqrisiko.reinforcements import LEGIONARIES_FROM_TRIREME, LEGIONARIES_PER_TRIREME
@@ -442,9 +442,16 @@ class _ReadingBuilder:
         if total > budget:
             tolerance = 0 if self.ctx.card_legionaries else (self.ctx.hand_count // 3) * MAX_SET_LEGIONARIES
             regions = tuple(sorted(gains))
+            # the gains the camera is unsure of (tracker.readings.LOW_CONFIDENCE): read one or two
+            # over, they alone may make the excess
+            unsure = sum(r for p, r in gains.items()
+                         if min(P.confidence_of(p), d.next.confidence_of(p)) < LOW_CONFIDENCE)
             if total <= budget + tolerance:
                 self.warning("§8", f"{a} placed {total} legionaries, {budget} without cards: enter the card set played",
                              *regions)
+            elif total - unsure <= budget:
+                self.warning("§6", f"{a} placed {total} legionaries but is entitled to {max(0, budget)} this turn "
+                                   f"(low camera confidence: check the count)", *regions)
             else:
                 self.violation("§6", f"{a} placed {total} legionaries but is entitled to {max(0, budget)} this turn",
                                *regions)
