@@ -180,8 +180,8 @@ class TurnFollower:
         """Regions the tracker has never been shown that ``state`` shows are taken as it shows
         them, into the state the change is read from: nobody moved anything there that the
         tracker knows of, and their first count is what stood there all along, not pieces
-        placed. (Read as a move, a cup lifted off a province after the set-up had its army
-        "placed outside the reinforcement phase".) Returns a warning naming those that hold
+        placed: read as a move, a cup lifted off a province after the set-up would have its army
+        "placed outside the reinforcement phase". Returns a warning naming those that hold
         pieces, so that the players can look; nothing when there are none."""
         seen = sorted(self.unknown - state.unseen)
         if not seen:
