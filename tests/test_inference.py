@@ -556,16 +556,17 @@ class TestFirstSight:
     no count at all: the first time the camera shows it, it is taken as it stands, not as a move."""
 
     @staticmethod
-    def _begun_with(hidden, round_no=1):
-        """A table whose first committed state marks ``hidden`` unseen and empty (the pipeline had
-        no earlier count to keep there)."""
-        t = Table(round_no=round_no)
+    def _begun_with(hidden, marked=True, centres=()):
+        """A table in round 5 whose first committed state reads ``hidden`` empty and (``marked``)
+        unseen: the pipeline had no earlier count to keep there."""
+        t = Table(centres=centres)
         t.game = Game(PLAYERS, ruleset_options())
-        t.game.start(read_without(t.state(), *hidden, unseen=hidden), first_player="red", round_no=round_no)
+        t.game.start(read_without(t.state(), *hidden, unseen=hidden if marked else ()), first_player="red",
+                     round_no=5)
         return t
 
     def test_a_province_first_seen_is_taken_as_it_stands_not_placed(self):
-        t = self._begun_with(["galatia"], round_no=5)
+        t = self._begun_with(["galatia"])
         assert t.game.unknown == {"galatia"}
         r = t.push()                                    # the cup is lifted: red's 4 legionaries in Galatia
         assert kinds(r) == [] and not rules(r)
@@ -576,9 +577,7 @@ class TestFirstSight:
         assert kinds(r) == [ev.REINFORCEMENT] and not r.verdicts
 
     def test_the_same_province_seen_empty_at_the_start_is_a_move(self):
-        t = Table()
-        t.game = Game(PLAYERS, ruleset_options())
-        t.game.start(read_without(t.state(), "galatia"), first_player="red", round_no=5)
+        t = self._begun_with(["galatia"], marked=False)
         assert not t.game.unknown
         r = t.push()            # seen empty, then holding an army: "occupied again after looking empty"
         assert [(v.level, v.rule) for v in r.verdicts] == [("warning", "§14.1")]
@@ -592,7 +591,7 @@ class TestFirstSight:
         assert not [v for v in r.verdicts if v.rule == "§3.9"] and kinds(r)
 
     def test_a_region_first_seen_empty_says_nothing_and_is_known_from_then_on(self):
-        t = self._begun_with(["aegeum"], round_no=5)
+        t = self._begun_with(["aegeum"])
         t.seas.pop("aegeum")
         t.game.resight(t.state())                       # the card is lifted off an empty sea
         assert not t.game.unknown and not t.game.state.unseen
@@ -601,16 +600,14 @@ class TestFirstSight:
         assert kinds(r)                                 # a trireme there now is a move
 
     def test_a_centre_first_seen_is_held_16_2(self):
-        t = Table(centres=["galatia"])
-        t.game = Game(PLAYERS, ruleset_options())
-        t.game.start(read_without(t.state(), "galatia", unseen=["galatia"]), first_player="red", round_no=5)
+        t = self._begun_with(["galatia"], centres=["galatia"])
         t.push()
         assert "galatia" in t.game.centres_held
         held, _ = t.game.hold_permanent(read_without(t.state(), "galatia"))
         assert held["galatia"].value == {"red": {"legionary": 1}, "neutral": {"centre": 1}}
 
     def test_a_region_still_hidden_stays_unknown(self):
-        t = self._begun_with(["galatia", "ponto"], round_no=5)
+        t = self._begun_with(["galatia", "ponto"])
         r = t.game.observe(read_without(t.state(), "ponto", unseen=["ponto"]))
         assert [v.regions for v in r.verdicts if v.rule == "§3.9"] == [("galatia",)]
         assert t.game.unknown == {"ponto"}

@@ -111,7 +111,7 @@ class TurnFollower:
     reading each committed change as the player in turn going on or the next one having started.
 
     Subclasses set ``players``, ``eliminated``, ``board``, ``state``, ``ctx``, ``round_no``,
-    ``turn_no``, ``hands`` and ``history``, and say how to read a change in a turn context
+    ``turn_no``, ``hands``, ``history`` and ``unknown``, and say how to read a change in a turn context
     (:meth:`_read`) and what the next player's turn context is (:meth:`_next_context`).
     """
 
@@ -221,17 +221,19 @@ class TurnFollower:
     def _next_context(self, colour: str, prev: ObservedState, round_no: int, turn_no: int):
         raise NotImplementedError
 
-    def _check_following(self, state: ObservedState) -> None:
-        """The game has started, and ``state`` is of its board."""
+    def _begin_observing(self, state: ObservedState) -> list[Verdict]:
+        """The first step of ``observe``: check the game has started and ``state`` is of its
+        board, then take in the regions it shows for the first time (:meth:`_take_first_sight`,
+        whose warnings are returned)."""
         if self.state is None or self.ctx is None:
             raise GameError("the game has not started: call start() with the board after set-up")
         self._check_board(state)
+        return self._take_first_sight(state)
 
     def _weigh_turns(self, state: ObservedState, turn_hint: str | None) -> tuple[str, object, list[Reading]]:
-        """Check the new state can be followed, then pick the cheaper of "the player in turn goes on"
-        and "the next player has started" (a hint from the tablet settles it). Returns the actor,
-        the new turn context (None when the turn goes on) and the readings, best first."""
-        self._check_following(state)
+        """Pick the cheaper of "the player in turn goes on" and "the next player has started" for
+        a state :meth:`_begin_observing` took (a hint from the tablet settles it). Returns the
+        actor, the new turn context (None when the turn goes on) and the readings, best first."""
         if turn_hint is not None and turn_hint not in self.active_players():
             raise GameError(f"'{turn_hint}' is not an active player")
         prev = self.state
@@ -474,8 +476,7 @@ class Game(TurnFollower):
     # -- following the table ---------------------------------------------------------------
     def observe(self, state: ObservedState, turn_hint: str | None = None) -> TransitionReport:
         """Take the next committed board state and record what happened (see module doc)."""
-        self._check_following(state)
-        first_seen = self._take_first_sight(state)
+        first_seen = self._begin_observing(state)
         # a power centre first seen stood there all along: never removed (§16.2), it is held
         self.centres_held |= {p for v in first_seen for p in v.regions if state.centres.get(p)}
         prev = self.state

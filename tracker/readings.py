@@ -66,12 +66,16 @@ def rank_readings(readings: Iterable[Reading]) -> list[Reading]:
     return unique
 
 
+def doubted(region: str, prev: ObservedState, nxt: ObservedState) -> bool:
+    """Whether the camera was unsure of ``region`` before or after the change (LOW_CONFIDENCE)."""
+    return min(prev.confidence_of(region), nxt.confidence_of(region)) < LOW_CONFIDENCE
+
+
 def soften_low_confidence(verdicts: list[Verdict], prev: ObservedState, nxt: ObservedState) -> list[Verdict]:
     """A violation that rests only on regions the camera is unsure of becomes a warning."""
     out = []
     for v in verdicts:
-        if v.level == VIOLATION and v.regions and all(
-                min(prev.confidence_of(r), nxt.confidence_of(r)) < LOW_CONFIDENCE for r in v.regions):
+        if v.level == VIOLATION and v.regions and all(doubted(r, prev, nxt) for r in v.regions):
             v = Verdict.warning(v.rule, v.message + " (low camera confidence: check the count)", v.regions)
         out.append(v)
     return out
@@ -96,6 +100,12 @@ def soften_beside_unseen(verdicts: list[Verdict], prev: ObservedState, nxt: Obse
                                                     f"have moved there or from there unseen; check)", v.regions)
         out.append(v)
     return out
+
+
+def soften_for_the_camera(verdicts: list[Verdict], prev: ObservedState, nxt: ObservedState) -> list[Verdict]:
+    """What a change's verdicts allow for the camera: counts it doubts
+    (:func:`soften_low_confidence`), and regions it cannot see (:func:`soften_beside_unseen`)."""
+    return soften_beside_unseen(soften_low_confidence(verdicts, prev, nxt), prev, nxt)
 
 
 def chain_depth(target: str, source_of: Callable[[str], str | None], conquests: dict[str, str]) -> int:

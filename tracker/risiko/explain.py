@@ -21,7 +21,7 @@ from tracker.risiko.cards import MAX_SET
 from tracker.risiko.combat import dice_free_losses, dice_free_min_loss
 from tracker.risiko.rules import ADJACENT, ANY_TIME, DICE_FREE, RisikoRules
 from tracker.readings import (MAX_READINGS, ProvinceDiff, Reading, chain_depth, make_reading, rank_readings,
-                              soften_beside_unseen, soften_low_confidence)
+                              soften_for_the_camera)
 from tracker.state import ObservedState
 from tracker.verdicts import Verdict
 
@@ -176,8 +176,7 @@ class _Builder:
         self.fellowship()
         self.phase_order()
         self.events.extend(Event(ev.VEXILLUM_EXCHANGE, self.d.next.owners[p], target=p) for p in self.d.exchanges)
-        P, N = self.d.prev, self.d.next
-        return make_reading(self.events, soften_beside_unseen(soften_low_confidence(self.verdicts, P, N), P, N),
+        return make_reading(self.events, soften_for_the_camera(self.verdicts, self.d.prev, self.d.next),
                             self.unexplained)
 
     def ownership_anomalies(self) -> None:

@@ -346,8 +346,7 @@ class RisikoGame(TurnFollower):
     # -- following the table --------------------------------------------------------------------
     def observe(self, state: ObservedState, turn_hint: str | None = None) -> TransitionReport:
         """Take the next committed board state and record what happened."""
-        self._check_following(state)
-        first_seen = self._take_first_sight(state)
+        first_seen = self._begin_observing(state)
         prev = self.state
         actor, new_ctx, readings = self._weigh_turns(state, turn_hint)
         report = TransitionReport(len(self.history) + 1, actor, self.round_no, self.turn_no, readings[:KEPT_READINGS], [])

@@ -33,8 +33,8 @@ from tracker import events as ev
 from tracker.dice import attack_dice_available, defence_dice
 from tracker.events import Event, Phase
 from tracker.pieces import CENTRE_SUPPLY
-from tracker.readings import (LOW_CONFIDENCE, MAX_READINGS, ProvinceDiff, Reading, chain_depth, make_reading,
-                              rank_readings, soften_beside_unseen, soften_low_confidence)
+from tracker.readings import (MAX_READINGS, ProvinceDiff, Reading, chain_depth, doubted, make_reading,
+                              rank_readings, soften_for_the_camera)
 from tracker.spqrisiko.cards import MAX_SET_LEGIONARIES
 from tracker.spqrisiko.options import ROUNDS, SINGLE_MOVE, SpqrOptions
 from tracker.spqrisiko.reinforcements import LEGIONARIES_FROM_TRIREME, LEGIONARIES_PER_TRIREME
@@ -192,8 +192,7 @@ class _ReadingBuilder:
         self.garrisons()
         self.phase_order()
         self.events.extend(Event(ev.VEXILLUM_EXCHANGE, self.d.next.owners[p], target=p) for p in self.d.exchanges)
-        P, N = self.d.prev, self.d.next
-        return make_reading(self.events, soften_beside_unseen(soften_low_confidence(self.verdicts, P, N), P, N),
+        return make_reading(self.events, soften_for_the_camera(self.verdicts, self.d.prev, self.d.next),
                             self.unexplained)
 
     def ownership_anomalies(self) -> None:
@@ -442,10 +441,9 @@ class _ReadingBuilder:
         if total > budget:
             tolerance = 0 if self.ctx.card_legionaries else (self.ctx.hand_count // 3) * MAX_SET_LEGIONARIES
             regions = tuple(sorted(gains))
-            # the gains the camera is unsure of (tracker.readings.LOW_CONFIDENCE): read one or two
+            # the gains the camera is unsure of (tracker.readings.doubted): read one or two
             # over, they alone may make the excess
-            unsure = sum(r for p, r in gains.items()
-                         if min(P.confidence_of(p), d.next.confidence_of(p)) < LOW_CONFIDENCE)
+            unsure = sum(r for p, r in gains.items() if doubted(p, P, d.next))
             if total <= budget + tolerance:
                 self.warning("§8", f"{a} placed {total} legionaries, {budget} without cards: enter the card set played",
                              *regions)
