@@ -158,6 +158,21 @@ class TestCountingWithTheClassifier:
         assert row("tyrrenum")["hull_doubt"] == pytest.approx(0.75, abs=1e-6) and row("tyrrenum")["summit_doubt"] == 0
         assert row("africa")["summit_doubt"] == row("africa")["hull_doubt"] == 0
 
+    def test_a_vexillum_called_is_a_sign_of_doubt(self):
+        """A region's signs hold the vexilla counted there and the highest vexillum probability
+        the classifier gave one of its summits: a vexillum is ten legionaries' strength, and on
+        hard tables most calls are wrong."""
+        from vision.confidence import HIDDEN_FEATURES
+        _, counter = self.counted("italia", [(0, 0), (4, 0), (0, 4)], [1.0, 1.0, 1.0], vexilla=[(4, 0)])
+        img, _, _ = calibrated_scene("easy")
+        _, signs = counter.reading(counter.predict(img))
+        row = lambda rid: dict(zip(HIDDEN_FEATURES, signs[counter.geo.region_ids.index(rid) + 1]))  # noqa: E731
+        assert row("italia")["vexilla"] == 1 and row("italia")["flag_peak"] == pytest.approx(0.99)
+        assert row("africa")["vexilla"] == row("africa")["flag_peak"] == 0
+        _, counter = self.counted("italia", [(0, 0), (4, 0)], [1.0, 1.0])
+        _, signs = counter.reading(counter.predict(img))
+        assert row("italia")["vexilla"] == 0 and row("italia")["flag_peak"] == pytest.approx(0.01)
+
     def test_the_classifier_overrules_the_networks_vexillum(self):
         # the counting network scores vexillum at the summit; the classifier is sure it is not one
         got, _ = self.counted("italia", [(0, 0)], [1.0], kind="vexillum")

@@ -58,6 +58,8 @@ FEATURES = (
     "kind_doubt",       # share of the region's mass whose kind is not the one counted most
     "hull_doubt",       # the hull classifier's doubt (1 - its likeliest count's p) summed over the sea's summits
     "summit_doubt",     # the summit classifier's, summed over the province's legionary summits
+    "vexilla",          # vexilla counted in the region (each is ten legionaries' strength)
+    "flag_peak",        # the highest vexillum probability the summit classifier gave a summit there
 )
 
 #: Signs that the camera cannot see a region, on top of FEATURES: the occluder output near it. A

@@ -504,6 +504,8 @@ class DensityCounter:
         # how unsure each classifier was of each summit it read (1 - its likeliest count's
         # probability; 0 where it did not look): a sign of doubt for the confidence
         doubt = {TRIREME: np.zeros(len(summits[TRIREME][0])), LEGIONARY: np.zeros(len(summits[LEGIONARY][0]))}
+        # the summit classifier's vexillum probability at each legionary summit (0 where it did not look)
+        flag_p = np.zeros(len(summits[LEGIONARY][0]))
         if self.hulls is not None:
             hulls_sure, hull_p = self._hull_look(*summits[TRIREME], fresh=fresh)
             doubt[TRIREME] = _unsure(hull_p)
@@ -512,7 +514,7 @@ class DensityCounter:
         # pieces the summit classifier is sure of at each legionary summit (-1: read from the basin)
         sure = None
         if self.summits is not None:
-            sure, summit_p = self._second_look(*summits[LEGIONARY], fresh=fresh)
+            sure, summit_p, flag_p = self._second_look(*summits[LEGIONARY], fresh=fresh)
             doubt[LEGIONARY] = _unsure(summit_p)
         foot, kinds, colours, scores = [], [], [], []
         counted = np.zeros((len(KINDS), minlength), np.int64)        # pieces per kind and region
@@ -585,7 +587,8 @@ class DensityCounter:
             signs = self.region_features(total=total, cells=cells, region=region, basin=basin, by_kind=by_kind,
                                          colour_p=colour_p, counted=counted, summits=summits[LEGIONARY],
                                          cover=cover, by_kind_output=by_kind_output, occluder=out[-1],
-                                         doubt={k: (summits[k][0], d) for k, d in doubt.items()})
+                                         doubt={k: (summits[k][0], d) for k, d in doubt.items()},
+                                         flags=(summits[LEGIONARY][0], flag_p))
         if self.hidden is not None:
             hidden = np.concatenate([[0.0], self.hidden.predict(signs[1:])]) >= HIDDEN_P
         else:
@@ -601,12 +604,14 @@ class DensityCounter:
                           np.full((len(kinds), 4), np.nan), self.name, unseen, region_confidence), signs
 
     def region_features(self, *, total, cells, region, basin, by_kind, colour_p, counted, summits, cover,
-                        by_kind_output, occluder, doubt) -> np.ndarray:
+                        by_kind_output, occluder, doubt, flags=None) -> np.ndarray:
         """The signs of doubt of every region (row = label value; :data:`vision.confidence.HIDDEN_FEATURES`:
         the confidence's FEATURES, then the occlusion signs), from what :meth:`reading` worked out
         (``summits``: the cells of the peaks over the legionary window and the kind scored highest
         at each; ``occluder``: the occluder logits; ``doubt``: per kind, trireme and legionary, the
-        summit cells and how unsure a classifier was of each, 0 where none looked)."""
+        summit cells and how unsure a classifier was of each, 0 where none looked; ``flags``: the
+        legionary summit cells and the summit classifier's vexillum probability at each, None for
+        none)."""
         minlength = self.n_regions + 1
         bins = lambda idx, w=None: np.bincount(idx, weights=w, minlength=minlength).astype(np.float64)  # noqa: E731
         labels = self.labels.ravel()
@@ -630,6 +635,9 @@ class DensityCounter:
         away = np.ones(total.size, bool)
         away[all_summits] = False
         np.maximum.at(stray, labels[cells][away[cells]], heights[cells][away[cells]])
+        flag_peak = np.zeros(minlength)
+        if flags is not None and len(flags[0]):
+            np.maximum.at(flag_peak, self.land_labels.ravel()[flags[0]], flags[1])
         by_output = np.zeros(minlength)
         by_output[by_kind_output] = 1.0
         columns = {
@@ -656,6 +664,10 @@ class DensityCounter:
             "kind_doubt": np.where(mass > 0, 1 - kind_mass.max(axis=0) / np.maximum(mass, 1e-9), 0.0),
             "hull_doubt": bins(labels[doubt[TRIREME][0]], doubt[TRIREME][1]),
             "summit_doubt": bins(self.land_labels.ravel()[doubt[LEGIONARY][0]], doubt[LEGIONARY][1]),
+            # a vexillum on a hard table is a guess (of the 10 regions read with one on 40 hard
+            # validation tables, 7 were wrong, at confidence 0.95 to 1 before these two signs)
+            "vexilla": counted[KINDS.index(VEXILLUM)].astype(np.float64),
+            "flag_peak": flag_peak,
             **self._occlusion_signs(occluder),
         }
         return np.column_stack([columns[name] for name in HIDDEN_FEATURES])
@@ -790,19 +802,22 @@ class DensityCounter:
                      fresh: tuple[Box, ...] | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The summit classifier's word on every candidate summit: it decides the kind
         (legionary or vexillum, in ``kind_at``, in place), and returns the pieces it is sure of
-        at each summit of ``at`` (-1 where it is not, or did not look) and the probability it
-        gives each of holding 0, 1, 2, 3+ pieces (a row of zeros where it did not look).
+        at each summit of ``at`` (-1 where it is not, or did not look), the probability it
+        gives each of holding 0, 1, 2, 3+ pieces (a row of zeros where it did not look) and the
+        probability it gives each of being a vexillum (0 where it did not look).
         ``fresh``: see :meth:`reading`."""
         sure = np.full(len(at), -1)
         p = np.zeros((len(at), PIECE_CLASSES))
+        flag = np.zeros(len(at))
         pick = self._second_look_candidates(at, kind_at)
         if not len(pick):
-            return sure, p
+            return sure, p, flag
         seen = self._look(self.summits, self._summit_memory, at[pick], fresh)
         kind_at[pick] = np.where(seen.vexillum >= VEXILLUM_P, KINDS.index(VEXILLUM), KINDS.index(LEGIONARY))
         sure[pick] = seen.sure_pieces(PIECES_P)
         p[pick] = seen.pieces
-        return sure, p
+        flag[pick] = seen.vexillum
+        return sure, p, flag
 
     def _centres_without_summit(self, kind_logits: np.ndarray, has_centre: set[int]):
         """Power centres the density missed, one per region that counted none: patches of cells
