@@ -665,7 +665,8 @@ class DensityCounter:
             "hull_doubt": bins(labels[doubt[TRIREME][0]], doubt[TRIREME][1]),
             "summit_doubt": bins(self.land_labels.ravel()[doubt[LEGIONARY][0]], doubt[LEGIONARY][1]),
             # a vexillum on a hard table is a guess (of the 10 regions read with one on 40 hard
-            # validation tables, 7 were wrong, at confidence 0.95 to 1 before these two signs)
+            # validation tables, 7 were wrong, four of them at a confidence of 0.95 to 1 before
+            # these two signs; models/README.md, session 52)
             "vexilla": counted[KINDS.index(VEXILLUM)].astype(np.float64),
             "flag_peak": flag_peak,
             **self._occlusion_signs(occluder),
@@ -799,7 +800,7 @@ class DensityCounter:
         return memory.read(classifier, self._input[0], points, at, standing)
 
     def _second_look(self, at: np.ndarray, kind_at: np.ndarray,
-                     fresh: tuple[Box, ...] | None = None) -> tuple[np.ndarray, np.ndarray]:
+                     fresh: tuple[Box, ...] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The summit classifier's word on every candidate summit: it decides the kind
         (legionary or vexillum, in ``kind_at``, in place), and returns the pieces it is sure of
         at each summit of ``at`` (-1 where it is not, or did not look), the probability it
