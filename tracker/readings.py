@@ -66,6 +66,10 @@ def rank_readings(readings: Iterable[Reading]) -> list[Reading]:
     return unique
 
 
+#: What a verdict the camera's doubt turned into a warning says after its message.
+DOUBT_NOTE = " (low camera confidence: check the count)"
+
+
 def doubted(region: str, prev: ObservedState, nxt: ObservedState) -> bool:
     """Whether the camera was unsure of ``region`` before or after the change (LOW_CONFIDENCE)."""
     return min(prev.confidence_of(region), nxt.confidence_of(region)) < LOW_CONFIDENCE
@@ -76,7 +80,7 @@ def soften_low_confidence(verdicts: list[Verdict], prev: ObservedState, nxt: Obs
     out = []
     for v in verdicts:
         if v.level == VIOLATION and v.regions and all(doubted(r, prev, nxt) for r in v.regions):
-            v = Verdict.warning(v.rule, v.message + " (low camera confidence: check the count)", v.regions)
+            v = Verdict.warning(v.rule, v.message + DOUBT_NOTE, v.regions)
         out.append(v)
     return out
 

@@ -604,14 +604,14 @@ class DensityCounter:
                           np.full((len(kinds), 4), np.nan), self.name, unseen, region_confidence), signs
 
     def region_features(self, *, total, cells, region, basin, by_kind, colour_p, counted, summits, cover,
-                        by_kind_output, occluder, doubt, flags=None) -> np.ndarray:
+                        by_kind_output, occluder, doubt, flags) -> np.ndarray:
         """The signs of doubt of every region (row = label value; :data:`vision.confidence.HIDDEN_FEATURES`:
         the confidence's FEATURES, then the occlusion signs), from what :meth:`reading` worked out
         (``summits``: the cells of the peaks over the legionary window and the kind scored highest
         at each; ``occluder``: the occluder logits; ``doubt``: per kind, trireme and legionary, the
         summit cells and how unsure a classifier was of each, 0 where none looked; ``flags``: the
-        legionary summit cells and the summit classifier's vexillum probability at each, None for
-        none)."""
+        legionary summit cells and the summit classifier's vexillum probability at each, 0 where it
+        did not look)."""
         minlength = self.n_regions + 1
         bins = lambda idx, w=None: np.bincount(idx, weights=w, minlength=minlength).astype(np.float64)  # noqa: E731
         labels = self.labels.ravel()
@@ -636,8 +636,7 @@ class DensityCounter:
         away[all_summits] = False
         np.maximum.at(stray, labels[cells][away[cells]], heights[cells][away[cells]])
         flag_peak = np.zeros(minlength)
-        if flags is not None and len(flags[0]):
-            np.maximum.at(flag_peak, self.land_labels.ravel()[flags[0]], flags[1])
+        np.maximum.at(flag_peak, self.land_labels.ravel()[flags[0]], flags[1])
         by_output = np.zeros(minlength)
         by_output[by_kind_output] = 1.0
         columns = {

@@ -33,7 +33,7 @@ from tracker import events as ev
 from tracker.dice import attack_dice_available, defence_dice
 from tracker.events import Event, Phase
 from tracker.pieces import CENTRE_SUPPLY
-from tracker.readings import (MAX_READINGS, ProvinceDiff, Reading, chain_depth, doubted, make_reading,
+from tracker.readings import (DOUBT_NOTE, MAX_READINGS, ProvinceDiff, Reading, chain_depth, doubted, make_reading,
                               rank_readings, soften_for_the_camera)
 from tracker.spqrisiko.cards import MAX_SET_LEGIONARIES
 from tracker.spqrisiko.options import ROUNDS, SINGLE_MOVE, SpqrOptions
@@ -448,8 +448,8 @@ class _ReadingBuilder:
                 self.warning("§8", f"{a} placed {total} legionaries, {budget} without cards: enter the card set played",
                              *regions)
             elif total - unsure <= budget:
-                self.warning("§6", f"{a} placed {total} legionaries but is entitled to {max(0, budget)} this turn "
-                                   f"(low camera confidence: check the count)", *regions)
+                self.warning("§6", f"{a} placed {total} legionaries but is entitled to {max(0, budget)} this turn"
+                                   + DOUBT_NOTE, *regions)
             else:
                 self.violation("§6", f"{a} placed {total} legionaries but is entitled to {max(0, budget)} this turn",
                                *regions)
