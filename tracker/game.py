@@ -19,6 +19,8 @@ from tracker import events as ev
 from tracker.board import load_board
 from tracker.errors import GameError
 from tracker.events import Event, Phase
+from tracker.hindsight import journaled
+from tracker.hindsight import observe as observe_with_hindsight
 from tracker.overrides import GUESSED, Override
 from tracker.pieces import CENTRE, CENTRE_SUPPLY, LEGIONARY, NEUTRAL, VP_TRACK_MAX
 from tracker.spqrisiko.cards import CARD_SYMBOLS, set_value
@@ -132,6 +134,7 @@ class TurnFollower:
                 return c
         return colour
 
+    @journaled
     def start_turn(self, colour: str) -> ScoreEntry:
         """The tablet says ``colour``'s turn has begun (the current turn is over)."""
         if self.state is None:
@@ -202,6 +205,7 @@ class TurnFollower:
                                                  f"game began, and takes it as it stands, not as a move: check {detail}",
                                 tuple(held))]
 
+    @journaled
     def resight(self, state: ObservedState) -> None:
         """The camera sees the standing board otherwise (which regions it can see, how sure it is of
         each) while every count stays as it was. Nobody moved, so nothing is inferred, scored or
@@ -214,6 +218,16 @@ class TurnFollower:
             raise GameError("the counts changed: a change of pieces is observed, not resighted")
         self._take_first_sight(state)       # a region first seen as the tracker held it: no longer unknown
         self.state = state
+
+    def observe(self, state: ObservedState, turn_hint: str | None = None) -> TransitionReport:
+        """Take the next committed board state and record what happened (:meth:`_observe_now`),
+        with second thoughts about the last few where the camera now clearly contradicts a count
+        it doubted (:mod:`tracker.hindsight`). A hint from the tablet ("it is blue's turn")
+        settles whose turn it is."""
+        return observe_with_hindsight(self, state, turn_hint)
+
+    def _observe_now(self, state: ObservedState, turn_hint: str | None) -> TransitionReport:
+        raise NotImplementedError
 
     def _read(self, prev: ObservedState, state: ObservedState, ctx) -> list[Reading]:
         raise NotImplementedError
@@ -400,6 +414,7 @@ class Game(TurnFollower):
             self.start(state)
         return events, verdicts
 
+    @journaled
     def time_up(self) -> list[str]:
         """§2.5 time-limit game: the leaders on the score track when time runs out (several on a tie,
         which the rulebook does not break)."""
@@ -426,6 +441,7 @@ class Game(TurnFollower):
         return entry
 
     # -- what the camera cannot see ------------------------------------------------------
+    @journaled
     def play_cards(self, colour: str, cards: Sequence[str]) -> list[Verdict]:
         """Enter a card set played by ``colour`` (§8); returns verdicts on it.
 
@@ -454,6 +470,7 @@ class Game(TurnFollower):
             self.ctx.hand_count = hand.count
         return verdicts
 
+    @journaled
     def draw_card(self, colour: str, symbol: str | None = None) -> list[Verdict]:
         """Record a card drawn at the end of ``colour``'s turn (§17); it ends the turn (§4.10.1)."""
         if symbol is not None and symbol not in CARD_SYMBOLS:
@@ -474,8 +491,8 @@ class Game(TurnFollower):
         return verdicts
 
     # -- following the table ---------------------------------------------------------------
-    def observe(self, state: ObservedState, turn_hint: str | None = None) -> TransitionReport:
-        """Take the next committed board state and record what happened (see module doc)."""
+    def _observe_now(self, state: ObservedState, turn_hint: str | None) -> TransitionReport:
+        """Read the change to the next committed board state and record it (see module doc)."""
         first_seen = self._begin_observing(state)
         # a power centre first seen stood there all along: never removed (§16.2), it is held
         self.centres_held |= {p for v in first_seen for p in v.regions if state.centres.get(p)}

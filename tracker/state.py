@@ -44,6 +44,14 @@ class ObservedState:
     confidence: Mapping[str, float] = field(default_factory=dict)
     unseen: frozenset[str] = frozenset()
 
+    def __copy__(self) -> "ObservedState":
+        return self
+
+    def __deepcopy__(self, memo) -> "ObservedState":
+        """A state is never changed once made, so a copy of it is itself (a tracker copied for a
+        second thought shares its committed states, :mod:`tracker.hindsight`)."""
+        return self
+
     # -- construction ------------------------------------------------------------------
     @classmethod
     def from_json(cls, text: str, board: Board | None = None) -> "ObservedState":

@@ -14,6 +14,7 @@ from tracker.board import load_board
 from tracker.errors import GameError
 from tracker.events import Phase
 from tracker.game import KEPT_READINGS, Hand, ScoreEntry, TransitionReport, TurnFollower
+from tracker.hindsight import journaled
 from tracker.pieces import LOTR_GOOD
 from tracker.risiko.cards import WILD, parse_cards, set_value, symbols_of
 from tracker.risiko.clock import TournamentClock
@@ -204,6 +205,7 @@ class RisikoGame(TurnFollower):
         return entry
 
     # -- the tablet ----------------------------------------------------------------------------
+    @journaled
     def play_cards(self, colour: str, cards: Sequence) -> list[Verdict]:
         """A card set played by ``colour`` (symbols, or ``{"symbol", "territory"}`` for the +2 bonus)."""
         parsed = parse_cards(cards)
@@ -233,6 +235,7 @@ class RisikoGame(TurnFollower):
             self.ctx.hand_count = hand.count
         return verdicts
 
+    @journaled
     def draw_card(self, colour: str, symbol: str | None = None) -> list[Verdict]:
         """A territory card drawn at the end of ``colour``'s turn (only after a conquest, one per turn)."""
         if symbol is not None and symbol not in symbols_of(self.rules.cards) + (WILD,):
@@ -255,6 +258,7 @@ class RisikoGame(TurnFollower):
             self.first_three_cards_round = self.round_no
         return verdicts
 
+    @journaled
     def adventure(self, colour: str, kind: str, points: int = 0, site: str | None = None) -> list[Verdict]:
         """LotR adventure cards: ``draw`` (a leader reached a site of power this turn), ``mission``
         (completed at ``site`` by a leader standing there), ``power`` or ``event`` played."""
@@ -283,6 +287,7 @@ class RisikoGame(TurnFollower):
             self.ctx.second_leader_allowed = True
         return out
 
+    @journaled
     def fellowship_roll(self, value: int) -> list[Verdict]:
         """The die rolled for the Fellowship at a die stop: it leaves only on more than 3."""
         if not 1 <= value <= 6:
@@ -290,6 +295,7 @@ class RisikoGame(TurnFollower):
         self.ctx.ring_roll = value
         return []
 
+    @journaled
     def declare_reinforcements(self, colour: str, declared: int) -> list[Verdict]:
         """Tournament: the player declares how many armies they take (cards included). Declaring too many
         turns the excess into a penalty: "ne può giocare solamente" the entitlement minus the excess,
@@ -306,12 +312,14 @@ class RisikoGame(TurnFollower):
                                                          f"{entitled}: the excess is a penalty, {allowed} may be "
                                                          "placed")]
 
+    @journaled
     def renounce_bonus(self, colour: str) -> list[Verdict]:
         """Tournament: a player gives up continent bonuses for the rest of the game (team attacks resume)."""
         self.table = Table(self.table.players, self.table.neutrals, self.table.teams,
                            self.table.renounced | {colour})
         return []
 
+    @journaled
     def extra_turn(self, colour: str, play: bool) -> list[Verdict]:
         """Tournament extra time: ``colour`` plays one of the team's chances, or passes."""
         if self.clock is None:
@@ -324,6 +332,7 @@ class RisikoGame(TurnFollower):
             self.finish()
         return out
 
+    @journaled
     def clock_tick(self, now: float) -> list[Verdict]:
         """Tournament: tell the clock the time (seconds). The first call after a reinforcement has been
         placed starts the 100 minutes; at 90 the third-last round is announced."""
@@ -333,6 +342,7 @@ class RisikoGame(TurnFollower):
             self.clock.start(now)
         return self.clock.tick(now, self.round_no)
 
+    @journaled
     def finish(self) -> dict[str, Standing]:
         """End of the game: final standings; the winner is the best (ties broken by territories)."""
         self.finished = True
@@ -344,8 +354,8 @@ class RisikoGame(TurnFollower):
         return final
 
     # -- following the table --------------------------------------------------------------------
-    def observe(self, state: ObservedState, turn_hint: str | None = None) -> TransitionReport:
-        """Take the next committed board state and record what happened."""
+    def _observe_now(self, state: ObservedState, turn_hint: str | None) -> TransitionReport:
+        """Read the change to the next committed board state and record it."""
         first_seen = self._begin_observing(state)
         prev = self.state
         actor, new_ctx, readings = self._weigh_turns(state, turn_hint)
@@ -432,6 +442,7 @@ class RisikoGame(TurnFollower):
         elif self.rules.fellowship and any(e.kind == ev.RING_MOVE and e.target is None for e in best.events):
             self.finish()
 
+    @journaled
     def time_up(self) -> list[str]:
         final = self.finish()
         best = max(s.points for s in final.values())

@@ -1,0 +1,164 @@
+"""Second thoughts (tracker.hindsight): a count the camera doubted, contradicted by a clear view later.
+
+The scenario is test_inference's table (red in turn, round 5, entitled to 3): red reinforces
+Bithynia, then attacks Asia (blue 2) from Galatia and is repelled, Asia left with 1. The camera
+reads Asia after the attack as taken by red (2 red legionaries) at a confidence of 0.5; the next
+commit sees it clearly again.
+"""
+from __future__ import annotations
+
+import pytest
+
+import tracker.hindsight as hindsight
+from tests.test_inference import Table, kinds, rules
+from tracker import events as ev
+from tracker.state import ObservedState
+
+MISREAD = {"asia": 0.5}
+
+
+def play(misread_confidence=MISREAD):
+    """Red's turn as above: the table and the report on the commit that sees Asia clearly."""
+    t = Table()
+    t.set(bithynia=11).push()
+    t.set(asia=("red", 2)).push(confidence=misread_confidence)      # truly blue 1: the attack failed
+    report = t.set(asia=("blue", 1), thracia=2).push()             # Asia seen clearly; a second attack
+    return t, report
+
+
+def second_thoughts(report):
+    return [v for v in report.verdicts if "second thoughts" in v.message]
+
+
+@pytest.fixture
+def without(monkeypatch):
+    """The tracker as it was before second thoughts: no region is ever weighed again."""
+    def run(**kw):
+        with monkeypatch.context() as m:
+            m.setattr(hindsight, "MAX_REGIONS", 0)
+            return play(**kw)
+    return run
+
+
+class TestSecondThoughts:
+    def test_a_doubtful_conquest_the_camera_takes_back_is_read_again(self, without):
+        _, before = without()
+        assert "§4.2" in rules(before, "warning") and not second_thoughts(before)      # "passed from red to blue"
+        t, report = play()
+        assert rules(report) == set()
+        [note] = second_thoughts(report)
+        assert note.regions == ("asia",) and "2 red legionaries" in note.message and "1 blue legionary" in note.message
+        # the misread commit is now the failed attack it was
+        attack = t.game.history[-2]
+        assert kinds(attack) == [ev.LAND_ATTACK] and not attack.events[0].conquered and attack.verdicts == []
+        assert [v for v in report.verdicts if v is not note] == []
+
+    def test_a_count_the_camera_was_sure_of_is_not_second_guessed(self, without):
+        sure = {"asia": 0.95}
+        t0, plain = without(misread_confidence=sure)
+        t, report = play(misread_confidence=sure)
+        assert not second_thoughts(report)
+        assert [kinds(r) for r in t.game.history] == [kinds(r) for r in t0.game.history]
+        assert [v.message for v in report.verdicts] == [v.message for v in plain.verdicts]
+
+    def test_a_refused_change_the_camera_sees_undone_is_read_again(self):
+        """Moesia read (surely) with 3 more yellow legionaries out of yellow's turn, then as before."""
+        t = Table()
+        t.set(bithynia=11).push()
+        refused = t.set(moesia=6).push(confidence={"moesia": 0.95})
+        assert "§4.2" in rules(refused)
+        report = t.set(moesia=3, thracia=2).push()
+        [note] = second_thoughts(report)
+        assert note.regions == ("moesia",) and rules(report) == set()
+        assert t.game.history[-2].verdicts == []
+
+    def test_a_refused_change_that_is_not_undone_stays_a_breach(self):
+        """Read surely, refused, then changed again otherwise: perhaps a breach; nothing re-read."""
+        t = Table()
+        t.set(bithynia=11).push()
+        t.set(moesia=6).push(confidence={"moesia": 0.95})
+        report = t.set(moesia=4, thracia=2).push()
+        assert not second_thoughts(report) and "§4.2" in rules(t.game.history[-2])
+
+    def test_a_tablet_entry_between_is_replayed_in_its_place(self):
+        """Red's card set entered after the misread commit (late: §8.2 says so at the time) is
+        still played once the past is read again: the hand is spent, its 14 legionaries owed."""
+        def cards(t):
+            t.game.play_cards("red", ["vexillum"] * 3)
+        t = Table()
+        t.game.hands["red"].count = 3
+        t.set(bithynia=11).push()
+        t.set(asia=("red", 2)).push(confidence=MISREAD)
+        cards(t)
+        report = t.set(asia=("blue", 1), thracia=2).push()
+        assert second_thoughts(report)
+        assert t.game.hands["red"].count == 0 and t.game.ctx.card_legionaries == 14
+        assert [s.method for s in hindsight.journal_of(t.game).steps][-3:] == ["observe", "play_cards", "observe"]
+
+    def test_a_misread_further_back_than_the_journal_stays_as_read(self):
+        t = Table()
+        t.set(bithynia=11).push()
+        t.set(asia=("red", 2)).push(confidence=MISREAD)
+        for _ in range(hindsight.DEPTH):        # commits of a sure count elsewhere, the misread kept
+            t.push()
+        report = t.set(asia=("blue", 1)).push()
+        assert not second_thoughts(report)
+
+    def test_the_table_keeps_its_game_object(self):
+        """A second thought swaps the tracker's insides, not the object the dashboard holds."""
+        t = Table()
+        game = t.game
+        t.set(bithynia=11).push()
+        t.set(asia=("red", 2)).push(confidence=MISREAD)
+        report = t.set(asia=("blue", 1), thracia=2).push()
+        assert second_thoughts(report) and t.game is game and game.history[-1] is report
+        assert game.state.same_counts(t.state())
+
+
+class TestJournal:
+    def test_keeps_the_last_depth_commits_and_what_came_between(self):
+        t = Table()
+        for i in range(hindsight.DEPTH + 3):
+            t.set(bithynia=8 + (i % 2)).push()
+            t.game.draw_card("red")
+        steps = hindsight.journal_of(t.game).steps
+        assert sum(s.method == "observe" for s in steps) == hindsight.DEPTH
+        assert steps[0].method == "observe" and steps[-1].method == "draw_card"
+
+    def test_a_nested_entry_is_journaled_once(self):
+        from tracker.rulesets import make_game
+        game = make_game("classic", ["red", "blue", "yellow"])
+        game.start(ObservedState.from_dict({"board": game.board.id, "regions": {}}))
+        game.time_up()              # calls finish() itself
+        assert [s.method for s in hindsight.journal_of(game).steps] == ["time_up"]
+
+    def test_a_state_copies_as_itself(self):
+        import copy
+        s = Table().state()
+        assert copy.deepcopy(s) is s and copy.copy(s) is s and isinstance(s, ObservedState)
+
+
+class TestRecordedGame:
+    def test_a_restart_replays_the_same_second_thoughts(self, tmp_path):
+        """The store keeps the states as the camera read them; replayed into a fresh tracker after
+        a restart, they bring the same second thought and the same tracked game."""
+        from tests.test_webui import PLAYERS, game_states
+        from webui.live import LiveGame
+        from webui.store import Store
+        states = game_states(8)
+        data = states[3].to_dict()        # Aegyptus (black 3, untouched around it) read as red's, unsure
+        assert states[2].regions["aegyptus"] == states[3].regions["aegyptus"] == states[4].regions["aegyptus"]
+        data["regions"]["aegyptus"], data["confidence"] = {"red": {"legionary": 2}}, {"aegyptus": 0.5}
+        states[3] = ObservedState.from_dict(data)
+        live = LiveGame.open(Store(tmp_path / "r"), PLAYERS, resume=False)
+        notes = [v for s in states for v in live.commit(s)["latest"]["verdicts"] if "second thoughts" in v["message"]]
+        assert [n["regions"] for n in notes] == [["aegyptus"]]
+        tracked = [[e.kind for e in r.events] for r in live.game.history]
+        vp, turn = dict(live.game.vp), live.game.turn_no
+        live.store.close()
+        again = LiveGame.open(Store(tmp_path / "r"), PLAYERS)
+        assert [[e.kind for e in r.events] for r in again.game.history] == tracked
+        assert again.game.vp == vp and again.game.turn_no == turn
+        assert [s.state for s in again.store.snapshots(again.game_id)][3]["regions"]["aegyptus"] == \
+            {"red": {"legionary": 2}}           # the recording keeps what the camera read
+        again.store.close()
