@@ -109,6 +109,14 @@ class TestReinforcements:
         r = Table().set(bithynia=12, galatia=7).push(confidence={"galatia": 0.4})
         assert "§6" in rules(r)                             # the 4 the camera is sure of in Bithynia are too many
 
+    def test_a_violation_rests_on_the_regions_that_changed(self):
+        """Moesia read a legionary short at 0.5: the sea attack that would need more triremes in
+        the Pontus Euxinus (unchanged, read surely) rests on Moesia's doubtful count alone."""
+        r = Table().set(moesia=2).push(confidence={"moesia": 0.5})
+        assert "§12.2" not in rules(r) and "§12.2" in rules(r, "warning")
+        r = Table().set(moesia=2).push(confidence={"pontus_euxinus": 0.5})
+        assert "§12.2" in rules(r)                          # the doubtful sea is not what changed
+
     def test_low_camera_confidence_turns_a_violation_into_a_warning(self):
         t = Table().set(moesia=6)
         r = t.push(confidence={"moesia": 0.4})

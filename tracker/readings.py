@@ -76,10 +76,17 @@ def doubted(region: str, prev: ObservedState, nxt: ObservedState) -> bool:
 
 
 def soften_low_confidence(verdicts: list[Verdict], prev: ObservedState, nxt: ObservedState) -> list[Verdict]:
-    """A violation that rests only on regions the camera is unsure of becomes a warning."""
+    """A violation that rests only on counts the camera is unsure of becomes a warning. It rests
+    on the regions it names that changed; the unchanged ones are its context (the sea whose
+    triremes a sea attack needed, the province a move left from), and only a violation naming no
+    changed region rests on all it names. (A hard game read Baleares a legionary short at a
+    confidence of 0.5: "attacked by sea without more triremes than yellow in Balearicum" stood as
+    a violation because the seas it named, unchanged, were read surely.)"""
+    changed = nxt.changed_regions(prev)
     out = []
     for v in verdicts:
-        if v.level == VIOLATION and v.regions and all(doubted(r, prev, nxt) for r in v.regions):
+        basis = [r for r in v.regions if r in changed] or list(v.regions)
+        if v.level == VIOLATION and basis and all(doubted(r, prev, nxt) for r in basis):
             v = Verdict.warning(v.rule, v.message + DOUBT_NOTE, v.regions)
         out.append(v)
     return out
