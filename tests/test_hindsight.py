@@ -132,6 +132,16 @@ class TestJournal:
         game.time_up()              # calls finish() itself
         assert [s.method for s in hindsight.journal_of(game).steps] == ["time_up"]
 
+    def test_every_call_that_changes_a_game_besides_observe_is_journaled(self):
+        from tracker.game import Game
+        from tracker.risiko.game import RisikoGame
+        entries = {Game: ("play_cards", "draw_card", "start_turn", "resight", "time_up"),
+                   RisikoGame: ("play_cards", "draw_card", "start_turn", "resight", "time_up", "adventure",
+                                "fellowship_roll", "declare_reinforcements", "renounce_bonus", "extra_turn",
+                                "clock_tick", "finish")}
+        for cls, names in entries.items():
+            assert [n for n in names if not hasattr(getattr(cls, n), "__wrapped__")] == []
+
     def test_a_state_copies_as_itself(self):
         import copy
         s = Table().state()
