@@ -24,7 +24,7 @@ from tracker.hindsight import observe as observe_with_hindsight
 from tracker.overrides import GUESSED, Override
 from tracker.pieces import CENTRE, CENTRE_SUPPLY, LEGIONARY, NEUTRAL, VP_TRACK_MAX
 from tracker.spqrisiko.cards import CARD_SYMBOLS, set_value
-from tracker.readings import Reading
+from tracker.readings import TURN_CHANGE_COST, Reading
 from tracker.spqrisiko.explain import TurnContext, explain
 from tracker.spqrisiko.options import SpqrOptions
 from tracker.spqrisiko.reinforcements import entitlement
@@ -34,9 +34,6 @@ from tracker.spqrisiko.setup import (SetupPlan, check_players, settle_setup, set
 from tracker.state import ObservedState
 from tracker.verdicts import VIOLATION, Verdict
 
-#: A reading in which the next player has started their turn costs a little more than an
-#: equally good reading in which the current player goes on.
-TURN_CHANGE_COST = 5
 #: Readings kept per transition in the history (the best, and the runners-up a dispute may want).
 KEPT_READINGS = 3
 #: Every turn opens with reinforcements (a player always receives at least one legionary, §6),

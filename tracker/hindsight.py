@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from tracker.errors import AugurError
-from tracker.readings import EVENT_COST, LOW_CONFIDENCE, VIOLATION_COST, WARNING_COST
+from tracker.readings import EVENT_COST, LOW_CONFIDENCE, TURN_CHANGE_COST, VIOLATION_COST, WARNING_COST
 from tracker.state import ObservedState
 from tracker.verdicts import VIOLATION, Verdict
 
@@ -201,7 +201,7 @@ def _doubts(game, journal: Journal, state: ObservedState) -> list[tuple[str, int
     before that step. Where it was sure of it but the rules refused the change: the one before,
     when it is what the camera sees now (a change refused and undone is a misread or a retracted
     act; one that is not undone may be a breach, and stays as read). The most doubtful first."""
-    if game.state is None or not journal.steps:
+    if game.state is None:
         return []
     observed = [i for i, s in enumerate(journal.steps) if s.method == "observe"]
     if not observed or not _recorded(game, journal):
@@ -222,8 +222,8 @@ def _doubts(game, journal: Journal, state: ObservedState) -> list[tuple[str, int
             refused = any(v.level == VIOLATION and region in v.regions for v in step.report.verdicts)
             now = state.regions.get(region, {})
             if sure < LOW_CONFIDENCE:
-                values = [v for v in (now, before) if v != read]
-                found += [(sure, region, i, dict(v)) for v in _unique(values)]
+                values = [now] if now == before else [now, before]
+                found += [(sure, region, i, dict(v)) for v in values if v != read]
             elif refused and now == before:     # read surely, refused, and now back as it was
                 found.append((sure, region, i, dict(before)))
             break
@@ -239,17 +239,8 @@ def _recorded(game, journal: Journal) -> bool:
     return len(game.history) >= len(reports) and all(a is b for a, b in zip(game.history[-len(reports):], reports))
 
 
-def _unique(values: list[dict]) -> list[dict]:
-    out = []
-    for v in values:
-        if v not in out:
-            out.append(v)
-    return out
-
-
 def _cost(reports) -> float:
     """What ``reports`` cost as the tracker read them: their verdicts, their events, a turn change each."""
-    from tracker.game import TURN_CHANGE_COST
     return sum(sum(VIOLATION_COST if v.level == VIOLATION else WARNING_COST for v in r.verdicts)
                + EVENT_COST * len(r.events) + TURN_CHANGE_COST * r.turn_changed for r in reports)
 

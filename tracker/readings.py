@@ -23,6 +23,9 @@ EVENT_COST = 1
 #: Below this per-region confidence, a violation about the region is reported as a warning.
 LOW_CONFIDENCE = 0.8
 MAX_READINGS = 8
+#: A reading in which the next player has started their turn costs a little more than an
+#: equally good reading in which the current player goes on (:meth:`tracker.game.TurnFollower._weigh_turns`).
+TURN_CHANGE_COST = 5
 #: Extra cost of a change that no event explains (pieces of a player not in turn appearing,
 #: a province changing hands without an attack): a reading that explains the change, even as
 #: an illegal act, is preferred, so that a turn change is not missed for one over-placement.
