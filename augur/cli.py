@@ -360,19 +360,22 @@ def cmd_train_counter(args: argparse.Namespace) -> int:
     data = Path(args.work) / "samples"
     n = _per_tier(args.images)
     total = sum(n.values())
-    write_data(data, n, args.render_seed, workers=args.workers, counter_view=args.counter_view,
-               progress=_rendered, prints=prints)
+    if args.render_for is not None and args.render_for <= 0:
+        raise AugurError(f"--render-for must be a positive number of seconds, not {args.render_for}")
+    files = write_data(data, n, args.render_seed, workers=args.workers, counter_view=args.counter_view,
+                       progress=_rendered, prints=prints, frames=args.frames, render_for=args.render_for)
     if args.epochs:
         card = train(data, Path(args.models), epochs=args.epochs, steps=args.steps, batch=args.batch, seed=args.seed,
                      lr=args.lr, balance_kinds=args.balance_kinds, init=Path(args.init) if args.init else None,
                      arch=args.arch, device=_training_device(args.device), workers=args.workers, clip=args.clip,
                      floor=args.floor, spill_share=args.spill_share,
-                     recipe={"renders_per_tier": n, "render_seed": args.render_seed,
+                     recipe={"renders_per_tier": n, "render_seed": args.render_seed, "frames_per_table": args.frames,
+                             "render_for_s": args.render_for,
                              "view": VIEW_NAMES[args.counter_view], "command": "augur train-counter",
                              "on_real_print": prints.describe() if prints else None})
         print(json.dumps(card["history"][-1]))
     else:
-        print(f"{total} samples in {data}; no training asked (--epochs 0)")
+        print(f"{len(files)} samples of up to {total} tables in {data}; no training asked (--epochs 0)")
     return 0
 
 
@@ -826,6 +829,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--counter-view", action="store_true",
                    help="cut the samples as the counter reads frames (undistorted, at its counting scale), "
                         "not as the camera took them")
+    p.add_argument("--frames", type=int, default=1,
+                   help="photos per rendered table, each of another state of the game, calibrated once (the "
+                        "calibration is most of a table's cost; default: %(default)s)")
+    p.add_argument("--render-for", type=float, metavar="SECONDS",
+                   help="begin no new table after this many seconds, and train on the tables rendered by then "
+                        "(the tiers interleaved, so the mix of --images holds)")
     p.add_argument("--balance-kinds", action="store_true",
                    help="centre training crops on a kind drawn uniformly, then on one of its pieces")
     p.add_argument("--spill-share", type=float, default=0.0,

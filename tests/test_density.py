@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -517,6 +518,62 @@ class TestShippedCounter:
 
 
 class TestTrainingSamples:
+    def test_a_tables_later_frames_show_other_states_through_the_calibration_photos_camera(self):
+        """Frames of one table are calibrated once: each must be taken by the camera of that
+        calibration (the same homography), in the same light (the same board pixels where no piece
+        stands), and show a state of its own."""
+        from vision.density_train import _states, frame_steps
+        from vision.synth.dataset import TIER_SEED
+        steps = _states(11)
+        chosen = frame_steps(steps, "medium", 11, 3, 3)
+        assert len({id(step) for step in chosen}) == 3
+        assert frame_steps(steps, "medium", 11, 3, 1) == chosen[:1]
+        shots = [render(step.state, "medium", seed=(11, 3, TIER_SEED["medium"]), vp=step.vp) for step in chosen]
+        (img0, truth0), (img1, truth1) = shots[0], shots[1]
+        assert truth1.homography == truth0.homography
+        assert truth1.state != truth0.state
+        empty = calibration_render(truth0)
+        far = np.ones(img0.shape[:2], bool)
+        for truth in (truth0, truth1):
+            far &= truth.occluder == 0
+            for piece in truth.pieces:
+                x, y = (int(v) for v in piece.footprint)
+                far[max(0, y - 40):y + 40, max(0, x - 40):x + 40] = False
+        assert far.mean() > 0.3
+        for img in (img0, img1):
+            assert np.abs(img.astype(int) - empty.astype(int))[far].mean() < 6
+
+    def test_a_deadline_leaves_later_tables_out_and_keeps_the_mix(self, tmp_path):
+        from vision.density_train import interleaved, write_data
+        order = interleaved({"easy": 2, "hard": 4})
+        assert sorted(order) == [("easy", 0), ("easy", 1), ("hard", 0), ("hard", 1), ("hard", 2), ("hard", 3)]
+        assert [tier for tier, _ in order[:3]] == ["hard", "easy", "hard"]
+        assert write_data(tmp_path, {"easy": 3}, 11, render_for=1e-6) == []
+        assert (tmp_path / "frames.txt").read_text().strip() == "1"
+
+    def test_a_samples_folder_of_other_frames_per_table_is_refused(self, tmp_path):
+        from tracker.errors import AugurError
+        from vision.density_train import SampleFolderError, write_data
+        write_data(tmp_path, {"easy": 0}, 11)
+        with pytest.raises(SampleFolderError, match="frames per table '1', not '3'"):
+            write_data(tmp_path, {"easy": 0}, 11, frames=3)
+        with pytest.raises(AugurError, match="at least one frame"):
+            write_data(tmp_path / "none", {"easy": 0}, 11, frames=0)
+
+    def test_a_table_of_two_frames_is_saved_frame_zero_last(self, tmp_path, monkeypatch):
+        """Frame 0 marks a table done, so it is written after the others."""
+        from vision.density_train import save_frames, table_paths
+        paths = table_paths(tmp_path, "hard", 7, 2)
+        assert [p.name for p in paths] == ["hard-00007.npz", "hard-00007-1.npz"]
+        written = []
+        real = np.savez_compressed
+        monkeypatch.setattr(np, "savez_compressed", lambda path, **a: (written.append(Path(path).name), real(path, **a)))
+        assert save_frames(paths, lambda: [{"x": np.zeros(2)}, {"x": np.ones(2)}]) == [p.name for p in paths]
+        monkeypatch.undo()
+        assert written == ["hard-00007-1.tmp.npz", "hard-00007.tmp.npz"]
+        assert np.load(paths[1])["x"].tolist() == [1, 1]
+        assert save_frames(paths, lambda: pytest.fail("a done table is not rendered again")) == [p.name for p in paths]
+
     def test_a_samples_folder_of_another_render_seed_is_refused(self, tmp_path):
         from vision.density_train import SampleFolderError, write_data
         assert write_data(tmp_path, {"easy": 0}, 11) == []

@@ -120,8 +120,43 @@ def print_of_table(prints: PrintChoice | None, tier: str, seed: int, i: int) -> 
 def make_sample(tier: str, seed: int, i: int, counter_view: bool = False, prints: PrintChoice | None = None) -> dict:
     """One training sample: render the table and its calibration photo, calibrate, cut the input
     (see :func:`sample_from` for ``counter_view``). ``prints``: which tables show a real print."""
-    return sample_from(*render_table(tier, seed, i, _states(seed), board_print=print_of_table(prints, tier, seed, i)),
-                       counter_view)
+    return make_samples(tier, seed, i, 1, counter_view, prints)[0]
+
+
+def frame_steps(steps: list, tier: str, seed: int, i: int, frames: int) -> list:
+    """The game states the ``frames`` frames of table ``i`` show: frame 0's is :func:`render_table`'s
+    draw, each later frame's is drawn from its own stream, and no two frames show the same state
+    (while the game has states enough)."""
+    picks = [int(np.random.default_rng([seed, i, TIER_SEED[tier], 7]).integers(len(steps)))]
+    for k in range(1, frames):
+        rng = np.random.default_rng([seed, i, TIER_SEED[tier], 7, k])
+        j = int(rng.integers(len(steps)))
+        while j in picks and len(picks) < len(steps):
+            j = int(rng.integers(len(steps)))
+        picks.append(j)
+    return [steps[j] for j in picks]
+
+
+def make_samples(tier: str, seed: int, i: int, frames: int = 1, counter_view: bool = False,
+                 prints: PrintChoice | None = None) -> list[dict]:
+    """The training samples of table ``i``: ``frames`` photos of one table, calibrated once.
+
+    Calibrating a table (finding the board, its lens, its light) takes about 2 s of the 2.3 s a
+    sample costs; rendering a photo about 0.15 s. Later frames show other states of the game on the
+    same table: the render's seed draws the camera and the light before the pieces, so each frame
+    is taken by the calibration photo's camera in its light, as at a real table through an evening,
+    while its pieces, hands, glare and sensor noise are its own. Frame 0 is :func:`make_sample`'s."""
+    from vision.synth.render import render
+
+    board_print = print_of_table(prints, tier, seed, i)
+    steps = _states(seed)
+    img, truth, profile = render_table(tier, seed, i, steps, board_print=board_print)
+    samples = [sample_from(img, truth, profile, counter_view)]
+    art, geometry = PrintedBoard.parts(board_print)
+    for step in frame_steps(steps, tier, seed, i, frames)[1:]:
+        img, truth = render(step.state, tier, seed=(seed, i, TIER_SEED[tier]), vp=step.vp, art=art, geometry=geometry)
+        samples.append(sample_from(img, truth, profile, counter_view))
+    return samples
 
 
 def sample_from(img: np.ndarray, truth, profile, counter_view: bool = False) -> dict:
@@ -187,19 +222,30 @@ def save_once(path: Path, make) -> str:
     """Write the arrays ``make()`` returns to ``path`` unless it (or its ``.skipped`` note) exists,
     so an interrupted rendering resumes; a table whose calibration photo was not understood
     leaves the note instead. Returns the file's name, or "" for a skipped table."""
-    skip = path.with_suffix(".skipped")
+    names = save_frames([path], lambda: [make()])
+    return names[0] if names else ""
+
+
+def save_frames(paths: list[Path], make) -> list[str]:
+    """:func:`save_once` for a table of several frames: ``make()`` returns one set of arrays per
+    path. The first path is written last, so a table is done when it exists (an interrupted
+    table is rendered again whole: its frames are drawn from seeds, the same again). The
+    ``.skipped`` note goes beside the first path. Returns the files' names, or [] when skipped."""
+    first = paths[0]
+    skip = first.with_suffix(".skipped")
     if skip.is_file():
-        return ""
-    if not path.is_file():
+        return []
+    if not first.is_file():
         try:
-            arrays = make()
+            frames = make()
         except AugurError as exc:          # the calibration photo was not understood: no sample
             skip.write_text(f"{exc}\n")
-            return ""
-        tmp = path.with_suffix(".tmp.npz")
-        np.savez_compressed(tmp, **arrays)
-        tmp.rename(path)
-    return path.name
+            return []
+        for path, arrays in reversed(list(zip(paths, frames, strict=True))):
+            tmp = path.with_suffix(".tmp.npz")
+            np.savez_compressed(tmp, **arrays)
+            tmp.rename(path)
+    return [path.name for path in paths]
 
 
 def one_thread() -> None:
@@ -216,9 +262,39 @@ def rendering_worker(prints: PrintChoice | None, board: PrintedBoard | None) -> 
         _PRINTS[prints] = board
 
 
-def _write_one(args: tuple[Path, str, int, int, bool, PrintChoice | None]) -> str:
-    out, tier, seed, i, counter_view, prints = args
-    return save_once(out / f"{tier}-{i:05d}.npz", lambda: make_sample(tier, seed, i, counter_view, prints))
+def table_paths(out: Path, tier: str, i: int, frames: int) -> list[Path]:
+    """The sample files of table ``i``: frame 0 keeps the name of a one-frame table."""
+    return [out / f"{tier}-{i:05d}.npz"] + [out / f"{tier}-{i:05d}-{k}.npz" for k in range(1, frames)]
+
+
+@dataclass(frozen=True)
+class TableJob:
+    """One table for a rendering worker to write (see :func:`write_data`)."""
+    out: Path
+    tier: str
+    seed: int
+    i: int
+    frames: int = 1
+    counter_view: bool = False
+    prints: PrintChoice | None = None
+    #: a time (``time.time()``) after which a table not yet rendered is left out
+    until: float | None = None
+
+
+def _write_one(job: TableJob) -> int:
+    """Render and save one table unless it is done; the number of its samples on disk."""
+    paths = table_paths(job.out, job.tier, job.i, job.frames)
+    if job.until is not None and time.time() > job.until and not paths[0].is_file():
+        return 0
+    return len(save_frames(paths, lambda: make_samples(job.tier, job.seed, job.i, job.frames, job.counter_view,
+                                                       job.prints)))
+
+
+def interleaved(n_per_tier: dict[str, int]) -> list[tuple[str, int]]:
+    """Every (tier, table) of ``n_per_tier``, the tiers interleaved in proportion to their counts,
+    so a rendering cut off at a deadline keeps the mix it was asked for."""
+    return sorted(((tier, i) for tier, n in n_per_tier.items() for i in range(n)),
+                  key=lambda job: ((job[1] + 0.5) / n_per_tier[job[0]], job[0]))
 
 
 class SampleFolderError(AugurError):
@@ -258,20 +334,30 @@ def write_settings(out: Path, wanted: dict[str, tuple[str, str]]) -> None:
 
 
 def write_data(out: Path, n_per_tier: dict[str, int], seed: int, workers: int = 2, progress=None,
-               counter_view: bool = False, prints: PrintChoice | None = None) -> list[Path]:
-    """Render the samples (resumable: existing files are kept).
+               counter_view: bool = False, prints: PrintChoice | None = None, frames: int = 1,
+               render_for: float | None = None) -> list[Path]:
+    """Render the samples (resumable: existing files are kept), ``frames`` per table (see
+    :func:`make_samples`). ``render_for``: seconds after which no new table is begun (a GPU
+    lease is short, and rendering is most of it); the tiers are interleaved, so the tables
+    rendered by then keep the mix of ``n_per_tier``.
 
     The folder remembers the seed its samples were rendered with (``seed.txt``), how they were
-    cut (``view.txt``; none means the camera's view) and which show a real print (``print.txt``;
-    none means none), so a later run with other settings cannot silently train on the old tables."""
+    cut (``view.txt``; none means the camera's view), which show a real print (``print.txt``;
+    none means none) and the frames per table (``frames.txt``; none means one), so a later run
+    with other settings cannot silently train on the old tables."""
+    if frames < 1:
+        raise AugurError(f"a table needs at least one frame, not {frames}")
     wanted = {"seed.txt": ("were rendered with seed", str(seed)),
               "view.txt": ("were rendered with view", VIEW_NAMES[counter_view]),
-              "print.txt": ("were rendered with prints", describe_prints(prints))}
-    check_settings(out, "samples", wanted, {"view.txt": VIEW_NAMES[False], "print.txt": NO_PRINT}, SampleFolderError)
+              "print.txt": ("were rendered with prints", describe_prints(prints)),
+              "frames.txt": ("were rendered with frames per table", str(frames))}
+    check_settings(out, "samples", wanted, {"view.txt": VIEW_NAMES[False], "print.txt": NO_PRINT, "frames.txt": "1"},
+                   SampleFolderError)
+    until = time.time() + render_for if render_for is not None else None
     # a photo that is not a board fails here, once; the workers are handed the fitted print
     board = printed_board(prints) if prints is not None else None
     write_settings(out, wanted)
-    jobs = [(out, tier, seed, i, counter_view, prints) for tier, n in n_per_tier.items() for i in range(n)]
+    jobs = [TableJob(out, tier, seed, i, frames, counter_view, prints, until) for tier, i in interleaved(n_per_tier)]
     done = 0
     # spawned, not forked: the print's map was fitted here by threaded OpenCV and numpy, and a forked
     # worker that inherits a lock one of those threads held hangs forever (seen: both workers asleep;
