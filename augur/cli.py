@@ -379,6 +379,14 @@ def cmd_train_counter(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_average_counter(args: argparse.Namespace) -> int:
+    _require_training("torch", "onnx")
+    from vision.density_train import average_checkpoints
+    card = average_checkpoints([Path(c) for c in args.checkpoints], models=Path(args.models))
+    print(json.dumps(card))
+    return 0
+
+
 def cmd_train_summits(args: argparse.Namespace) -> int:
     from vision.summits_train import require_weights, train, write_windows
     init = require_weights(args.init) if args.init else None        # before the long rendering, not after it
@@ -852,6 +860,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-floor", dest="floor", action="store_false",
                    help="let the raw density sink freely below zero (as the small network was trained)")
     p.set_defaults(func=cmd_train_counter)
+
+    p = sub.add_parser("average-counter", help="average fine-tunes of the counting network, tensor by tensor, "
+                                               "into a network (needs torch and onnx; how the shipped one was made)")
+    p.add_argument("checkpoints", nargs="+", metavar="CHECKPOINT", help="the fine-tunes' weights (.pt)")
+    p.add_argument("--models", default=str(Path(__file__).resolve().parents[1] / "models"),
+                   help="where to write training/pieces-density.pt and pieces-density.onnx")
+    p.set_defaults(func=cmd_average_counter)
 
     p = sub.add_parser("train-summits", help="reproduce the shipped summit classifier (vexilla, pieces per summit; "
                                              "needs torch and onnx)")

@@ -84,6 +84,23 @@ class TestBadInput:
         assert "unknown network shape 'huge' (expected small, wide)" in capsys.readouterr().err
         assert not (tmp_path / "w").exists()
 
+    def test_a_rendering_deadline_of_no_time_before_any_rendering(self, tmp_path, capsys):
+        assert main(["train-counter", "--render-for", "0", "--epochs", "0", "--work", str(tmp_path / "w")]) == 2
+        assert "--render-for must be a positive number of seconds, not 0.0" in capsys.readouterr().err
+        assert not (tmp_path / "w").exists()
+
+    def test_averaging_missing_checkpoints_is_one_line(self, tmp_path, capsys):
+        """Without torch it says which extra to install; with it, which checkpoint is missing."""
+        import importlib.util
+        assert main(["average-counter", str(tmp_path / "a.pt"), str(tmp_path / "b.pt"),
+                     "--models", str(tmp_path / "m")]) == 2
+        err = capsys.readouterr().err
+        if importlib.util.find_spec("torch") is None:
+            assert "training needs torch" in err
+        else:
+            assert f"checkpoint not found: {tmp_path / 'a.pt'}" in err
+        assert len(err.strip().splitlines()) == 1 and not (tmp_path / "m").exists()
+
     def test_spill_share_outside_zero_to_one_before_any_rendering(self, tmp_path, capsys):
         assert main(["train-counter", "--spill-share", "30", "--epochs", "0", "--work", str(tmp_path / "w")]) == 2
         assert "--spill-share must lie between 0 and 1, not 30.0" in capsys.readouterr().err
