@@ -517,6 +517,24 @@ class TestShippedCounter:
         assert np.array_equal(ours, theirs)
 
 
+class TestShippedNetworkCard:
+    def test_the_checkpoints_the_shipped_weights_average_are_committed_as_the_card_lists_them(self):
+        """``augur average-counter`` makes the shipped weights from these files bit for bit; a
+        checkpoint replaced or lost would leave the card's recipe unreproducible."""
+        import hashlib
+        from vision.density import FLOAT_COUNTER, model_card
+        card = model_card()
+        if "ingredients" not in card:
+            pytest.skip("the shipped counting network is one training run, not a mean")
+        models = FLOAT_COUNTER.parent
+        assert len(card["ingredients"]) >= 2
+        for item in card["ingredients"]:
+            path = models / item["file"]
+            assert path.is_file(), f"{item['file']} is not committed"
+            assert hashlib.sha256(path.read_bytes()).hexdigest() == item["sha256"]
+        assert " ".join(f"models/{item['file']}" for item in card["ingredients"]) in card["reproduce"]
+
+
 class TestTrainingSamples:
     def test_a_tables_later_frames_show_other_states_through_the_calibration_photos_camera(self):
         """Frames of one table are calibrated once: each must be taken by the camera of that
