@@ -746,9 +746,9 @@ def average_checkpoints(paths: list[Path], arch: str = "wide", models: Path | No
     batch counters are the first checkpoint's), exported as a trained network to ``models``
     (``training/pieces-density.pt`` and ``pieces-density.onnx``).
 
-    Why: fine-tunes of one network from the same weights stay in one basin, and their mean reads
-    better than any of them (sessions 45, 50 and 54 in ``models/README.md``): each run alone
-    traded easy tables for hard ones, and the mean kept the gains and lost little. Returns the
+    Why: fine-tunes of one network from the same weights stay in one basin, where their mean is a
+    network too. Each GPU run alone traded easy tables for hard ones; the mean kept most of the
+    gain on hard tables and lost little (sessions 50 and 54 in ``models/README.md``). Returns the
     ingredients' names and SHA-256s for the card."""
     import hashlib
 
@@ -759,7 +759,10 @@ def average_checkpoints(paths: list[Path], arch: str = "wide", models: Path | No
     for path in paths:
         if not Path(path).is_file():
             raise AugurError(f"checkpoint not found: {path}")
-        dicts.append(torch.load(path, map_location="cpu"))
+        try:
+            dicts.append(torch.load(path, map_location="cpu"))
+        except Exception as exc:            # a truncated or foreign file: one line, not torch's traceback
+            raise AugurError(f"not a checkpoint of weights: {path} ({type(exc).__name__})") from exc
     first = dicts[0]
     if any(d.keys() != first.keys() or any(d[k].shape != first[k].shape for k in first) for d in dicts):
         raise AugurError("the checkpoints are not of one network shape: only fine-tunes of one network average")
