@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from tracker.errors import AugurError
-from tracker.readings import EVENT_COST, LOW_CONFIDENCE, TURN_CHANGE_COST, VIOLATION_COST, WARNING_COST
+from tracker.readings import EVENT_COST, LOW_CONFIDENCE, TURN_CHANGE_COST, WARNING_COST, verdicts_cost
 from tracker.state import ObservedState
 from tracker.verdicts import VIOLATION, Verdict
 
@@ -241,8 +241,8 @@ def _recorded(game, journal: Journal) -> bool:
 
 def _cost(reports) -> float:
     """What ``reports`` cost as the tracker read them: their verdicts, their events, a turn change each."""
-    return sum(sum(VIOLATION_COST if v.level == VIOLATION else WARNING_COST for v in r.verdicts)
-               + EVENT_COST * len(r.events) + TURN_CHANGE_COST * r.turn_changed for r in reports)
+    return sum(verdicts_cost(r.verdicts) + EVENT_COST * len(r.events) + TURN_CHANGE_COST * r.turn_changed
+               for r in reports)
 
 
 def _violations(reports) -> int:

@@ -49,9 +49,14 @@ class Reading:
         return [v for v in self.verdicts if v.level == WARNING]
 
 
+def verdicts_cost(verdicts: Iterable[Verdict]) -> float:
+    """What a reading's verdicts add to its cost: a violation far more than a warning."""
+    return sum(VIOLATION_COST if v.level == VIOLATION else WARNING_COST for v in verdicts)
+
+
 def make_reading(events: list[Event], verdicts: list[Verdict], unexplained: int) -> Reading:
     """Cost the reading and put its events in phase order."""
-    cost = (sum(VIOLATION_COST if v.level == VIOLATION else WARNING_COST for v in verdicts)
+    cost = (verdicts_cost(verdicts)
             + UNEXPLAINED_COST * unexplained
             + EVENT_COST * sum(1 for e in events if e.kind != ev.VEXILLUM_EXCHANGE))
     order = sorted(events, key=lambda e: (e.phase if e.phase is not None else 99))

@@ -70,14 +70,22 @@ def render_table(tier: str, seed: int, i: int, steps: list, rich: bool = False,
     raises AugurError when the photo is not understood."""
     from calibration.profile import calibrate
     from vision.synth.board_art import procedural_art
-    from vision.synth.render import calibration_render, render
+    from vision.synth.render import calibration_render
 
     if rich:
         steps = rich_steps(steps)
-    step = steps[int(np.random.default_rng([seed, i, TIER_SEED[tier], 7]).integers(len(steps)))]
-    art, geometry = PrintedBoard.parts(board_print)
-    img, truth = render(step.state, tier, seed=(seed, i, TIER_SEED[tier]), vp=step.vp, art=art, geometry=geometry)
+    art, _ = PrintedBoard.parts(board_print)
+    img, truth = render_frame(tier, seed, i, frame_steps(steps, tier, seed, i, 1)[0], board_print)
     return img, truth, calibrate(calibration_render(truth, art), procedural_art(), players=truth.players)
+
+
+def render_frame(tier: str, seed: int, i: int, step, board_print: PrintedBoard | None = None):
+    """A photo of table ``i`` showing ``step``'s state: the table's seed draws its camera and light
+    (see :func:`make_samples`), on the procedural art or ``board_print``."""
+    from vision.synth.render import render
+
+    art, geometry = PrintedBoard.parts(board_print)
+    return render(step.state, tier, seed=(seed, i, TIER_SEED[tier]), vp=step.vp, art=art, geometry=geometry)
 
 
 @dataclass(frozen=True)
@@ -146,16 +154,12 @@ def make_samples(tier: str, seed: int, i: int, frames: int = 1, counter_view: bo
     same table: the render's seed draws the camera and the light before the pieces, so each frame
     is taken by the calibration photo's camera in its light, as at a real table through an evening,
     while its pieces, hands, glare and sensor noise are its own. Frame 0 is :func:`make_sample`'s."""
-    from vision.synth.render import render
-
     board_print = print_of_table(prints, tier, seed, i)
     steps = _states(seed)
     img, truth, profile = render_table(tier, seed, i, steps, board_print=board_print)
     samples = [sample_from(img, truth, profile, counter_view)]
-    art, geometry = PrintedBoard.parts(board_print)
     for step in frame_steps(steps, tier, seed, i, frames)[1:]:
-        img, truth = render(step.state, tier, seed=(seed, i, TIER_SEED[tier]), vp=step.vp, art=art, geometry=geometry)
-        samples.append(sample_from(img, truth, profile, counter_view))
+        samples.append(sample_from(*render_frame(tier, seed, i, step, board_print), profile, counter_view))
     return samples
 
 
