@@ -356,6 +356,11 @@ def cmd_train_counter(args: argparse.Namespace) -> int:
         raise AugurError(f"unknown network shape '{args.arch}' (expected {', '.join(sorted(ARCHS))})")
     if not 0.0 <= args.spill_share <= 1.0:
         raise AugurError(f"--spill-share must lie between 0 and 1, not {args.spill_share}")
+    if args.distill < 0:
+        raise AugurError(f"--distill must be a weight of at least 0, not {args.distill}")
+    teacher = Path(args.teacher) if args.teacher else None
+    if teacher and not teacher.is_file():          # before the long rendering, not after it
+        raise AugurError(f"teacher checkpoint not found: {teacher}")
     prints = _print_choice(args)
     data = Path(args.work) / "samples"
     n = _per_tier(args.images)
@@ -368,7 +373,7 @@ def cmd_train_counter(args: argparse.Namespace) -> int:
         card = train(data, Path(args.models), epochs=args.epochs, steps=args.steps, batch=args.batch, seed=args.seed,
                      lr=args.lr, balance_kinds=args.balance_kinds, init=Path(args.init) if args.init else None,
                      arch=args.arch, device=_training_device(args.device), workers=args.workers, clip=args.clip,
-                     floor=args.floor, spill_share=args.spill_share,
+                     floor=args.floor, spill_share=args.spill_share, teacher=teacher, distill=args.distill,
                      recipe={"renders_per_tier": n, "render_seed": args.render_seed, "frames_per_table": args.frames,
                              "render_for_s": args.render_for,
                              "view": VIEW_NAMES[args.counter_view], "command": "augur train-counter",
@@ -853,7 +858,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--init", help="continue from this checkpoint (.pt)")
     p.add_argument("--arch", default="wide",
                    help="the network's shape, a key of vision.density_train.ARCHS (wide: shipped since session 15; "
-                        "small: the network shipped until session 14)")
+                        "small: the network shipped until session 14; lean: the wide one with less work at half "
+                        "resolution, trained with --teacher)")
+    p.add_argument("--teacher", help="a trained network's checkpoint (.pt) whose maps the new network also learns")
+    p.add_argument("--distill", type=float, default=1.0,
+                   help="weight of the teacher's maps against the truth's (default: %(default)s)")
     p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"],
                    help="where to train: cpu, cuda, or auto (a GPU when torch sees one; the CPU takes hours)")
     p.add_argument("--clip", type=float, default=0.0, help="clip the gradient's norm to this (0: no clipping)")

@@ -81,7 +81,15 @@ class TestBadInput:
 
     def test_unknown_network_shape_before_any_rendering(self, tmp_path, capsys):
         assert main(["train-counter", "--arch", "huge", "--epochs", "0", "--work", str(tmp_path / "w")]) == 2
-        assert "unknown network shape 'huge' (expected small, wide)" in capsys.readouterr().err
+        assert "unknown network shape 'huge' (expected lean, small, wide)" in capsys.readouterr().err
+        assert not (tmp_path / "w").exists()
+
+    def test_a_missing_teacher_or_a_negative_weight_before_any_rendering(self, tmp_path, capsys):
+        assert main(["train-counter", "--teacher", str(tmp_path / "t.pt"), "--epochs", "0",
+                     "--work", str(tmp_path / "w")]) == 2
+        assert f"teacher checkpoint not found: {tmp_path / 't.pt'}" in capsys.readouterr().err
+        assert main(["train-counter", "--distill", "-1", "--epochs", "0", "--work", str(tmp_path / "w")]) == 2
+        assert "--distill must be a weight of at least 0, not -1.0" in capsys.readouterr().err
         assert not (tmp_path / "w").exists()
 
     def test_a_rendering_deadline_of_no_time_before_any_rendering(self, tmp_path, capsys):

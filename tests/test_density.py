@@ -765,7 +765,38 @@ class TestTrainingOnAGpu:
         # no piece near any cell: the kind and colour terms are zero, not NaN
         assert float(none["kind"]) == 0.0 and float(none["colour"]) == 0.0
 
-    @pytest.mark.parametrize("arch", ["small", "wide"])
+    def test_a_student_is_taught_the_teachers_maps(self):
+        """The distillation loss is least where the student's maps are the teacher's, grows with
+        their distance in density, kind, colour and occluder alike, and stays finite on a crop with
+        no piece."""
+        torch = pytest.importorskip("torch", reason="the loss needs torch (the [train] extra)")
+        from vision.density import COLOUR_AT, KIND_AT
+        from vision.density_train import distill_loss
+        n = 16
+        gen = torch.Generator().manual_seed(3)
+        teach = torch.randn(2, N_OUT, n, n, generator=gen)
+        teach[:, :1] = teach[:, :1].relu() * 0.05
+        near = torch.zeros(2, n, n, dtype=torch.long)
+        none = torch.full((2, n, n), -1, dtype=torch.long)
+        same = float(distill_loss(teach, teach, near, near))
+        for at in (slice(0, 1), KIND_AT, COLOUR_AT, slice(N_OUT - 1, N_OUT)):
+            other = teach.clone()
+            other[:, at] += torch.randn(other[:, at].shape, generator=gen) * (0.05 if at.start == 0 else 2.0)
+            assert float(distill_loss(other, teach, near, near)) > same + 1e-3, at
+        assert np.isfinite(float(distill_loss(teach, teach, none, none)))
+
+    def test_a_checkpoint_tells_its_shape(self):
+        torch = pytest.importorskip("torch", reason="building the network needs torch (the [train] extra)")
+        from tracker.errors import AugurError
+        from vision.density_train import ARCHS, arch_of, build_net
+        for arch in ARCHS:
+            assert arch_of(build_net(arch).state_dict()) == arch
+        state = build_net("lean").state_dict()
+        state["head.weight"] = torch.zeros(3, 16, 1, 1)
+        with pytest.raises(AugurError, match="not of any counting network's shape"):
+            arch_of(state)
+
+    @pytest.mark.parametrize("arch", ["small", "wide", "lean"])
     def test_each_shape_outputs_every_map_at_half_the_input(self, arch):
         torch = pytest.importorskip("torch", reason="building the network needs torch (the [train] extra)")
         from vision.density_train import build_net

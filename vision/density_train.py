@@ -415,10 +415,16 @@ def targets(sample: dict, x0: int, y0: int, w: int, h: int) -> tuple[np.ndarray,
 #: 5 to 14, trained on the 2-core CPU. "wide" (about 0.45 M) has wider stages and a deeper, residual
 #: stage at 1/8 resolution whose dilations reach about 60 input pixels around a pile; it costs about
 #: twice the arithmetic, and was trained on a GPU (see models/README.md). Both keep three stride-2
-#: stages, so the input stays a multiple of :data:`vision.density.MULTIPLE`.
+#: stages, so the input stays a multiple of :data:`vision.density.MULTIPLE`. "lean" is "wide" with its
+#: work at half resolution cut: one stem convolution of 16 channels instead of two of 24, and a
+#: last decoder stage of 16 channels instead of 32. Those few-channel convolutions over the whole
+#: frame took most of the wide network's time on a 2-core CPU without VNNI (about 60 of 115 ms a
+#: hard frame in 8 bits), for a fifth of its arithmetic; the lean one takes about a quarter less.
+#: It is trained by distillation from the wide one (``teacher`` in :func:`train`).
 ARCHS = {
-    "small": {"channels": (16, 32, 64), "dilations": (2, 4), "decoder": (32, 24), "residual": False},
-    "wide": {"channels": (24, 48, 96), "dilations": (1, 2, 4, 8), "decoder": (48, 32), "residual": True},
+    "small": {"channels": (16, 32, 64), "dilations": (2, 4), "decoder": (32, 24), "residual": False, "stem": 2},
+    "wide": {"channels": (24, 48, 96), "dilations": (1, 2, 4, 8), "decoder": (48, 32), "residual": True, "stem": 2},
+    "lean": {"channels": (16, 48, 96), "dilations": (1, 2, 4, 8), "decoder": (48, 16), "residual": True, "stem": 1},
 }
 
 
@@ -450,7 +456,7 @@ def build_net(arch: str = "small"):
 
         def __init__(self):
             super().__init__()
-            self.e1 = nn.Sequential(cbr(6, c1, 2), cbr(c1, c1))
+            self.e1 = nn.Sequential(cbr(6, c1, 2), *(cbr(c1, c1) for _ in range(shape["stem"] - 1)))
             self.e2 = nn.Sequential(cbr(c1, c2, 2), cbr(c2, c2))
             self.e3 = nn.Sequential(cbr(c2, c3, 2), *(deep(c3, d) for d in shape["dilations"]))
             # the small net fuses its skips with a 1x1 only at 1/4 (its state dict stays loadable)
@@ -651,6 +657,37 @@ def loss_fn(out, dens, colour, kind, occ, raw=None):
     return total, {k: v.detach() for k, v in parts.items()}
 
 
+def distill_loss(out, teach, colour, kind):
+    """How far a student's maps are from its teacher's on the same crops (see :func:`train`): the
+    density cell by cell and in windows, weighed as :func:`loss_fn` weighs the truth; the kind and
+    colour as the teacher's probabilities, on the cells near a piece; the occluder as the teacher's
+    probability. Why a teacher as well as the truth: it says at every cell what the shipped network
+    makes of the pixels, so a new shape learns in a few thousand steps what took the shipped one
+    many sessions of fine-tunes."""
+    import torch
+    import torch.nn.functional as F
+    d, t = out[:, :1], teach[:, :1]
+    pix = F.mse_loss(d, t) * 1000
+    cnt = sum((F.avg_pool2d(d, k) - F.avg_pool2d(t, k)).abs().mean() * k for k in (4, 8, 16))
+
+    def soft(at, near):
+        near = near.to(out.dtype)
+        ce = -(torch.softmax(teach[:, at], 1) * torch.log_softmax(out[:, at], 1)).sum(1)
+        return (ce * near).sum() / near.sum().clamp(min=1)
+
+    oc = F.binary_cross_entropy_with_logits(out[:, -1], torch.sigmoid(teach[:, -1]))
+    return pix + cnt + soft(KIND_AT, kind >= 0) + soft(COLOUR_AT, colour >= 0) + OCC_WEIGHT * oc
+
+
+def arch_of(state: dict) -> str:
+    """The key of :data:`ARCHS` whose network has exactly the tensors of the checkpoint ``state``."""
+    for arch in ARCHS:
+        own = build_net(arch).state_dict()
+        if own.keys() == state.keys() and all(own[k].shape == state[k].shape for k in own):
+            return arch
+    raise AugurError("the checkpoint is not of any counting network's shape (" + ", ".join(ARCHS) + ")")
+
+
 def load_samples(files: list[Path], whole: bool, workers: int = 2) -> list[dict]:
     """The samples of ``files``, with their whole targets drawn (``whole``, for :class:`_TensorCrops`),
     read by ``workers`` processes: thousands of compressed samples take minutes to read in one."""
@@ -668,7 +705,7 @@ def _load_plain(path: Path) -> dict:
 def train(data_dir: Path, models: Path, epochs: int = 20, steps: int = 400, batch: int = 12, seed: int = 0,
           lr: float = 3e-3, init: Path | None = None, recipe: dict | None = None, balance_kinds: bool = False,
           arch: str = "small", device: str = "cpu", workers: int = 2, clip: float = 0.0, floor: bool = True,
-          spill_share: float = 0.0, log=print) -> dict:
+          spill_share: float = 0.0, teacher: Path | None = None, distill: float = 1.0, log=print) -> dict:
     """Train the counting network on the samples in ``data_dir`` and export it to ``models``.
 
     On the CPU the crops and their targets are cut by numpy (:class:`_Crops`), as the shipped small
@@ -676,7 +713,9 @@ def train(data_dir: Path, models: Path, epochs: int = 20, steps: int = 400, batc
     the device and cropped there (:class:`_TensorCrops`). ``floor``: hold the raw density near zero
     (:data:`RAW_FLOOR`; the shipped small network was trained without it). ``clip``: clip the
     gradient's norm to this (0: no clipping). ``spill_share``: the share of piece-centred crops
-    centred on a piece spilled off its island (see :meth:`_Crops._piece`).
+    centred on a piece spilled off its island (see :meth:`_Crops._piece`). ``teacher``: a checkpoint
+    of a trained network (of any shape) whose maps on each crop the new one also learns, weighted
+    ``distill`` against the truth (:func:`distill_loss`); how the lean shape was made from the wide.
     """
     import torch
     torch.manual_seed(seed)
@@ -694,10 +733,19 @@ def train(data_dir: Path, models: Path, epochs: int = 20, steps: int = 400, batc
                  if k in own and own[k].shape == v.shape}
         net.load_state_dict(found, strict=False)
         log(f"started from {init} ({len(found)}/{len(own)} tensors)")
+    teach = None
+    if teacher:
+        state = torch.load(teacher, map_location="cpu")
+        teach = build_net(arch_of(state))
+        teach.load_state_dict(state)
+        teach.eval().requires_grad_(False).to(device)
+        log(f"distilling from {teacher} ({arch_of(state)}), weight {distill}")
     net.to(device)
     if on_gpu:
         torch.backends.cudnn.benchmark = True
         net.to(memory_format=torch.channels_last)
+        if teach is not None:
+            teach.to(memory_format=torch.channels_last)
         crops = _TensorCrops(samples, seed, balance_kinds, device, spill_share)
         del samples[:]              # held on the device now
     else:
@@ -713,8 +761,15 @@ def train(data_dir: Path, models: Path, epochs: int = 20, steps: int = 400, batc
         agg: dict[str, torch.Tensor] = {}
         for _ in range(steps):
             x, d, c, k, o = crops.batch(batch)
-            out, raw = net(x.contiguous(memory_format=torch.channels_last) if on_gpu else x.float())
+            x = x.contiguous(memory_format=torch.channels_last) if on_gpu else x.float()
+            out, raw = net(x)
             loss, parts = loss_fn(out, d, c, k, o.float(), raw if floor else None)
+            if teach is not None:
+                with torch.no_grad():
+                    taught = teach(x)
+                parts["distill"] = distill_loss(out, taught, c, k)
+                loss = loss + distill * parts["distill"]
+                parts["distill"] = parts["distill"].detach()
             opt.zero_grad()
             loss.backward()
             if clip:
@@ -738,14 +793,14 @@ def train(data_dir: Path, models: Path, epochs: int = 20, steps: int = 400, batc
             "loss": {"kind_weights": list(KIND_WEIGHTS), "occ_weight": OCC_WEIGHT, "occ_pos_weight": OCC_POS_WEIGHT},
             "crops_balanced_by_kind": balance_kinds, "crops_on_spilled_pieces": spill_share, "device": device, "clip_grad_norm": clip,
             "raw_density_floor": {"floor": RAW_FLOOR, "weight": FLOOR_WEIGHT} if floor else None,
-            "init": Path(init).name if init else None, "seed": seed, "epochs": epochs, "steps_per_epoch": steps, "batch": batch, "lr": lr,
+            "init": Path(init).name if init else None,
+            "teacher": {"file": Path(teacher).name, "weight": distill} if teacher else None, "seed": seed, "epochs": epochs, "steps_per_epoch": steps, "batch": batch, "lr": lr,
             "history": history, "train_minutes": round((time.time() - t0) / 60, 1)}
     (models / "pieces-density.json").write_text(json.dumps(card, indent=1) + "\n")
     return card
 
 
-def average_checkpoints(paths: list[Path], arch: str = "wide", models: Path | None = None,
-                        log=print) -> dict:
+def average_checkpoints(paths: list[Path], models: Path | None = None, log=print) -> dict:
     """The mean of fine-tunes' weights, tensor by tensor (batch-norm statistics too; the integer
     batch counters are the first checkpoint's), exported as a trained network to ``models``
     (``training/pieces-density.pt`` and ``pieces-density.onnx``).
@@ -772,7 +827,7 @@ def average_checkpoints(paths: list[Path], arch: str = "wide", models: Path | No
         raise AugurError("the checkpoints are not of one network shape: only fine-tunes of one network average")
     share = 1.0 / len(dicts)
     mean = {k: sum(d[k] * share for d in dicts) if first[k].is_floating_point() else first[k] for k in first}
-    net = build_net(arch)
+    net = build_net(arch_of(first))
     net.load_state_dict(mean)
     models = Path(models) if models is not None else Path(__file__).resolve().parents[1] / "models"
     (models / "training").mkdir(parents=True, exist_ok=True)
