@@ -418,9 +418,11 @@ def targets(sample: dict, x0: int, y0: int, w: int, h: int) -> tuple[np.ndarray,
 #: stages, so the input stays a multiple of :data:`vision.density.MULTIPLE`. "lean" is "wide" with its
 #: work at half resolution cut: one stem convolution of 16 channels instead of two of 24, and a
 #: last decoder stage of 16 channels instead of 32. Those few-channel convolutions over the whole
-#: frame took most of the wide network's time on a 2-core CPU without VNNI (about 60 of 115 ms a
-#: hard frame in 8 bits), for a fifth of its arithmetic; the lean one takes about a quarter less.
-#: It is trained by distillation from the wide one (``teacher`` in :func:`train`).
+#: frame took about half the wide network's time on a 2-core CPU without VNNI (60 of 115 ms a hard
+#: frame in 8 bits) for a third of its arithmetic; in 8 bits the lean one reads a whole hard frame
+#: about a fifth faster (165 against 207 ms p50, session 55). It learns from the wide one as a
+#: teacher (``teacher`` in :func:`train`); one GPU lease of it read hard tables 4.7 points worse
+#: (models/README.md, session 55), so it is not shipped.
 ARCHS = {
     "small": {"channels": (16, 32, 64), "dilations": (2, 4), "decoder": (32, 24), "residual": False, "stem": 2},
     "wide": {"channels": (24, 48, 96), "dilations": (1, 2, 4, 8), "decoder": (48, 32), "residual": True, "stem": 2},
