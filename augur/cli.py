@@ -361,6 +361,9 @@ def cmd_train_counter(args: argparse.Namespace) -> int:
     teacher = Path(args.teacher) if args.teacher else None
     if teacher and not teacher.is_file():          # before the long rendering, not after it
         raise AugurError(f"teacher checkpoint not found: {teacher}")
+    if teacher and args.epochs:
+        from vision.density_train import arch_of, load_checkpoint
+        arch_of(load_checkpoint(teacher))
     prints = _print_choice(args)
     data = Path(args.work) / "samples"
     n = _per_tier(args.images)

@@ -92,6 +92,19 @@ class TestBadInput:
         assert "--distill must be a weight of at least 0, not -1.0" in capsys.readouterr().err
         assert not (tmp_path / "w").exists()
 
+    def test_a_teacher_that_is_no_checkpoint_before_any_rendering(self, tmp_path, capsys):
+        """Without torch it says which extra to install; with it, that the file holds no weights."""
+        import importlib.util
+        (tmp_path / "t.pt").write_bytes(b"not a checkpoint")
+        assert main(["train-counter", "--teacher", str(tmp_path / "t.pt"), "--epochs", "1",
+                     "--work", str(tmp_path / "w")]) == 2
+        err = capsys.readouterr().err
+        if importlib.util.find_spec("torch") is None:
+            assert "training needs torch" in err
+        else:
+            assert f"not a checkpoint of weights: {tmp_path / 't.pt'}" in err
+        assert len(err.strip().splitlines()) == 1 and not (tmp_path / "w").exists()
+
     def test_a_rendering_deadline_of_no_time_before_any_rendering(self, tmp_path, capsys):
         assert main(["train-counter", "--render-for", "0", "--epochs", "0", "--work", str(tmp_path / "w")]) == 2
         assert "--render-for must be a positive number of seconds, not 0.0" in capsys.readouterr().err
