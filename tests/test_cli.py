@@ -92,18 +92,20 @@ class TestBadInput:
         assert "--distill must be a weight of at least 0, not -1.0" in capsys.readouterr().err
         assert not (tmp_path / "w").exists()
 
-    def test_a_teacher_that_is_no_checkpoint_before_any_rendering(self, tmp_path, capsys):
-        """Without torch it says which extra to install; with it, that the file holds no weights."""
+    @staticmethod
+    def _training_error(err: str, with_torch: str) -> None:
+        """Without torch a training command says which extra to install; with it, ``with_torch``;
+        either way in one line."""
         import importlib.util
+        assert ("training needs torch" if importlib.util.find_spec("torch") is None else with_torch) in err
+        assert len(err.strip().splitlines()) == 1
+
+    def test_a_teacher_that_is_no_checkpoint_before_any_rendering(self, tmp_path, capsys):
         (tmp_path / "t.pt").write_bytes(b"not a checkpoint")
         assert main(["train-counter", "--teacher", str(tmp_path / "t.pt"), "--epochs", "1",
                      "--work", str(tmp_path / "w")]) == 2
-        err = capsys.readouterr().err
-        if importlib.util.find_spec("torch") is None:
-            assert "training needs torch" in err
-        else:
-            assert f"not a checkpoint of weights: {tmp_path / 't.pt'}" in err
-        assert len(err.strip().splitlines()) == 1 and not (tmp_path / "w").exists()
+        self._training_error(capsys.readouterr().err, f"not a checkpoint of weights: {tmp_path / 't.pt'}")
+        assert not (tmp_path / "w").exists()
 
     def test_a_rendering_deadline_of_no_time_before_any_rendering(self, tmp_path, capsys):
         assert main(["train-counter", "--render-for", "0", "--epochs", "0", "--work", str(tmp_path / "w")]) == 2
@@ -111,16 +113,10 @@ class TestBadInput:
         assert not (tmp_path / "w").exists()
 
     def test_averaging_missing_checkpoints_is_one_line(self, tmp_path, capsys):
-        """Without torch it says which extra to install; with it, which checkpoint is missing."""
-        import importlib.util
         assert main(["average-counter", str(tmp_path / "a.pt"), str(tmp_path / "b.pt"),
                      "--models", str(tmp_path / "m")]) == 2
-        err = capsys.readouterr().err
-        if importlib.util.find_spec("torch") is None:
-            assert "training needs torch" in err
-        else:
-            assert f"checkpoint not found: {tmp_path / 'a.pt'}" in err
-        assert len(err.strip().splitlines()) == 1 and not (tmp_path / "m").exists()
+        self._training_error(capsys.readouterr().err, f"checkpoint not found: {tmp_path / 'a.pt'}")
+        assert not (tmp_path / "m").exists()
 
     def test_spill_share_outside_zero_to_one_before_any_rendering(self, tmp_path, capsys):
         assert main(["train-counter", "--spill-share", "30", "--epochs", "0", "--work", str(tmp_path / "w")]) == 2
