@@ -753,10 +753,11 @@ def train(data_dir: Path, models: Path, epochs: int = 20, steps: int = 400, batc
     teach = None
     if teacher:
         state = load_checkpoint(teacher)
-        teach = build_net(arch_of(state))
+        teacher_arch = arch_of(state)
+        teach = build_net(teacher_arch)
         teach.load_state_dict(state)
         teach.eval().requires_grad_(False).to(device)
-        log(f"distilling from {teacher} ({arch_of(state)}), weight {distill}")
+        log(f"distilling from {teacher} ({teacher_arch}), weight {distill}")
     net.to(device)
     if on_gpu:
         torch.backends.cudnn.benchmark = True
@@ -784,9 +785,9 @@ def train(data_dir: Path, models: Path, epochs: int = 20, steps: int = 400, batc
             if teach is not None:
                 with torch.no_grad():
                     taught = teach(x)
-                parts["distill"] = distill_loss(out, taught, c, k)
-                loss = loss + distill * parts["distill"]
-                parts["distill"] = parts["distill"].detach()
+                gap = distill_loss(out, taught, c, k)
+                loss = loss + distill * gap
+                parts["distill"] = gap.detach()
             opt.zero_grad()
             loss.backward()
             if clip:
