@@ -796,6 +796,17 @@ class TestTrainingOnAGpu:
         with pytest.raises(AugurError, match="not of any counting network's shape"):
             arch_of(state)
 
+    def test_a_run_continued_from_no_checkpoint_is_refused_in_one_line(self, tmp_path):
+        pytest.importorskip("torch", reason="training needs torch (the [train] extra)")
+        from tracker.errors import AugurError
+        from vision.density_train import train, write_data
+        files = write_data(tmp_path / "samples", {"easy": 1}, 11, workers=1)
+        assert files
+        (tmp_path / "init.pt").write_bytes(b"not a checkpoint")
+        with pytest.raises(AugurError, match="not a checkpoint of weights"):
+            train(tmp_path / "samples", tmp_path / "m", epochs=1, steps=1, batch=1, init=tmp_path / "init.pt",
+                  log=lambda _: None)
+
     @pytest.mark.parametrize("arch", ["small", "wide", "lean"])
     def test_each_shape_outputs_every_map_at_half_the_input(self, arch):
         torch = pytest.importorskip("torch", reason="building the network needs torch (the [train] extra)")

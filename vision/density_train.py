@@ -746,7 +746,7 @@ def train(data_dir: Path, models: Path, epochs: int = 20, steps: int = 400, batc
     if init:
         # a checkpoint of another output layout still gives its features: skip what does not fit
         own = net.state_dict()
-        found = {k: v for k, v in torch.load(init, map_location="cpu").items()
+        found = {k: v for k, v in load_checkpoint(init).items()
                  if k in own and own[k].shape == v.shape}
         net.load_state_dict(found, strict=False)
         log(f"started from {init} ({len(found)}/{len(own)} tensors)")
