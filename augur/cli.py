@@ -183,10 +183,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
         if vision_only:
             raise AugurError(f"{', '.join(vision_only)}: only for augur bench vision; the game videos are filmed "
                              f"flat, in the calibration's light")
+        from vision.environment import bench_environment
         from vision.game_bench import bench_game_videos
         from vision.synth.render import FRAME_SIZE
         first = _or(args.seed, GAME_BENCH_SEED)
         board_print = _board_print(args)
+        print(f"environment: {bench_environment().describe()}")
         bench_game_videos(args.tiers, seeds=range(first, first + _or(args.games, 2)), turns=_or(args.turns, 3),
                           size=_size(args.size) if args.size else FRAME_SIZE, hold_untouched=not args.no_hold,
                           settle=not args.no_settle, board_print=board_print, partial=not args.read_whole)

@@ -956,6 +956,45 @@ class TestBenchIntervals:
         assert board_interval(0, 200)[0] == 0.0 and board_interval(200, 200)[1] == pytest.approx(1.0)
 
 
+class TestBenchEnvironment:
+    """The benches say which libraries and CPU their figures came from: the print's tables move
+    with OpenCV's resampling, and 8-bit latency with the CPU's VNNI."""
+
+    CPUINFO = ("processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 7B13\n"
+               "flags\t\t: fpu sse2 avx2 fma{extra}\n\nprocessor\t: 1\nmodel name\t: AMD EPYC 7B13\n")
+
+    def test_vnni_is_read_from_the_cpu_flags(self):
+        from vision.environment import cpu_of
+
+        assert cpu_of(self.CPUINFO.format(extra="")) == ("AMD EPYC 7B13", False)
+        assert cpu_of(self.CPUINFO.format(extra=" avx512f avx512_vnni")) == ("AMD EPYC 7B13", True)
+        assert cpu_of(self.CPUINFO.format(extra=" avx_vnni")) == ("AMD EPYC 7B13", True)
+        assert cpu_of("processor\t: 0\n") == (None, None)      # no flags line: unknown, not absent
+
+    def test_the_environment_names_the_libraries_in_use(self, tmp_path):
+        import onnxruntime
+
+        from vision.environment import bench_environment
+
+        env = bench_environment(tmp_path / "no-cpuinfo")        # unreadable: VNNI unknown, no error
+        assert (env.opencv, env.onnxruntime, env.numpy) == (cv2.__version__, onnxruntime.__version__, np.__version__)
+        assert env.vnni is None and env.cores >= 1 and env.cpu
+        said = env.describe()
+        assert f"OpenCV {cv2.__version__}" in said and "VNNI unknown" in said
+        cpuinfo = tmp_path / "cpuinfo"
+        cpuinfo.write_text(self.CPUINFO.format(extra=""))
+        env = bench_environment(cpuinfo)
+        assert env.cpu == "AMD EPYC 7B13" and "without VNNI" in env.describe()
+
+    def test_the_vision_bench_prints_it_first_and_keeps_it_with_its_figures(self, monkeypatch, capsys):
+        import vision.bench as bench
+
+        monkeypatch.setattr(bench, "_bench_detector", lambda which, *args: {"measured": which})
+        results = bench.run_vision_bench(n=1, tiers=("easy",), detector="classical", video=False)
+        assert capsys.readouterr().out.splitlines()[0].startswith(f"environment: OpenCV {cv2.__version__}")
+        assert results["environment"]["opencv"] == cv2.__version__
+        assert results["classical"] == {"measured": "classical"}
+
 
 class TestBenchClaims:
     """The bench also scores the victory points each player would claim on the board as read (§5),

@@ -47,6 +47,7 @@ from tracker.state import ObservedState
 from vision.confidence import describe, flag_figures
 from vision.count import count
 from vision.density import UNSEEN_COVER
+from vision.environment import bench_environment
 from vision.geometry import load_geometry
 from vision.synth.board_art import PrintedBoard, procedural_art
 from vision.synth.dataset import iter_still_tables
@@ -70,7 +71,9 @@ def run_vision_bench(n: int = 200, tiers=("easy", "medium", "hard"), seed: int =
     from vision.density import DEFAULT_COUNTER
     from vision.game_bench import bench_game_videos
     from vision.yolo import DEFAULT_MODEL
-    results = {}
+    env = bench_environment()
+    print(f"environment: {env.describe()}")
+    results = {"environment": env.as_dict()}
     if detector == "auto":
         detectors = (["density"] if DEFAULT_COUNTER.is_file() else []) \
             + (["yolo"] if DEFAULT_MODEL.is_file() else []) + ["classical"]
