@@ -995,6 +995,16 @@ class TestBenchEnvironment:
         assert results["environment"]["opencv"] == cv2.__version__
         assert results["classical"] == {"measured": "classical"}
 
+    def test_the_game_bench_prints_it_before_the_games(self, monkeypatch, capsys):
+        import vision.game_bench as game_bench
+        from augur.cli import main
+
+        played = []
+        monkeypatch.setattr(game_bench, "bench_game_videos", lambda tiers, **kw: played.append(tuple(tiers)))
+        assert main(["bench", "game", "--tiers", "hard", "--games", "1", "--turns", "1"]) == 0
+        assert capsys.readouterr().out.splitlines()[0].startswith(f"environment: OpenCV {cv2.__version__}")
+        assert played == [("hard",)]
+
 
 class TestBenchClaims:
     """The bench also scores the victory points each player would claim on the board as read (§5),
