@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# One GPU lease of the counting network's training, as sessions 55 and 57 ran it: render new
+# tables on all cores for RENDER_S seconds (three frames a table, half on the real print), then
+# train on them; PHASE=2 goes on from phase 1's last weights at a lower peak, on the same samples,
+# while the machine is still warm (the samples stay in $W). Run from the repository root on the
+# device machine, with the board photo copied into the carried scratch folder first, e.g.
+#   mkdir -p .gpu && cp ../shared/reference/spqrisiko/board-photo-topdown.jpeg .gpu/
+#   (run, carry [".gpu"]):  bash tools/gpu-lease.sh            # about 560 s on an H200
+#   then within the warm window:  PHASE=2 EPOCHS=3 LR=4e-4 bash tools/gpu-lease.sh
+# The defaults continue the lean network from session 57's weights, taught by the shipped wide
+# network (models/README.md, "Session 57"). The weights come back under $OUT (a checkpoint after
+# every epoch, so a run cut short still returns its last epoch). Every setting is a variable.
+set -u
+export PYTHONUNBUFFERED=1
+PHASE=${PHASE:-1}
+RENDER_S=${RENDER_S:-140}
+RENDER_SEED=${RENDER_SEED:-58}
+EPOCHS=${EPOCHS:-14}
+STEPS=${STEPS:-1000}
+LR=${LR:-1e-3}
+ARCH=${ARCH:-lean}
+INIT=${INIT:-models/training/pieces-density-lean-s57.pt}
+TEACHER=${TEACHER:-models/training/pieces-density.pt}
+BOARD_PHOTO=${BOARD_PHOTO:-.gpu/board-photo-topdown.jpeg}
+DEVICE=${DEVICE:-cuda}
+WORKERS=${WORKERS:-16}
+IMAGES=${IMAGES:-"2700 3300 3900"}     # an upper bound in the default tiers' ratio: RENDER_S decides
+W=${W:-/tmp/lease-work}
+OUT=${OUT:-/tmp/lease-out}
+mkdir -p "$OUT"
+date
+nvidia-smi --query-gpu=name,memory.used --format=csv,noheader 2>/dev/null
+python3 -c "import torch, cv2, onnxruntime; print('torch', torch.__version__, torch.cuda.is_available(), 'OpenCV', cv2.__version__)"
+teach=()
+[ -n "$TEACHER" ] && teach=(--teacher "$TEACHER" --distill 1)
+if [ "$PHASE" = 1 ]; then
+  render=(--render-for "$RENDER_S"); models="$OUT/phase1"; seed=57
+else
+  # the samples of phase 1 are still in $W: --render-for 1 begins (almost) no new table
+  render=(--render-for 1); models="$OUT/phase2"; seed=58; INIT=${INIT2:-/tmp/lease-phase1.pt}
+fi
+python3 -m augur train-counter --workers "$WORKERS" --work "$W" --models "$models" \
+  --images $IMAGES --render-seed "$RENDER_SEED" --frames 3 "${render[@]}" \
+  --board-photo "$BOARD_PHOTO" --rotate ccw --arch "$ARCH" --init "$INIT" "${teach[@]}" \
+  --epochs "$EPOCHS" --steps "$STEPS" --batch 32 --lr "$LR" --spill-share 0.3 --seed "$seed" \
+  --device "$DEVICE" 2>&1 | grep -v "^rendered " | tee "$OUT/log$PHASE.txt"
+[ "$PHASE" = 1 ] && cp "$models/training/pieces-density.pt" /tmp/lease-phase1.pt
+date
