@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 import tracker.hindsight as hindsight
-from tests.test_inference import Table, kinds, rules
+from tests.test_inference import BASE, Table, kinds, rules
 from tracker import events as ev
 from tracker.state import ObservedState
 
@@ -36,6 +36,7 @@ def without(monkeypatch):
     def run(**kw):
         with monkeypatch.context() as m:
             m.setattr(hindsight, "MAX_REGIONS", 0)
+            m.setattr(hindsight, "MAX_TRANSFERS", 0)
             return play(**kw)
     return run
 
@@ -113,6 +114,62 @@ class TestSecondThoughts:
         report = t.set(asia=("blue", 1), thracia=2).push()
         assert second_thoughts(report) and t.game is game and game.history[-1] is report
         assert game.state.same_counts(t.state())
+
+
+def placed_beside(transfers=True, monkeypatch=None, confidence=0.9):
+    """Red reinforces Bithynia with 2 and Galatia with 1; the camera reads Galatia's legionary in
+    Cappadocia beside it, surely (0.9). Blue's turn then begins (Thracia reinforced), and the
+    camera now reads the legionary in Galatia. The reports on the two commits."""
+    t = Table()
+    if not transfers:
+        monkeypatch.setattr(hindsight, "MAX_TRANSFERS", 0)
+    placed = t.set(bithynia=10, cappadocia=4).push(confidence={"cappadocia": confidence})
+    seen = t.set(cappadocia=3, galatia=5, thracia=5).push("blue")
+    return t, placed, seen
+
+
+class TestTransfers:
+    """A piece read surely in the region beside its own, then seen where it stands."""
+
+    def test_a_piece_read_beside_its_province_is_read_where_it_stood(self, monkeypatch):
+        _, _, before = placed_beside(transfers=False, monkeypatch=monkeypatch)
+        assert rules(before) == {"§4.2", "§13.1"}            # out of red's phase; a loss no attack explains
+        monkeypatch.undo()
+        t, _, seen = placed_beside()
+        assert rules(seen) == set() and kinds(seen) == [ev.REINFORCEMENT]
+        [note] = second_thoughts(seen)
+        assert note.regions == ("galatia", "cappadocia")
+        assert "1 red legionary read in Cappadocia" in note.message and "in Galatia" in note.message
+        placed = t.game.history[-2]                      # red's reinforcements read again
+        assert placed.verdicts == [] and {e.target for e in placed.events} == {"bithynia", "galatia"}
+
+    def test_a_piece_read_among_the_surest_counts_stays_where_it_was_read(self):
+        """At 0.97 the camera is taken at its word: the piece moved out of red's turn, a breach."""
+        t, _, seen = placed_beside(confidence=0.97)
+        assert not second_thoughts(seen) and rules(seen) == {"§4.2", "§13.1"}
+
+    def test_a_move_the_rules_allow_between_the_two_is_left_as_read(self):
+        """Red really placed the legionary in Cappadocia and moves it to Galatia at the end of its
+        turn: a strategic move, read as such, not a misplaced piece."""
+        t = Table()
+        t.set(bithynia=10, cappadocia=4).push(confidence={"cappadocia": 0.9})
+        moved = t.set(cappadocia=3, galatia=5).push()
+        assert not second_thoughts(moved) and rules(moved) == set()
+        assert [(e.kind, e.source, e.target) for e in moved.events] == [(ev.STRATEGIC_MOVE, "cappadocia", "galatia")]
+
+    def test_only_the_same_pieces_between_touching_regions_are_a_transfer(self):
+        base = dict(BASE, dacia=("red", 2))              # a red province far from Cappadocia
+        t = Table(garrisons=base)
+        t.set(bithynia=10, cappadocia=4).push(confidence={"cappadocia": 0.9})
+        journal = hindsight.journal_of(t.game)
+        for changes in ({"cappadocia": 2, "galatia": 5},         # two lost, one gained
+                        {"cappadocia": 3, "asia": ("blue", 3)},  # not the pieces it lost
+                        {"cappadocia": 3, "dacia": 3}):          # Dacia does not touch Cappadocia
+            state = Table(garrisons=base).set(bithynia=10, **changes).state()
+            assert hindsight._transfers(t.game, journal, state) == [], changes
+        state = Table(garrisons=base).set(bithynia=10, cappadocia=3, galatia=5).state()
+        [(k, values, _)] = hindsight._transfers(t.game, journal, state)
+        assert values == {"galatia": {"red": {"legionary": 5}}, "cappadocia": {"red": {"legionary": 3}}}
 
 
 class TestJournal:
