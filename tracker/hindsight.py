@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import copy
 import functools
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -225,12 +226,10 @@ def _doubts(game, journal: Journal, state: ObservedState) -> list[tuple[str, int
     before that step. Where it was sure of it but the rules refused the change: the one before,
     when it is what the camera sees now (a change refused and undone is a misread or a retracted
     act; one that is not undone may be a breach, and stays as read). The most doubtful first."""
-    if game.state is None:
+    past = _past(game, journal)
+    if past is None:
         return []
-    observed = [i for i, s in enumerate(journal.steps) if s.method == "observe"]
-    if not observed or not _recorded(game, journal):
-        return []
-    last = journal.steps[observed[-1]].state
+    observed, last = past
     found = []
     for region in sorted(state.changed_regions(last) - state.unseen):
         if state.confidence_of(region) < LOW_CONFIDENCE:
@@ -265,31 +264,40 @@ def _transfers(game, journal: Journal, state: ObservedState) -> list[tuple[int, 
     not have doubted that step: the misread that puts a piece beside its region is a sure one
     (0.85 in the game of the module doc). Only its surest readings (TRANSFER_BELOW and over) are
     taken at their word; a real move is told from a misread by its cost."""
-    if game.state is None or not MAX_TRANSFERS:
+    past = _past(game, journal) if MAX_TRANSFERS else None
+    if past is None:
         return []
-    observed = [i for i, s in enumerate(journal.steps) if s.method == "observe"]
-    if not observed or not _recorded(game, journal):
-        return []
-    last = journal.steps[observed[-1]].state
-    clear = [r for r in sorted(state.changed_regions(last) - state.unseen) if state.confidence_of(r) >= LOW_CONFIDENCE]
+    observed, last = past
+    # each region read clearly otherwise than at the last commit, and what it gained (losses negative)
+    change = {r: _gain(state.regions.get(r, {}), last.regions.get(r, {}))
+              for r in sorted(state.changed_regions(last) - state.unseen) if state.confidence_of(r) >= LOW_CONFIDENCE}
     found = []
-    for gainer in clear:
-        gained = _pieces(state.regions.get(gainer, {})) - _pieces(last.regions.get(gainer, {}))
-        if not gained or any(n < 0 for n in gained.values()):
+    for gainer, gained in change.items():
+        if not gained or min(gained.values()) < 0:
             continue
-        for loser in clear:
-            if loser == gainer or loser not in game.board.touching(gainer):
-                continue
-            if _pieces(last.regions.get(loser, {})) - _pieces(state.regions.get(loser, {})) != gained:
+        lost = {piece: -n for piece, n in gained.items()}
+        for loser in sorted(game.board.touching(gainer) & change.keys()):
+            if change[loser] != lost:
                 continue
             k = _last_gain(journal, observed, loser, gainer, gained)
             if k is not None:
                 found.append((k, {gainer: dict(state.regions.get(gainer, {})), loser: dict(state.regions.get(loser, {}))},
-                              functools.partial(_transfer_note, moved=gained.counts(), source=loser, target=gainer)))
+                              functools.partial(_transfer_note, moved=_counts(gained), source=loser, target=gainer)))
     return found[:MAX_TRANSFERS]
 
 
-def _last_gain(journal: Journal, observed: list[int], loser: str, gainer: str, gained: "Pieces") -> int | None:
+def _past(game, journal: Journal) -> tuple[list[int], ObservedState] | None:
+    """The journal's steps that committed a state, and the last state committed; None where there
+    is no past to read again (a game not started, no commit journaled, or a restarted one)."""
+    if game.state is None:
+        return None
+    observed = [i for i, s in enumerate(journal.steps) if s.method == "observe"]
+    if not observed or not _recorded(game, journal):
+        return None
+    return observed, journal.steps[observed[-1]].state
+
+
+def _last_gain(journal: Journal, observed: list[int], loser: str, gainer: str, gained: dict) -> int | None:
     """The step at which ``loser`` last changed, if it changed by gaining just ``gained``, read
     below TRANSFER_BELOW, while ``gainer`` stayed as it was, and neither changed or went unseen
     since; else None."""
@@ -302,27 +310,23 @@ def _last_gain(journal: Journal, observed: list[int], loser: str, gainer: str, g
         read, before = step.state.regions.get(loser, {}), step.before.state.regions.get(loser, {})
         if read != before:
             plausible = step.state.confidence_of(loser) < TRANSFER_BELOW
-            return i if plausible and _pieces(read) - _pieces(before) == gained else None
+            return i if plausible and _gain(read, before) == gained else None
     return None
 
 
-class Pieces(dict):
-    """A region's pieces as {(colour, kind): count}; ``a - b`` keeps every difference, negative too."""
-
-    def __sub__(self, other: "Pieces") -> "Pieces":
-        keys = set(self) | set(other)
-        return Pieces({k: self.get(k, 0) - other.get(k, 0) for k in keys if self.get(k, 0) != other.get(k, 0)})
-
-    def counts(self) -> dict:
-        """As a region's counts are written: {colour: {kind: count}}."""
-        out: dict[str, dict[str, int]] = {}
-        for (colour, kind), n in sorted(self.items()):
-            out.setdefault(colour, {})[kind] = n
-        return out
+def _gain(now: dict, was: dict) -> dict[tuple[str, str], int]:
+    """What a region's counts gained from ``was`` to ``now``, as {(colour, kind): n}, losses negative."""
+    change = Counter({(colour, kind): n for colour, kinds in now.items() for kind, n in kinds.items()})
+    change.subtract({(colour, kind): n for colour, kinds in was.items() for kind, n in kinds.items()})
+    return {piece: n for piece, n in change.items() if n}
 
 
-def _pieces(counts: dict) -> Pieces:
-    return Pieces({(colour, kind): n for colour, kinds in counts.items() for kind, n in kinds.items() if n})
+def _counts(pieces: dict[tuple[str, str], int]) -> dict[str, dict[str, int]]:
+    """{(colour, kind): n} as a region's counts are written: {colour: {kind: n}}."""
+    out: dict[str, dict[str, int]] = {}
+    for (colour, kind), n in sorted(pieces.items()):
+        out.setdefault(colour, {})[kind] = n
+    return out
 
 
 def _recorded(game, journal: Journal) -> bool:
