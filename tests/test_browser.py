@@ -155,6 +155,31 @@ def test_regions_the_camera_doubts_are_outlined_until_a_player_counts_them(brows
     wait_for(lambda: not notice.is_displayed())
 
 
+def test_a_count_a_rule_questioned_is_outlined_until_a_player_sets_it(browser, dashboard):
+    """Yellow, not in turn, read surely with four legionaries more: a violation, shown once with
+    its commit; the map goes on outlining the province, and says why, until a player counts it."""
+    from selenium.webdriver.common.by import By
+    from tracker.state import ObservedState
+    live = dashboard
+    states = game_states(2)
+    live.commit(states[0])
+    live.commit(states[1])
+    region = sorted(states[1].provinces_of("yellow"))[0]
+    d = states[1].to_dict()
+    d["regions"][region] = {"yellow": {"legionary": states[1].legions[region] + 4}}
+    d["confidence"] = {region: 0.95}
+    live.commit(ObservedState.from_dict(d))
+    live.commit(ObservedState.from_dict(d))         # a later commit: the verdict is not shown again
+    def outlined():
+        return {e.get_attribute("id")[2:] for e in browser.find_elements(By.CSS_SELECTOR, "#map path.doubt")}
+    wait_for(lambda: outlined() == {region})
+    assert browser.find_element(By.ID, "check").text == "1 to check"
+    title = browser.find_element(By.CSS_SELECTOR, f"#r-{region} title").get_attribute("textContent")
+    assert "a rule was broken" in title
+    live.correct(region, states[1].to_dict()["regions"][region])
+    wait_for(lambda: outlined() == set())
+
+
 def test_a_province_the_rules_kept_says_so_not_the_camera(browser, dashboard):
     """§14.1: a province read empty after the set-up keeps one legionary, a guess of the rules.
     The map asks for a check, and says who guessed: the camera saw nothing there to be sure of."""

@@ -169,15 +169,35 @@ class TestGameScorer:
                 assert province not in tracked.owners
 
     def test_a_wrong_count_is_unflagged_unless_its_confidence_asks_for_a_check(self):
-        s0 = legal_game()[0]
+        """Red reinforces Mauretania by 3 and the camera reads 2: a placement the rules allow (the
+        third may come later), so only the camera's confidence can ask for a check."""
+        s0, s1 = legal_game()[:2]
+        assert changed(s0, s1) == ["mauretania"] and s1.legions["mauretania"] == 5
+        wrong = with_region(s1, "mauretania", {"red": {"legionary": 4}})
+        for confidence, unflagged in ((0.4, 0), (0.95, 1), (None, 1)):
+            committed = ObservedState.from_dict(dict(wrong.to_dict(), confidence={"mauretania": confidence})) \
+                if confidence else wrong
+            f = self.play([(s0, False, s0), (s0, True, None), (s1, False, committed)], settle=False)
+            assert (f.violations, f.warnings) == (0, 0)
+            assert (f.tracked_wrong_regions, f.tracked_wrong_unflagged, f.tracked_right_flagged) == (1, unflagged, 0)
+
+    def test_a_sure_wrong_count_a_rule_questions_is_flagged(self):
+        """Read 9 where red placed 3 of its 3, surely: "beyond the entitlement" questions
+        Mauretania, and the dashboard marks it for a check although the camera was sure. A
+        right count a rule questions is a check that costs the players for nothing."""
+        s0, s1 = legal_game()[:2]
+        wrong = ObservedState.from_dict(dict(with_region(s1, "mauretania", {"red": {"legionary": 9}}).to_dict(),
+                                             confidence={"mauretania": 0.95}))
+        f = self.play([(s0, False, s0), (s0, True, None), (s1, False, wrong), (s1, False, wrong)], settle=False)
+        assert f.violations + f.warnings >= 1
+        assert (f.tracked_wrong_regions, f.tracked_wrong_unflagged, f.tracked_right_flagged) == (2, 0, 0)
+        # the set-up read one legionary over, surely: the set-up's rules question it
         region, content = next((r, c) for r, c in s0.regions.items() if "legionary" in next(iter(c.values())))
         colour = next(iter(content))
-        wrong = with_region(s0, region, {colour: {"legionary": content[colour]["legionary"] + 1}})
-        doubtful = ObservedState.from_dict(dict(wrong.to_dict(), confidence={region: 0.4}))
-        sure = ObservedState.from_dict(dict(wrong.to_dict(), confidence={region: 0.95}))
-        for committed, unflagged in ((doubtful, 0), (sure, 1), (wrong, 1)):
-            f = self.play([(s0, False, committed)], settle=False)
-            assert (f.tracked_wrong_regions, f.tracked_wrong_unflagged) == (1, unflagged)
+        over = with_region(s0, region, {colour: {"legionary": content[colour]["legionary"] + 1}})
+        f = self.play([(s0, False, ObservedState.from_dict(dict(over.to_dict(), confidence={region: 0.95})))],
+                      settle=False)
+        assert (f.tracked_wrong_regions, f.tracked_wrong_unflagged) == (1, 0)
 
     def test_an_arena_centre_the_camera_did_not_show_is_asked_for_once(self):
         """The card set is entered on the frame red's hand comes in, in both trackers; the camera
@@ -239,3 +259,8 @@ class TestDescribe:
         text = describe([f], fps=12)
         assert "counting a still frame 55 ms (p50), 179 ms (p95)" in text
         assert "no still frame counted" in describe([GameVideoFigures("hard", 15, 5)], fps=12)
+
+    def test_the_line_says_how_many_wrong_counts_went_unflagged_and_right_ones_were_flagged(self):
+        f = GameVideoFigures("hard", 15, 5, commits=4, tracked_wrong_regions=6, tracked_wrong_unflagged=2,
+                             tracked_right_flagged=10)
+        assert "(2 of those 6 not flagged for a check; 2.50 right counts flagged per state)" in describe([f], fps=12)

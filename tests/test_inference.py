@@ -739,3 +739,51 @@ class TestTimeLimit:
         assert t.game.time_up() == ["blue", "yellow"] and t.game.winner is None
         t.game.vp["yellow"] = 8
         assert t.game.time_up() == ["yellow"] and t.game.winner == "yellow"
+
+
+class TestQuestionedCounts:
+    """Counts a rule questioned stay marked for a check while the camera reads them so
+    (``Game.questioned``, ``tracker.overrides.to_check``): the verdict is shown once, the
+    misread would otherwise stand unmarked for the rest of the game."""
+
+    def test_a_sure_count_that_breaks_a_rule_stays_marked_until_it_changes(self):
+        t = Table()
+        t.set(bithynia=11).push()
+        assert t.game.questioned == {}                   # a legal reinforcement questions nothing
+        refused = t.set(moesia=6).push(confidence={"moesia": 0.95})
+        assert "§4.2" in {v.rule for v in refused.verdicts if v.level == "violation"}
+        assert t.game.questioned == {"moesia": {"yellow": {"legionary": 6}}}
+        quiet = t.push()                                  # another commit: Moesia still reads 6
+        assert quiet.verdicts == [] and set(t.game.questioned) == {"moesia"}
+        t.set(moesia=7).push(confidence={"moesia": 0.95})    # read otherwise: the old question is moot
+        assert t.game.questioned.get("moesia") != {"yellow": {"legionary": 6}}
+
+    def test_only_the_regions_a_verdict_rests_on_are_marked(self):
+        """A sea attack names the seas whose triremes it needed; they did not change, so they
+        are its context, not a count to check."""
+        from tracker.readings import verdict_basis
+        from tracker.verdicts import Verdict
+        v = Verdict.violation("§12.2", "attacked by sea without more triremes", ("mauretania", "ibericum"))
+        assert verdict_basis(v, {"mauretania", "numidia"}) == ["mauretania"]
+        assert verdict_basis(v, {"numidia"}) == ["mauretania", "ibericum"]      # nothing it names changed
+
+    def test_a_second_thought_asks_for_a_check_of_what_it_re_read(self):
+        t = Table()
+        t.set(bithynia=11).push()
+        t.set(moesia=6).push(confidence={"moesia": 0.95})
+        report = t.set(moesia=3, thracia=2).push()
+        assert any("second thoughts" in v.message for v in report.verdicts)
+        assert t.game.questioned == {"moesia": {"yellow": {"legionary": 3}}}
+
+    def test_the_dashboard_marks_doubted_and_questioned_counts_but_not_set_or_unseen_ones(self):
+        from tracker.overrides import Override, to_check
+        from tracker.state import ObservedState
+        t = Table()
+        d = t.state().to_dict()
+        d["confidence"] = {"asia": 0.5, "dacia": 0.95}
+        d["unseen"] = ["thracia"]
+        state = ObservedState.from_dict(d)
+        questioned = {"moesia": {"yellow": {"legionary": 3}}, "ponto": {"red": {"legionary": 3}},
+                      "thracia": {"blue": {"legionary": 3}}}
+        overrides = {"ponto": Override(1, {"red": {"legionary": 3}}, {"red": {"legionary": 3}})}
+        assert to_check(state, questioned, overrides) == {"asia", "moesia"}

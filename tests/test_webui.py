@@ -77,6 +77,30 @@ class TestLiveGame:
         assert live.game.state.legions[region] == states[0].legions[region]
         assert [c["undoes"] for c in live.store.corrections(live.game_id)] == [None, corr[0]["id"]]
 
+    def test_a_count_a_rule_questions_stays_marked_until_a_player_sets_it(self, live):
+        """A sure reading that breaks a rule is marked on the map (``questioned``) at every later
+        view, not only beside its commit's verdict, until a player sets the region's count."""
+        states = game_states(2)
+        live.commit(states[0])
+        live.commit(states[1])
+        region = sorted(states[1].provinces_of("yellow"))[0]         # yellow is not in turn
+        d = states[1].to_dict()
+        d["regions"][region] = {"yellow": {"legionary": states[1].legions[region] + 4}}
+        d["confidence"] = {region: 0.95}
+        view = live.commit(ObservedState.from_dict(d))
+        assert any(v["level"] == "violation" and region in v["regions"] for v in view["latest"]["verdicts"])
+        assert view["questioned"] == [region]
+        view = live.commit(ObservedState.from_dict(d))                  # read so again: still marked
+        assert view["questioned"] == [region]
+        view = live.correct(region, d["regions"][region])               # a player confirms it as read
+        assert view["questioned"] == []
+        view = live.undo()                                              # ... and takes that back
+        assert view["questioned"] == [region]
+        view = live.correct(region, states[1].to_dict()["regions"][region])     # or sets it right
+        assert view["questioned"] == []
+        view = live.commit(ObservedState.from_dict(d))                  # the camera still reads it so
+        assert view["questioned"] == [] and live.game.state.legions[region] == states[1].legions[region]
+
     def test_set_up_counts_the_rules_fix_stand_over_the_camera_until_undone(self, tmp_path):
         store = Store(tmp_path / "s")
         live = LiveGame.open(store, PLAYERS, resume=False)

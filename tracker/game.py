@@ -24,7 +24,7 @@ from tracker.hindsight import observe as observe_with_hindsight
 from tracker.overrides import GUESSED, Override
 from tracker.pieces import CENTRE, CENTRE_SUPPLY, LEGIONARY, NEUTRAL, VP_TRACK_MAX
 from tracker.spqrisiko.cards import CARD_SYMBOLS, set_value
-from tracker.readings import TURN_CHANGE_COST, Reading
+from tracker.readings import TURN_CHANGE_COST, Reading, verdict_basis
 from tracker.spqrisiko.explain import TurnContext, explain
 from tracker.spqrisiko.options import SpqrOptions
 from tracker.spqrisiko.reinforcements import entitlement
@@ -32,7 +32,7 @@ from tracker.spqrisiko.scoring import Score, score
 from tracker.spqrisiko.setup import (SetupPlan, check_players, settle_setup, settled_verdict, setup_plan,
                                      validate_setup)
 from tracker.state import ObservedState
-from tracker.verdicts import VIOLATION, Verdict
+from tracker.verdicts import VIOLATION, WARNING, Verdict
 
 #: Readings kept per transition in the history (the best, and the runners-up a dispute may want).
 KEPT_READINGS = 3
@@ -110,7 +110,7 @@ class TurnFollower:
     reading each committed change as the player in turn going on or the next one having started.
 
     Subclasses set ``players``, ``eliminated``, ``board``, ``state``, ``ctx``, ``round_no``,
-    ``turn_no``, ``hands``, ``history`` and ``unknown``, and say how to read a change in a turn context
+    ``turn_no``, ``hands``, ``history``, ``unknown`` and ``questioned``, and say how to read a change in a turn context
     (:meth:`_read`), how to take a committed state (:meth:`_observe_now`) and what the next player's
     turn context is (:meth:`_next_context`). Their methods that change the game otherwise (tablet
     entries) are :func:`~tracker.hindsight.journaled`, so that a second thought replays them.
@@ -177,6 +177,24 @@ class TurnFollower:
         """Begin following on ``state``: the regions it marks unseen are not known yet (``unknown``)."""
         self.state = state
         self.unknown = set(state.unseen)
+
+    def question(self, state: ObservedState, verdicts, changed: set[str] = frozenset()) -> None:
+        """Ask the table to check the counts a rule questions, for as long as the camera reads
+        them as it did (``questioned``: region -> its pieces then).
+
+        A warning or violation on a committed ``state`` rests on a few of its counts
+        (:func:`tracker.readings.verdict_basis`, where ``changed`` are the regions the change
+        changed). The camera may be sure of each (in a rendered hard game on the real print, blue
+        placed one legionary in Pontus and the camera read two, at 0.85: "blue placed 4
+        legionaries but is entitled to 3", and Pontus stayed a legionary over, unmarked, for the
+        eleven commits after), yet one of them is wrong, or the table broke a rule: either way
+        someone should look. The verdict is shown once, with its commit; the map goes on marking
+        the regions until they change or a player sets their count. Only the dashboard's marks
+        follow from this: the readings, the verdicts and the score do not."""
+        self.questioned = {r: pieces for r, pieces in self.questioned.items() if state.regions.get(r, {}) == pieces}
+        for v in verdicts:
+            if v.level in (WARNING, VIOLATION):
+                self.questioned.update((r, copy.deepcopy(state.regions.get(r, {}))) for r in verdict_basis(v, changed))
 
     def _take_first_sight(self, state: ObservedState) -> list[Verdict]:
         """Regions the tracker has never been shown that ``state`` shows are taken as it shows
@@ -302,6 +320,8 @@ class Game(TurnFollower):
         #: game (a hand, a cup or a card over them) and ever since. The pipeline had no earlier
         #: count to keep for them, so their counts in ``state`` are no reading at all.
         self.unknown: set[str] = set()
+        #: counts a rule questioned, marked for a check while the camera reads them so (:meth:`question`)
+        self.questioned: dict[str, dict] = {}
 
     # -- queries -------------------------------------------------------------------------
     def _setup_rule(self) -> str:
@@ -356,6 +376,7 @@ class Game(TurnFollower):
             raise GameError(f"first player '{first}' is not among the players")
         verdicts = validate_setup(state, self.plan) if round_no == 1 else []
         self._follow_from(state)
+        self.question(state, verdicts)
         self.centres_held = set(state.centres)     # a game resumed mid-way: the board's centres stand
         self.round_no = round_no
         self._begin_turn(first, state)
@@ -408,6 +429,7 @@ class Game(TurnFollower):
                   for p, c in sorted(state.owners.items()) if p not in prev.owners]
         verdicts = self._setup_verdicts(prev, state)
         self.state = state
+        self.question(state, verdicts, state.changed_regions(prev))
         if len(state.owners) == len(self.board.provinces):
             verdicts += validate_setup(state, self.plan)
             self.start(state)

@@ -171,6 +171,7 @@ def observe(game, state: ObservedState, turn_hint: str | None = None):
     report = game.history[-1]
     if note is not None:
         report.verdicts.append(note)
+        game.question(state, [note])
     return report
 
 
@@ -182,6 +183,7 @@ def _observe_step(game, journal: Journal, state: ObservedState, turn_hint: str |
         report = game._observe_now(state, turn_hint)
     finally:
         journal.busy = False
+    game.question(state, report.verdicts, state.changed_regions(before.state) if before.state is not None else set())
     journal.add(Step("observe", (state, turn_hint), {}, before, report))
     return report
 

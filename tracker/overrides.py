@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass
 
+from tracker.readings import LOW_CONFIDENCE
 from tracker.state import ObservedState
 
 
@@ -53,3 +54,13 @@ def apply_overrides(overrides: dict[str, Override], state: ObservedState) -> Obs
         else:
             del overrides[region]
     return ObservedState.from_dict(d, state.board)
+
+
+def to_check(state: ObservedState, questioned: dict[str, dict], overrides: dict[str, Override]) -> set[str]:
+    """The regions of the tracked ``state`` the dashboard marks for a player to check: the camera
+    doubts their count (below ``LOW_CONFIDENCE``; a count the rules only guessed carries its
+    override's low confidence, :func:`apply_overrides`), or a rule questioned it and it still reads so
+    (``questioned``, :meth:`tracker.game.TurnFollower.question`) with no count set over it. A
+    region the camera cannot see is marked as unseen, not for a check."""
+    doubted = {r for r in state.confidence if state.confidence_of(r) < LOW_CONFIDENCE}
+    return (doubted | (set(questioned) - set(overrides))) - state.unseen

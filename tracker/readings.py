@@ -83,17 +83,23 @@ def doubted(region: str, prev: ObservedState, nxt: ObservedState) -> bool:
     return min(prev.confidence_of(region), nxt.confidence_of(region)) < LOW_CONFIDENCE
 
 
+def verdict_basis(verdict: Verdict, changed: set[str]) -> list[str]:
+    """The regions ``verdict`` rests on, where ``changed`` are the regions the change it judges
+    changed: those it names that changed; the unchanged ones are its context (the sea whose
+    triremes a sea attack needed, the province a move left from), and a verdict naming no changed
+    region rests on all it names."""
+    return [r for r in verdict.regions if r in changed] or list(verdict.regions)
+
+
 def soften_low_confidence(verdicts: list[Verdict], prev: ObservedState, nxt: ObservedState) -> list[Verdict]:
-    """A violation that rests only on counts the camera is unsure of becomes a warning. It rests
-    on the regions it names that changed; the unchanged ones are its context (the sea whose
-    triremes a sea attack needed, the province a move left from), and only a violation naming no
-    changed region rests on all it names. (A hard game read Baleares a legionary short at a
+    """A violation that rests only on counts the camera is unsure of (:func:`verdict_basis`)
+    becomes a warning. (A hard game read Baleares a legionary short at a
     confidence of 0.5: "attacked by sea without more triremes than yellow in Balearicum" stood as
     a violation because the seas it named, unchanged, were read surely.)"""
     changed = nxt.changed_regions(prev)
     out = []
     for v in verdicts:
-        basis = [r for r in v.regions if r in changed] or list(v.regions)
+        basis = verdict_basis(v, changed)
         if v.level == VIOLATION and basis and all(doubted(r, prev, nxt) for r in basis):
             v = Verdict.warning(v.rule, v.message + DOUBT_NOTE, v.regions)
         out.append(v)

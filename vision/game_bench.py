@@ -23,9 +23,10 @@ and scores every commit against the true board at that frame:
   never removed; a province's army, at the one legionary a province always keeps), each for as
   long as the camera reads its region as it did (:meth:`tracker.game.TurnFollower.settle_setup`
   and :meth:`~tracker.game.TurnFollower.hold_permanent`, as the dashboard does; ``settle=False``
-  leaves the camera's counts). Of those, the ones whose
-  confidence is at least ``LOW_CONFIDENCE``: the dashboard does not ask anyone to check them,
-  so they are the wrong counts a table would not notice;
+  leaves the camera's counts). Of those, the ones the dashboard does not mark for a check once
+  the tracker has read the commit (:func:`tracker.overrides.to_check`: a confidence below
+  ``LOW_CONFIDENCE``, or a count a rule questioned): the wrong counts a table would not notice;
+  and the right counts it marks, the checks that cost the players for nothing;
 - **phantom changes**: regions whose count in the tracked state changed between two commits
   while their true contents did not. The tracker takes each one for a move nobody made;
 - **missed changes**: regions whose true contents changed between two commits while their
@@ -54,8 +55,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from calibration.profile import calibrate
-from tracker.overrides import Override, apply_overrides
-from tracker.readings import LOW_CONFIDENCE
+from tracker.overrides import Override, apply_overrides, to_check
 from tracker.rulesets import apply_entry, make_game
 from tracker.state import ObservedState
 from tracker.verdicts import VIOLATION
@@ -85,9 +85,11 @@ class GameVideoFigures:
     wrong_regions: int = 0
     #: regions wrong in the states the tracker follows, and the set-up counts the rules settled
     tracked_wrong_regions: int = 0
-    #: of those, the ones the dashboard does not ask the players to check (confidence at least
-    #: ``LOW_CONFIDENCE``): wrong counts no one is told about
+    #: of those, the ones the dashboard does not ask the players to check
+    #: (:func:`tracker.overrides.to_check`): wrong counts no one is told about
     tracked_wrong_unflagged: int = 0
+    #: regions the dashboard asks the players to check whose count is right: the checks it costs them
+    tracked_right_flagged: int = 0
     settled_regions: int = 0
     #: regions where the tracker kept what the rules keep on the board (a power centre, a
     #: province's last legionary) that the camera stopped seeing
@@ -190,7 +192,6 @@ class GameScorer:
         tracked = apply_overrides(self._overrides, committed)
         wrong = tracked.changed_regions(now) - tracked.unseen
         out.tracked_wrong_regions += len(wrong)
-        out.tracked_wrong_unflagged += sum(tracked.confidence_of(r) >= LOW_CONFIDENCE for r in wrong)
         out.boards_wrong += bool(wrong)
         if self._last is not None:
             was_read, was_true = self._last
@@ -200,6 +201,10 @@ class GameScorer:
         self._last, self._committed_at = (tracked, now), truth["frame"]
         v, w = _tally(self.read, tracked)
         out.violations, out.warnings = out.violations + v, out.warnings + w + len(notes)
+        # what the dashboard marks for a check once the tracker has read the commit
+        checked = to_check(tracked, self.read.questioned, self._overrides)
+        out.tracked_wrong_unflagged += len(wrong - checked)
+        out.tracked_right_flagged += len(checked - wrong - tracked.unseen)
         v, w = _tally(self.true, now)
         out.truth_violations, out.truth_warnings = out.truth_violations + v, out.truth_warnings + w
         self._enter(())
@@ -299,7 +304,7 @@ def describe(figures: list[GameVideoFigures], fps: int) -> str:
     moves, commits = sum(f.moves for f in figures), sum(f.commits for f in figures)
     hidden = sum(f.moves_hidden for f in figures)
     total = {k: sum(getattr(f, k) for f in figures) for k in
-             ("wrong_regions", "tracked_wrong_regions", "tracked_wrong_unflagged", "settled_regions", "held_regions",
+             ("wrong_regions", "tracked_wrong_regions", "tracked_wrong_unflagged", "tracked_right_flagged", "settled_regions", "held_regions",
               "centres_asked", "boards_wrong",
               "phantom_changes", "missed_changes", "violations", "warnings", "truth_violations", "truth_warnings",
               "claims", "claims_right", "commits_under_hand")}
@@ -320,7 +325,8 @@ def describe(figures: list[GameVideoFigures], fps: int) -> str:
             f"{total['settled_regions']} set-up counts settled by the rules and {total['held_regions']} regions "
             f"kept as the rules keep them where the camera lost their centre or army, then "
             f"{total['tracked_wrong_regions'] / max(commits, 1):.2f} regions wrong per tracked state "
-            f"({total['tracked_wrong_unflagged']} of those {total['tracked_wrong_regions']} not flagged for a check), "
+            f"({total['tracked_wrong_unflagged']} of those {total['tracked_wrong_regions']} not flagged for a check; "
+            f"{total['tracked_right_flagged'] / max(commits, 1):.2f} right counts flagged per state), "
             f"{total['boards_wrong']} tracked states with a region wrong; {total['centres_asked']} arena-paid power "
             f"centres the camera did not show asked for on the tablet; {total['phantom_changes']} phantom changes "
             f"(a count changed with nobody touching it), {total['missed_changes']} true changes missed; "

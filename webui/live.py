@@ -315,6 +315,8 @@ class LiveGame:
             "overrides": sorted(self.overrides),
             # counts the rules guessed, not the camera (§14.1): their low confidence is no camera's
             "guessed": sorted(r for r, o in self.overrides.items() if o.confidence is not None),
+            # counts a rule questioned that still read so and nobody has set: the map marks them for a check
+            "questioned": sorted(set(g.questioned) - set(self.overrides)),
             "t": time.time(),
             # arena-paid power centres the camera has not seen placed: the tablet asks where they stand
             "centres_owed": [o.to_dict() for o in g.centres_owed()],

@@ -89,6 +89,8 @@ class RisikoGame(TurnFollower):
         self.history: list[TransitionReport] = []
         #: regions never shown to the tracker since it began following (TurnFollower._take_first_sight)
         self.unknown: set[str] = set()
+        #: counts a rule questioned, marked for a check while the camera reads them so (TurnFollower.question)
+        self.questioned: dict[str, dict] = {}
         self.score_track: list[ScoreEntry] = []
         self.winner: str | None = None
         self.finished = False
@@ -180,6 +182,7 @@ class RisikoGame(TurnFollower):
             raise GameError(f"first player '{first}' is not among the players")
         verdicts = self.validate_setup(state) if round_no == 1 else []
         self._follow_from(state)
+        self.question(state, verdicts)
         self.round_no = round_no
         self._begin_turn(first, state)
         return verdicts

@@ -35,12 +35,14 @@ function drawMap() {
 // what each garrison piece counts for on this board (legionary 1, vexillum 10; tank 1, flag 10; LotR 1/3/5)
 function strength(pieces) { return Object.entries(geo.values || { legionary: 1, vexillum: 10 }).reduce((n, [k, v]) => n + v * (pieces[k] || 0), 0); }
 
-// regions the camera is unsure of (below the tracker's LOW_CONFIDENCE) or cannot see: a player should look
+// regions the camera is unsure of (below the tracker's LOW_CONFIDENCE), cannot see, or read as a rule
+// questioned (tracker.overrides.to_check): a player should look
 function doubtOf(state, rid) {
   if (state && (state.unseen || []).includes(rid)) return "not seen by the camera: last count kept";
   if (view && (view.guessed || []).includes(rid)) return "the camera sees no legionary here: the rules keep one (check the count)";
   const c = state && state.confidence && state.confidence[rid];
   if (c !== undefined && view && c < view.low_confidence) return `check the count (camera ${Math.round(100 * c)}% sure)`;
+  if (view && (view.questioned || []).includes(rid)) return "a rule was broken when this count was read: check it (set the count if it is wrong)";
   return "";
 }
 
