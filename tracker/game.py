@@ -185,8 +185,8 @@ class TurnFollower:
         A warning or violation on a committed ``state`` rests on a few of its counts
         (:func:`tracker.readings.verdict_basis`, where ``changed`` are the regions the change
         changed). The camera may be sure of each (in a rendered hard game on the real print, blue
-        placed one legionary in Pontus and the camera read two, at 0.85: "blue placed 4
-        legionaries but is entitled to 3", and Pontus stayed a legionary over, unmarked, for the
+        placed one legionary in Ponto and the camera read two, at 0.85: "blue placed 4
+        legionaries but is entitled to 3", and Ponto stayed a legionary over, unmarked, for the
         eleven commits after), yet one of them is wrong, or the table broke a rule: either way
         someone should look. The verdict is shown once, with its commit; the map goes on marking
         the regions until they change or a player sets their count. Only the dashboard's marks
