@@ -178,7 +178,7 @@ class TurnFollower:
         self.state = state
         self.unknown = set(state.unseen)
 
-    def question(self, state: ObservedState, verdicts, changed: set[str] = frozenset()) -> None:
+    def question(self, state: ObservedState, verdicts: Sequence[Verdict], changed: set[str] = frozenset()) -> None:
         """Ask the table to check the counts a rule questions, for as long as the camera reads
         them as it did (``questioned``: region -> its pieces then).
 
