@@ -77,9 +77,11 @@ class TestLiveGame:
         assert live.game.state.legions[region] == states[0].legions[region]
         assert [c["undoes"] for c in live.store.corrections(live.game_id)] == [None, corr[0]["id"]]
 
-    def test_a_count_a_rule_questions_stays_marked_until_a_player_sets_it(self, live):
+    def test_a_count_a_rule_questions_stays_marked_until_a_player_sets_it(self, tmp_path):
         """A sure reading that breaks a rule is marked on the map (``questioned``) at every later
-        view, not only beside its commit's verdict, until a player sets the region's count."""
+        view, not only beside its commit's verdict, and after a restart, until a player sets the
+        region's count."""
+        live = LiveGame.open(Store(tmp_path / "q"), PLAYERS, resume=False)
         states = game_states(2)
         live.commit(states[0])
         live.commit(states[1])
@@ -92,6 +94,9 @@ class TestLiveGame:
         assert view["questioned"] == [region]
         view = live.commit(ObservedState.from_dict(d))                  # read so again: still marked
         assert view["questioned"] == [region]
+        live.store.close()
+        live = LiveGame.open(Store(tmp_path / "q"), PLAYERS)              # a restart replays the game
+        assert live.view()["questioned"] == [region]
         view = live.correct(region, d["regions"][region])               # a player confirms it as read
         assert view["questioned"] == []
         view = live.undo()                                              # ... and takes that back
@@ -100,6 +105,7 @@ class TestLiveGame:
         assert view["questioned"] == []
         view = live.commit(ObservedState.from_dict(d))                  # the camera still reads it so
         assert view["questioned"] == [] and live.game.state.legions[region] == states[1].legions[region]
+        live.store.close()
 
     def test_set_up_counts_the_rules_fix_stand_over_the_camera_until_undone(self, tmp_path):
         store = Store(tmp_path / "s")
