@@ -304,8 +304,8 @@ def describe(figures: list[GameVideoFigures], fps: int) -> str:
     moves, commits = sum(f.moves for f in figures), sum(f.commits for f in figures)
     hidden = sum(f.moves_hidden for f in figures)
     total = {k: sum(getattr(f, k) for f in figures) for k in
-             ("wrong_regions", "tracked_wrong_regions", "tracked_wrong_unflagged", "tracked_right_flagged", "settled_regions", "held_regions",
-              "centres_asked", "boards_wrong",
+             ("wrong_regions", "tracked_wrong_regions", "tracked_wrong_unflagged", "tracked_right_flagged",
+              "settled_regions", "held_regions", "centres_asked", "boards_wrong",
               "phantom_changes", "missed_changes", "violations", "warnings", "truth_violations", "truth_warnings",
               "claims", "claims_right", "commits_under_hand")}
     track_off = sum(abs(f.vp_read.get(c, 0) - v) for f in figures for c, v in f.vp_true.items())
