@@ -172,6 +172,57 @@ class TestTransfers:
         assert values == {"galatia": {"red": {"legionary": 5}}, "cappadocia": {"red": {"legionary": 3}}}
 
 
+def blue_seems_to_begin(turns=True, monkeypatch=None, asia=0.85, galatia=None):
+    """Red reinforces Bithynia; the camera then reads a blue legionary more in Asia (surely, at
+    0.85) and nothing else, which the tracker takes for blue's turn beginning; then red's
+    strategic move from Bithynia to Galatia is seen. The table and the report on the last commit."""
+    if not turns:
+        monkeypatch.setattr(hindsight, "MAX_TURN_DOUBTS", 0)
+    t = Table()
+    t.set(bithynia=11).push()
+    began = t.set(asia=("blue", 3)).push(confidence={"asia": asia})
+    assert began.actor == "blue" and began.turn_changed
+    return t, t.set(bithynia=9, galatia=6).push(confidence={"galatia": galatia} if galatia else None)
+
+
+class TestTurnDoubts:
+    """A turn change the camera's reading suggested, read again when the player whose turn it
+    ended is seen playing on."""
+
+    def test_the_turn_is_taken_to_have_gone_on(self, monkeypatch):
+        _, before = blue_seems_to_begin(turns=False, monkeypatch=monkeypatch)
+        assert rules(before) == {"§4.2", "§10.13"}          # red's pieces "appear" in blue's turn
+        monkeypatch.undo()
+        t, moved = blue_seems_to_begin()
+        assert rules(moved) == set() and kinds(moved) == [ev.STRATEGIC_MOVE] and t.game.current == "red"
+        [note] = second_thoughts(moved)
+        assert note.level == "warning" and note.regions == ("asia",) and "blue's turn" in note.message
+        # the commit that seemed to begin blue's turn is now red's, and its one breach is Asia
+        began = t.game.history[-2]
+        assert began.actor == "red" and not began.turn_changed and rules(began) == {"§4.2"}
+        assert "asia" in t.game.questioned
+
+    def test_a_turn_change_read_more_surely_than_the_gain_stands(self):
+        """Asia read at 0.95, Galatia's gain at 0.9: the camera is surer that blue began."""
+        t, moved = blue_seems_to_begin(asia=0.95, galatia=0.9)
+        assert not second_thoughts(moved) and t.game.current == "blue" and "§4.2" in rules(moved)
+
+    def test_a_real_turn_change_is_left_as_read(self):
+        """Blue begins and attacks red: red only loses pieces, so nothing says red goes on."""
+        t = Table()
+        t.set(bithynia=11).push()
+        t.set(asia=("blue", 5)).push()
+        attack = t.set(asia=("blue", 4), galatia=2).push()
+        assert not second_thoughts(attack) and t.game.current == "blue"
+
+    def test_a_turn_the_tablet_gave_is_not_second_guessed(self):
+        t = Table()
+        t.set(bithynia=11).push()
+        t.set(asia=("blue", 3)).push("blue", confidence={"asia": 0.85})
+        moved = t.set(bithynia=9, galatia=6).push()
+        assert not second_thoughts(moved) and t.game.current == "blue"
+
+
 class TestJournal:
     def test_keeps_the_last_depth_commits_and_what_came_between(self):
         t = Table()

@@ -64,6 +64,8 @@ MAX_TRANSFERS = 2
 #: the counts committed at 0.8 to 0.95 were right about as often as they said (96.5 to 96.9 %,
 #: session 55 in models/README.md); the misplaced legionary of the module doc was read at 0.85.
 TRANSFER_BELOW = 0.95
+#: Turn changes weighed again per commit, the latest one only (see :func:`_turn_doubts`).
+MAX_TURN_DOUBTS = 1
 #: Attributes of a tracker its copies share: fixed for the whole game.
 SHARED = ("board", "options", "rules", "plan")
 
@@ -143,16 +145,17 @@ def observe(game, state: ObservedState, turn_hint: str | None = None):
     where the camera now contradicts a doubtful count, or sees pieces in the region beside the
     one it read them in (see the module doc)."""
     journal = journal_of(game)
-    doubts = [(k, {region: value}, functools.partial(_note, region=region, value=value))
+    doubts = [(k, {region: value}, functools.partial(_note, region=region, value=value), {})
               for region, k, value in _doubts(game, journal, state)]
-    doubts += _transfers(game, journal, state)
+    doubts += [(k, values, noted, {}) for k, values, noted in _transfers(game, journal, state)]
+    doubts += _turn_doubts(game, journal, state)
     if not doubts:
         return _observe_step(game, journal, state, turn_hint)
     plain = _trial(game, list(journal.steps))
     _observe_step(plain, journal_of(plain), state, turn_hint)
     best, best_saving, note = plain, 0.0, None
-    for k, values, noted in doubts:
-        trial = _replayed(journal, k, values)
+    for k, values, noted, hints in doubts:
+        trial = _replayed(journal, k, values, hints)
         if trial is None:
             continue
         try:
@@ -195,15 +198,16 @@ def _trial(game, steps: list[Step]):
     return trial
 
 
-def _replayed(journal: Journal, k: int, values: dict[str, dict]):
+def _replayed(journal: Journal, k: int, values: dict[str, dict], hints: dict[int, str] | None = None):
     """The tracker as it stood before step ``k``, with the steps since replayed and each region
-    of ``values`` read as its value in every state they committed; None when a step no longer
-    goes through."""
+    of ``values`` read as its value in every state they committed, and the step of each index of
+    ``hints`` read with that player in turn; None when a step no longer goes through."""
     trial = _trial(journal.steps[k].before, journal.steps[:k])
+    hints = hints or {}
     try:
-        for step in journal.steps[k:]:
+        for i, step in enumerate(journal.steps[k:], start=k):
             if step.method == "observe":
-                _observe_step(trial, journal_of(trial), _with(step.state, values), *step.args[1:])
+                _observe_step(trial, journal_of(trial), _with(step.state, values), hints.get(i, step.args[1]))
             else:
                 getattr(trial, step.method)(*copy.deepcopy(step.args), **copy.deepcopy(step.kwargs))
     except AugurError:
@@ -288,6 +292,41 @@ def _transfers(game, journal: Journal, state: ObservedState) -> list[tuple[int, 
     return found[:MAX_TRANSFERS]
 
 
+def _turn_doubts(game, journal: Journal, state: ObservedState) -> list[tuple[int, dict, Callable, dict[int, str]]]:
+    """(step, values, the note to make if it is kept, hints) to read the past again with: the
+    last turn change the tracker inferred, read as the turn going on, where the player whose turn
+    it ended is clearly seen gaining pieces in ``state`` since the last commit. Only the player in
+    turn places, moves in or conquers (§4.2), so either that player's turn did not end, or the
+    camera misread now. The change that seemed to begin the next turn may be a misread of its
+    own: in a rendered hard game on the real print (the game bench, seed 19, game 22) red moved a
+    trireme the camera never saw, and the camera read a blue legionary more in Asia at 0.82;
+    the tracker took that for blue's turn beginning, and red's strategic move that followed for
+    two violations. Read again with red's turn going on, the Asia reading is the one breach.
+    It is weighed only where the camera read the change that began the turn less surely than
+    the gains that say it goes on, and never where the tablet gave the turn (a turn hint)."""
+    past = _past(game, journal) if MAX_TURN_DOUBTS else None
+    if past is None:
+        return []
+    observed, last = past
+    for i in reversed(observed):
+        step = journal.steps[i]
+        if not step.report.turn_changed:
+            continue
+        ended = step.before.current
+        if step.args[1] is not None or ended is None or ended == game.current:
+            return []
+        gaining = [r for r in sorted(state.changed_regions(last) - state.unseen)
+                   if state.confidence_of(r) >= LOW_CONFIDENCE and _army(state, r, ended) > _army(last, r, ended)]
+        began = step.state.changed_regions(step.before.state)
+        # the camera must be less sure of what began the turn than of what shows it still going on
+        if not gaining or not began or \
+                min(map(step.state.confidence_of, began)) >= min(map(state.confidence_of, gaining)):
+            return []
+        note = functools.partial(_turn_note, ended=ended, began=step.report.actor, seen=tuple(gaining))
+        return [(i, {}, note, {i: ended})][:MAX_TURN_DOUBTS]
+    return []
+
+
 def _past(game, journal: Journal) -> tuple[list[int], ObservedState] | None:
     """The journal's steps that committed a state, and the last state committed; None where there
     is no past to read again (a game not started, no commit journaled, or a restarted one)."""
@@ -314,6 +353,14 @@ def _last_gain(journal: Journal, observed: list[int], loser: str, gainer: str, g
             plausible = step.state.confidence_of(loser) < TRANSFER_BELOW
             return i if plausible and _gain(read, before) == gained else None
     return None
+
+
+def _army(state: ObservedState, region: str, colour: str) -> int:
+    """``colour``'s strength in ``region``: its land pieces by their value (a vexillum is ten
+    legionaries, so that a vexillum exchange is no gain) and its ships."""
+    pieces = state.board.pieces
+    kinds = state.regions.get(region, {}).get(colour, {})
+    return pieces.strength(kinds) + sum(kinds.get(k, 0) for k in pieces.naval)
 
 
 def _gain(now: dict, was: dict) -> dict[tuple[str, str], int]:
@@ -372,6 +419,20 @@ def _transfer_note(game, step: Step, *, moved: dict, source: str, target: str, s
                                  f"{_back(span)} (confidence {step.state.confidence_of(source):.2f}) now read clearly "
                                  f"in {board.name(target)}; taken to have stood there since then, and the moves "
                                  f"since are read again (check it)", (target, source))
+
+
+def _turn_note(game, step: Step, *, ended: str, began: str, seen: tuple[str, ...], state: ObservedState,
+               span: int) -> Verdict:
+    """The warning that tells the table the tracker took ``ended``'s turn, which it had read as
+    over at ``step``, ``span`` commits back, to have gone on, since ``state`` shows ``ended``
+    gaining pieces in ``seen``; it names the regions whose change had seemed to begin ``began``'s turn."""
+    board = game.board
+    changed = tuple(sorted(step.state.changed_regions(step.before.state)))
+    where = ", ".join(board.name(r) for r in changed) or "no region"
+    return Verdict.warning("§4.2", f"second thoughts: the change {_back(span)} ({where}) was read as {began}'s turn "
+                                   f"beginning, but {ended} is now seen gaining pieces in "
+                                   f"{', '.join(board.name(r) for r in seen)}; {ended}'s turn is taken to have gone on, "
+                                   f"and the moves since are read again (check {where})", changed)
 
 
 def _back(span: int) -> str:
