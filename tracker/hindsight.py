@@ -33,6 +33,11 @@ read again with the pieces where they are now seen. A real move between the two 
 commit, as in that game, is not unpicked from it. It is weighed as a single region's second
 thought is: a move the rules allow saves no more than its event and is left as read.
 
+A change can also seem to begin the next player's turn when it was a misread of its own
+(:func:`_turn_doubts`): where the player whose turn the tracker ended is then clearly seen gaining
+pieces, which only the player in turn does, the past is read again from that change with the
+turn going on, weighed as every second thought is.
+
 Tablet entries and re-sightings between the commits are journaled (:func:`journaled`) and
 replayed in their places.
 """
