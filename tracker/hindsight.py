@@ -191,7 +191,8 @@ def _observe_step(game, journal: Journal, state: ObservedState, turn_hint: str |
         report = game._observe_now(state, turn_hint)
     finally:
         journal.busy = False
-    game.question(state, report.verdicts, state.changed_regions(before.state) if before.state is not None else set())
+    changed = state.changed_regions(before.state) if report.verdicts and before.state is not None else set()
+    game.question(state, report.verdicts, changed)
     journal.add(Step("observe", (state, turn_hint), {}, before, report))
     return report
 
