@@ -29,14 +29,19 @@ between the two was read as pieces from nowhere, a violation for one misplaced p
 simplest form of that is weighed again (:func:`_transfers`): where a clear view shows one of two
 touching regions gaining exactly the pieces the other loses, and the losing one last changed by
 gaining just those pieces (read below TRANSFER_BELOW) with the other unchanged since, the past is
-read again with the pieces where they are now seen. A real move between the two in the same
-commit, as in that game, is not unpicked from it. It is weighed as a single region's second
-thought is: a move the rules allow saves no more than its event and is left as read.
+read again with the pieces where they are now seen. It is weighed as a single region's second
+thought is: a move the rules allow saves no more than its event and is left as read. A real move
+between the same two regions in one commit with the misplaced piece is not unpicked from it: the
+two together show as one move of the pieces between them (or as nothing), which the rules allow
+as they allow the true story, so no reading of the rules could tell them apart, and the counts
+come out right either way.
 
 A change can also seem to begin the next player's turn when it was a misread of its own
 (:func:`_turn_doubts`): where the player whose turn the tracker ended is then clearly seen gaining
 pieces, which only the player in turn does, the past is read again from that change with the
-turn going on, weighed as every second thought is.
+turn going on, weighed as every second thought is. That game's violations, as OpenCV 5 renders
+it, were of this kind: a blue legionary read over in Asia began "blue's turn", and red's move from
+Mauretania to Numidia that followed was read as red's pieces appearing in it.
 
 Tablet entries and re-sightings between the commits are journaled (:func:`journaled`) and
 replayed in their places.
