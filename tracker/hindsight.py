@@ -328,10 +328,10 @@ def _turn_doubts(game, journal: Journal, state: ObservedState) -> list[tuple[int
             return []
         gaining = [r for r in sorted(state.changed_regions(last) - state.unseen)
                    if state.confidence_of(r) >= LOW_CONFIDENCE and _army(state, r, ended) > _army(last, r, ended)]
-        began = step.state.changed_regions(step.before.state)
+        beginning = step.state.changed_regions(step.before.state)
         # the camera must be less sure of what began the turn than of what shows it still going on
-        if not gaining or not began or \
-                min(map(step.state.confidence_of, began)) >= min(map(state.confidence_of, gaining)):
+        if not gaining or not beginning or \
+                min(map(step.state.confidence_of, beginning)) >= min(map(state.confidence_of, gaining)):
             return []
         note = functools.partial(_turn_note, ended=ended, began=step.report.actor, seen=tuple(gaining))
         return [(i, {}, note, {i: ended})][:MAX_TURN_DOUBTS]
