@@ -223,6 +223,48 @@ class TestTurnDoubts:
         assert not second_thoughts(moved) and t.game.current == "blue"
 
 
+def read_in_ponto(monkeypatch=None, **settings):
+    """Red reinforces Bithynia, then moves 2 legionaries out of Galatia to a province beside it;
+    the camera reads them in Ponto (0.9), which does not border Galatia. The report on it."""
+    for name, value in settings.items():
+        monkeypatch.setattr(hindsight, name, value)
+    t = Table()
+    t.set(bithynia=11).push()
+    return t, t.set(galatia=2, ponto=5).push(confidence={"ponto": 0.9})
+
+
+def elsewhere(report):
+    return [v for v in report.verdicts if "would break no rule" in v.message]
+
+
+class TestElsewhere:
+    """A violation that the pieces a province gained would not break in a province beside it:
+    the table is told where to look; the counts stay as read."""
+
+    def test_the_provinces_that_would_take_the_pieces_are_named_and_marked(self, monkeypatch):
+        _, plain = read_in_ponto(monkeypatch, MAX_ELSEWHERE=0)
+        monkeypatch.undo()
+        t, report = read_in_ponto()
+        [hint] = elsewhere(report)
+        assert hint.level == "warning" and hint.regions == ("ponto", "bithynia", "cappadocia")
+        assert "2 red legionaries read in Ponto" in hint.message
+        # nothing else changes: the same events and the same breach as without it
+        assert kinds(report) == kinds(plain) and rules(report) == rules(plain) == {"§6"}
+        assert t.game.state.legions["ponto"] == 5
+        assert {"ponto", "bithynia", "cappadocia"} <= set(t.game.questioned)
+
+    def test_too_many_provinces_that_would_take_them_say_nothing(self, monkeypatch):
+        _, report = read_in_ponto(monkeypatch, ELSEWHERE_AT_MOST=1)
+        assert not elsewhere(report) and rules(report) == {"§6"}
+
+    def test_a_breach_no_province_beside_it_would_mend_gets_no_hint(self):
+        """Five legionaries placed where none are due break §6 wherever they stand."""
+        t = Table()
+        t.set(bithynia=11).push()
+        report = t.set(galatia=9).push()
+        assert rules(report) == {"§6"} and not elsewhere(report)
+
+
 class TestJournal:
     def test_keeps_the_last_depth_commits_and_what_came_between(self):
         t = Table()

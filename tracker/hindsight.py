@@ -55,7 +55,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from tracker.errors import AugurError
-from tracker.readings import EVENT_COST, LOW_CONFIDENCE, TURN_CHANGE_COST, WARNING_COST, verdicts_cost
+from tracker.readings import (EVENT_COST, LOW_CONFIDENCE, TURN_CHANGE_COST, WARNING_COST, verdict_basis,
+                              verdicts_cost)
 from tracker.state import ObservedState
 from tracker.verdicts import VIOLATION, Verdict
 
@@ -76,6 +77,11 @@ MAX_TRANSFERS = 2
 TRANSFER_BELOW = 0.95
 #: Turn changes weighed again per commit, the latest one only (see :func:`_turn_doubts`).
 MAX_TURN_DOUBTS = 1
+#: Violations per commit for which pieces read in a province are tried in the one beside it
+#: (see :func:`_elsewhere`).
+MAX_ELSEWHERE = 2
+#: ...and named where at most this many provinces beside it would take them (more say nothing).
+ELSEWHERE_AT_MOST = 2
 #: Attributes of a tracker its copies share: fixed for the whole game.
 SHARED = ("board", "options", "rules", "plan")
 
@@ -160,7 +166,9 @@ def observe(game, state: ObservedState, turn_hint: str | None = None):
     doubts += [(k, values, noted, {}) for k, values, noted in _transfers(game, journal, state)]
     doubts += _turn_doubts(game, journal, state)
     if not doubts:
-        return _observe_step(game, journal, state, turn_hint)
+        report = _observe_step(game, journal, state, turn_hint)
+        _hint_elsewhere(game, report, state, turn_hint)
+        return report
     plain = _trial(game, list(journal.steps))
     _observe_step(plain, journal_of(plain), state, turn_hint)
     best, best_saving, note = plain, 0.0, None
@@ -185,7 +193,15 @@ def observe(game, state: ObservedState, turn_hint: str | None = None):
     if note is not None:
         report.verdicts.append(note)
         game.question(state, [note])
+    _hint_elsewhere(game, report, state, turn_hint)
     return report
+
+
+def _hint_elsewhere(game, report, state: ObservedState, turn_hint: str | None) -> None:
+    """Add to ``report`` the warnings of :func:`_elsewhere`, and mark what they name for a check."""
+    hints = _elsewhere(game, journal_of(game), state, turn_hint)
+    report.verdicts.extend(hints)
+    game.question(state, hints)
 
 
 # -- the pieces --------------------------------------------------------------------------------
@@ -336,6 +352,67 @@ def _turn_doubts(game, journal: Journal, state: ObservedState) -> list[tuple[int
         note = functools.partial(_turn_note, ended=ended, began=step.report.actor, seen=tuple(gaining))
         return [(i, {}, note, {i: ended})][:MAX_TURN_DOUBTS]
     return []
+
+
+def _elsewhere(game, journal: Journal, state: ObservedState, turn_hint: str | None) -> list[Verdict]:
+    """Warnings for the violations of the commit just read (``state``, the journal's last step)
+    that pieces a province gained, read in the province beside it, would not break: where moving
+    just those pieces to one province touching it by land, held by the same army and unchanged
+    by the commit, reads with fewer violations, and no more than ELSEWHERE_AT_MOST such provinces
+    do, the warning names them, so that the table checks where the camera may have misplaced them. The
+    counts stay as read. (In a rendered hard game, seed 31's game 34, green moved a legionary
+    from Cappadocia to Syria; the camera read it in Judea, beside Syria, at 0.93: "strategic move
+    across Creticum without more triremes", and Syria stood a legionary short, unmarked.)"""
+    step = journal.steps[-1] if journal.steps and journal.steps[-1].method == "observe" else None
+    if step is None or step.state is not state or step.before.state is None or not MAX_ELSEWHERE:
+        return []
+    prev, report, board = step.before.state, step.report, game.board
+    if not any(v.level == VIOLATION for v in report.verdicts):
+        return []
+    changed = state.changed_regions(prev)
+    hints, tried = [], set()
+    for v in report.verdicts:
+        if v.level != VIOLATION:
+            continue
+        for gainer in verdict_basis(v, changed):
+            colour = state.owners.get(gainer)
+            gained = {piece: n for piece, n in _gain(state.regions.get(gainer, {}), prev.regions.get(gainer, {})).items()
+                      if n > 0 and piece[0] == colour}
+            if gainer in tried or not gained or not board.is_province(gainer):
+                continue
+            tried.add(gainer)
+            rest = _gain(state.regions.get(gainer, {}), _counts(gained))
+            if not any(n > 0 for (c, _), n in rest.items() if c == colour):
+                continue        # the province would be left without its army
+            legal = []
+            for beside in sorted(board.land_neighbours.get(gainer, frozenset())):
+                if beside in changed or beside in state.unseen or state.owners.get(beside) != colour:
+                    continue
+                moved = _gain(state.regions.get(beside, {}), {})
+                for piece, n in gained.items():
+                    moved[piece] = moved.get(piece, 0) + n
+                trial = _trial(step.before, journal.steps[:-1])
+                try:
+                    _observe_step(trial, journal_of(trial), _with(state, {gainer: _counts(rest), beside: _counts(moved)}),
+                                  turn_hint)
+                except AugurError:
+                    continue
+                if _violations(trial.history[-1:]) < _violations([report]):
+                    legal.append(beside)
+                if len(legal) > ELSEWHERE_AT_MOST:
+                    break
+            if 0 < len(legal) <= ELSEWHERE_AT_MOST:
+                hints.append(_elsewhere_note(board, state, _counts(gained), gainer, legal))
+            if len(hints) >= MAX_ELSEWHERE:
+                return hints
+    return hints
+
+
+def _elsewhere_note(board, state: ObservedState, pieces: dict, read_in: str, beside: list[str]) -> Verdict:
+    where = " or ".join(f"{board.name(r)} (read at {state.confidence_of(r):.2f})" for r in beside)
+    return Verdict.warning("§4.2", f"{_describe(board, pieces)} read in {board.name(read_in)} "
+                                   f"(confidence {state.confidence_of(read_in):.2f}) would break no rule in {where} "
+                                   f"beside it: check {'both' if len(beside) == 1 else 'them'}", (read_in, *beside))
 
 
 def _past(game, journal: Journal) -> tuple[list[int], ObservedState] | None:
