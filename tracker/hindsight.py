@@ -43,6 +43,12 @@ turn going on, weighed as every second thought is. That game's violations, as Op
 it, were of this kind: a blue legionary read over in Asia began "blue's turn", and red's move from
 Mauretania to Numidia that followed was read as red's pieces appearing in it.
 
+What a later commit cannot settle is pointed at instead (:func:`_elsewhere`): a violation that
+the pieces a province gained would not break in a province beside it, held by the same army,
+gets a warning naming those provinces (at most two), so that the table looks where the camera
+may have misplaced them. The counts stay as read: the camera, not the rules, says where pieces
+stand.
+
 Tablet entries and re-sightings between the commits are journaled (:func:`journaled`) and
 replayed in their places.
 """
