@@ -88,6 +88,8 @@ MAX_TURN_DOUBTS = 1
 MAX_ELSEWHERE = 2
 #: ...and named where at most this many provinces beside it would take them (more say nothing).
 ELSEWHERE_AT_MOST = 2
+#: The words that tell those warnings apart (see :func:`_cost`).
+ELSEWHERE_MARK = " would break no rule in "
 #: Attributes of a tracker its copies share: fixed for the whole game.
 SHARED = ("board", "options", "rules", "plan")
 
@@ -417,7 +419,7 @@ def _elsewhere(game, journal: Journal, state: ObservedState, turn_hint: str | No
 def _elsewhere_note(board, state: ObservedState, pieces: dict, read_in: str, beside: list[str]) -> Verdict:
     where = " or ".join(f"{board.name(r)} (read at {state.confidence_of(r):.2f})" for r in beside)
     return Verdict.warning("§4.2", f"{_describe(board, pieces)} read in {board.name(read_in)} "
-                                   f"(confidence {state.confidence_of(read_in):.2f}) would break no rule in {where} "
+                                   f"(confidence {state.confidence_of(read_in):.2f}){ELSEWHERE_MARK}{where} "
                                    f"beside it: check {'both' if len(beside) == 1 else 'them'}", (read_in, *beside))
 
 
@@ -480,9 +482,12 @@ def _recorded(game, journal: Journal) -> bool:
 
 
 def _cost(reports) -> float:
-    """What ``reports`` cost as the tracker read them: their verdicts, their events, a turn change each."""
-    return sum(verdicts_cost(r.verdicts) + EVENT_COST * len(r.events) + TURN_CHANGE_COST * r.turn_changed
-               for r in reports)
+    """What ``reports`` cost as the tracker read them: their verdicts, their events, a turn change
+    each. The pointers of :func:`_elsewhere` are left out: added after a commit was read, they are
+    not part of its reading, and a reading of the past again (which does not add them) would
+    otherwise seem to save them."""
+    return sum(verdicts_cost([v for v in r.verdicts if ELSEWHERE_MARK not in v.message])
+               + EVENT_COST * len(r.events) + TURN_CHANGE_COST * r.turn_changed for r in reports)
 
 
 def _violations(reports) -> int:
