@@ -358,7 +358,7 @@ def _turn_doubts(game, journal: Journal, state: ObservedState) -> list[tuple[int
                 min(map(step.state.confidence_of, beginning)) >= min(map(state.confidence_of, gaining)):
             return []
         note = functools.partial(_turn_note, ended=ended, began=step.report.actor, seen=tuple(gaining))
-        return [(i, {}, note, {i: ended})][:MAX_TURN_DOUBTS]
+        return [(i, {}, note, {i: ended})]
     return []
 
 
@@ -396,9 +396,7 @@ def _elsewhere(game, journal: Journal, state: ObservedState, turn_hint: str | No
             for beside in sorted(board.land_neighbours.get(gainer, frozenset())):
                 if beside in changed or beside in state.unseen or state.owners.get(beside) != colour:
                     continue
-                moved = _gain(state.regions.get(beside, {}), {})
-                for piece, n in gained.items():
-                    moved[piece] = moved.get(piece, 0) + n
+                moved = Counter(_gain(state.regions.get(beside, {}), {})) + Counter(gained)
                 trial = _trial(step.before, journal.steps[:-1])
                 try:
                     _observe_step(trial, journal_of(trial), _with(state, {gainer: _counts(rest), beside: _counts(moved)}),

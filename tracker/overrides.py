@@ -63,4 +63,9 @@ def to_check(state: ObservedState, questioned: dict[str, dict], overrides: dict[
     (``questioned``, :meth:`tracker.game.TurnFollower.question`) with no count set over it. A
     region the camera cannot see is marked as unseen, not for a check."""
     doubted = {r for r in state.confidence if state.confidence_of(r) < LOW_CONFIDENCE}
-    return (doubted | (set(questioned) - set(overrides))) - state.unseen
+    return (doubted | still_questioned(questioned, overrides)) - state.unseen
+
+
+def still_questioned(questioned: dict[str, dict], overrides: dict[str, Override]) -> set[str]:
+    """The regions a rule questioned that no player or rule has set a count over since."""
+    return set(questioned) - set(overrides)

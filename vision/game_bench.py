@@ -204,7 +204,7 @@ class GameScorer:
         # what the dashboard marks for a check once the tracker has read the commit
         checked = to_check(tracked, self.read.questioned, self._overrides)
         out.tracked_wrong_unflagged += len(wrong - checked)
-        out.tracked_right_flagged += len(checked - wrong - tracked.unseen)
+        out.tracked_right_flagged += len(checked - wrong)
         v, w = _tally(self.true, now)
         out.truth_violations, out.truth_warnings = out.truth_violations + v, out.truth_warnings + w
         self._enter(())

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tracker.errors import AugurError, GameError
-from tracker.overrides import GUESSED, Override, apply_overrides
+from tracker.overrides import GUESSED, Override, apply_overrides, still_questioned
 from tracker.pieces import VP_TRACK_MAX
 from tracker.readings import LOW_CONFIDENCE
 from tracker.rulesets import apply_entry, make_game
@@ -316,7 +316,7 @@ class LiveGame:
             # counts the rules guessed, not the camera (§14.1): their low confidence is no camera's
             "guessed": sorted(r for r, o in self.overrides.items() if o.confidence is not None),
             # counts a rule questioned that still read so and nobody has set: the map marks them for a check
-            "questioned": sorted(set(g.questioned) - set(self.overrides)),
+            "questioned": sorted(still_questioned(g.questioned, self.overrides)),
             "t": time.time(),
             # arena-paid power centres the camera has not seen placed: the tablet asks where they stand
             "centres_owed": [o.to_dict() for o in g.centres_owed()],
