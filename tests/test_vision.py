@@ -1045,6 +1045,37 @@ class TestBenchClaims:
         assert claims_right(hidden, want, players) == 4
 
 
+
+class TestMapFidelity:
+    """The bench says how many pieces the map a table's calibration fitted puts across a border:
+    the calibration's share of the wrong regions, apart from the counter's."""
+
+    def test_the_map_the_pieces_were_placed_by_puts_every_piece_at_home(self):
+        from vision.bench import pieces_off_their_region
+        _, truth, _ = scene("easy")
+        off, pieces = pieces_off_their_region(truth, load_geometry())
+        assert pieces == sum(p.region is not None for p in truth.pieces) > 20
+        assert off == 0
+
+    def test_a_map_shifted_by_a_legionary_or_two_puts_pieces_across_borders(self):
+        from vision.bench import pieces_off_their_region
+        _, truth, _ = scene("easy")
+        geo = load_geometry()
+        shifted = geo.warped(np.array([[1.0, 0.0, 25.0], [0.0, 1.0, 15.0], [0.0, 0.0, 1.0]]))
+        off, pieces = pieces_off_their_region(truth, shifted)
+        assert 0 < off < pieces
+
+    def test_a_trireme_is_looked_up_on_the_printed_seas(self):
+        from vision.bench import pieces_off_their_region
+        _, truth, _ = scene("easy")
+        fleets = [p for p in truth.pieces if p.kind == "trireme" and p.region is not None]
+        assert fleets
+        only_fleets = copy.copy(truth)
+        object.__setattr__(only_fleets, "pieces", fleets)
+        # a province's land labels reach over its coast; the seas' own labels give each fleet its sea
+        assert pieces_off_their_region(only_fleets, load_geometry()) == (0, len(fleets))
+
+
 def _off_the_coast(geo, province: str, reach: tuple[float, float]) -> tuple[float, float]:
     """A sea point whose nearest province is ``province``, at a distance within ``reach``
     (found by brute force over the province pixels, not through ``land_labels``)."""
