@@ -165,6 +165,35 @@ class TestTraceBorders:
         assert traced.label_points["cilicia"] == geo.label_points["cilicia"]
 
 
+
+class TestTheToneCheck:
+    """A move whose pixels plainly wear the tone of the region they would leave is undone; each
+    move is weighed apart, even where it touches another."""
+
+    @staticmethod
+    def board():
+        """Regions 1 (top left), 3 (bottom left) and 2 (right), each printed in its own tone."""
+        labels = np.full((200, 200), 2, np.uint8)
+        labels[:100, :100], labels[100:, :100] = 1, 3
+        tones = {1: (40, 40, 200), 2: (200, 40, 40), 3: (40, 200, 40)}
+        rectified = np.zeros((200, 200, 3), np.uint8)
+        for value, bgr in tones.items():
+            rectified[labels == value] = bgr
+        return labels, rectified, tones
+
+    def test_a_right_move_touching_a_wrong_one_stands_and_the_wrong_one_is_undone(self):
+        from calibration.borders import _unlike_their_new_region
+        labels, rectified, tones = self.board()
+        moved = np.zeros_like(labels)
+        # the print gives this strip of region 1 to region 2 (it wears 2's tone): a right move
+        rectified[60:100, 80:100] = tones[2]
+        moved[60:100, 80:100] = 2
+        # a larger strip of region 3, in 3's own tone, that the lines would also give to 2, touching it
+        moved[100:150, 80:100] = 2
+        unlike = _unlike_their_new_region(moved, labels, rectified, _border_distance(labels))
+        assert not unlike[60:100, 80:100].any()
+        assert unlike[100:150, 80:100].all()
+
 class TestTheProfileKeepsTheBorders:
     def test_saved_and_loaded_it_reads_the_same_map(self, misprinted, tmp_path):
         traced = misprinted[2]
@@ -271,6 +300,18 @@ class TestTheRealPrint:
         galatia, cilicia = ids.index("galatia") + 1, ids.index("cilicia") + 1
         assert ((old.labels == cilicia) & (traced.labels == galatia)).sum() > 400      # measured 634
         assert traced.regions_at(np.array(list(traced.label_points.values()))) == list(traced.label_points)
+
+    def test_the_tongue_of_moesia_the_map_gives_thracia_goes_back_to_moesia(self):
+        """On the real photo a tongue of Moesia, printed yellow, lies inside the map's Thracia; its
+        move touched two others (Thracia's coast to the Pontus Euxinus, a sliver of Moesia to
+        Thracia), and weighed as one strip the three read as sea and the tongue stayed Thracia's."""
+        photo = cv2.imread(str(shared_file("reference", "spqrisiko", "board-photo-topdown.jpeg")))
+        small = cv2.resize(photo, None, fx=0.35, fy=0.35, interpolation=cv2.INTER_AREA)
+        old = calibrate(small, procedural_art(), borders=False).geometry
+        traced = calibrate(small, procedural_art()).geometry
+        tongue = [(880, 160), (885, 168)]
+        assert [old.region_at(*p) for p in tongue] == ["thracia", "thracia"]
+        assert [traced.region_at(*p) for p in tongue] == ["moesia", "moesia"]
 
     def test_arabia_and_mesopotamia_reach_the_print_s_eastern_edge(self):
         """On the real photo the committed map's eastern edge lies about 25 units inside the
