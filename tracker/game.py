@@ -112,8 +112,9 @@ class TurnFollower:
     Subclasses set ``players``, ``eliminated``, ``board``, ``state``, ``ctx``, ``round_no``,
     ``turn_no``, ``hands``, ``history``, ``unknown`` and ``questioned``, and say how to read a
     change in a turn context (:meth:`_read`), how to take a committed state
-    (:meth:`_observe_now`) and what the next player's turn context is (:meth:`_next_context`). Their methods that change the game otherwise (tablet
-    entries) are :func:`~tracker.hindsight.journaled`, so that a second thought replays them.
+    (:meth:`_observe_now`) and what the next player's turn context is (:meth:`_next_context`).
+    Their methods that change the game otherwise (tablet entries) are
+    :func:`~tracker.hindsight.journaled`, so that a second thought replays them.
     """
 
     @property

@@ -375,13 +375,12 @@ def _elsewhere(game, journal: Journal, state: ObservedState, turn_hint: str | No
     if step is None or step.state is not state or step.before.state is None or not MAX_ELSEWHERE:
         return []
     prev, report, board = step.before.state, step.report, game.board
-    if not any(v.level == VIOLATION for v in report.verdicts):
+    violations = [v for v in report.verdicts if v.level == VIOLATION]
+    if not violations:
         return []
     changed = state.changed_regions(prev)
     hints, tried = [], set()
-    for v in report.verdicts:
-        if v.level != VIOLATION:
-            continue
+    for v in violations:
         for gainer in verdict_basis(v, changed):
             colour = state.owners.get(gainer)
             gained = {piece: n for piece, n in _gain(state.regions.get(gainer, {}), prev.regions.get(gainer, {})).items()

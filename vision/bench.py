@@ -320,8 +320,6 @@ def pieces_off_their_region(truth, geometry) -> tuple[int, int]:
     That was a fault of the trace's tone check, mended the same session
     (:func:`calibration.borders._unlike_their_new_region`); then 8 / 45 / 94."""
     pieces = [p for p in truth.pieces if p.region is not None]
-    if not pieces:
-        return 0, 0
     off = 0
     for land in (True, False):
         mine = [p for p in pieces if (p.kind != TRIREME) == land]
