@@ -621,6 +621,44 @@ class TestGateAndFusion:
         assert out[-1] is not None and out[-1].regions == base
         assert out[-1].confidence_of("dacia") < 1.0 and out[-1].confidence_of("italia") == 1.0
 
+    @staticmethod
+    def _fusion_after(regions: dict) -> Fusion:
+        """A fusion that has committed ``regions`` and begun a new run (a hand came and went)."""
+        f = Fusion(agree=3)
+        for _ in range(3):
+            f.offer(ObservedState.from_dict({"regions": regions}))
+        f.reset_run()
+        return f
+
+    def test_a_change_most_of_a_short_run_shows_is_committed_before_the_full_window(self):
+        """A trireme put in the Aegeum read in frames 2, 4 and 5 of the run and missed in 1 and 3
+        (a rendered hard game on the real print) waited for the ninth frame, 0.75 s after the
+        hand left. Three frames of five back it: it is committed at the fifth."""
+        before = {"italia": {"red": {"legionary": 2}}}
+        after = dict(before, aegeum={"red": {"trireme": 1}})
+        f = self._fusion_after(before)
+        run = [before, after, before, after, after]
+        out = [f.offer(ObservedState.from_dict({"regions": r})) for r in run]
+        assert [o is not None for o in out] == [False, False, False, False, True]
+        assert out[-1].regions == after and out[-1].confidence_of("aegeum") == pytest.approx(0.6)
+
+    def test_a_region_flickering_through_a_run_is_not_committed_before_or_at_the_window(self):
+        before = {"italia": {"red": {"legionary": 2}}, "dacia": {"blue": {"legionary": 4}}}
+        flicker = dict(before, dacia={"blue": {"legionary": 5}})
+        f = self._fusion_after(before)
+        run = [before, flicker] * (WINDOW // 2) + [before]
+        assert all(f.offer(ObservedState.from_dict({"regions": r})) is None for r in run)
+        assert f.committed.regions == before
+
+    def test_a_change_backed_by_fewer_than_agree_frames_waits(self):
+        """Two frames of four are no majority, and two frames are fewer than ``agree``: no commit
+        midway, however the ties fall."""
+        before = {"italia": {"red": {"legionary": 2}}}
+        after = {"italia": {"red": {"legionary": 3}}}
+        f = self._fusion_after(before)
+        out = [f.offer(ObservedState.from_dict({"regions": r})) for r in (before, before, after, after)]
+        assert out == [None] * 4 and f.committed.regions == before
+
     def test_a_still_run_is_read_as_one_from_its_first_frame(self):
         """The pipeline tells a detector that reads a run's frames together where each run begins:
         after a bad frame (or a moving one) the next still frame starts a new run."""
