@@ -288,20 +288,20 @@ def _unlike_their_new_region(moved: np.ndarray, labels: np.ndarray, rectified: n
     lab = cv2.cvtColor(rectified, cv2.COLOR_BGR2LAB).astype(np.float32)
     tone = _tone_of(labels, lab, to_border)
     unlike = np.zeros(moved.shape, bool)
+    # each moved pixel's move, old region * 256 + new region: find_objects gives each move's box
     pair = np.where(moved > 0, labels.astype(np.int32) * 256 + moved, 0)
-    touching, _ = ndimage.label(moved > 0, structure=np.ones((3, 3)))
-    for k, box in enumerate(ndimage.find_objects(touching), 1):
-        in_box = np.where(touching[box] == k, pair[box], 0)
-        for key in np.unique(in_box[in_box > 0]):
-            strips, _ = ndimage.label(in_box == key, structure=np.ones((3, 3)))
-            old, new = tone(int(key) // 256), tone(int(key) % 256)
-            if old is None or new is None:
-                continue
-            for j, sub in enumerate(ndimage.find_objects(strips), 1):
-                strip = strips[sub] == j
-                colour = np.median(lab[box][sub][strip], axis=0)
-                if np.linalg.norm(colour - new) - np.linalg.norm(colour - old) > TONE_MARGIN:
-                    unlike[box][sub] |= strip
+    for key, box in enumerate(ndimage.find_objects(pair), 1):
+        if box is None:
+            continue
+        old, new = tone(key // 256), tone(key % 256)
+        if old is None or new is None:
+            continue
+        strips, _ = ndimage.label(pair[box] == key, structure=np.ones((3, 3)))
+        for j, sub in enumerate(ndimage.find_objects(strips), 1):
+            strip = strips[sub] == j
+            colour = np.median(lab[box][sub][strip], axis=0)
+            if np.linalg.norm(colour - new) - np.linalg.norm(colour - old) > TONE_MARGIN:
+                unlike[box][sub] |= strip
     return unlike
 
 

@@ -77,20 +77,21 @@ class Fusion:
         if not decide and not self.agree < len(self._run) < WINDOW:
             return None
         self._run = self._run[-WINDOW:]
-        fused = self._fuse()
+        fused, support = self._fuse()
         if self.committed is not None and self.committed.same_counts(fused):
             if decide and fused.unseen != self.committed.unseen:
                 self.committed = self.resighted = fused
             return None
-        if not decide and not self._backed(fused):
+        if not decide and not self._backed(fused, support):
             return None
         self.committed = fused
         return fused
 
-    def _backed(self, fused: ObservedState) -> bool:
+    def _backed(self, fused: ObservedState, support: dict[str, tuple[int, int]]) -> bool:
         """Whether every region ``fused`` changes since the committed state reads so in at least
-        ``agree`` of the run's frames, and in most of those that saw it: a change the run has
-        made plain before its full window.
+        ``agree`` of the run's frames, and in most of those that saw it (``support``, from
+        :meth:`_fuse`): a change the run has made plain before its full window. (The run's first
+        decision, at ``agree`` frames, has committed a state by then.)
 
         Why: a region read otherwise in the first ``agree`` frames of a run waited for the full
         window. In a rendered hard game on the real print, a red trireme put in the Aegeum was
@@ -100,21 +101,19 @@ class Fusion:
         already commit its other reading at the run's third frame, on two frames of three; in
         between, a change needs more than that. On twenty rendered game videos (session 60,
         ``docs/measured.md``) this added no phantom change and changed no other figure."""
-        if self.committed is None:
-            return True
         for rid in fused.changed_regions(self.committed):
-            reading = fused.regions.get(rid, {})
-            seen = [s.regions.get(rid, {}) for s in self._run if rid not in s.unseen]
-            votes = sum(r == reading for r in seen)
-            if votes < self.agree or 2 * votes <= len(seen):
+            votes, seen = support[rid]
+            if votes < self.agree or 2 * votes <= seen:
                 return False
         return True
 
-    def _fuse(self) -> ObservedState:
+    def _fuse(self) -> tuple[ObservedState, dict[str, tuple[int, int]]]:
+        """The fused board, and for each region the run saw enough of, how many frames read it as
+        fused and how many saw it."""
         latest = self._run[-1]
         board = latest.board
         before = self.committed.to_dict()["regions"] if self.committed is not None else {}
-        regions, confidence, unseen = {}, {}, set()
+        regions, confidence, unseen, support = {}, {}, set(), {}
         for rid in board.regions:
             # newest first, so that in a tie the latest reading wins: the counter's later readings
             # of a still run average two passes (DensityCounter.detect_in_run), its first one only one
@@ -130,7 +129,9 @@ class Fusion:
             if content:
                 regions[rid] = content
             seen = [s.confidence_of(rid) for s in self._run if rid not in s.unseen]
-            confidence[rid] = round(n / sum(votes.values()) * (sum(seen) / len(seen)), 3)
-        return ObservedState.from_dict({"board": board.id, "regions": regions,
-                                        "confidence": {r: c for r, c in confidence.items() if c < 1.0},
-                                        "unseen": sorted(unseen)}, board)
+            confidence[rid] = round(n / len(seen) * (sum(seen) / len(seen)), 3)
+            support[rid] = (n, len(seen))
+        fused = ObservedState.from_dict({"board": board.id, "regions": regions,
+                                         "confidence": {r: c for r, c in confidence.items() if c < 1.0},
+                                         "unseen": sorted(unseen)}, board)
+        return fused, support
