@@ -1,25 +1,27 @@
 #!/usr/bin/env bash
-# One GPU lease of the counting network's training, as sessions 55 and 57 ran it: render new
+# One GPU lease of the counting network's training, as sessions 55, 57 and 61 ran it: render new
 # tables on all cores for RENDER_S seconds (three frames a table, half on the real print), then
 # train on them; PHASE=2 goes on from phase 1's last weights at a lower peak, on the same samples,
 # while the machine is still warm (the samples stay in $W). Run from the repository root on the
 # device machine, with the board photo copied into the carried scratch folder first, e.g.
 #   mkdir -p .gpu && cp ../shared/reference/spqrisiko/board-photo-topdown.jpeg .gpu/
-#   (run, carry [".gpu"]):  bash tools/gpu-lease.sh            # about 560 s on an H200
-#   then within the warm window:  PHASE=2 EPOCHS=3 LR=4e-4 bash tools/gpu-lease.sh
-# The defaults continue the lean network from session 57's weights, taught by the shipped wide
-# network (models/README.md, "Session 57"). The weights come back under $OUT (a checkpoint after
-# every epoch, so a run cut short still returns its last epoch). Every setting is a variable.
+#   (run, carry [".gpu"], timeout_s 570):  bash tools/gpu-lease.sh     # 498 s on an H100
+#   then at once, within the warm window:  PHASE=2 EPOCHS=8 LR=3e-4 bash tools/gpu-lease.sh  # 226 s
+# The defaults continue the lean network from session 61's weights, taught by the shipped wide
+# network, on tables no lease has rendered yet (models/README.md, "Session 57" and "Session 61").
+# Session 61's two calls, as above, held the machine 764 s of a 15-minute lease, its start
+# included. The weights come back under $OUT (a checkpoint after every epoch, so a run cut short
+# still returns its last epoch). Every setting is a variable.
 set -u
 export PYTHONUNBUFFERED=1
 PHASE=${PHASE:-1}
-RENDER_S=${RENDER_S:-140}
-RENDER_SEED=${RENDER_SEED:-58}
-EPOCHS=${EPOCHS:-14}
+RENDER_S=${RENDER_S:-130}
+RENDER_SEED=${RENDER_SEED:-59}
+EPOCHS=${EPOCHS:-13}
 STEPS=${STEPS:-1000}
-LR=${LR:-1e-3}
+LR=${LR:-6e-4}
 ARCH=${ARCH:-lean}
-INIT=${INIT:-models/training/pieces-density-lean-s57.pt}
+INIT=${INIT:-models/training/pieces-density-lean-s61.pt}
 TEACHER=${TEACHER:-models/training/pieces-density.pt}
 BOARD_PHOTO=${BOARD_PHOTO:-.gpu/board-photo-topdown.jpeg}
 DEVICE=${DEVICE:-cuda}
