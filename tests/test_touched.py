@@ -117,6 +117,19 @@ class TestTouchedRegions:
         assert held.confidence_of("syria") == 0.5                         # ...and still flagged
         assert "belgica" in held.unseen and "belgica" not in held.regions   # unseen now: as the counter left it
 
+    def test_what_changed_is_told_only_once_a_frame_is_kept(self):
+        img, again, _, profile = table()
+        t = TouchedRegions(profile, profile.geometry)
+        t.hold(again, state({}))
+        assert t.changed is None                        # no commit yet: it cannot tell
+        t.remember(img, state({}, unseen=["dacia"]))
+        t.hold(again, state({}))
+        assert t.changed == frozenset()
+        moved = with_piece(with_piece(again, profile, "italia", wide=33.0), profile, "dacia", wide=33.0)
+        t.hold(moved, state({}, unseen=["belgica"]))
+        assert "italia" in t.changed
+        assert "dacia" not in t.changed                 # unseen at the commit: nothing to compare with
+
     def test_a_region_unseen_at_the_commit_is_read_again(self):
         img, again, _, profile = table()
         t = TouchedRegions(profile, profile.geometry)
@@ -182,12 +195,28 @@ class TestGrazedRegions:
         assert t.touches(frame)["dacia"] >= GRAZE_PIXELS
         assert t.hold(frame, self.read("dacia", 0.5)).regions["dacia"] == {"blue": {"legionary": 2}}
 
+    def test_only_a_change_in_its_core_tells_that_pieces_moved_in_a_region(self):
+        """``changed`` (what the pipeline hands the tracker with a commit, so that a count set
+        over the camera's there is doubted) holds a region whose core changed, not one grazed."""
+        t, frame = self.grazed_frame()
+        t.hold(frame, self.read("dacia", 0.9))
+        assert "dacia" not in t.changed
+        t, again, profile = self.committed()
+        t.hold(with_piece(again, profile, "dacia", wide=33.0), self.read("dacia", 0.5))
+        assert "dacia" in t.changed and "corsica" not in t.changed
+
     def test_an_island_is_never_taken_as_grazed(self):
         """Corsica's pieces stand along its coast and off it: a change there is a move on Corsica."""
         t, again, profile = self.committed()
         frame = with_blob(again, profile, beside(t, "corsica", 8.0), wide=12.0)
         assert t.touches(frame)["corsica"] < GRAZE_PIXELS
         assert t.hold(frame, self.read("corsica", 0.5)).regions["corsica"] == {"blue": {"legionary": 2}}
+        # ... but not taken as changed either: a move beside it (a trireme on the sea off its coast)
+        # looks the same, and a count set over a misread of it would give way to the misreading
+        assert "corsica" not in t.changed
+        frame = with_piece(again, profile, "corsica", wide=33.0)
+        t.hold(frame, self.read("corsica", 0.5))
+        assert "corsica" in t.touches(frame) and "corsica" not in t.changed
 
 
 class Flicker:
@@ -224,3 +253,31 @@ class TestPipelineHold:
 
     def test_without_the_hold_it_is(self):
         assert len(self.run(hold=False)) > 1
+
+    def test_a_commit_tells_which_regions_a_hand_changed_since_the_last(self):
+        img, again, _, profile = table()
+        reader = Scripted({"italia": "red"})
+        p = Pipeline(profile, detector=reader, agree=2)
+        first = [r for r in (p.process(img if k % 2 else again) for k in range(4)) if r.committed is not None]
+        assert len(first) == 1 and first[0].changed is None      # the first commit: nothing to compare with
+        p.process(None)
+        reader.pieces["dacia"] = "blue"                           # a hand puts a blue legionary in Dacia
+        moved = with_piece(again, profile, "dacia", wide=33.0)
+        commits = [r for r in (p.process(moved) for _ in range(4)) if r.committed is not None]
+        assert len(commits) == 1 and commits[0].committed.regions["dacia"] == {"blue": {"legionary": 1}}
+        assert "dacia" in commits[0].changed and "italia" not in commits[0].changed
+
+
+class Scripted:
+    """Reads one legionary at the label point of each region in ``pieces`` (region: colour)."""
+
+    name = "scripted"
+
+    def __init__(self, pieces: dict[str, str]):
+        self.pieces = dict(pieces)
+        self.points = load_geometry().label_points
+
+    def detect(self, image):
+        regions = sorted(self.pieces)
+        return Detections(np.array([self.points[r] for r in regions], float), ("legionary",) * len(regions),
+                          tuple(self.pieces[r] for r in regions), np.ones(len(regions)))

@@ -49,6 +49,10 @@ class FrameResult:
     gate: GateResult | None
     state: ObservedState | None = None          # the count of this frame, when it was still
     committed: ObservedState | None = None      # set when this frame committed a new state
+    #: with a commit: the regions whose pieces a hand changed since the last commit (a piece came,
+    #: went or moved in their core), whatever the camera reads there now; None where the pipeline
+    #: cannot tell (its first commit, a new pose or map, ``hold_untouched`` off)
+    changed: frozenset[str] | None = None
     #: set when the committed counts stand but the camera now sees the board otherwise (a hand
     #: came to rest over some regions or left them; :class:`vision.fuse.Fusion`)
     resighted: ObservedState | None = None
@@ -177,6 +181,7 @@ class Pipeline:
         res.resighted = self.fusion.resighted
         if self.touched is not None:
             if res.committed is not None:
+                res.changed = self.touched.changed
                 self.touched.remember(image, res.committed)
             elif res.resighted is not None:
                 self.touched.see_again(image, res.resighted)

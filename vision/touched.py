@@ -123,6 +123,14 @@ class TouchedRegions:
         self.kept: np.ndarray | None = None
         self.state: ObservedState | None = None
         self._light: LightMatch | None = None
+        #: the regions the last :meth:`hold` found changed in their core since the kept frame (a
+        #: piece came, went or moved there), seen both then and now; None: no frame was kept, so
+        #: it could not tell. A count a player or a rule set over the camera's there may no longer
+        #: be right even where the camera reads the region as before (:mod:`tracker.overrides`).
+        #: An island is never among them: it has no core to tell a move on it from one beside it
+        #: (a trireme moved on the sea off its coast), and a count set over a misread of it would
+        #: be doubted at every move nearby.
+        self.changed: frozenset[str] | None = None
 
     def remember(self, image: np.ndarray, state: ObservedState) -> None:
         """Keep the frame a state was committed from."""
@@ -177,8 +185,11 @@ class TouchedRegions:
 
         A region unseen now stays as the counter left it; one unseen at the commit is counted."""
         touches = self.touches(image)
+        self.changed = None
         if touches is None:
             return state
+        self.changed = frozenset(r for r, in_core in touches.items() if r in self._cored and in_core >= GRAZE_PIXELS
+                                 and r not in state.unseen and r not in self.state.unseen)
         kept, now = self.state.to_dict(), state.to_dict()
         regions, confidence = dict(now["regions"]), dict(now.get("confidence", {}))
         for r in self.region_ids:
