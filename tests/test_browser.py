@@ -204,6 +204,26 @@ def test_a_province_the_rules_kept_says_so_not_the_camera(browser, dashboard):
     assert "the rules kept one" in text and "% sure" not in text
 
 
+def test_a_set_count_doubted_after_a_move_says_why(browser, dashboard):
+    """The rules settled a misread set-up count; a hand then moved pieces there and the camera
+    reads it as before. The map asks for a check of the settled count, and says why."""
+    from selenium.webdriver.common.by import By
+    from tracker.state import ObservedState
+    live = dashboard
+    setup = game_states(1)[0]
+    region = sorted(setup.owners)[0]
+    d = setup.to_dict()
+    d["regions"][region] = {setup.owners[region]: {"legionary": setup.legions[region] - 1}}
+    misread = ObservedState.from_dict(d)
+    live.commit(misread, b"\xff\xd8\xff\xe0")
+    live.commit(misread, b"\xff\xd8\xff\xe0", moved=frozenset({region}))
+    wait_for(lambda: [e.get_attribute("id")[2:] for e in browser.find_elements(By.CSS_SELECTOR, "#map path.doubt")]
+             == [region])
+    title = browser.find_element(By.CSS_SELECTOR, f"#r-{region} title").get_attribute("textContent")
+    assert "pieces were moved here" in title and "% sure" not in title
+    assert browser.find_element(By.ID, "check").text == "1 to check"
+
+
 def test_an_arena_centre_the_camera_missed_is_marked_from_the_prompt(browser, dashboard):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select

@@ -787,3 +787,70 @@ class TestQuestionedCounts:
                       "thracia": {"blue": {"legionary": 3}}}
         overrides = {"ponto": Override(1, {"red": {"legionary": 3}}, {"red": {"legionary": 3}})}
         assert to_check(state, questioned, overrides) == {"asia", "moesia"}
+
+
+class TestCountsSetOverTheCamera:
+    """A count a player or a rule set over the camera's holds while the camera reads the region as
+    it did, until a hand moves pieces there (``tracker.overrides.doubt_moved``)."""
+
+    CAMERA = {"judea": {"yellow": {"legionary": 3}}, "syria": {"red": {"legionary": 2}}}
+
+    def overrides(self):
+        from tracker.overrides import Override
+        return {"judea": Override(7, {"yellow": {"legionary": 3}}, {"yellow": {"legionary": 2}}),
+                "syria": Override(8, {"red": {"legionary": 2}}, {"red": {"legionary": 4}})}
+
+    def camera(self, **regions):
+        from tracker.state import ObservedState
+        return ObservedState.from_dict({"regions": dict(self.CAMERA, **regions), "confidence": {"judea": 0.97}})
+
+    def test_a_set_count_stands_while_nobody_touches_its_region(self):
+        from tracker.overrides import apply_overrides, doubt_moved
+        overrides = self.overrides()
+        assert doubt_moved(overrides, self.camera(), frozenset({"aegyptus"})) == []
+        assert doubt_moved(overrides, self.camera(), None) == []          # the pipeline could not tell
+        tracked = apply_overrides(overrides, self.camera())
+        assert tracked.regions["judea"] == {"yellow": {"legionary": 2}} and "judea" not in tracked.confidence
+
+    def test_once_pieces_moved_there_the_set_count_is_flagged_for_a_check(self):
+        """Set-up read Judea's two legionaries as three; the rules settled two. Yellow then places
+        a third, and the camera reads three as before: the settled two may be out of date."""
+        from tracker.overrides import GUESSED, apply_overrides, doubt_moved, to_check
+        from tracker.readings import LOW_CONFIDENCE
+        overrides = self.overrides()
+        assert doubt_moved(overrides, self.camera(), frozenset({"judea", "aegyptus"})) == ["judea"]
+        tracked = apply_overrides(overrides, self.camera())
+        assert tracked.regions["judea"] == {"yellow": {"legionary": 2}}             # it stands...
+        assert tracked.confidence_of("judea") == GUESSED < LOW_CONFIDENCE          # ... in doubt
+        assert "judea" in to_check(tracked, {}, overrides)
+        assert tracked.regions["syria"] == {"red": {"legionary": 4}}                 # untouched: sure
+        assert "syria" not in tracked.confidence
+        assert overrides["judea"].moved and overrides["judea"].correction_id == 7
+        # doubted once: a later move there changes nothing more
+        assert doubt_moved(overrides, self.camera(), frozenset({"judea"})) == []
+
+    def test_a_region_the_camera_reads_otherwise_is_left_to_the_camera(self):
+        from tracker.overrides import apply_overrides, doubt_moved
+        overrides = self.overrides()
+        moved = self.camera(judea={"yellow": {"legionary": 4}})
+        assert doubt_moved(overrides, moved, frozenset({"judea"})) == []
+        assert apply_overrides(overrides, moved).regions["judea"] == {"yellow": {"legionary": 4}}
+        assert "judea" not in overrides
+
+    def test_what_the_rules_keep_on_the_board_is_never_doubted(self):
+        """A province's last legionary (§14.1) and a power centre (§16.2) stay whatever a hand does
+        there: the camera reading the province empty again is no news."""
+        from tracker.overrides import GUESSED, Override, apply_overrides, doubt_moved
+        overrides = {"judea": Override(3, {}, {"yellow": {"legionary": 1}}, GUESSED, kept=True)}
+        camera = self.camera(judea={})
+        assert doubt_moved(overrides, camera, frozenset({"judea"})) == []
+        assert apply_overrides(overrides, camera).regions["judea"] == {"yellow": {"legionary": 1}}
+
+    def test_the_rules_hold_marks_its_counts_as_kept(self):
+        t = Table()
+        d = t.state().to_dict()
+        province = sorted(t.state().provinces_of("yellow"))[0]
+        d["regions"].pop(province)
+        from tracker.state import ObservedState
+        held, _ = t.game.hold_permanent(ObservedState.from_dict(d))
+        assert set(held) == {province} and held[province].kept

@@ -137,6 +137,41 @@ class TestLiveGame:
         assert live.game.state.same_counts(misread)
         live.store.close()
 
+    def test_a_set_count_is_doubted_once_a_hand_moves_pieces_in_its_region(self, tmp_path):
+        """The rules settled a misread set-up count. A hand then changes the region's pieces while
+        the camera reads it as before: the count stands but is flagged for a check, and that is
+        recorded, so that a restart flags it too; a player's count settles it."""
+        store = Store(tmp_path / "m")
+        live = LiveGame.open(store, PLAYERS, resume=False)
+        setup = game_states(1)[0]
+        region = sorted(setup.owners)[0]
+        colour, right = setup.owners[region], setup.to_dict()["regions"][region]
+        d = setup.to_dict()
+        d["regions"][region] = {colour: {"legionary": setup.legions[region] - 1}}
+        d["confidence"] = {region: 0.95}
+        misread = ObservedState.from_dict(d)
+        live.commit(misread)
+        assert live.game.state.same_counts(setup)              # settled by the rules
+        view = live.commit(misread, moved=frozenset({sorted(setup.owners)[1]}))   # a hand elsewhere
+        assert view["moved"] == [] and region not in view["latest"]["state"].get("confidence", {})
+        view = live.commit(misread, moved=frozenset({region}))
+        assert live.game.state.same_counts(setup)              # the settled count stands...
+        assert view["moved"] == [region] and view["guessed"] == []
+        assert view["latest"]["state"]["confidence"][region] < view["low_confidence"]     # ... in doubt
+        c = store.corrections(live.game_id)[-1]
+        assert (c["region"], c["before"], c["after"], c["author"]) == (
+            region, d["regions"][region], right, "pieces moved since it was set")
+        store.close()
+        live = LiveGame.open(Store(tmp_path / "m"), PLAYERS)          # a restart doubts it too
+        view = live.commit(misread)
+        assert live.game.state.same_counts(setup) and view["moved"] == [region]
+        assert view["latest"]["state"]["confidence"][region] < view["low_confidence"]
+        view = live.correct(region, right)                            # a player confirms it
+        assert view["moved"] == [] and live.game.state.same_counts(setup)
+        view = live.commit(misread)
+        assert view["moved"] == [] and region not in view["latest"]["state"].get("confidence", {})
+        live.store.close()
+
     def test_a_power_centre_the_camera_lost_is_kept_until_undone(self, tmp_path):
         store = Store(tmp_path / "c")
         live = LiveGame.open(store, PLAYERS, resume=False)

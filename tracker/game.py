@@ -583,7 +583,7 @@ class Game(TurnFollower):
                 read = regions.get(p, {})
                 value = copy.deepcopy(read)
                 value[colour] = {LEGIONARY: 1}
-                held[p] = Override(None, read, value, GUESSED)
+                held[p] = Override(None, read, value, GUESSED, kept=True)
                 notes.append(Verdict.warning("§14.1", f"the camera sees no legionary in {self.board.name(p)}; a "
                                                       f"province always keeps one, so {colour}'s last one is "
                                                       f"kept (correct the count on the tablet)", (p,)))
@@ -593,7 +593,7 @@ class Game(TurnFollower):
             read = regions.get(p, {})
             value = copy.deepcopy(held[p].value if p in held else read)
             value.setdefault(NEUTRAL, {})[CENTRE] = 1
-            held[p] = Override(None, read, value, held[p].confidence if p in held else None)
+            held[p] = Override(None, read, value, held[p].confidence if p in held else None, kept=True)
             notes.append(Verdict.warning("§16.2", f"the camera no longer sees the power centre in "
                                                   f"{self.board.name(p)}; centres are never removed, so it is kept "
                                                   f"(lift it on the tablet if it really left)", (p,)))

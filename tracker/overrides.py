@@ -4,7 +4,10 @@ the rules fix (:meth:`tracker.game.TurnFollower.settle_setup`).
 Each holds only while the camera still reads the region as it did when the count was set. The
 pipeline keeps a region's committed count until a hand touches the region, so a misread stays
 misread and the count set over it stays too; once the camera reads the region otherwise,
-something was moved there and the camera is trusted again.
+something was moved there and the camera is trusted again. A hand can also change the pieces
+there and leave the camera reading as before, rightly this time (the truth has come to equal the
+old misreading): the pipeline says which regions a hand changed at each commit, and a count set
+over the camera's there is flagged for a check (:func:`doubt_moved`).
 """
 from __future__ import annotations
 
@@ -18,7 +21,8 @@ from tracker.state import ObservedState
 #: The confidence of a count the rules bound but do not fix: a province read empty keeps its army
 #: at the one legionary it must hold (:meth:`tracker.game.Game.hold_permanent`, §14.1). The owner
 #: is sure, the count a guess, so the dashboard goes on asking for a check (below
-#: ``tracker.readings.LOW_CONFIDENCE``) until a player corrects it.
+#: ``tracker.readings.LOW_CONFIDENCE``) until a player corrects it. So does a count set over the
+#: camera's that a move has put in doubt (:func:`doubt_moved`).
 GUESSED = 0.5
 
 
@@ -31,8 +35,15 @@ class Override:
     camera_value: dict
     value: dict
     #: how sure its value is: None for a count known exactly (a player's, or one the rules fix),
-    #: GUESSED for one the rules only bound
+    #: GUESSED for one the rules only bound or one a hand has changed since (``moved``)
     confidence: float | None = None
+    #: a hand changed the region's pieces after the count was set, and the camera read it as before
+    #: (:func:`doubt_moved`): the dashboard asks for a check
+    moved: bool = False
+    #: pieces the rules keep on the board whatever a hand does there, a power centre or a
+    #: province's last legionary (:meth:`tracker.game.TurnFollower.hold_permanent`): no misreading
+    #: that a move could make out of date, so never doubted by one
+    kept: bool = False
 
 
 def apply_overrides(overrides: dict[str, Override], state: ObservedState) -> ObservedState:
@@ -69,3 +80,29 @@ def to_check(state: ObservedState, questioned: dict[str, dict], overrides: dict[
 def still_questioned(questioned: dict[str, dict], overrides: dict[str, Override]) -> set[str]:
     """The regions a rule questioned that no player or rule has set a count over since."""
     return set(questioned) - set(overrides)
+
+
+def doubt_moved(overrides: dict[str, Override], camera: ObservedState, moved: frozenset[str] | None) -> list[str]:
+    """Doubt each count set over the camera's in a region whose pieces a hand changed since
+    (``moved``, :attr:`vision.pipeline.FrameResult.changed`) while the camera still reads it as it
+    did when the count was set. Return the regions doubted, in order.
+
+    The set count may be out of date: set-up read Judea's two legionaries as three, the rules
+    settled two, and yellow later placed a third, so the camera, reading three as before, is right
+    now. Or the camera may still be wrong: a pile set down in Cisalpina changed pixels well inside
+    Raetia, whose settled three the camera still read as two. The two cannot be told apart (the
+    camera was as unsure of Judea's right three, 0.71, as of Raetia's wrong two, 0.60), and taking
+    the camera's reading cost more than it saved in the rendered games (``docs/measured.md``,
+    session 61). So the count stands, and is only doubted: it carries GUESSED confidence, and the
+    dashboard asks a player to check it until one sets it (a new override, sure again). A reading
+    that changes drops it, as any. What the rules keep on the board (``Override.kept``) is never
+    doubted."""
+    if not moved:
+        return []
+    read = camera.to_dict()["regions"]
+    doubted = []
+    for region, o in overrides.items():
+        if region in moved and not (o.moved or o.kept) and read.get(region, {}) == o.camera_value:
+            o.confidence, o.moved = GUESSED, True
+            doubted.append(region)
+    return sorted(doubted)

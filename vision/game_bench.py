@@ -55,7 +55,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from calibration.profile import calibrate
-from tracker.overrides import Override, apply_overrides, to_check
+from tracker.overrides import Override, apply_overrides, doubt_moved, to_check
 from tracker.rulesets import apply_entry, make_game
 from tracker.state import ObservedState
 from tracker.verdicts import VIOLATION
@@ -95,6 +95,9 @@ class GameVideoFigures:
     #: province's last legionary) that the camera stopped seeing
     #: (:meth:`tracker.game.TurnFollower.hold_permanent`)
     held_regions: int = 0
+    #: counts set over the camera's (settled or kept by the rules) doubted once a hand changed
+    #: their region and the camera still read it as before (:func:`tracker.overrides.doubt_moved`)
+    doubted_regions: int = 0
     #: power centres an arena paid for that the tracked states did not show when the true ones
     #: did: the dashboard asked the players where they stand
     centres_asked: int = 0
@@ -162,7 +165,9 @@ class GameScorer:
                 apply_entry(game, e["kind"], e["payload"])
         self._entries = []
 
-    def see(self, truth: dict, committed: ObservedState | None) -> None:
+    def see(self, truth: dict, committed: ObservedState | None, moved: frozenset[str] | None = None) -> None:
+        """``moved``: with a commit, the regions whose pieces a hand changed since the last one
+        (:attr:`vision.pipeline.FrameResult.changed`)."""
         out = self.out
         out.frames += 1
         self._enter(truth.get("entries", ()))
@@ -182,6 +187,7 @@ class GameScorer:
         out.commits_under_hand += truth.get("hand_fraction", 0.0) > HAND_OVER
         out.wrong_regions += len(committed.changed_regions(now) - committed.unseen)
         notes = []
+        out.doubted_regions += len(doubt_moved(self._overrides, committed, moved))
         if self.read.state is None and self.settle:
             self._overrides, notes = self.read.settle_setup(committed)
             out.settled_regions += len(self._overrides)
@@ -293,7 +299,7 @@ def _play(calibration_image: np.ndarray, frames, out: GameVideoFigures, fps: int
         res = pipeline.process(img)
         if res.state is not None:
             out.counting_s.append(res.timings["detect"] + res.timings["count"])
-        scorer.see(truth, res.committed)
+        scorer.see(truth, res.committed, res.changed)
     return out
 
 
@@ -305,7 +311,7 @@ def describe(figures: list[GameVideoFigures], fps: int) -> str:
     hidden = sum(f.moves_hidden for f in figures)
     total = {k: sum(getattr(f, k) for f in figures) for k in
              ("wrong_regions", "tracked_wrong_regions", "tracked_wrong_unflagged", "tracked_right_flagged",
-              "settled_regions", "held_regions", "centres_asked", "boards_wrong",
+              "settled_regions", "held_regions", "doubted_regions", "centres_asked", "boards_wrong",
               "phantom_changes", "missed_changes", "violations", "warnings", "truth_violations", "truth_warnings",
               "claims", "claims_right", "commits_under_hand")}
     track_off = sum(abs(f.vp_read.get(c, 0) - v) for f in figures for c, v in f.vp_true.items())
@@ -323,7 +329,8 @@ def describe(figures: list[GameVideoFigures], fps: int) -> str:
             f"{commits} states committed ({total['commits_under_hand']} with a hand over the board), "
             f"{total['wrong_regions'] / max(commits, 1):.2f} regions read wrong per state; "
             f"{total['settled_regions']} set-up counts settled by the rules and {total['held_regions']} regions "
-            f"kept as the rules keep them where the camera lost their centre or army, then "
+            f"kept as the rules keep them where the camera lost their centre or army, "
+            f"{total['doubted_regions']} of these counts doubted once a hand moved pieces in their region, then "
             f"{total['tracked_wrong_regions'] / max(commits, 1):.2f} regions wrong per tracked state "
             f"({total['tracked_wrong_unflagged']} of those {total['tracked_wrong_regions']} not flagged for a check; "
             f"{total['tracked_right_flagged'] / max(commits, 1):.2f} right counts flagged per state), "

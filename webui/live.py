@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tracker.errors import AugurError, GameError
-from tracker.overrides import GUESSED, Override, apply_overrides, still_questioned
+from tracker.overrides import GUESSED, Override, apply_overrides, doubt_moved, still_questioned
 from tracker.pieces import VP_TRACK_MAX
 from tracker.readings import LOW_CONFIDENCE
 from tracker.rulesets import apply_entry, make_game
@@ -31,6 +31,11 @@ KEPT_BY_RULES = "kept by the rules"
 #: ... and of a count the rules only bound, kept where the camera read none (a province's last
 #: legionary, §14.1): still flagged for a check after a restart
 GUESSED_BY_RULES = "guessed by the rules"
+#: ... and of a count set over the camera's that is doubted since a hand moved pieces in its region
+#: while the camera read it as before (:func:`tracker.overrides.doubt_moved`): flagged after a restart too
+MOVED_SINCE_SET = "pieces moved since it was set"
+#: the authors whose counts the dashboard still asks the players to check
+_DOUBTED_BY = (GUESSED_BY_RULES, MOVED_SINCE_SET)
 
 
 @dataclass
@@ -90,7 +95,9 @@ class LiveGame:
         for c in self.store.corrections(self.game_id):
             if c["undoes"] is None:
                 self.overrides[c["region"]] = Override(c["id"], c["before"], c["after"],
-                                                       GUESSED if c["author"] == GUESSED_BY_RULES else None)
+                                                       GUESSED if c["author"] in _DOUBTED_BY else None,
+                                                       moved=c["author"] == MOVED_SINCE_SET,
+                                                       kept=c["author"] in (KEPT_BY_RULES, GUESSED_BY_RULES))
             else:
                 self.overrides = {k: o for k, o in self.overrides.items() if o.correction_id != c["undoes"]}
 
@@ -112,11 +119,17 @@ class LiveGame:
 
     # -- the feed from the camera -------------------------------------------------------------
     def commit(self, state: ObservedState, jpeg: bytes | None = None, source: str = "camera",
-               detections: list | None = None) -> dict:
+               detections: list | None = None, moved: frozenset[str] | None = None) -> dict:
+        """Track and record a state. ``moved``, with the camera's: the regions whose pieces a hand
+        changed since its last commit (:attr:`vision.pipeline.FrameResult.changed`); a count set
+        over the camera's there is doubted (:func:`tracker.overrides.doubt_moved`), and that is
+        recorded, so that a restart doubts it too."""
+        doubted: list[str] = []
         with self.lock:
             if source == "camera":
                 self.last_camera = state
                 self.frame_jpeg = jpeg
+                doubted = doubt_moved(self.overrides, state, moved)
                 state = self._with_overrides(state)
             if self.game.state is None:
                 settling, notes = self.game.settle_setup(state) if source == "camera" else ({}, [])
@@ -147,6 +160,10 @@ class LiveGame:
                         sid, region, o.camera_value, o.value,
                         author=KEPT_BY_RULES if o.confidence is None else GUESSED_BY_RULES)
                     self.overrides[region] = o
+                for region in doubted:
+                    o = self.overrides[region]
+                    o.correction_id = self.store.add_correction(sid, region, o.camera_value, o.value,
+                                                                author=MOVED_SINCE_SET)
             payload = self.view()
             payload["snapshot"] = sid
         self.broadcast(payload)
@@ -314,7 +331,10 @@ class LiveGame:
                         "decisions": self.store.decisions(s.id)} for s in reversed(recent)],
             "overrides": sorted(self.overrides),
             # counts the rules guessed, not the camera (§14.1): their low confidence is no camera's
-            "guessed": sorted(r for r, o in self.overrides.items() if o.confidence is not None),
+            "guessed": sorted(r for r, o in self.overrides.items() if o.confidence is not None and not o.moved),
+            # counts set over the camera's in regions whose pieces were moved since, while the camera
+            # read them as before: the set count may be out of date, so a player should look
+            "moved": sorted(r for r, o in self.overrides.items() if o.moved),
             # counts a rule questioned that still read so and nobody has set: the map marks them for a check
             "questioned": sorted(still_questioned(g.questioned, self.overrides)),
             "t": time.time(),

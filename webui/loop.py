@@ -40,7 +40,8 @@ def feed(live: LiveGame, pipeline: Pipeline, frames: Iterator[np.ndarray | None]
             live.resight(res.resighted)
         if res.committed is not None:
             ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 85])
-            view = live.commit(res.committed, buf.tobytes() if ok else None, detections=detections_json(res.detections))
+            view = live.commit(res.committed, buf.tobytes() if ok else None, detections=detections_json(res.detections),
+                               moved=res.changed)
             commits += 1
             if log:
                 latest = view.get("recent", [{}])[0] if view.get("recent") else {}

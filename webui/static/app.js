@@ -40,6 +40,7 @@ function strength(pieces) { return Object.entries(geo.values || { legionary: 1, 
 function doubtOf(state, rid) {
   if (state && (state.unseen || []).includes(rid)) return "not seen by the camera: last count kept";
   if (view && (view.guessed || []).includes(rid)) return "the camera sees no legionary here: the rules keep one (check the count)";
+  if (view && (view.moved || []).includes(rid)) return "pieces were moved here since its count was set by hand or by the rules, and the camera still reads what it read then: check the count";
   const c = state && state.confidence && state.confidence[rid];
   if (c !== undefined && view && c < view.low_confidence) return `check the count (camera ${Math.round(100 * c)}% sure)`;
   if (view && (view.questioned || []).includes(rid)) return "a rule was broken when this count was read: check it (set the count if it is wrong)";
