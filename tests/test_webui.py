@@ -30,6 +30,17 @@ def game_states(n: int = 6):
     return [sim.initial_state] + [s.state for s in list(sim.steps())[: n - 1]]
 
 
+def misread_setup():
+    """A set-up, its first province, that province's pieces, and the set-up as the camera read it:
+    that province one legionary short, at 0.95 (the set-up rules settle it back)."""
+    setup = game_states(1)[0]
+    region = sorted(setup.owners)[0]
+    d = setup.to_dict()
+    d["regions"][region] = {setup.owners[region]: {"legionary": setup.legions[region] - 1}}
+    d["confidence"] = {region: 0.95}
+    return setup, region, setup.to_dict()["regions"][region], ObservedState.from_dict(d)
+
+
 @pytest.fixture
 def live(tmp_path):
     store = Store(tmp_path / "rec")
@@ -110,20 +121,14 @@ class TestLiveGame:
     def test_set_up_counts_the_rules_fix_stand_over_the_camera_until_undone(self, tmp_path):
         store = Store(tmp_path / "s")
         live = LiveGame.open(store, PLAYERS, resume=False)
-        setup = game_states(1)[0]
-        region = sorted(setup.owners)[0]
-        colour, right = setup.owners[region], setup.to_dict()["regions"][region]
-        d = setup.to_dict()
-        d["regions"][region] = {colour: {"legionary": setup.legions[region] - 1}}
-        d["confidence"] = {region: 0.95}
-        misread = ObservedState.from_dict(d)
+        setup, region, right, misread = misread_setup()
         view = live.commit(misread)
         assert live.game.state.same_counts(setup) and region not in live.game.state.confidence
         notes = [v for v in view["latest"]["verdicts"] if v["rule"] == "§3.9"]
         assert len(notes) == 1 and notes[0]["level"] == "warning" and notes[0]["regions"] == [region]
         assert not [v for v in view["latest"]["verdicts"] if v["level"] == "violation"]
         (c,) = store.corrections(live.game_id)
-        assert (c["region"], c["before"], c["after"], c["author"]) == (region, d["regions"][region], right,
+        assert (c["region"], c["before"], c["after"], c["author"]) == (region, misread.regions[region], right,
                                                                        "set-up rules")
         # the camera reads the same again: the set-up's count stands; a restart keeps it
         live.commit(misread)
@@ -143,13 +148,7 @@ class TestLiveGame:
         recorded, so that a restart flags it too; a player's count settles it."""
         store = Store(tmp_path / "m")
         live = LiveGame.open(store, PLAYERS, resume=False)
-        setup = game_states(1)[0]
-        region = sorted(setup.owners)[0]
-        colour, right = setup.owners[region], setup.to_dict()["regions"][region]
-        d = setup.to_dict()
-        d["regions"][region] = {colour: {"legionary": setup.legions[region] - 1}}
-        d["confidence"] = {region: 0.95}
-        misread = ObservedState.from_dict(d)
+        setup, region, right, misread = misread_setup()
         live.commit(misread)
         assert live.game.state.same_counts(setup)              # settled by the rules
         view = live.commit(misread, moved=frozenset({sorted(setup.owners)[1]}))   # a hand elsewhere
@@ -160,7 +159,7 @@ class TestLiveGame:
         assert view["latest"]["state"]["confidence"][region] < view["low_confidence"]     # ... in doubt
         c = store.corrections(live.game_id)[-1]
         assert (c["region"], c["before"], c["after"], c["author"]) == (
-            region, d["regions"][region], right, "pieces moved since it was set")
+            region, misread.regions[region], right, "pieces moved since it was set")
         store.close()
         live = LiveGame.open(Store(tmp_path / "m"), PLAYERS)          # a restart doubts it too
         view = live.commit(misread)
