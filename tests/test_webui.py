@@ -165,7 +165,10 @@ class TestLiveGame:
         view = live.commit(misread)
         assert live.game.state.same_counts(setup) and view["moved"] == [region]
         assert view["latest"]["state"]["confidence"][region] < view["low_confidence"]
-        view = live.correct(region, right)                            # a player confirms it
+        view = live.undo()                                            # "the camera is right"
+        assert view["moved"] == [] and live.game.state.regions[region] == misread.regions[region]
+        assert view["latest"]["state"]["confidence"][region] == misread.confidence_of(region)   # the camera's
+        view = live.correct(region, right)                            # no: a player counts it
         assert view["moved"] == [] and live.game.state.same_counts(setup)
         view = live.commit(misread)
         assert view["moved"] == [] and region not in view["latest"]["state"].get("confidence", {})

@@ -261,6 +261,13 @@ class LiveGame:
                 d["regions"][c["region"]] = c["before"]
             else:
                 d["regions"].pop(c["region"], None)
+            # the count goes back with the doubt it had: the camera's, where it is the camera's
+            # reading again (a set count lifted), else none (a player's earlier count)
+            d.get("confidence", {}).pop(c["region"], None)
+            camera = self.last_camera
+            if camera is not None and camera.to_dict()["regions"].get(c["region"], {}) == c["before"] \
+                    and c["region"] in camera.confidence:
+                d.setdefault("confidence", {})[c["region"]] = camera.confidence_of(c["region"])
             state = ObservedState.from_dict(d, self.game.board)
         return self.commit(state, source="correction")
 
