@@ -212,7 +212,7 @@ class TestGrazedRegions:
         assert t.touches(frame)["corsica"] < GRAZE_PIXELS
         assert t.hold(frame, self.read("corsica", 0.5)).regions["corsica"] == {"blue": {"legionary": 2}}
         # ... but not taken as changed either: a move beside it (a trireme on the sea off its coast)
-        # looks the same, and a count set over a misread of it would give way to the misreading
+        # looks the same, and a count set over a misread of it would be doubted at every such move
         assert "corsica" not in t.changed
         frame = with_piece(again, profile, "corsica", wide=33.0)
         t.hold(frame, self.read("corsica", 0.5))
