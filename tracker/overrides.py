@@ -99,10 +99,9 @@ def doubt_moved(overrides: dict[str, Override], camera: ObservedState, moved: fr
     doubted."""
     if not moved:
         return []
-    read = camera.to_dict()["regions"]
     doubted = []
     for region, o in overrides.items():
-        if region in moved and not (o.moved or o.kept) and read.get(region, {}) == o.camera_value:
+        if region in moved and not (o.moved or o.kept) and camera.regions.get(region, {}) == o.camera_value:
             o.confidence, o.moved = GUESSED, True
             doubted.append(region)
     return sorted(doubted)

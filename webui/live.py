@@ -265,7 +265,7 @@ class LiveGame:
             # reading again (a set count lifted), else none (a player's earlier count)
             d.get("confidence", {}).pop(c["region"], None)
             camera = self.last_camera
-            if camera is not None and camera.to_dict()["regions"].get(c["region"], {}) == c["before"] \
+            if camera is not None and camera.regions.get(c["region"], {}) == c["before"] \
                     and c["region"] in camera.confidence:
                 d.setdefault("confidence", {})[c["region"]] = camera.confidence_of(c["region"])
             state = ObservedState.from_dict(d, self.game.board)
