@@ -199,6 +199,23 @@ class TestGameScorer:
                       settle=False)
         assert (f.tracked_wrong_regions, f.tracked_wrong_unflagged) == (1, 0)
 
+    def test_a_mark_that_stays_is_one_check_and_a_mark_at_another_count_is_another(self):
+        """Mauretania read 4 of its 5 in doubt over two commits: the players are asked once. Read 6,
+        still in doubt: asked again."""
+        s0, s1 = legal_game()[:2]
+
+        def read(n, confidence):
+            return ObservedState.from_dict(dict(with_region(s1, "mauretania", {"red": {"legionary": n}}).to_dict(),
+                                                confidence={"mauretania": confidence}))
+        f = self.play([(s0, False, s0), (s0, True, None), (s1, False, read(4, 0.4)), (s1, False, read(4, 0.4)),
+                       (s1, False, read(6, 0.3))], settle=False)
+        assert (f.tracked_wrong_regions, f.tracked_wrong_unflagged) == (3, 0)
+        assert (f.checks_asked, f.checks_asked_right) == (2, 0)
+        # a right count in doubt is asked once too, and counted as a check of a right count
+        f = self.play([(s0, False, s0), (s0, True, None), (s1, False, read(5, 0.4)), (s1, False, read(5, 0.5))],
+                      settle=False)
+        assert (f.tracked_right_flagged, f.checks_asked, f.checks_asked_right) == (2, 1, 1)
+
     def test_an_arena_centre_the_camera_did_not_show_is_asked_for_once(self):
         """The card set is entered on the frame red's hand comes in, in both trackers; the camera
         misses the centre on two commits and shows it on the third."""
@@ -263,4 +280,8 @@ class TestDescribe:
     def test_the_line_says_how_many_wrong_counts_went_unflagged_and_right_ones_were_flagged(self):
         f = GameVideoFigures("hard", 15, 5, commits=4, tracked_wrong_regions=6, tracked_wrong_unflagged=2,
                              tracked_right_flagged=10)
-        assert "(2 of those 6 not flagged for a check; 2.50 right counts flagged per state)" in describe([f], fps=12)
+        assert "(2 of those 6 not flagged for a check; 2.50 right counts flagged per state;" in describe([f], fps=12)
+
+    def test_the_line_says_how_many_checks_were_asked_a_move(self):
+        f = GameVideoFigures("hard", 15, 5, moves=8, commits=9, checks_asked=6, checks_asked_right=4)
+        assert "6 checks asked as marks came, 0.75 a move, 4 of them of a right count)" in describe([f], fps=12)

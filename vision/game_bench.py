@@ -26,7 +26,10 @@ and scores every commit against the true board at that frame:
   leaves the camera's counts). Of those, the ones the dashboard does not mark for a check once
   the tracker has read the commit (:func:`tracker.overrides.to_check`: a confidence below
   ``LOW_CONFIDENCE``, or a count a rule questioned): the wrong counts a table would not notice;
-  and the right counts it marks, the checks that cost the players for nothing;
+  and the right counts it marks, the checks that cost the players for nothing. Those two count a
+  mark at every state it stays; the **checks asked** count it once, as a table lives it: a region
+  newly marked, or marked again at another count (a player answers a mark by setting the count,
+  which clears it until the camera reads the region otherwise);
 - **phantom changes**: regions whose count in the tracked state changed between two commits
   while their true contents did not. The tracker takes each one for a move nobody made;
 - **missed changes**: regions whose true contents changed between two commits while their
@@ -90,6 +93,13 @@ class GameVideoFigures:
     tracked_wrong_unflagged: int = 0
     #: regions the dashboard asks the players to check whose count is right: the checks it costs them
     tracked_right_flagged: int = 0
+    #: the checks the dashboard asks for as a table lives them: a region newly marked for a check
+    #: (or marked still but at another count) once the tracker has read a commit. A mark that stays
+    #: over several states is one check: a player who answers it sets the count, and the mark goes
+    #: until the camera reads that region otherwise. The figures per state above count it at
+    #: every state it stays (``checks_asked_right``: those of a count that was right)
+    checks_asked: int = 0
+    checks_asked_right: int = 0
     settled_regions: int = 0
     #: regions where the tracker kept what the rules keep on the board (a power centre, a
     #: province's last legionary) that the camera stopped seeing
@@ -154,6 +164,8 @@ class GameScorer:
         #: tablet entries (card sets, draws) made before the game started, entered once it has
         self._entries: list[dict] = []
         self._asked = 0
+        #: the regions marked for a check at the last commit, with the count they were marked at
+        self._marked: dict[str, dict] = {}
 
     def _enter(self, entries) -> None:
         """Enter the tablet's entries in both trackers, as the players do (once each follows a game)."""
@@ -211,6 +223,11 @@ class GameScorer:
         checked = to_check(tracked, self.read.questioned, self._overrides)
         out.tracked_wrong_unflagged += len(wrong - checked)
         out.tracked_right_flagged += len(checked - wrong)
+        marked = {r: tracked.regions.get(r, {}) for r in checked}
+        new_marks = {r for r, content in marked.items() if self._marked.get(r) != content}
+        out.checks_asked += len(new_marks)
+        out.checks_asked_right += len(new_marks - wrong)
+        self._marked = marked
         v, w = _tally(self.true, now)
         out.truth_violations, out.truth_warnings = out.truth_violations + v, out.truth_warnings + w
         self._enter(())
@@ -311,7 +328,7 @@ def describe(figures: list[GameVideoFigures], fps: int) -> str:
     hidden = sum(f.moves_hidden for f in figures)
     total = {k: sum(getattr(f, k) for f in figures) for k in
              ("wrong_regions", "tracked_wrong_regions", "tracked_wrong_unflagged", "tracked_right_flagged",
-              "settled_regions", "held_regions", "doubted_regions", "centres_asked", "boards_wrong",
+              "checks_asked", "checks_asked_right", "settled_regions", "held_regions", "doubted_regions", "centres_asked", "boards_wrong",
               "phantom_changes", "missed_changes", "violations", "warnings", "truth_violations", "truth_warnings",
               "claims", "claims_right", "commits_under_hand")}
     track_off = sum(abs(f.vp_read.get(c, 0) - v) for f in figures for c, v in f.vp_true.items())
@@ -333,7 +350,9 @@ def describe(figures: list[GameVideoFigures], fps: int) -> str:
             f"{total['doubted_regions']} of these counts doubted once a hand moved pieces in their region, then "
             f"{total['tracked_wrong_regions'] / max(commits, 1):.2f} regions wrong per tracked state "
             f"({total['tracked_wrong_unflagged']} of those {total['tracked_wrong_regions']} not flagged for a check; "
-            f"{total['tracked_right_flagged'] / max(commits, 1):.2f} right counts flagged per state), "
+            f"{total['tracked_right_flagged'] / max(commits, 1):.2f} right counts flagged per state; "
+            f"{total['checks_asked']} checks asked as marks came, {total['checks_asked'] / max(moves, 1):.2f} a move, "
+            f"{total['checks_asked_right']} of them of a right count), "
             f"{total['boards_wrong']} tracked states with a region wrong; {total['centres_asked']} arena-paid power "
             f"centres the camera did not show asked for on the tablet; {total['phantom_changes']} phantom changes "
             f"(a count changed with nobody touching it), {total['missed_changes']} true changes missed; "
