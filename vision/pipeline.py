@@ -50,8 +50,9 @@ class FrameResult:
     state: ObservedState | None = None          # the count of this frame, when it was still
     committed: ObservedState | None = None      # set when this frame committed a new state
     #: with a commit: the regions whose pieces a hand changed since the last commit (a piece came,
-    #: went or moved in their core), whatever the camera reads there now; None where the pipeline
-    #: cannot tell (its first commit, a new pose or map, ``hold_untouched`` off)
+    #: went or moved in their core; on an island, or off its coast, with nothing next to it read
+    #: otherwise), whatever the camera reads there now; None where the pipeline cannot tell (its
+    #: first commit, a new pose or map, ``hold_untouched`` off)
     changed: frozenset[str] | None = None
     #: set when the committed counts stand but the camera now sees the board otherwise (a hand
     #: came to rest over some regions or left them; :class:`vision.fuse.Fusion`)

@@ -120,6 +120,10 @@ class TouchedRegions:
         self.core = np.where(same, self.labels, 0)
         area = np.bincount(self.core.ravel(), minlength=len(self.region_ids) + 1)
         self._cored = {r for i, r in enumerate(self.region_ids) if area[i + 1] >= CORE_PIXELS}
+        #: the provinces without a core (the islands), with the regions next to each: a change on an
+        #: island is a move on it only where none of these reads otherwise (:meth:`_moved_islands`)
+        self._uncored = {r: geo.board.touching(r) for r in self.region_ids
+                         if r not in self._cored and geo.board.is_province(r)}
         self.kept: np.ndarray | None = None
         self.state: ObservedState | None = None
         self._light: LightMatch | None = None
@@ -127,9 +131,9 @@ class TouchedRegions:
         #: piece came, went or moved there), seen both then and now; None: no frame was kept, so
         #: it could not tell. A count a player or a rule set over the camera's there may no longer
         #: be right even where the camera reads the region as before (:mod:`tracker.overrides`).
-        #: An island is never among them: it has no core to tell a move on it from one beside it
-        #: (a trireme moved on the sea off its coast), and a count set over a misread of it would
-        #: be doubted at every move nearby.
+        #: An island is among them where a legionary's worth of its pixels changed (on it, or on
+        #: the sea off its coast where its pieces spill) and none of the regions next to it reads
+        #: otherwise than at the commit (:meth:`_moved_islands`).
         self.changed: frozenset[str] | None = None
 
     def remember(self, image: np.ndarray, state: ObservedState) -> None:
@@ -163,16 +167,41 @@ class TouchedRegions:
         """Each region whose pixels changed since the kept frame (within TOUCH_REACH of it, or off
         its coast where its spilled pieces stand), with how many of them lie in its core; None: no
         frame kept."""
+        found = self._touches(image)
+        return None if found is None else found[0]
+
+    def _touches(self, image: np.ndarray) -> tuple[dict[str, int], dict[str, int]] | None:
+        """:meth:`touches`, and for each island touched, how many changed pixels lie on it or on
+        the sea off its coast where its pieces count (``BoardGeometry.land_labels``)."""
         if self.kept is None:
             return None
         counted = changed_patches(self._light(self.view(image)), self.kept)
         if not counted.any():
-            return {}
+            return {}, {}
         near = cv2.dilate(counted, self._reach).astype(bool)
         n = len(self.region_ids) + 1
         hits = np.bincount(self.labels[near], minlength=n) + np.bincount(self.land[near], minlength=n)
         in_core = np.bincount(self.core[counted.astype(bool)], minlength=n)
-        return {r: int(in_core[i + 1]) for i, r in enumerate(self.region_ids) if hits[i + 1]}
+        on_land = np.bincount(self.land[counted.astype(bool)], minlength=n)
+        touched = {r: int(in_core[i + 1]) for i, r in enumerate(self.region_ids) if hits[i + 1]}
+        return touched, {r: int(on_land[self.region_ids.index(r) + 1]) for r in self._uncored if r in touched}
+
+    def _moved_islands(self, on_land: dict[str, int], held: ObservedState) -> set[str]:
+        """The islands a hand changed pieces on since the commit: at least GRAZE_PIXELS changed on
+        the island or off its coast (``on_land``), seen then and now, with every region next to it
+        seen and read as at the commit (``held``, the frame's counts as :meth:`hold` leaves them).
+
+        An island has no core: its pieces stand along its coast and off it, where a trireme moved
+        on the sea changes the same pixels. A move that changed a region next door is taken for
+        that move, so a count set over a misread of the island is not doubted at every trireme
+        sailing past; a move on the island that changed nothing next door is taken for a move
+        on it. A trireme nudged without a count changing anywhere would be taken for one too:
+        the players are asked to check the island's count once (:func:`tracker.overrides.doubt_moved`)."""
+        def as_committed(r: str) -> bool:
+            return (r not in held.unseen and r not in self.state.unseen
+                    and held.regions.get(r, {}) == self.state.regions.get(r, {}))
+        return {r for r, n in on_land.items() if n >= GRAZE_PIXELS and r not in held.unseen
+                and r not in self.state.unseen and all(as_committed(other) for other in self._uncored[r])}
 
     def _grazed(self, region: str, in_core: int) -> bool:
         """Touched with too little changed in its core for a piece to have come or gone there."""
@@ -184,12 +213,13 @@ class TouchedRegions:
         counter is sure of its new reading there (LOW_CONFIDENCE, where the dashboard stops asking).
 
         A region unseen now stays as the counter left it; one unseen at the commit is counted."""
-        touches = self.touches(image)
+        found = self._touches(image)
         self.changed = None
-        if touches is None:
+        if found is None:
             return state
-        self.changed = frozenset(r for r, in_core in touches.items() if r in self._cored and in_core >= GRAZE_PIXELS
-                                 and r not in state.unseen and r not in self.state.unseen)
+        touches, on_land = found
+        changed = {r for r, in_core in touches.items() if r in self._cored and in_core >= GRAZE_PIXELS
+                   and r not in state.unseen and r not in self.state.unseen}
         kept, now = self.state.to_dict(), state.to_dict()
         regions, confidence = dict(now["regions"]), dict(now.get("confidence", {}))
         for r in self.region_ids:
@@ -203,4 +233,6 @@ class TouchedRegions:
                 regions[r] = kept["regions"][r]
             if r in kept.get("confidence", {}):
                 confidence[r] = kept["confidence"][r]
-        return ObservedState.from_dict(dict(now, regions=regions, confidence=confidence), state.board)
+        held = ObservedState.from_dict(dict(now, regions=regions, confidence=confidence), state.board)
+        self.changed = frozenset(changed | self._moved_islands(on_land, held))
+        return held
