@@ -122,6 +122,9 @@ def test_regions_the_camera_doubts_are_outlined_until_a_player_counts_them(brows
     owned = sorted(state.owners)
     doubtful, sure, hidden = owned[0], owned[1], owned[2]
     d = state.to_dict()
+    # read four legionaries over its garrison: too far off for the set-up rules to settle (or,
+    # read as the set-up leaves it, to vouch for), so the camera's doubt stands
+    d["regions"][doubtful] = {state.owners[doubtful]: {"legionary": state.legions[doubtful] + 4}}
     d["confidence"] = {doubtful: round(LOW_CONFIDENCE - 0.3, 3), sure: round(LOW_CONFIDENCE + 0.1, 3)}
     d["unseen"] = [hidden]
     live.commit(ObservedState.from_dict(d), b"\xff\xd8\xff\xe0")

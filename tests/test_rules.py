@@ -12,7 +12,7 @@ from tracker.spqrisiko.options import ruleset_options
 from tracker.spqrisiko.reinforcements import entitlement, land_reinforcements
 from tracker.spqrisiko.scoring import largest_empire, score
 from tracker.spqrisiko.setup import (SETTLE_SHARE, random_setup, settle_setup, settled_verdict, setup_plan,
-                                     validate_setup)
+                                     validate_setup, vouched_setup)
 from tracker.state import ObservedState
 
 P3 = ("red", "blue", "yellow")
@@ -238,9 +238,9 @@ class TestSetupSettlement:
     """§3.7–3.11 fix every count of a finished set-up: the camera only tells the armies apart."""
 
     @staticmethod
-    def _read(players, changes=None, unseen=(), seed=2):
+    def _read(players, changes=None, unseen=(), seed=2, confidence=None):
         """A legal set-up of ``players`` as a camera read it: ``changes`` region -> pieces (None to
-        read it empty), ``unseen`` regions marked unseen."""
+        read it empty), ``unseen`` regions marked unseen, ``confidence`` region -> the camera's."""
         d = random_setup(load_board("spqrisiko"), players, random.Random(seed)).to_dict()
         for region, content in (changes or {}).items():
             if content is None:
@@ -248,6 +248,7 @@ class TestSetupSettlement:
             else:
                 d["regions"][region] = content
         d["unseen"] = sorted(unseen)
+        d["confidence"] = dict(confidence or {})
         return ObservedState.from_dict(d)
 
     @staticmethod
@@ -336,6 +337,62 @@ class TestSetupSettlement:
         assert legal.owners["italia"] == "black"
         settled = settle_setup(self._read(players, {"italia": {"black": {"legionary": 4}}}), setup_plan(board, players))
         assert settled == {"italia": ({"black": {"legionary": 4}}, {"black": {"legionary": 3}})}
+
+    def test_counts_read_as_the_set_up_leaves_them_in_doubt_are_vouched_for(self, board):
+        """The camera read red's pair and an empty sea as the set-up leaves them, unsure of both:
+        the rules fix those counts, so no player need check them. Sure ones need no vouching."""
+        legal = self._read(P3)
+        red, blue = self._of(legal, "red", 2), self._of(legal, "blue")[0]
+        sea = board.seas[0]
+        read = self._read(P3, confidence={red[0]: 0.5, sea: 0.6, blue: 0.95})
+        assert vouched_setup(read, setup_plan(board, P3)) == {red[0], sea}
+        # a doubted count off the set-up's is settled, not vouched for
+        read = self._read(P3, {red[1]: {"red": {"legionary": 3}}}, confidence={red[0]: 0.5, red[1]: 0.5})
+        assert vouched_setup(read, setup_plan(board, P3)) == {red[0]}
+        assert set(settle_setup(read, setup_plan(board, P3))) == {red[1]}
+        # nor where the camera cannot see
+        read = self._read(P3, unseen=[red[0]], confidence={red[0]: 0.5})
+        assert vouched_setup(read, setup_plan(board, P3)) == set()
+
+    def test_nothing_is_vouched_for_where_the_armies_were_not_told_apart(self, board):
+        """A blue pair read as red's leaves red one province over and blue one short, and which of
+        red's pairs is blue's cannot be told: every doubted count stays doubted. A neutral group
+        read in a player's colour is put right (§3.9), and then the others are vouched for."""
+        legal = self._read(P3)
+        red, blue, black = self._of(legal, "red")[0], self._of(legal, "blue")[0], self._of(legal, "black")[0]
+        doubts = {red: 0.5, blue: 0.5}
+        read = self._read(P3, {blue: {"red": {"legionary": 2}}}, confidence=doubts)
+        assert vouched_setup(read, setup_plan(board, P3)) == set()
+        read = self._read(P3, {black: {"blue": {"legionary": 3}}}, confidence=dict(doubts, **{black: 0.5}))
+        assert vouched_setup(read, setup_plan(board, P3)) == {red, blue}
+        assert set(settle_setup(read, setup_plan(board, P3))) == {black}
+        # a province read empty goes to the one army short (settled), or one the camera cannot see
+        # (a hand over it) is the one missing: the others were told apart
+        for read in (self._read(P3, {blue: None}, confidence={red: 0.5}),
+                     self._read(P3, {blue: None}, unseen=[blue], confidence={red: 0.5})):
+            assert vouched_setup(read, setup_plan(board, P3)) == {red}
+        # ... not where two armies are short of one read empty each, nor where one is over
+        yellow = self._of(legal, "yellow")[0]
+        read = self._read(P3, {blue: None, yellow: None}, confidence={red: 0.5})
+        assert vouched_setup(read, setup_plan(board, P3)) == set()
+        other = self._of(legal, "blue", 2)[1]
+        read = self._read(P3, {blue: None, other: {"red": {"legionary": 2}}}, unseen=[blue], confidence={red: 0.5})
+        assert vouched_setup(read, setup_plan(board, P3)) == set()
+
+    def test_a_game_holds_the_vouched_counts_sure_and_its_warning_names_only_the_settled_ones(self, board):
+        from tracker.game import Game
+        from tracker.overrides import apply_overrides, to_check
+        legal = self._read(P3)
+        doubted, short = self._of(legal, "red", 2)          # red's pairs: one read right, one read 1
+        read = self._read(P3, {short: {"red": {"legionary": 1}}}, confidence={doubted: 0.5, short: 0.5})
+        game = Game(P3)
+        overrides, notes = game.settle_setup(read)
+        assert set(overrides) == {doubted, short}
+        assert overrides[doubted].vouched and overrides[doubted].value == overrides[doubted].camera_value
+        assert not overrides[short].vouched
+        assert [v.regions for v in notes] == [(short,)]
+        tracked = apply_overrides(overrides, read)
+        assert tracked.same_counts(legal) and to_check(tracked, {}, overrides) == set()
 
     def test_a_board_that_is_no_finished_set_up_keeps_every_count(self, board):
         from tracker.spqrisiko.simulator import Simulator

@@ -142,6 +142,34 @@ class TestLiveGame:
         assert live.game.state.same_counts(misread)
         live.store.close()
 
+    def test_set_up_counts_read_as_set_in_doubt_are_vouched_for_and_not_undone(self, tmp_path):
+        """The camera read a set-up right but doubted one province's pair: the rules vouch for it, so
+        the map does not ask for a check, a restart keeps it so, and Undo leaves it alone (it has
+        a settled count to lift, and nothing else)."""
+        store = Store(tmp_path / "v")
+        live = LiveGame.open(store, PLAYERS, resume=False)
+        setup, region, right, misread = misread_setup()
+        doubted = sorted(setup.owners)[1]
+        d = misread.to_dict()
+        d["confidence"][doubted] = 0.5
+        read = ObservedState.from_dict(d)
+        view = live.commit(read)
+        assert live.game.state.same_counts(setup) and doubted not in view["latest"]["state"].get("confidence", {})
+        notes = [v for v in view["latest"]["verdicts"] if v["rule"] == "§3.9"]
+        assert [n["regions"] for n in notes] == [[region]]                 # the warning names the settled one only
+        assert {(c["region"], c["author"]) for c in store.corrections(live.game_id)} == {
+            (region, "set-up rules"), (doubted, "set-up rules vouch for it")}
+        store.close()
+        live = LiveGame.open(Store(tmp_path / "v"), PLAYERS)
+        view = live.commit(read)
+        assert doubted not in view["latest"]["state"].get("confidence", {})
+        live.undo()                                                   # lifts the settled count...
+        assert live.game.state.regions[region] == misread.regions[region]
+        with pytest.raises(ValueError):                               # ... and nothing more
+            live.undo()
+        assert doubted not in live.view()["latest"]["state"].get("confidence", {})
+        live.store.close()
+
     def test_a_set_count_is_doubted_once_a_hand_moves_pieces_in_its_region(self, tmp_path):
         """The rules settled a misread set-up count. A hand then changes the region's pieces while
         the camera reads it as before: the count stands but is flagged for a check, and that is

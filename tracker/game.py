@@ -30,7 +30,7 @@ from tracker.spqrisiko.options import SpqrOptions
 from tracker.spqrisiko.reinforcements import entitlement
 from tracker.spqrisiko.scoring import Score, score
 from tracker.spqrisiko.setup import (SetupPlan, check_players, settle_setup, settled_verdict, setup_plan,
-                                     validate_setup)
+                                     validate_setup, vouched_setup)
 from tracker.state import ObservedState
 from tracker.verdicts import VIOLATION, WARNING, Verdict
 
@@ -384,10 +384,16 @@ class Game(TurnFollower):
         return verdicts
 
     def settle_setup(self, state: ObservedState) -> tuple[dict[str, Override], list[Verdict]]:
-        """§3.7–3.11 fix every count of a finished set-up (:func:`tracker.spqrisiko.setup.settle_setup`)."""
+        """§3.7–3.11 fix every count of a finished set-up (:func:`tracker.spqrisiko.setup.settle_setup`).
+        The counts the camera read as the set-up leaves them but doubted are held as read, sure
+        (:func:`~tracker.spqrisiko.setup.vouched_setup`; ``Override.vouched``); the warning names
+        only the counts settled otherwise than read."""
         self._check_board(state)
         settled = settle_setup(state, self.plan)
         overrides = {r: Override(None, read, value) for r, (read, value) in settled.items()}
+        read = state.to_dict()["regions"]
+        overrides.update((r, Override(None, read.get(r, {}), copy.deepcopy(read.get(r, {})), vouched=True))
+                         for r in sorted(vouched_setup(state, self.plan) - set(settled)))
         return overrides, [settled_verdict(self.board, settled)] if settled else []
 
     def begin_setup(self, state: ObservedState) -> list[Verdict]:

@@ -44,6 +44,10 @@ class Override:
     #: province's last legionary (:meth:`tracker.game.TurnFollower.hold_permanent`): no misreading
     #: that a move could make out of date, so never doubted by one
     kept: bool = False
+    #: a count the camera read as a finished set-up leaves it but doubted, held as read because the
+    #: rules fix it (:func:`tracker.spqrisiko.setup.vouched_setup`): no count was changed, so the
+    #: players have nothing to undo, and the set-up's warning does not name it
+    vouched: bool = False
 
 
 def apply_overrides(overrides: dict[str, Override], state: ObservedState) -> ObservedState:

@@ -101,6 +101,9 @@ class GameVideoFigures:
     checks_asked: int = 0
     checks_asked_right: int = 0
     settled_regions: int = 0
+    #: set-up counts the camera read as the rules leave them but doubted, held as read (sure)
+    #: because the rules fix them (:func:`tracker.spqrisiko.setup.vouched_setup`)
+    vouched_regions: int = 0
     #: regions where the tracker kept what the rules keep on the board (a power centre, a
     #: province's last legionary) that the camera stopped seeing
     #: (:meth:`tracker.game.TurnFollower.hold_permanent`)
@@ -202,7 +205,8 @@ class GameScorer:
         out.doubted_regions += len(doubt_moved(self._overrides, committed, moved))
         if self.read.state is None and self.settle:
             self._overrides, notes = self.read.settle_setup(committed)
-            out.settled_regions += len(self._overrides)
+            out.settled_regions += sum(not o.vouched for o in self._overrides.values())
+            out.vouched_regions += sum(o.vouched for o in self._overrides.values())
         elif self.settle:       # what the rules keep on the board, kept where the camera lost it
             held, notes = self.read.hold_permanent(apply_overrides(self._overrides, committed))
             self._overrides.update(held)
@@ -328,7 +332,8 @@ def describe(figures: list[GameVideoFigures], fps: int) -> str:
     hidden = sum(f.moves_hidden for f in figures)
     total = {k: sum(getattr(f, k) for f in figures) for k in
              ("wrong_regions", "tracked_wrong_regions", "tracked_wrong_unflagged", "tracked_right_flagged",
-              "checks_asked", "checks_asked_right", "settled_regions", "held_regions", "doubted_regions", "centres_asked", "boards_wrong",
+              "checks_asked", "checks_asked_right", "settled_regions", "vouched_regions", "held_regions",
+              "doubted_regions", "centres_asked", "boards_wrong",
               "phantom_changes", "missed_changes", "violations", "warnings", "truth_violations", "truth_warnings",
               "claims", "claims_right", "commits_under_hand")}
     track_off = sum(abs(f.vp_read.get(c, 0) - v) for f in figures for c, v in f.vp_true.items())
@@ -345,7 +350,8 @@ def describe(figures: list[GameVideoFigures], fps: int) -> str:
             f"{f' ({hidden} made under a cover the camera cannot see through)' if hidden else ''}, {delay}; "
             f"{commits} states committed ({total['commits_under_hand']} with a hand over the board), "
             f"{total['wrong_regions'] / max(commits, 1):.2f} regions read wrong per state; "
-            f"{total['settled_regions']} set-up counts settled by the rules and {total['held_regions']} regions "
+            f"{total['settled_regions']} set-up counts settled by the rules ({total['vouched_regions']} more read "
+            f"as the set-up leaves them, in doubt, vouched for) and {total['held_regions']} regions "
             f"kept as the rules keep them where the camera lost their centre or army, "
             f"{total['doubted_regions']} of these counts doubted once a hand moved pieces in their region, then "
             f"{total['tracked_wrong_regions'] / max(commits, 1):.2f} regions wrong per tracked state "

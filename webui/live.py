@@ -34,6 +34,10 @@ GUESSED_BY_RULES = "guessed by the rules"
 #: ... and of a count set over the camera's that is doubted since a hand moved pieces in its region
 #: while the camera read it as before (:func:`tracker.overrides.doubt_moved`): flagged after a restart too
 MOVED_SINCE_SET = "pieces moved since it was set"
+#: ... and of a count the camera read as a finished set-up leaves it but doubted, which the rules
+#: vouch for (:func:`tracker.spqrisiko.setup.vouched_setup`): recorded so that a restart holds it
+#: too, and never undone by the Undo button (it changed nothing a player could see)
+VOUCHED_BY_SETUP = "set-up rules vouch for it"
 #: the authors whose counts the dashboard still asks the players to check
 _DOUBTED_BY = (GUESSED_BY_RULES, MOVED_SINCE_SET)
 
@@ -97,7 +101,8 @@ class LiveGame:
                 self.overrides[c["region"]] = Override(c["id"], c["before"], c["after"],
                                                        GUESSED if c["author"] in _DOUBTED_BY else None,
                                                        moved=c["author"] == MOVED_SINCE_SET,
-                                                       kept=c["author"] in (KEPT_BY_RULES, GUESSED_BY_RULES))
+                                                       kept=c["author"] in (KEPT_BY_RULES, GUESSED_BY_RULES),
+                                                       vouched=c["author"] == VOUCHED_BY_SETUP)
             else:
                 self.overrides = {k: o for k, o in self.overrides.items() if o.correction_id != c["undoes"]}
 
@@ -141,7 +146,7 @@ class LiveGame:
                                               self._scores(), jpeg, detections)
                 for region, o in settling.items():     # recorded, so that a restart keeps them and undo can lift them
                     o.correction_id = self.store.add_correction(sid, region, o.camera_value, o.value,
-                                                                author=SETUP_RULES)
+                                                                author=VOUCHED_BY_SETUP if o.vouched else SETUP_RULES)
                     self.overrides[region] = o
             else:
                 # a player's correction stands over the rules' hold
@@ -245,9 +250,11 @@ class LiveGame:
         return self.commit(corrected, source="correction")
 
     def undo(self) -> dict:
-        """Undo the newest correction by appending its reverse (history is never rewritten)."""
+        """Undo the newest correction by appending its reverse (history is never rewritten). A count
+        the set-up rules vouched for is passed by: it changed nothing the players could undo."""
         with self.lock:
-            live = [c for c in self.store.corrections(self.game_id)[-UNDO_DEPTH:] if c["undoes"] is None]
+            undoable = [c for c in self.store.corrections(self.game_id) if c["author"] != VOUCHED_BY_SETUP]
+            live = [c for c in undoable[-UNDO_DEPTH:] if c["undoes"] is None]
             undone = {c["undoes"] for c in self.store.corrections(self.game_id) if c["undoes"]}
             live = [c for c in live if c["id"] not in undone]
             if not live:

@@ -8,7 +8,7 @@ from typing import Sequence
 from tracker.board import Board
 from tracker.errors import GameError
 from tracker.pieces import ARMY_COLOURS, LAND_KINDS, LEGIONARY
-from tracker.readings import soften_low_confidence
+from tracker.readings import LOW_CONFIDENCE, soften_low_confidence
 from tracker.spqrisiko.options import SpqrOptions
 from tracker.state import ObservedState
 from tracker.verdicts import Verdict
@@ -152,34 +152,15 @@ def settle_setup(state: ObservedState, plan: SetupPlan) -> dict[str, tuple[dict,
     settled (:func:`settled_verdict`), so that a set-up really made otherwise is put right on
     the table, or the settlement undone.
     """
-    board = state.board
-    read = state.to_dict()["regions"]
-    provinces = {c: plan.player_provinces for c in plan.players} | dict(plan.neutral_groups)
-    held = {c: len(state.provinces_of(c)) for c in provinces}
-    as_set = sum(read.get(p) == setup_garrison(c, plan) for p, c in state.owners.items())
-    beyond = sum(max(0, held[c] - n) for c, n in provinces.items())
-    fleets = sum(sea in read for sea in board.seas)
-    if as_set < SETTLE_SHARE * len(board.provinces) or beyond > SETTLE_STRAYS or fleets > SETTLE_STRAYS:
+    found = _armies_of_setup(state, plan)
+    if found is None:
         return {}
-
-    def standing(p: str) -> int:
-        """The land pieces read in province ``p``, whatever their value."""
-        return sum(n for kinds in read[p].values() for k, n in kinds.items() if k in LAND_KINDS)
-
-    owners = {p: c for p, c in state.owners.items() if p not in state.unseen}
-    over = [c for c, n in provinces.items() if held[c] > n]
-    under = [c for c, n in provinces.items() if held[c] < n]
-    if len(over) == 1 and len(under) == 1:
-        wrong, right = over[0], under[0]
-        count = {c: setup_legions(c, plan) for c in (wrong, right)}
-        misread = [p for p, c in owners.items() if c == wrong and standing(p) == count[right]]
-        if count[wrong] != count[right] and len(misread) == 1:
-            owners[misread[0]] = right
-            held[wrong], held[right] = held[wrong] - 1, held[right] + 1
+    owners, held, provinces = found
+    board, read = state.board, state.to_dict()["regions"]
     settled: dict[str, tuple[dict, dict]] = {}
     for p, colour in owners.items():
         want = setup_garrison(colour, plan)
-        if want is not None and read[p] != want and abs(standing(p) - want[colour][LEGIONARY]) <= SETTLE_REACH:
+        if want is not None and read[p] != want and abs(_standing(read, p) - want[colour][LEGIONARY]) <= SETTLE_REACH:
             settled[p] = (read[p], want)
     for sea in board.seas:
         if sea in read and sea not in state.unseen:
@@ -191,6 +172,70 @@ def settle_setup(state: ObservedState, plan: SetupPlan) -> dict[str, tuple[dict,
         for p in free:
             settled[p] = (read.get(p, {}), setup_garrison(colour, plan))
     return settled
+
+
+def _standing(read: dict, province: str) -> int:
+    """The land pieces read in ``province`` (``read``: the state's regions), whatever their value."""
+    return sum(n for kinds in read[province].values() for k, n in kinds.items() if k in LAND_KINDS)
+
+
+def _armies_of_setup(state: ObservedState, plan: SetupPlan) \
+        -> tuple[dict[str, str], dict[str, int], dict[str, int]] | None:
+    """Who holds each seen province of a finished set-up as read, one army's misread colour put
+    right (§3.9, see :func:`settle_setup`); how many provinces each army then holds, and how many
+    the set-up gives it. None: the reading is too far from a finished set-up to settle anything."""
+    board = state.board
+    read = state.to_dict()["regions"]
+    provinces = {c: plan.player_provinces for c in plan.players} | dict(plan.neutral_groups)
+    held = {c: len(state.provinces_of(c)) for c in provinces}
+    as_set = sum(read.get(p) == setup_garrison(c, plan) for p, c in state.owners.items())
+    beyond = sum(max(0, held[c] - n) for c, n in provinces.items())
+    fleets = sum(sea in read for sea in board.seas)
+    if as_set < SETTLE_SHARE * len(board.provinces) or beyond > SETTLE_STRAYS or fleets > SETTLE_STRAYS:
+        return None
+    owners = {p: c for p, c in state.owners.items() if p not in state.unseen}
+    over = [c for c, n in provinces.items() if held[c] > n]
+    under = [c for c, n in provinces.items() if held[c] < n]
+    if len(over) == 1 and len(under) == 1:
+        wrong, right = over[0], under[0]
+        count = {c: setup_legions(c, plan) for c in (wrong, right)}
+        misread = [p for p, c in owners.items() if c == wrong and _standing(read, p) == count[right]]
+        if count[wrong] != count[right] and len(misread) == 1:
+            owners[misread[0]] = right
+            held[wrong], held[right] = held[wrong] - 1, held[right] + 1
+    return owners, held, provinces
+
+
+def vouched_setup(state: ObservedState, plan: SetupPlan) -> set[str]:
+    """The regions of a finished set-up that the camera read as the rules leave them but doubts
+    (below ``LOW_CONFIDENCE``): the rules vouch for their counts as read.
+
+    A finished set-up fixes every count (§3.7–3.10: 2 legionaries in a player's province, 3 in a
+    neutral one, the seas empty); the camera only has to tell the armies apart. Where no army
+    holds more than its share of provinces, and the armies lack no more provinces than the camera
+    cannot see or :func:`settle_setup` gives the one army short (those read empty), it did: a
+    colour misread would leave one army over (:func:`settle_setup` puts one such right, and the
+    province it gives another army is settled, not vouched for). Its doubt about a count read as
+    the set-up leaves it is then no reason to ask the players to check it. On rendered hard games
+    the set-up's commit asked for about seven checks a game, every one of a right count
+    (``docs/measured.md``, session 62). Nothing is vouched for where :func:`settle_setup` would
+    settle nothing for being too far from a finished set-up, nor in a region the camera could
+    not see."""
+    found = _armies_of_setup(state, plan)
+    if found is None:
+        return set()
+    owners, held, provinces = found
+    board, read = state.board, state.to_dict()["regions"]
+    free = [p for p in board.provinces if p not in state.owners and p not in state.unseen]
+    hidden = sum(p in state.unseen for p in board.provinces)
+    short = {c: n - held[c] for c, n in provinces.items() if held[c] < n}
+    given = len(short) == 1 and sum(short.values()) >= len(free)      # settle_setup gives them to it
+    if (free and not given) or any(held[c] > n for c, n in provinces.items()) \
+            or sum(short.values()) - len(free) > hidden:
+        return set()
+    doubted = {r for r in board.regions if r not in state.unseen and state.confidence_of(r) < LOW_CONFIDENCE}
+    return ({p for p, c in owners.items() if p in doubted and read[p] == setup_garrison(c, plan)}
+            | {sea for sea in board.seas if sea in doubted and sea not in read})
 
 
 def settled_verdict(board: Board, settled: dict[str, tuple[dict, dict]]) -> Verdict:
