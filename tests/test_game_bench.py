@@ -128,6 +128,17 @@ class TestGameScorer:
         assert (kept.settled_regions, kept.wrong_regions, kept.tracked_wrong_regions) == (0, 2, 2)
         assert kept.violations == 1
 
+    def test_a_set_up_count_read_right_in_doubt_is_vouched_for_and_asks_no_check(self):
+        """The set-up read right, one province at 0.5: the rules vouch for it (no check asked), as
+        they do not with ``settle=False``."""
+        s0 = legal_game()[0]
+        region = sorted(s0.owners)[0]
+        doubted = ObservedState.from_dict(dict(s0.to_dict(), confidence={region: 0.5}))
+        f = self.play([(s0, False, doubted)])
+        assert (f.settled_regions, f.vouched_regions, f.checks_asked, f.tracked_right_flagged) == (0, 1, 0, 0)
+        f = self.play([(s0, False, doubted)], settle=False)
+        assert (f.vouched_regions, f.checks_asked, f.checks_asked_right) == (0, 1, 1)
+
     def test_a_power_centre_the_camera_lost_is_kept_in_the_tracked_state(self):
         s0 = legal_game()[0]
         province = sorted(s0.provinces_of("red"))[0]
@@ -281,6 +292,11 @@ class TestDescribe:
         f = GameVideoFigures("hard", 15, 5, commits=4, tracked_wrong_regions=6, tracked_wrong_unflagged=2,
                              tracked_right_flagged=10)
         assert "(2 of those 6 not flagged for a check; 2.50 right counts flagged per state;" in describe([f], fps=12)
+
+    def test_the_line_says_how_many_set_up_counts_were_settled_and_vouched_for(self):
+        f = GameVideoFigures("hard", 15, 5, commits=1, settled_regions=3, vouched_regions=7)
+        assert "3 set-up counts settled by the rules (7 more read as the set-up leaves them, in doubt, " \
+               "vouched for)" in describe([f], fps=12)
 
     def test_the_line_says_how_many_checks_were_asked_a_move(self):
         f = GameVideoFigures("hard", 15, 5, moves=8, commits=9, checks_asked=6, checks_asked_right=4)
