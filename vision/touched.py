@@ -198,10 +198,13 @@ class TouchedRegions:
         on it. A trireme nudged without a count changing anywhere would be taken for one too:
         the players are asked to check the island's count once (:func:`tracker.overrides.doubt_moved`)."""
         def as_committed(r: str) -> bool:
-            return (r not in held.unseen and r not in self.state.unseen
-                    and held.regions.get(r, {}) == self.state.regions.get(r, {}))
-        return {r for r, n in on_land.items() if n >= GRAZE_PIXELS and r not in held.unseen
-                and r not in self.state.unseen and all(as_committed(other) for other in self._uncored[r])}
+            return self._seen_both(r, held) and held.regions.get(r, {}) == self.state.regions.get(r, {})
+        return {r for r, n in on_land.items() if n >= GRAZE_PIXELS and self._seen_both(r, held)
+                and all(as_committed(other) for other in self._uncored[r])}
+
+    def _seen_both(self, region: str, now: ObservedState) -> bool:
+        """Seen at the commit and in ``now``: only then can its pieces be told to have changed."""
+        return region not in now.unseen and region not in self.state.unseen
 
     def _grazed(self, region: str, in_core: int) -> bool:
         """Touched with too little changed in its core for a piece to have come or gone there."""
@@ -218,8 +221,8 @@ class TouchedRegions:
         if found is None:
             return state
         touches, on_land = found
-        changed = {r for r, in_core in touches.items() if r in self._cored and in_core >= GRAZE_PIXELS
-                   and r not in state.unseen and r not in self.state.unseen}
+        changed = {r for r, in_core in touches.items()
+                   if r in self._cored and in_core >= GRAZE_PIXELS and self._seen_both(r, state)}
         kept, now = self.state.to_dict(), state.to_dict()
         regions, confidence = dict(now["regions"]), dict(now.get("confidence", {}))
         for r in self.region_ids:

@@ -253,9 +253,10 @@ class LiveGame:
         """Undo the newest correction by appending its reverse (history is never rewritten). A count
         the set-up rules vouched for is passed by: it changed nothing the players could undo."""
         with self.lock:
-            undoable = [c for c in self.store.corrections(self.game_id) if c["author"] != VOUCHED_BY_SETUP]
+            corrections = self.store.corrections(self.game_id)
+            undoable = [c for c in corrections if c["author"] != VOUCHED_BY_SETUP]
             live = [c for c in undoable[-UNDO_DEPTH:] if c["undoes"] is None]
-            undone = {c["undoes"] for c in self.store.corrections(self.game_id) if c["undoes"]}
+            undone = {c["undoes"] for c in corrections if c["undoes"]}
             live = [c for c in live if c["id"] not in undone]
             if not live:
                 raise ValueError("no correction to undo")

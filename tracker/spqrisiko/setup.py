@@ -165,8 +165,7 @@ def settle_setup(state: ObservedState, plan: SetupPlan) -> dict[str, tuple[dict,
     for sea in board.seas:
         if sea in read and sea not in state.unseen:
             settled[sea] = (read[sea], {})
-    free = [p for p in board.provinces if p not in state.owners and p not in state.unseen]
-    short = {c: n - held[c] for c, n in provinces.items() if held[c] < n}
+    free, short = _unheld(state, held, provinces)
     if free and len(short) == 1 and sum(short.values()) >= len(free):
         colour = next(iter(short))
         for p in free:
@@ -177,6 +176,14 @@ def settle_setup(state: ObservedState, plan: SetupPlan) -> dict[str, tuple[dict,
 def _standing(read: dict, province: str) -> int:
     """The land pieces read in ``province`` (``read``: the state's regions), whatever their value."""
     return sum(n for kinds in read[province].values() for k, n in kinds.items() if k in LAND_KINDS)
+
+
+def _unheld(state: ObservedState, held: dict[str, int], provinces: dict[str, int]) \
+        -> tuple[list[str], dict[str, int]]:
+    """The provinces read empty (seen, no army), and each army short of its set-up share by how
+    many (``held`` and ``provinces`` as :func:`_armies_of_setup` gives them)."""
+    free = [p for p in state.board.provinces if p not in state.owners and p not in state.unseen]
+    return free, {c: n - held[c] for c, n in provinces.items() if held[c] < n}
 
 
 def _armies_of_setup(state: ObservedState, plan: SetupPlan) \
@@ -226,9 +233,8 @@ def vouched_setup(state: ObservedState, plan: SetupPlan) -> set[str]:
         return set()
     owners, held, provinces = found
     board, read = state.board, state.to_dict()["regions"]
-    free = [p for p in board.provinces if p not in state.owners and p not in state.unseen]
+    free, short = _unheld(state, held, provinces)
     hidden = sum(p in state.unseen for p in board.provinces)
-    short = {c: n - held[c] for c, n in provinces.items() if held[c] < n}
     given = len(short) == 1 and sum(short.values()) >= len(free)      # settle_setup gives them to it
     if (free and not given) or any(held[c] > n for c, n in provinces.items()) \
             or sum(short.values()) - len(free) > hidden:
