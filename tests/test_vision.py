@@ -484,6 +484,36 @@ class TestGateAndFusion:
         held = [gate.check(arm) for _ in range(SETTLE_FRAMES - 1)]
         assert [r.reason for r in held] == ["something covers the board"] * (SETTLE_FRAMES - 1)
 
+    def test_a_hand_that_looks_like_the_empty_board_is_no_board_uncovered(self):
+        """A hand comes to rest over a busy part of the board, and its colours happen to match the
+        empty board there better than the board itself does (here: its pixels are the calibration
+        photo's, over a band of dark pieces). It came; nothing a still frame took in has gone, so
+        it is held SETTLE_FRAMES like any arm. Compared with the calibration's empty board, a brown
+        hand over the print's busy art passed as a rested hand that had left after one still
+        frame, and was taken into the still frame (a hard game on the print, session 63)."""
+        from vision.gate import ARM_RIM, GATE_SCALE, SETTLE_FRAMES
+        wrist = (ARM_RIM + 1) / GATE_SCALE
+        img, _, cal = scene()
+        profile = calibrate(cal, procedural_art(), players=PLAYERS)
+        y0, y1 = 360, 360 + 2 * wrist
+        table = img.copy()          # a band of dark pieces where the hand will rest
+        cv2.fillConvexPoly(table, np.array(self._board_points(profile, (10, y0), (400, y0), (400, y1), (10, y1))),
+                           (30, 30, 30))
+        hand = table.copy()
+        cv2.fillConvexPoly(hand, np.array(self._board_points(profile, (-200, y0), (10, y0), (10, y1), (-200, y1))),
+                           (0, 102, 0))             # the sleeve, over the board's edge
+        palm = np.zeros(img.shape[:2], np.uint8)
+        cv2.fillConvexPoly(palm, np.array(self._board_points(profile, (10, y0), (400, y0), (400, y1), (10, y1))), 1)
+        hand[palm > 0] = cal[palm > 0]          # the hand: the empty board's own colours
+        gate = Gate(profile)
+        assert [gate.check(table).still for _ in range(3)] == [False, True, True]
+        assert gate.check(hand).reason == "motion"
+        held = [gate.check(hand) for _ in range(SETTLE_FRAMES - 1)]
+        assert [r.reason for r in held] == ["something covers the board"] * (SETTLE_FRAMES - 1)
+        assert gate.check(hand).still           # still that long, it is the table as it now is
+        assert gate.check(table).reason == "motion"     # it leaves: the board it uncovers passes at once
+        assert gate.check(table).still
+
     def test_an_arm_that_shifts_stays_an_arm_though_its_edge_is_cut(self):
         """An arm rests over the board, shifts a little (motion), and comes to rest again where the
         change at the board's edge is lost (a sleeve of the frame's own shade): its blob covers
