@@ -514,6 +514,28 @@ class TestGateAndFusion:
         assert gate.check(table).reason == "motion"     # it leaves: the board it uncovers passes at once
         assert gate.check(table).still
 
+    def test_a_card_put_down_as_another_is_picked_up_is_known_where_it_lies(self):
+        """A large card left on the board is taken into the still frame after SETTLE_FRAMES. It is
+        picked up as a smaller one is put down elsewhere: most of the change is the board coming
+        back, and the frame passes at once. The gate takes the two blobs in one by one: where the
+        large card lay is no longer hidden, where the small one lies is. So when the small card
+        is picked up in turn, the board it uncovers is back as before and passes at once too."""
+        from vision.gate import ISLAND_SETTLE, SETTLE_FRAMES, WIDE_BLOB
+        white = (235, 235, 235)
+        profile, img, large = self._pile_along_the_frame((0, 220, 300, 460), at=0.25, colour=white)
+        _, _, small = self._pile_along_the_frame((0, 250, 160, 380), at=0.65, colour=white)
+        gate = Gate(profile)
+        assert [gate.check(img).still for _ in range(3)] == [False, True, True]
+        assert gate.check(large).reason == "motion"
+        held = [gate.check(large) for _ in range(SETTLE_FRAMES)]
+        assert [r.still for r in held] == [False] * (SETTLE_FRAMES - 1) + [True]
+        assert gate.check(small).reason == "motion"            # the large one up, the small one down
+        assert [gate.check(small).still for _ in range(ISLAND_SETTLE)] == [False] * (ISLAND_SETTLE - 1) + [True]
+        assert gate.check(img).reason == "motion"              # the small one picked up
+        settling = [gate.check(img) for _ in range(ISLAND_SETTLE)]
+        assert settling[0].occluder >= WIDE_BLOB
+        assert [r.still for r in settling] == [False] * (ISLAND_SETTLE - 1) + [True]
+
     def test_an_arm_that_shifts_stays_an_arm_though_its_edge_is_cut(self):
         """An arm rests over the board, shifts a little (motion), and comes to rest again where the
         change at the board's edge is lost (a sleeve of the frame's own shade): its blob covers

@@ -186,8 +186,8 @@ class Gate:
         settle = SETTLE_FRAMES if (self._arm or wide) and not gone else ISLAND_SETTLE
         if len(large) and self.covered_run < settle:
             return GateResult(False, motion, biggest, "something covers the board")
-        if under is not None:
-            self._take_in(under, gone)
+        for b in large:
+            self._take_in(view, blobs == b)
         self._taken = None if len(large) else self._seen_rim(image.shape) & (changed > 0)
         self._before = self.ref
         self.ref, self._arm_at = view, None
@@ -231,17 +231,19 @@ class Gate:
         back = self._hidden[under] & (colour_change(view, self._hidden_board)[under] <= CHANGE_LEVEL)
         return float(np.mean(back)) >= BARE_SHARE
 
-    def _take_in(self, under: np.ndarray, gone: bool) -> None:
-        """A still frame takes in large changed blobs (``under``): the board they uncovered
-        (``gone``) is no longer hidden; what came over the board is, and what it covers, as the last
-        still frame showed it, is kept for :meth:`_gone`."""
-        if gone:
-            self._hidden &= ~under
+    def _take_in(self, view: np.ndarray, blob: np.ndarray) -> None:
+        """A still frame takes in a large changed blob (its pixels: ``blob``). One that uncovered
+        the board (:meth:`_gone`) leaves it no longer hidden; one that came over the board (a
+        hand that rested, a card) hides it, and what it covers, as the last still frame showed it,
+        is kept for :meth:`_gone`. Blob by blob: a card moved across the board uncovers where it
+        lay and hides where it lies."""
+        if self._gone(view, blob):
+            self._hidden &= ~blob
             return
         if self._hidden is None:
-            self._hidden, self._hidden_board = np.zeros(under.shape, bool), self.ref.copy()
-        self._hidden_board[under] = self.ref[under]     # a hand over a card: the card is what it hides
-        self._hidden |= under
+            self._hidden, self._hidden_board = np.zeros(blob.shape, bool), self.ref.copy()
+        self._hidden_board[blob] = self.ref[blob]     # a hand over a card: the card is what it hides
+        self._hidden |= blob
 
     def _reaches_in(self, view: np.ndarray, changed: np.ndarray, blobs: np.ndarray, large: np.ndarray,
                     under: np.ndarray, shape: tuple[int, ...]) -> bool:
