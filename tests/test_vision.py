@@ -536,24 +536,6 @@ class TestGateAndFusion:
         assert settling[0].occluder >= WIDE_BLOB
         assert [r.still for r in settling] == [False] * (ISLAND_SETTLE - 1) + [True]
 
-    def test_an_arm_that_changes_the_board_in_small_pieces_is_an_arm(self):
-        """A hand of the board's own shades changes it only here and there: no blob covers
-        OCCLUDER_FRACTION of the board, but together, a gap of less than ARM_GAP apart, they cross
-        a wrist's width of the edge and cover more than that. It is an arm, held SETTLE_FRAMES.
-        On a hard game on the print such a hand passed two still frames and a state was committed
-        with it over Italy. A pile at the edge is still no arm (the tests above)."""
-        from vision.gate import ARM_RIM, GATE_SCALE, OCCLUDER_FRACTION, SETTLE_FRAMES
-        wrist = (ARM_RIM + 1) / GATE_SCALE
-        pieces = [(-200, 360, 20, 360 + wrist)] + [(x, 360, x + 40, 360 + wrist) for x in (40, 100, 160, 220)]
-        profile, img, arm = self._pile_along_the_frame(*pieces, at=0)
-        gate = Gate(profile)
-        assert [gate.check(img).still for _ in range(3)] == [False, True, True]
-        assert gate.check(arm).reason == "motion"
-        held = [gate.check(arm) for _ in range(SETTLE_FRAMES - 1)]
-        assert 0 < held[0].occluder <= OCCLUDER_FRACTION         # no blob of it large on its own
-        assert [r.reason for r in held] == ["something covers the board"] * (SETTLE_FRAMES - 1)
-        assert gate.check(arm).still            # still that long, it is the table as it now is
-
     def test_an_arm_that_shifts_stays_an_arm_though_its_edge_is_cut(self):
         """An arm rests over the board, shifts a little (motion), and comes to rest again where the
         change at the board's edge is lost (a sleeve of the frame's own shade): its blob covers

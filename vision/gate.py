@@ -169,8 +169,6 @@ class Gate:
             return GateResult(False, motion, biggest, "motion")
         large = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] > OCCLUDER_FRACTION * area)
         large = large[large > 0]
-        if not len(large) and np.count_nonzero(changed) > OCCLUDER_FRACTION * area:
-            large = self._arm_in_pieces(view, changed, blobs, image.shape)
         # counted from the frame the blob came in, not from the last motion: a hand's first sliver
         # over the edge moves too few pixels to count as motion, and the table had been still
         self.covered_run = self.covered_run + 1 if len(large) else 0
@@ -278,15 +276,6 @@ class Gate:
         the counter marks the regions it hides. Looking for the arm on the table beyond the edge
         instead was tried and failed: a skin-toned arm over a wooden table changes too few
         pixels there."""
-        groups, at_rim = self._at_rim(view, changed, shape)
-        if np.isin(groups[under], at_rim).any():
-            return True
-        return any(self._wide_along_edge(blobs == b, shape) for b in large)
-
-    def _at_rim(self, view: np.ndarray, changed: np.ndarray, shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
-        """The changes joined across gaps of ARM_GAP (each pixel's group label), and the groups that
-        changed ARM_RIM pixels or more of the edge of what the camera sees, leaving out the edge
-        pixels the last still frame took in that are back as before (see :meth:`_reaches_in`)."""
         joined = cv2.dilate(changed, np.ones((ARM_GAP, ARM_GAP), np.uint8))
         n, groups = cv2.connectedComponents(joined)
         rim = self._seen_rim(shape) & (changed > 0)
@@ -296,25 +285,9 @@ class Gate:
                 rim &= ~back
         across = np.bincount(groups[rim], minlength=n)
         at_rim = np.flatnonzero(across >= ARM_RIM)
-        return groups, at_rim[at_rim > 0]
-
-    def _arm_in_pieces(self, view: np.ndarray, changed: np.ndarray, blobs: np.ndarray,
-                       shape: tuple[int, ...]) -> np.ndarray:
-        """The blobs (their labels) of an arm that changed the board in small pieces only: a group
-        of changes joined across ARM_GAP that crosses ARM_RIM pixels of the edge and covers more
-        than OCCLUDER_FRACTION of the board, though none of its blobs does. A hand of the board's
-        own shades, over the print's busy art, changes it so: on a hard game on the print (seed 17)
-        one came in slowly, passed two still frames with no blob over OCCLUDER_FRACTION and was
-        taken into the still frame, and a state was committed with it over Italy. A pile along the
-        edge crosses it over 7 pixels at most, a fingertip over the rim changes too little."""
-        groups, at_rim = self._at_rim(view, changed, shape)
-        if not len(at_rim):
-            return at_rim
-        inside = (changed > 0) & np.isin(groups, at_rim)
-        if np.count_nonzero(inside) <= OCCLUDER_FRACTION * changed.size:
-            return at_rim[:0]
-        found = np.unique(blobs[inside])
-        return found[found > 0]
+        if np.isin(groups[under], at_rim[at_rim > 0]).any():
+            return True
+        return any(self._wide_along_edge(blobs == b, shape) for b in large)
 
     def _wide_along_edge(self, blob: np.ndarray, shape: tuple[int, ...]) -> bool:
         """Whether ``blob`` is wider than any pile (WIDE_BLOB of the board) and lies within ARM_GAP
