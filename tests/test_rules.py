@@ -371,9 +371,14 @@ class TestSetupSettlement:
         for read in (self._read(P3, {blue: None}, confidence={red: 0.5}),
                      self._read(P3, {blue: None}, unseen=[blue], confidence={red: 0.5})):
             assert vouched_setup(read, setup_plan(board, P3)) == {red}
-        # ... not where two armies are short of one read empty each, nor where one is over
+        # ... or where two armies are short of one read empty each: those stay empty (settled by
+        # none, and marked), the others were told apart
         yellow = self._of(legal, "yellow")[0]
         read = self._read(P3, {blue: None, yellow: None}, confidence={red: 0.5})
+        assert vouched_setup(read, setup_plan(board, P3)) == {red}
+        assert settle_setup(read, setup_plan(board, P3)) == {}
+        # ... but not where an army is over (a blue pair read as red's: which of red's is blue's?)
+        read = self._read(P3, {blue: None, yellow: {"red": {"legionary": 2}}}, confidence={red: 0.5})
         assert vouched_setup(read, setup_plan(board, P3)) == set()
         other = self._of(legal, "blue", 2)[1]
         read = self._read(P3, {blue: None, other: {"red": {"legionary": 2}}}, unseen=[blue], confidence={red: 0.5})
