@@ -182,12 +182,14 @@ class Gate:
         # a blob wider than any pile is a hand, even wholly inside the board: a sleeve of the
         # frame's own shade can cut it off from the edge by more than ARM_GAP
         wide = bool((stats[large, cv2.CC_STAT_AREA] >= WIDE_BLOB * area).any())
-        gone = under is not None and self._gone(view, under)
+        back = self._back(view) if under is not None else None
+        gone = under is not None and self._gone(back, under)
         settle = SETTLE_FRAMES if (self._arm or wide) and not gone else ISLAND_SETTLE
         if len(large) and self.covered_run < settle:
             return GateResult(False, motion, biggest, "something covers the board")
         for b in large:
-            self._take_in(view, blobs == b)
+            blob = blobs == b
+            self._take_in(blob, self._gone(back, blob))
         self._taken = None if len(large) else self._seen_rim(image.shape) & (changed > 0)
         self._before = self.ref
         self.ref, self._arm_at = view, None
@@ -206,15 +208,23 @@ class Gate:
             return False
         return float(np.count_nonzero(under & self._arm_at)) >= ARM_KEPT * np.count_nonzero(self._arm_at)
 
-    def _gone(self, view: np.ndarray, under: np.ndarray) -> bool:
+    def _back(self, view: np.ndarray) -> np.ndarray | None:
+        """The view pixels a still frame took in under a large blob (:meth:`_take_in`) that show
+        the board as it was before that thing came (boolean); None: nothing was taken in so."""
+        if self._hidden is None:
+            return None
+        return self._hidden & (colour_change(view, self._hidden_board) <= CHANGE_LEVEL)
+
+    @staticmethod
+    def _gone(back: np.ndarray | None, under: np.ndarray) -> bool:
         """Whether the large changed blobs (``under``) are something a still frame took in that has
-        gone, rather than something that came: BARE_SHARE of their pixels are ones taken in so
-        (:meth:`_take_in`) that show the board as it was before that thing came. A hand that
-        rested still for SETTLE_FRAMES was taken into the still frame (as a card left on the board
-        is); when it left, the board it had covered changed from that frame over an arm's shape,
-        reaching the edge. Taken for an arm coming in, that held the gate SETTLE_FRAMES again after
-        every later move until one left the table still that long: on a hard game on the print, a
-        move was committed 3.4 s after the last hand left.
+        gone, rather than something that came: BARE_SHARE of their pixels are back as the board
+        was before that thing came (``back``, :meth:`_back`). A hand that rested still for
+        SETTLE_FRAMES was taken into the still frame (as a card left on the board is); when it
+        left, the board it had covered changed from that frame over an arm's shape, reaching the
+        edge. Taken for an arm coming in, that held the gate SETTLE_FRAMES again after every later
+        move until one left the table still that long: on a hard game on the print, a move was
+        committed 3.4 s after the last hand left.
 
         The board before is the camera's own view of it, in the same light and pose. Until session
         63 it was the calibration's empty board, and the test was whether the blob looked like it
@@ -226,18 +236,15 @@ class Gate:
         held the gate as an arm after every move to the game's end: 5 of 48 moves of the set
         (seeds 31 to 34) came in with a later one or never, two states were committed with a hand
         over the board."""
-        if self._hidden is None:
-            return False
-        back = self._hidden[under] & (colour_change(view, self._hidden_board)[under] <= CHANGE_LEVEL)
-        return float(np.mean(back)) >= BARE_SHARE
+        return back is not None and float(np.mean(back[under])) >= BARE_SHARE
 
-    def _take_in(self, view: np.ndarray, blob: np.ndarray) -> None:
+    def _take_in(self, blob: np.ndarray, gone: bool) -> None:
         """A still frame takes in a large changed blob (its pixels: ``blob``). One that uncovered
-        the board (:meth:`_gone`) leaves it no longer hidden; one that came over the board (a
-        hand that rested, a card) hides it, and what it covers, as the last still frame showed it,
-        is kept for :meth:`_gone`. Blob by blob: a card moved across the board uncovers where it
-        lay and hides where it lies."""
-        if self._gone(view, blob):
+        the board (``gone``, :meth:`_gone`) leaves it no longer hidden; one that came over the
+        board (a hand that rested, a card) hides it, and what it covers, as the last still frame
+        showed it, is kept for :meth:`_back`. Blob by blob: a card moved across the board uncovers
+        where it lay and hides where it lies."""
+        if gone:
             self._hidden &= ~blob
             return
         if self._hidden is None:

@@ -181,8 +181,9 @@ class TouchedRegions:
         near = cv2.dilate(counted, self._reach).astype(bool)
         n = len(self.region_ids) + 1
         hits = np.bincount(self.labels[near], minlength=n) + np.bincount(self.land[near], minlength=n)
-        in_core = np.bincount(self.core[counted.astype(bool)], minlength=n)
-        on_land = np.bincount(self.land[counted.astype(bool)], minlength=n)
+        changed = counted.astype(bool)
+        in_core = np.bincount(self.core[changed], minlength=n)
+        on_land = np.bincount(self.land[changed], minlength=n)
         touched = {r: int(in_core[i + 1]) for i, r in enumerate(self.region_ids) if hits[i + 1]}
         return touched, {r: int(on_land[self.region_ids.index(r) + 1]) for r in self._uncored if r in touched}
 
