@@ -9,6 +9,9 @@
 #   then at once, within the warm window:  PHASE=2 EPOCHS=8 LR=3e-4 bash tools/gpu-lease.sh  # 226 s
 # The defaults continue the lean network from session 61's weights, taught by the shipped wide
 # network, on tables no lease has rendered yet (models/README.md, "Session 57" and "Session 61").
+# Session 64 ran them once more (render seed 59) and the lean network gained nothing: its losses
+# were flat and it read the validation tables no better ("Session 64"). Change the recipe (ARCH,
+# TEACHER, LR) before spending another lease on it.
 # Session 61's two calls, as above, held the machine 764 s of a 15-minute lease, its start
 # included. The weights come back under $OUT (a checkpoint after every epoch, so a run cut short
 # still returns its last epoch). Every setting is a variable.
@@ -16,7 +19,7 @@ set -u
 export PYTHONUNBUFFERED=1
 PHASE=${PHASE:-1}
 RENDER_S=${RENDER_S:-130}
-RENDER_SEED=${RENDER_SEED:-59}
+RENDER_SEED=${RENDER_SEED:-60}
 EPOCHS=${EPOCHS:-13}
 STEPS=${STEPS:-1000}
 LR=${LR:-6e-4}
