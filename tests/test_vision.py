@@ -536,6 +536,63 @@ class TestGateAndFusion:
         assert settling[0].occluder >= WIDE_BLOB
         assert [r.still for r in settling] == [False] * (ISLAND_SETTLE - 1) + [True]
 
+    def _in_pieces(self):
+        """A change across the board's edge in five pieces a gap of less than ARM_GAP apart, none
+        of them OCCLUDER_FRACTION of the board, together more and over a wrist's width of the edge:
+        a hand of the board's own shades, or a pile leaning over the edge (the same picture)."""
+        from vision.gate import ARM_RIM, GATE_SCALE
+        wrist = (ARM_RIM + 1) / GATE_SCALE
+        return [(-200, 360, 20, 360 + wrist)] + [(x, 360, x + 40, 360 + wrist) for x in (40, 100, 160, 220)]
+
+    def test_an_arm_that_changes_the_board_in_small_pieces_is_an_arm(self):
+        """With no large blob seen since the last still frame, the pieces are an arm that came in
+        (nothing else brought them), held SETTLE_FRAMES. On a hard game on the print such a hand
+        passed its first still frame and a state was committed with it over Italy. When it leaves,
+        the board it uncovered passes at once."""
+        from vision.gate import ISLAND_SETTLE, OCCLUDER_FRACTION, SETTLE_FRAMES
+        profile, img, arm = self._pile_along_the_frame(*self._in_pieces(), at=0)
+        gate = Gate(profile)
+        assert [gate.check(img).still for _ in range(3)] == [False, True, True]
+        assert gate.check(arm).reason == "motion"
+        held = [gate.check(arm) for _ in range(SETTLE_FRAMES - 1)]
+        assert 0 < held[0].occluder <= OCCLUDER_FRACTION         # no blob of it large on its own
+        assert [r.reason for r in held] == ["something covers the board"] * (SETTLE_FRAMES - 1)
+        assert gate.check(arm).still            # still that long, it is the table as it now is
+        assert gate.check(img).reason == "motion"      # it leaves
+        assert [gate.check(img).still for _ in range(ISLAND_SETTLE)] == [False] * (ISLAND_SETTLE - 1) + [True]
+
+    def test_the_same_pieces_left_by_a_hand_are_a_pile(self):
+        """The same picture after a hand was seen, large, since the last still frame is what that
+        hand left: a pile leaning over the edge passes at its first still frame. On a hard game on
+        the print such a pile, held as an arm, held the gate after every move (5 of 48 moves of the
+        set came late or never)."""
+        from vision.gate import ARM_RIM, GATE_SCALE
+        wrist = (ARM_RIM + 1) / GATE_SCALE
+        profile, img, pile = self._pile_along_the_frame(*self._in_pieces(), at=0)
+        _, _, hand = self._pile_along_the_frame(*self._in_pieces(), (-200, 300, 300, 300 + 3 * wrist), at=0)
+        gate = Gate(profile)
+        assert [gate.check(img).still for _ in range(3)] == [False, True, True]
+        assert gate.check(hand).reason == "motion"
+        assert gate.check(hand).reason == "something covers the board"     # the hand, placing it
+        assert gate.check(pile).reason == "motion"                         # the hand leaves
+        assert gate.check(pile).still
+
+    def test_pieces_after_a_still_frame_that_took_in_a_large_blob_are_a_pile(self):
+        """A still frame that takes in a large blob (here a pile that passes as one) does not start
+        the count of frames without a hand afresh: that blob may hold a hand's last sliver, and what
+        comes into view when it goes is the rest of its pile. On a rendered hard game a fingertip
+        at the edge passed with its pile; the part of the pile it had hidden, held as an arm, was
+        committed 3.6 s after the last hand left."""
+        from vision.gate import OCCLUDER_FRACTION
+        profile, img, big = self._pile_along_the_frame((200, 300, 260, 450), at=0)
+        _, _, both = self._pile_along_the_frame((200, 300, 260, 450), *self._in_pieces(), at=0)
+        gate = Gate(profile)
+        assert [gate.check(img).still for _ in range(3)] == [False, True, True]
+        assert gate.check(big).reason == "motion"
+        taken = gate.check(big)
+        assert taken.still and taken.occluder > OCCLUDER_FRACTION
+        assert gate.check(both).still       # the pieces move too few pixels to count as motion here
+
     def test_an_arm_that_shifts_stays_an_arm_though_its_edge_is_cut(self):
         """An arm rests over the board, shifts a little (motion), and comes to rest again where the
         change at the board's edge is lost (a sleeve of the frame's own shade): its blob covers

@@ -11,7 +11,7 @@
 # network, on tables no lease has rendered yet (models/README.md, "Session 57" and "Session 61").
 # Session 64 ran them once more (render seed 59) and the lean network gained nothing: its losses
 # were flat and it read the validation tables no better ("Session 64"). Change the recipe (ARCH,
-# TEACHER, LR) before spending another lease on it.
+# TEACHER, DISTILL, LR) before spending another lease on it.
 # Session 61's two calls, as above, held the machine 764 s of a 15-minute lease, its start
 # included. The weights come back under $OUT (a checkpoint after every epoch, so a run cut short
 # still returns its last epoch). Every setting is a variable.
@@ -26,6 +26,7 @@ LR=${LR:-6e-4}
 ARCH=${ARCH:-lean}
 INIT=${INIT:-models/training/pieces-density-lean-s61.pt}
 TEACHER=${TEACHER:-models/training/pieces-density.pt}
+DISTILL=${DISTILL:-1}                  # the weight of the teacher's maps against the truth's
 BOARD_PHOTO=${BOARD_PHOTO:-.gpu/board-photo-topdown.jpeg}
 DEVICE=${DEVICE:-cuda}
 WORKERS=${WORKERS:-16}
@@ -37,7 +38,7 @@ date
 nvidia-smi --query-gpu=name,memory.used --format=csv,noheader 2>/dev/null
 python3 -c "import torch, cv2, onnxruntime; print('torch', torch.__version__, torch.cuda.is_available(), 'OpenCV', cv2.__version__)"
 teach=()
-[ -n "$TEACHER" ] && teach=(--teacher "$TEACHER" --distill 1)
+[ -n "$TEACHER" ] && teach=(--teacher "$TEACHER" --distill "$DISTILL")
 if [ "$PHASE" = 1 ]; then
   render=(--render-for "$RENDER_S"); models="$OUT/phase1"; seed=57
 else

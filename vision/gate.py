@@ -149,6 +149,8 @@ class Gate:
         #: a card), and the board there before it came: what :meth:`_gone` compares with
         self._hidden: np.ndarray | None = None
         self._hidden_board: np.ndarray | None = None
+        self._hand_seen = False     # a large changed blob was seen since the last still frame that had
+                                    # none (see _arm_in_pieces)
 
     def check(self, image: np.ndarray) -> GateResult:
         view = self.view(image)
@@ -164,11 +166,14 @@ class Gate:
         changed = cv2.morphologyEx(changed, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
         n, blobs, stats, _ = cv2.connectedComponentsWithStats(changed)
         biggest = float(stats[1:, cv2.CC_STAT_AREA].max() / area) if n > 1 else 0.0
+        hand_seen, self._hand_seen = self._hand_seen, self._hand_seen or biggest > OCCLUDER_FRACTION
         if motion > MOTION_FRACTION:
             self._arm, self.covered_run = False, 0
             return GateResult(False, motion, biggest, "motion")
         large = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] > OCCLUDER_FRACTION * area)
         large = large[large > 0]
+        if not len(large) and not hand_seen and np.count_nonzero(changed) > OCCLUDER_FRACTION * area:
+            large = self._arm_in_pieces(view, changed, blobs, image.shape)
         # counted from the frame the blob came in, not from the last motion: a hand's first sliver
         # over the edge moves too few pixels to count as motion, and the table had been still
         self.covered_run = self.covered_run + 1 if len(large) else 0
@@ -192,7 +197,8 @@ class Gate:
             self._take_in(blob, self._gone(back, blob))
         self._taken = None if len(large) else self._seen_rim(image.shape) & (changed > 0)
         self._before = self.ref
-        self.ref, self._arm_at = view, None
+        # a large blob taken in may hold a hand's last sliver, and what it leaves is still its work
+        self.ref, self._arm_at, self._hand_seen = view, None, biggest > OCCLUDER_FRACTION
         return GateResult(True, motion, biggest)
 
     def _same_arm(self, under: np.ndarray) -> bool:
@@ -283,6 +289,15 @@ class Gate:
         the counter marks the regions it hides. Looking for the arm on the table beyond the edge
         instead was tried and failed: a skin-toned arm over a wooden table changes too few
         pixels there."""
+        groups, at_rim = self._at_rim(view, changed, shape)
+        if np.isin(groups[under], at_rim).any():
+            return True
+        return any(self._wide_along_edge(blobs == b, shape) for b in large)
+
+    def _at_rim(self, view: np.ndarray, changed: np.ndarray, shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+        """The changes joined across gaps of ARM_GAP (each pixel's group label), and the groups that
+        changed ARM_RIM pixels or more of the edge of what the camera sees, leaving out the edge
+        pixels the last still frame took in that are back as before (see :meth:`_reaches_in`)."""
         joined = cv2.dilate(changed, np.ones((ARM_GAP, ARM_GAP), np.uint8))
         n, groups = cv2.connectedComponents(joined)
         rim = self._seen_rim(shape) & (changed > 0)
@@ -292,9 +307,42 @@ class Gate:
                 rim &= ~back
         across = np.bincount(groups[rim], minlength=n)
         at_rim = np.flatnonzero(across >= ARM_RIM)
-        if np.isin(groups[under], at_rim[at_rim > 0]).any():
-            return True
-        return any(self._wide_along_edge(blobs == b, shape) for b in large)
+        return groups, at_rim[at_rim > 0]
+
+    def _arm_in_pieces(self, view: np.ndarray, changed: np.ndarray, blobs: np.ndarray,
+                       shape: tuple[int, ...]) -> np.ndarray:
+        """The blobs (their labels) of an arm that changes the board only in small pieces: with no
+        large blob seen since the last still frame, a group of changes joined across ARM_GAP that
+        crosses ARM_RIM pixels of the edge and covers more than OCCLUDER_FRACTION of the board,
+        though none of its blobs does. A hand of the board's own shades over the print's busy art
+        changes it so: on a hard game on the print (seed 17) one came in slowly over five frames,
+        its group 158 to 209 pixels and 6 to 17 of the edge, passed the first still frame, was
+        taken into the still frame, and a state was committed with it over Italy.
+
+        Why only when no large blob came since the last still frame: what such a group is, a pile
+        that leans over the edge is too. On the print's seed 34 the pile a hand left crossed 10 to
+        11 edge pixels in a group of 195; held as an arm, it held the gate after every move (the
+        still spells between moves there are shorter than SETTLE_FRAMES), and 5 of 48 moves came
+        late or never. Nothing in the group tells the two apart (the seed-17 hand left a pile of
+        14 edge pixels and 175). Where they differ is how they came: a pile comes in a hand, and
+        that hand was a large blob in that pile's frames (the seed-34 arm's changes covered 1,074
+        to 2,949 pixels while it placed it), while the seed-17 hand was never one. A pile that a hand of
+        the board's own shades left at the edge is held SETTLE_FRAMES, as a card left there is.
+
+        "Since the last still frame" counts from the last one with nothing large in it. A still
+        frame that takes in a large blob may hold a hand's last sliver with the pile it placed: on
+        a rendered hard game (seed 39) a fingertip still at the edge passed with its pile, and
+        when it went, the part of the pile it had hidden came into view in three small blobs, 192
+        pixels in all. Counted from that frame, it was held as an arm for 1.3 s, and a move was
+        committed 3.6 s after the last hand left."""
+        groups, at_rim = self._at_rim(view, changed, shape)
+        if not len(at_rim):
+            return at_rim
+        inside = (changed > 0) & np.isin(groups, at_rim)
+        if np.count_nonzero(inside) <= OCCLUDER_FRACTION * changed.size:
+            return at_rim[:0]
+        found = np.unique(blobs[inside])
+        return found[found > 0]
 
     def _wide_along_edge(self, blob: np.ndarray, shape: tuple[int, ...]) -> bool:
         """Whether ``blob`` is wider than any pile (WIDE_BLOB of the board) and lies within ARM_GAP
