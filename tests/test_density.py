@@ -796,6 +796,26 @@ class TestTrainingOnAGpu:
         with pytest.raises(AugurError, match="not of any counting network's shape"):
             arch_of(state)
 
+    def test_a_wider_shape_starts_computing_what_the_narrower_checkpoint_did(self):
+        """lean24 started from a lean checkpoint: the lean tensors fill the leading channels, the
+        weights from the new channels are zero, and the two networks give the same maps."""
+        torch = pytest.importorskip("torch", reason="building the network needs torch (the [train] extra)")
+        from vision.density_train import build_net, widened_state
+        gen = torch.Generator().manual_seed(5)
+        lean = build_net("lean")
+        for k, v in lean.state_dict().items():        # trained-looking batch statistics too
+            if v.is_floating_point():
+                v.copy_(torch.rand(v.shape, generator=gen) + 0.5 if "running_var" in k else torch.randn(v.shape, generator=gen) * 0.2)
+        wide = build_net("lean24")
+        found, widened = widened_state(lean.state_dict(), wide.state_dict())
+        assert len(found) == len(wide.state_dict()) and widened == 11
+        wide.load_state_dict(found)
+        x = torch.rand(1, 6, 4 * MULTIPLE, 3 * MULTIPLE, generator=gen)
+        assert torch.allclose(lean.eval()(x), wide.eval()(x), atol=1e-5)
+        # a checkpoint of a wider shape than the network's is skipped where it does not fit
+        back, widened = widened_state(wide.state_dict(), lean.state_dict())
+        assert widened == 0 and len(back) == len(lean.state_dict()) - 11
+
     def test_a_run_continued_from_no_checkpoint_is_refused_in_one_line(self, tmp_path):
         pytest.importorskip("torch", reason="training needs torch (the [train] extra)")
         from tracker.errors import AugurError
@@ -807,7 +827,7 @@ class TestTrainingOnAGpu:
             train(tmp_path / "samples", tmp_path / "m", epochs=1, steps=1, batch=1, init=tmp_path / "init.pt",
                   log=lambda _: None)
 
-    @pytest.mark.parametrize("arch", ["small", "wide", "lean"])
+    @pytest.mark.parametrize("arch", ["small", "wide", "lean", "lean24"])
     def test_each_shape_outputs_every_map_at_half_the_input(self, arch):
         torch = pytest.importorskip("torch", reason="building the network needs torch (the [train] extra)")
         from vision.density_train import build_net

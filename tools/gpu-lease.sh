@@ -11,7 +11,9 @@
 # network, on tables no lease has rendered yet (models/README.md, "Session 57" and "Session 61").
 # Session 64 ran them once more (render seed 59) and the lean network gained nothing: its losses
 # were flat and it read the validation tables no better ("Session 64"). Change the recipe (ARCH,
-# TEACHER, DISTILL, LR) before spending another lease on it.
+# TEACHER, DISTILL, LR) before spending another lease on it: ARCH=lean24 widens the last decoder
+# stage and starts exactly where the lean weights are; DISTILL=0.5 holds the student less to
+# the teacher.
 # Session 61's two calls, as above, held the machine 764 s of a 15-minute lease, its start
 # included. The weights come back under $OUT (a checkpoint after every epoch, so a run cut short
 # still returns its last epoch). Every setting is a variable.

@@ -6,9 +6,10 @@ exactly as at run time. Each sample keeps the network input and every piece's fo
 kind and colour in output cells (and whether it stands spilled off its island), and the occluder
 mask; target maps are drawn per crop.
 
-Two shapes of encoder-decoder (:data:`ARCHS`): the small one (0.14 M weights) trained on the
-2-core CPU until session 14, and the wide one (0.45 M) shipped since session 15, trained on one
-GPU with the crops cut on the device. Both are exported to ONNX with dynamic height and width.
+Shapes of encoder-decoder (:data:`ARCHS`): the small one (0.14 M weights) trained on the 2-core
+CPU until session 14; the wide one (0.45 M) shipped since session 15, trained on one GPU with the
+crops cut on the device; and two lean ones with less work at half resolution, taught by the wide
+one (sessions 55 to 64, not shipped). All are exported to ONNX with dynamic height and width.
 torch is imported only here; the run time uses onnxruntime (:mod:`vision.density`).
 """
 from __future__ import annotations
@@ -427,6 +428,9 @@ ARCHS = {
     "small": {"channels": (16, 32, 64), "dilations": (2, 4), "decoder": (32, 24), "residual": False, "stem": 2},
     "wide": {"channels": (24, 48, 96), "dilations": (1, 2, 4, 8), "decoder": (48, 32), "residual": True, "stem": 2},
     "lean": {"channels": (16, 48, 96), "dilations": (1, 2, 4, 8), "decoder": (48, 16), "residual": True, "stem": 1},
+    # the lean shape with its last decoder stage at 24 channels: where the teacher's summits are
+    # sharpest, for a student that stopped gaining at 16 (models/README.md, "Session 64")
+    "lean24": {"channels": (16, 48, 96), "dilations": (1, 2, 4, 8), "decoder": (48, 24), "residual": True, "stem": 1},
 }
 
 
@@ -696,6 +700,30 @@ def load_checkpoint(path: Path) -> dict:
     return state
 
 
+def widened_state(checkpoint: dict, own: dict) -> tuple[dict, int]:
+    """The tensors of ``checkpoint`` that a network whose own tensors are ``own`` can start from,
+    and how many of them were widened. A checkpoint of another output layout still gives its
+    features: a tensor that does not fit is skipped. One narrower than the network's own in some
+    of its dimensions (a stage with more channels: ``lean24`` from ``lean``) fills the leading
+    part of the network's own fresh tensor, and a convolution's weights from the new input
+    channels are set to zero, so the widened network computes at first exactly what the
+    checkpoint did (Net2Net's widening) and the new channels only add to it as they learn."""
+    found, widened = {}, 0
+    for k, v in checkpoint.items():
+        if k not in own:
+            continue
+        mine = own[k]
+        if mine.shape == v.shape:
+            found[k] = v
+        elif v.dim() == mine.dim() and v.dim() and all(a <= b for a, b in zip(v.shape, mine.shape)):
+            w = mine.clone()
+            if w.dim() == 4:
+                w[:, v.shape[1]:] = 0
+            w[tuple(slice(0, n) for n in v.shape)] = v
+            found[k], widened = w, widened + 1
+    return found, widened
+
+
 def arch_of(state: dict) -> str:
     """The key of :data:`ARCHS` whose network has exactly the tensors of the checkpoint ``state``."""
     for arch in ARCHS:
@@ -744,12 +772,10 @@ def train(data_dir: Path, models: Path, epochs: int = 20, steps: int = 400, batc
     log(f"{len(samples)} samples loaded")
     net = build_net(arch)
     if init:
-        # a checkpoint of another output layout still gives its features: skip what does not fit
         own = net.state_dict()
-        found = {k: v for k, v in load_checkpoint(init).items()
-                 if k in own and own[k].shape == v.shape}
+        found, widened = widened_state(load_checkpoint(init), own)
         net.load_state_dict(found, strict=False)
-        log(f"started from {init} ({len(found)}/{len(own)} tensors)")
+        log(f"started from {init} ({len(found)}/{len(own)} tensors" + (f", {widened} widened)" if widened else ")"))
     teach = None
     if teacher:
         state = load_checkpoint(teacher)
