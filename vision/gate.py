@@ -326,8 +326,9 @@ class Gate:
         late or never. Nothing in the group tells the two apart (the seed-17 hand left a pile of
         14 edge pixels and 175). Where they differ is how they came: a pile comes in a hand, and
         that hand was a large blob in that pile's frames (the seed-34 arm's changes covered 1,074
-        to 2,949 pixels while it placed it), while the seed-17 hand was never one. A pile that a hand of
-        the board's own shades left at the edge is held SETTLE_FRAMES, as a card left there is.
+        to 2,949 pixels while it placed it), while the seed-17 hand was never one. A pile that a
+        hand of the board's own shades left at the edge is held SETTLE_FRAMES, as a card left
+        there is.
 
         "Since the last still frame" counts from the last one with nothing large in it. A still
         frame that takes in a large blob may hold a hand's last sliver with the pile it placed: on
