@@ -80,8 +80,10 @@ class TestBadInput:
         assert "unknown ruleset '2020'" in capsys.readouterr().err
 
     def test_unknown_network_shape_before_any_rendering(self, tmp_path, capsys):
+        from vision.density_train import ARCHS
         assert main(["train-counter", "--arch", "huge", "--epochs", "0", "--work", str(tmp_path / "w")]) == 2
-        assert "unknown network shape 'huge' (expected lean, small, wide)" in capsys.readouterr().err
+        assert f"unknown network shape 'huge' (expected {', '.join(sorted(ARCHS))})" in capsys.readouterr().err
+        assert {"wide", "lean", "lean24"} <= set(ARCHS)
         assert not (tmp_path / "w").exists()
 
     def test_a_missing_teacher_or_a_negative_weight_before_any_rendering(self, tmp_path, capsys):
