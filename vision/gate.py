@@ -166,13 +166,13 @@ class Gate:
         changed = cv2.morphologyEx(changed, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
         n, blobs, stats, _ = cv2.connectedComponentsWithStats(changed)
         biggest = float(stats[1:, cv2.CC_STAT_AREA].max() / area) if n > 1 else 0.0
-        hand_seen, self._hand_seen = self._hand_seen, self._hand_seen or biggest > OCCLUDER_FRACTION
+        self._hand_seen = self._hand_seen or biggest > OCCLUDER_FRACTION
         if motion > MOTION_FRACTION:
             self._arm, self.covered_run = False, 0
             return GateResult(False, motion, biggest, "motion")
         large = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] > OCCLUDER_FRACTION * area)
         large = large[large > 0]
-        if not len(large) and not hand_seen and np.count_nonzero(changed) > OCCLUDER_FRACTION * area:
+        if not len(large) and not self._hand_seen and np.count_nonzero(changed) > OCCLUDER_FRACTION * area:
             large = self._arm_in_pieces(view, changed, blobs, image.shape)
         # counted from the frame the blob came in, not from the last motion: a hand's first sliver
         # over the edge moves too few pixels to count as motion, and the table had been still
