@@ -352,6 +352,47 @@ class TestGateAndFusion:
         assert not gate.check(img).still                  # it leaves: that frame moved
         assert gate.check(img).still                      # still again
 
+    def test_a_noisy_cameras_still_frames_pass_and_its_hands_do_not(self):
+        """Sensor noise that moves more of the board than MOTION_FRACTION by MOTION_THRESHOLD from
+        frame to frame is no motion; a hand over the same noisy board is still held."""
+        from vision.gate import MOTION_FRACTION, MOTION_THRESHOLD
+        img, truth, cal = scene()
+        profile = calibrate(cal, procedural_art(), players=PLAYERS)
+        hand, _ = render(ObservedState.from_dict(truth.state), "easy", seed=tuple(truth.seed), hands=2)
+        rng = np.random.default_rng(5)
+
+        def noisy(image):
+            return np.clip(image + rng.normal(0, 11, image.shape), 0, 255).astype(np.uint8)
+
+        gate = Gate(profile)
+        frames = [noisy(img) for _ in range(4)]
+        a, b = (cv2.cvtColor(gate.view(f), cv2.COLOR_BGR2GRAY) for f in frames[:2])
+        seen = gate.view.seen(img.shape)
+        assert np.mean(cv2.absdiff(a, b)[seen] > MOTION_THRESHOLD) > MOTION_FRACTION   # the noise alone
+        assert [gate.check(f).still for f in frames] == [False, True, True, True]
+        assert not gate.check(noisy(hand)).still          # an arm comes in
+        assert not gate.check(noisy(img)).still           # it leaves: that frame moved
+        assert gate.check(noisy(img)).still               # still again
+
+    def test_the_motion_level_follows_the_quietest_recent_frame(self):
+        """The level rises over the noise of a camera whose every frame changes, and a hand's own
+        change does not raise it for a quiet camera (it would miss the last of the hand's motion)."""
+        from vision.gate import MOTION_CEILING, MOTION_THRESHOLD
+        img, _, cal = scene()
+        profile = calibrate(cal, procedural_art(), players=PLAYERS)
+        shape = img.shape
+        gate = Gate(profile)
+        size = gate.view.size[::-1]
+        rng = np.random.default_rng(2)
+        noise = rng.choice(np.array([0, 5, 25], np.uint8), size=size, p=[0.5, 0.49, 0.01])
+        sweep = np.where(rng.random(size) < 0.2, 90, 3).astype(np.uint8)
+        assert gate._motion_level(np.zeros(size, np.uint8), shape) == MOTION_THRESHOLD
+        assert gate._motion_level(sweep, shape) == MOTION_THRESHOLD            # a hand sweeps in
+        noisy = Gate(profile)
+        assert 25 <= noisy._motion_level(noise, shape) <= MOTION_CEILING     # 1 % of pixels change by 25
+        assert noisy._motion_level(sweep, shape) == noisy._motion_level(noise, shape)
+        assert Gate(profile)._motion_level(sweep, shape) == MOTION_CEILING
+
     @staticmethod
     def _board_points(profile, *pts):
         return [tuple(int(v) for v in q) for q in
