@@ -64,6 +64,8 @@ WIDE_BLOB = 0.01            # ...or, for a blob this large (of the board; three 
                             # none (14 on twelve rendered games, now 4)
 UNDONE = 0.9                # ...not counting the edge pixels the last still frame took in changed, when
                             # this share of them are back as the still frame before showed them
+FAINT_LEVEL = 25            # levels in any colour channel: a change a hand of the board's own shades
+                            # still makes (see Gate._faint_arm)
 
 
 def colour_change(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -179,13 +181,18 @@ class Gate:
             return GateResult(False, motion, biggest, "motion")
         large = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] > OCCLUDER_FRACTION * area)
         large = large[large > 0]
-        if not len(large) and not self._hand_seen and np.count_nonzero(changed) > OCCLUDER_FRACTION * area:
-            large = self._arm_in_pieces(view, changed, blobs, image.shape)
+        faint = False
+        if not len(large) and not self._hand_seen:
+            if np.count_nonzero(changed) > OCCLUDER_FRACTION * area:
+                large = self._arm_in_pieces(view, changed, blobs, image.shape)
+            if not len(large):
+                large = self._faint_arm(view, changed, blobs, image.shape)
+                faint = bool(len(large))
         # counted from the frame the blob came in, not from the last motion: a hand's first sliver
         # over the edge moves too few pixels to count as motion, and the table had been still
         self.covered_run = self.covered_run + 1 if len(large) else 0
         under = np.isin(blobs, large) if len(large) else None
-        self._arm = under is not None and (self._arm or self._same_arm(under)
+        self._arm = under is not None and (faint or self._arm or self._same_arm(under)
                                            or self._reaches_in(view, changed, blobs, large, under, image.shape))
         if self._arm:
             self._arm_at = under
@@ -375,6 +382,40 @@ class Gate:
             return at_rim[:0]
         found = np.unique(blobs[inside])
         return found[found > 0]
+
+    def _faint_arm(self, view: np.ndarray, changed: np.ndarray, blobs: np.ndarray,
+                   shape: tuple[int, ...]) -> np.ndarray:
+        """The blobs (their labels) of an arm of the board's own shades: with no large blob seen
+        since the last still frame, the changes past FAINT_LEVEL (not CHANGE_LEVEL) form a blob
+        wider than any pile along the edge of what the camera sees (:meth:`_wide_along_edge`),
+        and these are the changed blobs within it. On a rendered hard game (seed 43) a hand
+        covering 3.2 % of the board came to rest; past CHANGE_LEVEL its largest blob was 0.14 %
+        of the board and its group crossed too little of the edge for :meth:`_arm_in_pieces`, so
+        it passed as a pile after one frame and a state was committed with it over the board.
+        Past FAINT_LEVEL its largest blob was 1.35 % of the board. A pile and its shadow are a
+        tenth of that, and the sensor's noise makes specks, not blobs.
+
+        A blob whose pixels look, BARE_SHARE of them, as the still frame before the last one
+        showed them is the board coming back from under such a hand that the last still frame took
+        in (it passed as a pile as it left, slowly): on the print's seed 17 that board, held as an
+        arm, held a move back 2.9 s."""
+        if not changed.any():
+            return np.zeros(0, np.int64)
+        faint = (colour_change(view, self.ref) > FAINT_LEVEL).astype(np.uint8)
+        faint = cv2.morphologyEx(faint, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+        n, parts, stats, _ = cv2.connectedComponentsWithStats(faint)
+        before = None
+        for part in np.flatnonzero(stats[1:, cv2.CC_STAT_AREA] >= WIDE_BLOB * faint.size) + 1:
+            within = parts == part
+            if self._wide_along_edge(within, shape):
+                if self._before is not None:
+                    before = colour_change(view, self._before) if before is None else before
+                    if float(np.mean(before[within] <= FAINT_LEVEL)) >= BARE_SHARE:
+                        continue        # the board a hand the last still frame took in had hidden
+                found = np.unique(blobs[within & (changed > 0)])
+                if (found > 0).any():
+                    return found[found > 0]
+        return np.zeros(0, np.int64)
 
     def _wide_along_edge(self, blob: np.ndarray, shape: tuple[int, ...]) -> bool:
         """Whether ``blob`` is wider than any pile (WIDE_BLOB of the board) and lies within ARM_GAP
