@@ -225,8 +225,8 @@ class Gate:
         A dim, noisy webcam changes every pixel a little from frame to frame. On a hard rendered
         game on the print (seed 48) the sensor noise alone moved 0.29 to 0.37 % of the board by
         more than MOTION_THRESHOLD in every frame, over MOTION_FRACTION: no frame was ever still,
-        and none of the game's 10 moves was committed; 0.05 % moved by more than 24 levels. On the
-        other hard games the noise moved 0.01 to 0.1 % of the board by more than MOTION_THRESHOLD.
+        and none of the game's 10 moves was committed; about 0.05 % moved by more than 24 levels.
+        On the other hard games the noise moved at most 0.1 % of the board past MOTION_THRESHOLD.
 
         Why the quietest frame, not each frame's own figures: a hand moves the board too, and a
         level raised by the hand that leaves misses the last of its motion. A first form took each
