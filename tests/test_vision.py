@@ -453,12 +453,17 @@ class TestGateAndFusion:
         box ``(x0, y0, x1, y1)``, offset from ``at`` of the board's width."""
         img, _, cal = scene()
         profile = calibrate(cal, procedural_art(), players=PLAYERS)
-        x = at * profile.geometry.size[0]
         pile = img.copy()
-        for x0, y0, x1, y1 in boxes:
-            cv2.fillConvexPoly(pile, np.array(self._board_points(
-                profile, (x + x0, y0), (x + x1, y0), (x + x1, y1), (x + x0, y1))), colour)
+        for box in boxes:
+            cv2.fillConvexPoly(pile, self._box_in_image(profile, box, at), colour)
         return profile, img, pile
+
+    def _box_in_image(self, profile, box, at: float) -> np.ndarray:
+        """The image corners of the board-unit ``box`` ``(x0, y0, x1, y1)``, offset from ``at`` of
+        the board's width."""
+        x = at * profile.geometry.size[0]
+        x0, y0, x1, y1 = box
+        return np.array(self._board_points(profile, (x + x0, y0), (x + x1, y0), (x + x1, y1), (x + x0, y1)))
 
     @staticmethod
     def _passes_as_a_pile(profile, img, pile) -> None:
@@ -607,11 +612,8 @@ class TestGateAndFusion:
         brighter by a change between FAINT_LEVEL and CHANGE_LEVEL: something of the board's own
         shades over it."""
         from vision.gate import CHANGE_LEVEL, FAINT_LEVEL
-        x = at * profile.geometry.size[0]
-        x0, y0, x1, y1 = box
         mask = np.zeros(img.shape[:2], np.uint8)
-        cv2.fillConvexPoly(mask, np.array(self._board_points(
-            profile, (x + x0, y0), (x + x1, y0), (x + x1, y1), (x + x0, y1))), 1)
+        cv2.fillConvexPoly(mask, self._box_in_image(profile, box, at), 1)
         shaded = np.clip(img.astype(np.int16) + (FAINT_LEVEL + CHANGE_LEVEL) // 2, 0, 255).astype(np.uint8)
         return np.where(mask[..., None] > 0, shaded, img)
 

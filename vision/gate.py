@@ -68,6 +68,15 @@ FAINT_LEVEL = 25            # levels in any colour channel: a change a hand of t
                             # still makes (see Gate._faint_arm)
 
 
+def blobs_past(change: np.ndarray, level: int) -> tuple[np.ndarray, int, np.ndarray, np.ndarray]:
+    """The pixels whose ``change`` (:func:`colour_change`) is past ``level``, closed over 3 x 3 (uint8
+    mask), and their blobs: count (the background included), labels and stats
+    (``cv2.connectedComponentsWithStats``)."""
+    mask = cv2.morphologyEx((change > level).astype(np.uint8), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
+    return mask, n, labels, stats
+
+
 def colour_change(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Per pixel, the largest change over the colour channels of two BGR images (uint8). Taken
     channel by channel: numpy's ``max(axis=2)`` over a frame's 3 channels is ten times slower."""
@@ -171,9 +180,8 @@ class Gate:
         motion = float(np.count_nonzero(moved > self._motion_level(moved, image.shape)) / area)
         self.prev = gray
         # in colour: a brown forearm over the red frame is the frame's grey
-        changed = (colour_change(view, self.ref) > CHANGE_LEVEL).astype(np.uint8)
-        changed = cv2.morphologyEx(changed, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-        n, blobs, stats, _ = cv2.connectedComponentsWithStats(changed)
+        change = colour_change(view, self.ref)
+        changed, n, blobs, stats = blobs_past(change, CHANGE_LEVEL)
         biggest = float(stats[1:, cv2.CC_STAT_AREA].max() / area) if n > 1 else 0.0
         self._hand_seen = self._hand_seen or biggest > OCCLUDER_FRACTION
         if motion > MOTION_FRACTION:
@@ -186,7 +194,7 @@ class Gate:
             if np.count_nonzero(changed) > OCCLUDER_FRACTION * area:
                 large = self._arm_in_pieces(view, changed, blobs, image.shape)
             if not len(large):
-                large = self._faint_arm(view, changed, blobs, image.shape)
+                large = self._faint_arm(view, change, changed, blobs, image.shape)
                 faint = bool(len(large))
         # counted from the frame the blob came in, not from the last motion: a hand's first sliver
         # over the edge moves too few pixels to count as motion, and the table had been still
@@ -383,7 +391,7 @@ class Gate:
         found = np.unique(blobs[inside])
         return found[found > 0]
 
-    def _faint_arm(self, view: np.ndarray, changed: np.ndarray, blobs: np.ndarray,
+    def _faint_arm(self, view: np.ndarray, change: np.ndarray, changed: np.ndarray, blobs: np.ndarray,
                    shape: tuple[int, ...]) -> np.ndarray:
         """The blobs (their labels) of an arm of the board's own shades: with no large blob seen
         since the last still frame, the changes past FAINT_LEVEL (not CHANGE_LEVEL) form a blob
@@ -398,12 +406,10 @@ class Gate:
         A blob whose pixels look, BARE_SHARE of them, as the still frame before the last one
         showed them is the board coming back from under such a hand that the last still frame took
         in (it passed as a pile as it left, slowly): on the print's seed 17 that board, held as an
-        arm, held a move back 2.9 s."""
+        arm, held a move back 2.9 s. ``change``: :func:`colour_change` from the still frame."""
         if not changed.any():
             return np.zeros(0, np.int64)
-        faint = (colour_change(view, self.ref) > FAINT_LEVEL).astype(np.uint8)
-        faint = cv2.morphologyEx(faint, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-        n, parts, stats, _ = cv2.connectedComponentsWithStats(faint)
+        faint, _, parts, stats = blobs_past(change, FAINT_LEVEL)
         before = None
         for part in np.flatnonzero(stats[1:, cv2.CC_STAT_AREA] >= WIDE_BLOB * faint.size) + 1:
             within = parts == part
