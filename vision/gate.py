@@ -189,18 +189,10 @@ class Gate:
             return GateResult(False, motion, biggest, "motion")
         large = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] > OCCLUDER_FRACTION * area)
         large = large[large > 0]
-        faint = False
-        if not len(large) and not self._hand_seen:
-            if np.count_nonzero(changed) > OCCLUDER_FRACTION * area:
-                large = self._arm_in_pieces(view, changed, blobs, image.shape)
-            if not len(large):
-                large = self._faint_arm(view, change, changed, blobs, image.shape)
-                faint = bool(len(large))
-        # counted from the frame the blob came in, not from the last motion: a hand's first sliver
-        # over the edge moves too few pixels to count as motion, and the table had been still
-        self.covered_run = self.covered_run + 1 if len(large) else 0
+        if not len(large) and not self._hand_seen and np.count_nonzero(changed) > OCCLUDER_FRACTION * area:
+            large = self._arm_in_pieces(view, changed, blobs, image.shape)
         under = np.isin(blobs, large) if len(large) else None
-        self._arm = under is not None and (faint or self._arm or self._same_arm(under)
+        self._arm = under is not None and (self._arm or self._same_arm(under)
                                            or self._reaches_in(view, changed, blobs, large, under, image.shape))
         if self._arm:
             self._arm_at = under
@@ -209,9 +201,18 @@ class Gate:
         # a blob wider than any pile is a hand, even wholly inside the board: a sleeve of the
         # frame's own shade can cut it off from the edge by more than ARM_GAP
         wide = bool((stats[large, cv2.CC_STAT_AREA] >= WIDE_BLOB * area).any())
+        faint = False
+        if not (self._arm or wide):     # a hand of the board's own shades, alone or beside its pile
+            arm = self._faint_arm(view, change, changed, blobs, image.shape)
+            if len(arm):
+                large, faint = np.union1d(large, arm), True
+                under = np.isin(blobs, large)
+        # counted from the frame the blob came in, not from the last motion: a hand's first sliver
+        # over the edge moves too few pixels to count as motion, and the table had been still
+        self.covered_run = self.covered_run + 1 if len(large) else 0
         back = self._back(view) if under is not None else None
         gone = under is not None and self._gone(back, under)
-        settle = SETTLE_FRAMES if (self._arm or wide) and not gone else ISLAND_SETTLE
+        settle = SETTLE_FRAMES if (self._arm or faint or wide) and not gone else ISLAND_SETTLE
         if len(large) and self.covered_run < settle:
             return GateResult(False, motion, biggest, "something covers the board")
         for b in large:
@@ -393,20 +394,27 @@ class Gate:
 
     def _faint_arm(self, view: np.ndarray, change: np.ndarray, changed: np.ndarray, blobs: np.ndarray,
                    shape: tuple[int, ...]) -> np.ndarray:
-        """The blobs (their labels) of an arm of the board's own shades: with no large blob seen
-        since the last still frame, the changes past FAINT_LEVEL (not CHANGE_LEVEL) form a blob
-        wider than any pile along the edge of what the camera sees (:meth:`_wide_along_edge`),
-        and these are the changed blobs within it. On a rendered hard game (seed 43) a hand
-        covering 3.2 % of the board came to rest; past CHANGE_LEVEL its largest blob was 0.14 %
-        of the board and its group crossed too little of the edge for :meth:`_arm_in_pieces`, so
-        it passed as a pile after one frame and a state was committed with it over the board.
-        Past FAINT_LEVEL its largest blob was 1.35 % of the board. A pile and its shadow are a
-        tenth of that, and the sensor's noise makes specks, not blobs.
+        """The blobs (their labels) of an arm of the board's own shades: the changes past FAINT_LEVEL
+        (not CHANGE_LEVEL) form a blob wider than any pile along the edge of what the camera sees
+        (:meth:`_wide_along_edge`), and these are the changed blobs within it. On a rendered hard
+        game (seed 43) a hand covering 3.2 % of the board came to rest; past CHANGE_LEVEL its
+        largest blob was 0.14 % of the board and its group crossed too little of the edge for
+        :meth:`_arm_in_pieces`, so it passed as a pile after one frame and a state was committed
+        with it over the board. Past FAINT_LEVEL its largest blob was 1.35 % of the board. A pile
+        and its shadow are a tenth of that, and the sensor's noise makes specks, not blobs.
+
+        The gate asks this of every motionless frame in which nothing else holds it, a pile in view
+        or not: on the same seed's game on the print, that hand shifted and came to rest beside the pile
+        it had placed (0.31 % of the board past CHANGE_LEVEL); the pile passed as a pile, the
+        still frame took the hand in, and a state was committed with it over the board. The answer
+        is not remembered from frame to frame (as ``_arm`` is): a hand that slides off slowly,
+        moving too few pixels a frame to count as motion, leaves its pile passing at once.
 
         A blob whose pixels look, BARE_SHARE of them, as the still frame before the last one
         showed them is the board coming back from under such a hand that the last still frame took
-        in (it passed as a pile as it left, slowly): on the print's seed 17 that board, held as an
-        arm, held a move back 2.9 s. ``change``: :func:`colour_change` from the still frame."""
+        in: on the print's seed 17 such a hand passed as a pile as it left, slowly, and the board
+        it uncovered, held as an arm, held a move back 2.9 s. ``change``: :func:`colour_change`
+        from the still frame."""
         if not changed.any():
             return np.zeros(0, np.int64)
         faint, _, parts, stats = blobs_past(change, FAINT_LEVEL)
