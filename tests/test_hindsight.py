@@ -322,3 +322,32 @@ class TestRecordedGame:
         assert [s.state for s in again.store.snapshots(again.game_id)][3]["regions"]["aegyptus"] == \
             {"red": {"legionary": 2}}           # the recording keeps what the camera read
         again.store.close()
+
+
+class TestMiscounts:
+    """A doubtful count is most often one piece off. Red, entitled to 3, reinforces Galatia from 4
+    to 7; the camera reads 8 at 0.3 ("placed 4"). Red then attacks Asia from Galatia and is
+    repelled, and Galatia is read clearly with 4, as before the placement."""
+
+    def play(self):
+        t = Table()
+        placed = t.set(galatia=8).push(confidence={"galatia": 0.3})     # truly 7
+        assert "§6" in rules(placed, "warning")
+        return t, t.set(galatia=4).push()                               # 3 lost against Asia
+
+    def test_a_count_one_off_is_read_as_the_rules_have_it(self):
+        t, report = self.play()
+        [note] = second_thoughts(report)
+        assert "taken to have been 7 red legionaries" in note.message
+        placement = t.game.history[-2]
+        assert kinds(placement) == [ev.REINFORCEMENT] and placement.verdicts == []
+        assert kinds(report) == [ev.LAND_ATTACK] and t.game.ctx.placed == 3
+
+    def test_the_placement_does_not_vanish_for_a_count_far_off(self, monkeypatch):
+        """Taken to have been 4 all along (4 pieces off), the placement would vanish from the
+        past (in a rendered game the turn it began went with it, and every later move was out of
+        turn); that reading costs STRETCH_COST for each piece beyond the first."""
+        monkeypatch.setattr(hindsight, "_off_by_one", lambda read: [])
+        t, report = self.play()
+        assert not second_thoughts(report)
+        assert kinds(t.game.history[-2]) == [ev.REINFORCEMENT] and t.game.ctx.placed == 4
