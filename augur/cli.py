@@ -176,6 +176,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from tracker.bench import run_tracker_bench
         run_tracker_bench(games=_or(args.games, 5), turns=_or(args.turns, 300), seed=_or(args.seed, 0))
         return 0
+    if args.what == "game" and args.replay:
+        from vision.game_recording import bench_replays
+        bench_replays(Path(args.replay))
+        return 0
     if args.what == "game":
         # the game videos are filmed flat, in the calibration's light: a vision-only option would
         # be ignored, and the figures taken for what it asked
@@ -191,7 +195,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         print(f"environment: {bench_environment().describe()}")
         bench_game_videos(args.tiers, seeds=range(first, first + _or(args.games, 2)), turns=_or(args.turns, 3),
                           size=_size(args.size) if args.size else FRAME_SIZE, hold_untouched=not args.no_hold,
-                          settle=not args.no_settle, board_print=board_print, partial=not args.read_whole)
+                          settle=not args.no_settle, board_print=board_print, partial=not args.read_whole,
+                          record=Path(args.record) if args.record else None)
         return 0
     if args.what == "vision":
         from vision.bench import run_vision_bench
@@ -824,6 +829,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-settle", action="store_true",
                    help="game: keep the camera's set-up counts where the rules fix them otherwise (the dashboard "
                         "settles them and says so)")
+    p.add_argument("--record", metavar="DIR",
+                   help="game: record what was committed on every frame of each game in DIR, one file a game, "
+                        "for --replay")
+    p.add_argument("--replay", metavar="DIR",
+                   help="game: instead of filming games, replay the games recorded in DIR through the tracker as it "
+                        "now is (seconds, not minutes: for measuring a change to the tracker)")
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("train", help="reproduce the shipped piece detector (needs the [train] extra)")

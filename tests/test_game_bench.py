@@ -301,3 +301,56 @@ class TestDescribe:
     def test_the_line_says_how_many_checks_were_asked_a_move(self):
         f = GameVideoFigures("hard", 15, 5, moves=8, commits=9, checks_asked=6, checks_asked_right=4)
         assert "6 checks asked as marks came, 0.75 a move, 4 of them of a right count)" in describe([f], fps=12)
+
+
+class TestRecording:
+    """``augur bench game --record DIR`` / ``--replay DIR`` (vision.game_recording): the tracker's
+    part of the bench, replayed on the states the camera committed."""
+
+    def script(self):
+        """A legal game's first moves, the second committed with a count the camera doubted."""
+        s = legal_game(3)
+        doubted = with_region(s[2], "aegyptus", {"red": {"legionary": 2}})
+        doubted = ObservedState.from_dict(dict(doubted.to_dict(), confidence={"aegyptus": 0.4}))
+        return [(s[0], False, s[0]), (s[1], True, None), (s[1], False, s[1]), (s[2], True, None),
+                (s[2], False, doubted), (s[3], True, None), (s[3], False, s[3])]
+
+    def record(self, folder):
+        from vision.game_recording import GameRecording, recording_path
+        figures = GameVideoFigures("hard", 7, 3)
+        scorer = GameScorer(figures, PLAYERS, fps=10)
+        recording = GameRecording(recording_path(folder, "hard", 7), "hard", 7, 3, 10, True)
+        for i, (truth, hand, committed) in enumerate(self.script()):
+            moved = frozenset(changed(truth, committed)) if committed is not None else None
+            scorer.see(line(i, truth, hand), committed, moved)
+            recording.see(line(i, truth, hand), committed, moved)
+        recording.close()
+        return figures
+
+    def test_a_replayed_game_scores_as_the_game_did(self, tmp_path):
+        from dataclasses import asdict
+        from vision.game_recording import recording_path, replay_recording
+        played = self.record(tmp_path)
+        replayed, fps = replay_recording(recording_path(tmp_path, "hard", 7))
+        assert fps == 10 and played.commits == 4 and played.wrong_regions > 0
+        assert replayed.replayed and asdict(replayed) == dict(asdict(played), replayed=True)
+
+    def test_the_replay_prints_the_bench_line_untimed(self, tmp_path, capsys):
+        from augur.cli import main
+        self.record(tmp_path)
+        assert main(["bench", "game", "--replay", str(tmp_path)]) == 0
+        out = capsys.readouterr().out
+        assert out.startswith("[game hard] 1 game(s) (seed 7), 3 turns each, 7 frames: gating and counting not timed")
+        assert "4 states committed" in out
+
+    def test_a_truncated_or_missing_recording_is_a_one_line_error(self, tmp_path, capsys):
+        from augur.cli import main
+        from vision.game_recording import recording_path
+        self.record(tmp_path)
+        path = recording_path(tmp_path, "hard", 7)
+        path.write_text(path.read_text()[:-40])
+        assert main(["bench", "game", "--replay", str(tmp_path)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith("augur: error: ") and "line 8: not JSON" in err and "\n" not in err
+        assert main(["bench", "game", "--replay", str(tmp_path / "none")]) == 2
+        assert "no game recordings" in capsys.readouterr().err

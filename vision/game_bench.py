@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -129,6 +130,8 @@ class GameVideoFigures:
     vp_read: dict[str, int] = field(default_factory=dict)
     vp_true: dict[str, int] = field(default_factory=dict)
     gate_s: list[float] = field(default_factory=list)
+    #: replayed from a recording (:mod:`vision.game_recording`): nothing was gated or counted, timed
+    replayed: bool = False
     #: seconds the pipeline took to detect and count each still frame it read (a frame read again
     #: only where it changed, :mod:`vision.partial`, takes a fraction of a whole one)
     counting_s: list[float] = field(default_factory=list)
@@ -267,25 +270,25 @@ class GameScorer:
 
 def play_game_video(tier: str, seed: int, turns: int, fps: int = 12, size: tuple[int, int] = FRAME_SIZE,
                     hold_untouched: bool = True, settle: bool = True, board_print: PrintedBoard | None = None,
-                    partial: bool = True) -> GameVideoFigures:
+                    partial: bool = True, record: Path | None = None) -> GameVideoFigures:
     """Render the game of ``seed`` on a ``tier`` table, calibrate on its empty-table photo, play
     every frame through the pipeline and score the commits. With ``board_print`` the table shows
     that real print, its pieces inside the print's own borders; the calibration still compares
     with the procedural art, as at a player's table. ``partial=False`` reads every still frame whole
-    (:mod:`vision.partial`)."""
+    (:mod:`vision.partial`). ``record``: a folder to record what the scorer saw in
+    (:mod:`vision.game_recording`)."""
     from vision.synth.video import calibration_photo, frames
     art, geometry = PrintedBoard.parts(board_print)
     rendered = ((img, truth) for img, truth, _ in frames(seed, turns, tier, size=size, fps=fps, art=art,
                                                           geometry=geometry))
     return _play(calibration_photo(seed, tier, size, art=art), rendered, GameVideoFigures(tier, seed, turns), fps,
-                 hold_untouched, settle, partial)
+                 hold_untouched, settle, partial, record)
 
 
 def read_video_folder(folder) -> tuple[dict, list[dict], np.ndarray]:
     """A game video written to a folder (``augur synth video``, the demo's): its ``video.json``,
     its per-frame truth and its calibration photo."""
     import json
-    from pathlib import Path
 
     import cv2
     folder = Path(folder)
@@ -305,14 +308,18 @@ def play_video_folder(folder, hold_untouched: bool = True, settle: bool = True) 
 
 
 def _play(calibration_image: np.ndarray, frames, out: GameVideoFigures, fps: int,
-          hold_untouched: bool, settle: bool, partial: bool = True) -> GameVideoFigures:
-    """Calibrate, then run (image, truth) ``frames`` through the pipeline, scoring into ``out``."""
+          hold_untouched: bool, settle: bool, partial: bool = True, record: Path | None = None) -> GameVideoFigures:
+    """Calibrate, then run (image, truth) ``frames`` through the pipeline, scoring into ``out``
+    (and recording what the scorer saw in the folder ``record``, when given)."""
+    from vision.game_recording import GameRecording, recording_path
     from vision.gate import Gate
     from vision.pipeline import Pipeline
     from vision.synth.video import PLAYERS
     profile = calibrate(calibration_image, procedural_art(), players=PLAYERS)
     gate, pipeline = Gate(profile), Pipeline(profile, hold_untouched=hold_untouched, partial=partial)
     scorer = GameScorer(out, PLAYERS, fps, settle)
+    recording = (GameRecording(recording_path(record, out.tier, out.seed), out.tier, out.seed, out.turns, fps, settle)
+                 if record is not None else None)
     for img, truth in frames:
         t0 = time.perf_counter()
         gate.check(img)                      # timed alone: the pipeline's frame also counts still ones
@@ -321,6 +328,10 @@ def _play(calibration_image: np.ndarray, frames, out: GameVideoFigures, fps: int
         if res.state is not None:
             out.counting_s.append(res.timings["detect"] + res.timings["count"])
         scorer.see(truth, res.committed, res.changed)
+        if recording is not None:
+            recording.see(truth, res.committed, res.changed)
+    if recording is not None:
+        recording.close()
     return out
 
 
@@ -341,11 +352,13 @@ def describe(figures: list[GameVideoFigures], fps: int) -> str:
     counting = [1000 * t for f in figures for t in f.counting_s]
     counted = (f"counting a still frame {np.median(counting):.0f} ms (p50), {np.percentile(counting, 95):.0f} ms (p95)"
                if counting else "no still frame counted")
+    timed = ("gating and counting not timed (replayed from a recording)" if all(f.replayed for f in figures)
+             else f"gating {gate_fps:.0f} frames/s (target >= 30), {counted}")
     seeds = ", ".join(str(f.seed) for f in figures)
     delay = (f"{np.median(delays):.2f} s of video after the last hand left (median; worst {max(delays):.2f} s; "
              f"target <= 0.5 s at {fps} fps, counting time not included)") if delays else "none committed"
     return (f"[game {f0.tier}] {len(figures)} game(s) (seed {seeds}), {f0.turns} turns each, "
-            f"{sum(f.frames for f in figures)} frames: gating {gate_fps:.0f} frames/s (target >= 30), {counted}; "
+            f"{sum(f.frames for f in figures)} frames: {timed}; "
             f"{len(delays)} of {moves} moves committed"
             f"{f' ({hidden} made under a cover the camera cannot see through)' if hidden else ''}, {delay}; "
             f"{commits} states committed ({total['commits_under_hand']} with a hand over the board), "
@@ -370,12 +383,14 @@ def describe(figures: list[GameVideoFigures], fps: int) -> str:
 
 def bench_game_videos(tiers=("easy", "hard"), seeds=(5,), turns: int = 2, fps: int = 12,
                       size: tuple[int, int] = FRAME_SIZE, hold_untouched: bool = True, settle: bool = True,
-                      board_print: PrintedBoard | None = None, partial: bool = True) -> dict:
+                      board_print: PrintedBoard | None = None, partial: bool = True,
+                      record: Path | None = None) -> dict:
     """Every game of ``seeds`` on each tier (on ``board_print`` when given); prints one line per
-    tier and returns the figures."""
+    tier and returns the figures. ``record``: a folder to record each game in, for
+    :func:`vision.game_recording.bench_replays`."""
     out = {}
     for tier in tiers:
-        out[tier] = [play_game_video(tier, s, turns, fps, size, hold_untouched, settle, board_print, partial)
+        out[tier] = [play_game_video(tier, s, turns, fps, size, hold_untouched, settle, board_print, partial, record)
                      for s in seeds]
         print(describe(out[tier], fps), flush=True)
     return out
