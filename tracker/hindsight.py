@@ -189,7 +189,7 @@ def observe(game, state: ObservedState, turn_hint: str | None = None):
     one it read them in (see the module doc)."""
     journal = journal_of(game)
     doubts = [(k, {region: value}, functools.partial(_note, region=region, value=value), {},
-               STRETCH_COST * max(0, _pieces_off(value, journal.steps[k].state.regions.get(region, {})) - 1))
+               _stretch(journal.steps[k], region, value))
               for region, k, value in _doubts(game, journal, state)]
     doubts += [(k, values, noted, {}, 0) for k, values, noted in _transfers(game, journal, state)]
     doubts += [(*doubt, 0) for doubt in _turn_doubts(game, journal, state)]
@@ -284,9 +284,10 @@ def _doubts(game, journal: Journal, state: ObservedState) -> list[tuple[str, int
     """(region, step, value) to read the past again with: a region ``state`` reads confidently
     otherwise than the last commit, whose count last changed at a step, with the values it may
     have had since. Where the camera doubted the count at that step: the one now read, the one
-    before that step, and the one read there with a piece more or fewer (:func:`_off_by_one`). Where it was sure of it but the rules refused the change: the one before,
-    when it is what the camera sees now (a change refused and undone is a misread or a retracted
-    act; one that is not undone may be a breach, and stays as read). The most doubtful first."""
+    before that step, and the one read there with a piece more or fewer (:func:`_off_by_one`).
+    Where it was sure of it but the rules refused the change: the one before, when it is what the
+    camera sees now (a change refused and undone is a misread or a retracted act; one that is not
+    undone may be a breach, and stays as read). The most doubtful first."""
     past = _past(game, journal)
     if past is None:
         return []
@@ -502,6 +503,12 @@ def _off_by_one(read: dict) -> list[dict]:
             pieces[(colour, kind)] = m
             out.append(_counts({piece: k for piece, k in pieces.items() if k > 0}))
     return out
+
+
+def _stretch(step: Step, region: str, value: dict) -> float:
+    """What a second thought pays for saying that the camera, reading ``region`` at ``step``,
+    miscounted what was ``value``: STRETCH_COST for each piece off beyond the first."""
+    return STRETCH_COST * max(0, _pieces_off(value, step.state.regions.get(region, {})) - 1)
 
 
 def _pieces_off(value: dict, read: dict) -> int:

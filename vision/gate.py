@@ -404,11 +404,12 @@ class Gate:
         and its shadow are a tenth of that, and the sensor's noise makes specks, not blobs.
 
         The gate asks this of every motionless frame in which nothing else holds it, a pile in view
-        or not: on the same seed's game on the print, that hand shifted and came to rest beside the pile
-        it had placed (0.31 % of the board past CHANGE_LEVEL); the pile passed as a pile, the
-        still frame took the hand in, and a state was committed with it over the board. The answer
-        is not remembered from frame to frame (as ``_arm`` is): a hand that slides off slowly,
-        moving too few pixels a frame to count as motion, leaves its pile passing at once.
+        or not: on the same seed's game on the print, that hand shifted and came to rest beside
+        the pile it had placed (0.31 % of the board past CHANGE_LEVEL); the pile passed as a pile,
+        the still frame took the hand in, and a state was committed with it over the board. The
+        answer is not remembered from frame to frame (as ``_arm`` is): a hand that slides off
+        slowly, moving too few pixels a frame to count as motion, leaves its pile passing at once
+        (remembered, the pile held the gate 1.1 s after the hand had gone).
 
         A blob whose pixels look, BARE_SHARE of them, as the still frame before the last one
         showed them is the board coming back from under such a hand that the last still frame took
