@@ -220,6 +220,34 @@ class TestSetup:
         # one short, one unseen: it may be there
         assert not any("blue holds" in m or "green holds" in m for _, m in said)
 
+    def test_an_army_short_of_a_province_read_empty_in_doubt_is_a_warning_3_9(self, board):
+        """The province read empty rests on a count the camera doubts, and so does the army it
+        leaves short: both are warnings that name it; read so surely, both are violations."""
+        s = random_setup(board, P3, random.Random(2))
+        red = next(p for p in sorted(s.owners) if s.owners[p] == "red")
+        for sure, level, basis in ((0.4, "warning", (red,)), (0.9, "violation", ())):
+            state = self._camera_setup(board, confidence={red: sure})
+            d = state.to_dict()
+            d["regions"].pop(red)
+            from tracker.state import ObservedState
+            verdicts = validate_setup(ObservedState.from_dict(d), setup_plan(board, P3))
+            assert [(v.level, v.rule, v.regions) for v in verdicts] == [(level, "§3.8", (red,)), (level, "§3.9", basis)]
+            assert verdicts[1].message.startswith("red holds 8 provinces, expected 9")
+
+    def test_armies_a_province_read_in_doubt_in_another_colour_moves_between_are_warnings_3_9(self, board):
+        """One of blue's read as red's, in doubt: red holds one too many and blue one too few,
+        each resting on that province, each a warning; read surely, the two are violations."""
+        s = random_setup(board, P3, random.Random(2))
+        blue = next(p for p in sorted(s.owners) if s.owners[p] == "blue")
+        state = self._camera_setup(board, confidence={blue: 0.4}, extra={blue: {"red": {"legionary": 2}}})
+        said = [(v.level, v.message[:len("red holds 10 provinces, expected 9")], v.regions)
+                for v in validate_setup(state, setup_plan(board, P3))]
+        assert said == [("warning", "red holds 10 provinces, expected 9", (blue,)),
+                        ("warning", "blue holds 8 provinces, expected 9", (blue,))]
+        sure = self._camera_setup(board, confidence={blue: 0.9}, extra={blue: {"red": {"legionary": 2}}})
+        assert [(v.level, v.regions) for v in validate_setup(sure, setup_plan(board, P3))] == \
+            [("violation", ()), ("violation", ())]
+
     def test_a_garrison_the_camera_is_unsure_of_is_a_warning_3_7(self, board):
         s = random_setup(board, P3, random.Random(2))
         red = next(p for p in sorted(s.owners) if s.owners[p] == "red")

@@ -70,7 +70,12 @@ def validate_setup(state: ObservedState, plan: SetupPlan) -> list[Verdict]:
     What the camera could not see is not held against the table. A province marked unseen and
     empty is not free: it is named in one warning, and an army short of its provinces by no more
     than the unseen ones is not reported. A violation that rests only on regions the camera is
-    unsure of is a warning, as for every change (:func:`tracker.readings.soften_low_confidence`)."""
+    unsure of is a warning, as for every change (:func:`tracker.readings.soften_low_confidence`).
+    An army holding too many or too few provinces rests on the provinces the camera may have
+    misread into or out of it, when they are enough to make up the difference: on rendered hard
+    games a province read empty at 0.42, or a yellow one read as black's at 0.36, left two armies
+    "holding 8 provinces, expected 9", two violations at the first commit of a set-up done right
+    (15 of the 28 violations of 21 recorded sets of four games)."""
     verdicts = []
     board = state.board
     unseen = tuple(p for p in board.provinces if p not in state.owners and p in state.unseen)
@@ -82,19 +87,33 @@ def validate_setup(state: ObservedState, plan: SetupPlan) -> list[Verdict]:
         verdicts.append(Verdict.warning("§3.8", f"{len(unseen)} provinces are not seen by the camera: "
                                                 f"the set-up is checked without them", unseen))
 
-    def holds(rule: str, who: str, owned: int, expected: int) -> None:
-        if owned != expected and not owned < expected <= owned + len(unseen):
-            verdicts.append(Verdict.violation(rule, f"{who} holds {owned} provinces, expected {expected}"))
+    shares = {c: plan.player_provinces for c in plan.players} | dict(plan.neutral_groups)
+    doubtful = {p for p in board.provinces if p not in state.unseen and state.confidence_of(p) < LOW_CONFIDENCE}
+    surplus = {p for p in doubtful if state.owners.get(p) in shares
+               and len(state.provinces_of(state.owners[p])) > shares[state.owners[p]]}
+
+    def holds(rule: str, who: str, colour: str) -> None:
+        owned, expected = state.provinces_of(colour), shares[colour]
+        if len(owned) == expected or len(owned) < expected <= len(owned) + len(unseen):
+            return
+        # the provinces the camera may have misread into or out of this army, named when they are
+        # enough to explain the difference, so that the violation rests on them (and, doubted,
+        # is a warning): its own if it holds too many; free ones, or another's holding too many,
+        # if it holds too few
+        maybe = doubtful & set(owned) if len(owned) > expected else \
+            {p for p in doubtful if p not in state.owners} | surplus
+        basis = tuple(sorted(maybe)) if len(maybe) >= abs(len(owned) - expected) else ()
+        verdicts.append(Verdict.violation(rule, f"{who} holds {len(owned)} provinces, expected {expected}", basis))
 
     for colour in plan.players:
         owned = state.provinces_of(colour)
-        holds("§3.9", colour, len(owned), plan.player_provinces)
+        holds("§3.9", colour, colour)
         wrong = sorted(p for p in owned if state.legions[p] != PLAYER_START_LEGIONS)
         if wrong:
             verdicts.append(Verdict.violation("§3.7", f"{colour} provinces without exactly 2 legionaries", tuple(wrong)))
     for colour, groups in plan.neutral_groups.items():
         owned = state.provinces_of(colour)
-        holds("§3.3", f"neutral {colour}", len(owned), groups)
+        holds("§3.3", f"neutral {colour}", colour)
         wrong = sorted(p for p in owned if state.legions[p] != NEUTRAL_GROUP)
         if wrong:
             verdicts.append(Verdict.violation("§3.7", f"neutral {colour} provinces without exactly 3 legionaries",
