@@ -453,10 +453,15 @@ class TestGateAndFusion:
         box ``(x0, y0, x1, y1)``, offset from ``at`` of the board's width."""
         img, _, cal = scene()
         profile = calibrate(cal, procedural_art(), players=PLAYERS)
-        pile = img.copy()
+        return profile, img, self._drawn(profile, img, *boxes, at=at, colour=colour)
+
+    def _drawn(self, profile, img, *boxes, at: float, colour=(40, 200, 230)) -> np.ndarray:
+        """``img`` with each board-unit box filled in ``colour`` (see :meth:`_pile_along_the_frame`),
+        on a profile already made: a calibration takes most of a second."""
+        out = img.copy()
         for box in boxes:
-            cv2.fillConvexPoly(pile, self._box_in_image(profile, box, at), colour)
-        return profile, img, pile
+            cv2.fillConvexPoly(out, self._box_in_image(profile, box, at), colour)
+        return out
 
     def _box_in_image(self, profile, box, at: float) -> np.ndarray:
         """The image corners of the board-unit ``box`` ``(x0, y0, x1, y1)``, offset from ``at`` of
@@ -640,7 +645,7 @@ class TestGateAndFusion:
         board, held as an arm, held a move back 2.9 s."""
         from vision.gate import ISLAND_SETTLE, SETTLE_FRAMES
         profile, img, knuckles = self._pile_along_the_frame((40, 320, 70, 350), (120, 320, 150, 350), at=0)
-        _, _, hand = self._pile_along_the_frame((-200, 300, 300, 465), at=0)
+        hand = self._drawn(profile, img, (-200, 300, 300, 465), at=0)
         arm = self._shaded(profile, knuckles, (-200, 300, 300, 465), at=0)
         gate = Gate(profile)
         assert [gate.check(img).still for _ in range(3)] == [False, True, True]
@@ -653,22 +658,25 @@ class TestGateAndFusion:
         assert gate.check(img).reason == "motion"      # it leaves
         assert [gate.check(img).still for _ in range(ISLAND_SETTLE)] == [False] * (ISLAND_SETTLE - 1) + [True]
 
-    def _faint_arm_beside_a_pile(self, reach: float):
+    def _faint_arm_beside_a_pile(self):
         """The scene's profile, its image, the image with a pile placed (larger than
         OCCLUDER_FRACTION, far from the edge), and the same with a hand of the board's own shades
-        beside it, from the board's left edge ``reach`` board units in, 120 units high, its
-        knuckles 40 units short of its end."""
+        beside it as a function of ``reach``: from the board's left edge ``reach`` board units
+        in, 120 units high, its knuckles 40 units short of its end."""
         profile, img, pile = self._pile_along_the_frame((300, 120, 380, 200), at=0)
-        _, _, knuckles = self._pile_along_the_frame((300, 120, 380, 200), (reach - 70, 340, reach - 40, 370), at=0)
-        return profile, img, pile, self._shaded(profile, knuckles, (-200, 300, reach, 420), at=0)
+
+        def beside(reach: float) -> np.ndarray:
+            knuckles = self._drawn(profile, pile, (reach - 70, 340, reach - 40, 370), at=0)
+            return self._shaded(profile, knuckles, (-200, 300, reach, 420), at=0)
+        return profile, img, pile, beside
 
     def test_a_faint_arm_beside_the_pile_it_placed_is_an_arm(self):
         """The pile passes as a pile, but the hand beside it holds the frame. On the print's seed
         43 such a hand shifted and came to rest beside its pile, the frame passed, and a state
         was committed with the hand over the board."""
         from vision.gate import ISLAND_SETTLE, OCCLUDER_FRACTION, SETTLE_FRAMES, WIDE_BLOB
-        profile, img, pile, both = self._faint_arm_beside_a_pile(200)
-        _, _, hand = self._pile_along_the_frame((-200, 300, 200, 420), at=0)
+        profile, img, pile, beside = self._faint_arm_beside_a_pile()
+        both, hand = beside(200), self._drawn(profile, img, (-200, 300, 200, 420), at=0)
         gate = Gate(profile)
         assert [gate.check(img).still for _ in range(3)] == [False, True, True]
         assert gate.check(hand).reason == "motion"
@@ -684,14 +692,15 @@ class TestGateAndFusion:
         frame moving too few pixels to count as motion, lets its pile pass as soon as what is left
         of it in view is no wider than a pile, not SETTLE_FRAMES after it came."""
         from vision.gate import SETTLE_FRAMES
-        profile, img, pile, both = self._faint_arm_beside_a_pile(200)
+        profile, img, pile, beside = self._faint_arm_beside_a_pile()
+        both = beside(200)
         gate = Gate(profile)
         assert [gate.check(img).still for _ in range(3)] == [False, True, True]
         assert gate.check(both).reason == "motion"
         assert gate.check(both).reason == "something covers the board"
         reasons = []
         for reach in range(185, 0, -15):
-            r = gate.check(self._faint_arm_beside_a_pile(reach)[3])
+            r = gate.check(beside(reach))
             reasons.append(r.reason)
             if r.still:
                 break

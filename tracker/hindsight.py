@@ -496,13 +496,9 @@ def _counts(pieces: dict[tuple[str, str], int]) -> dict[str, dict[str, int]]:
 def _off_by_one(read: dict) -> list[dict]:
     """A region's counts (``read``) with one piece of one kind and colour more, or one fewer: what
     a doubtful count most often was (on hard tables most wrong regions are read one piece off)."""
-    out = []
-    for (colour, kind), n in sorted(_gain(read, {}).items()):
-        for m in (n - 1, n + 1):
-            pieces = _gain(read, {})
-            pieces[(colour, kind)] = m
-            out.append(_counts({piece: k for piece, k in pieces.items() if k > 0}))
-    return out
+    pieces = _gain(read, {})
+    return [_counts({p: k for p, k in {**pieces, piece: m}.items() if k > 0})
+            for piece, n in sorted(pieces.items()) for m in (n - 1, n + 1)]
 
 
 def _stretch(step: Step, region: str, value: dict) -> float:

@@ -130,11 +130,11 @@ class GameVideoFigures:
     vp_read: dict[str, int] = field(default_factory=dict)
     vp_true: dict[str, int] = field(default_factory=dict)
     gate_s: list[float] = field(default_factory=list)
-    #: replayed from a recording (:mod:`vision.game_recording`): nothing was gated or counted, timed
-    replayed: bool = False
     #: seconds the pipeline took to detect and count each still frame it read (a frame read again
     #: only where it changed, :mod:`vision.partial`, takes a fraction of a whole one)
     counting_s: list[float] = field(default_factory=list)
+    #: replayed from a recording (:mod:`vision.game_recording`): nothing was gated or counted, timed
+    replayed: bool = False
 
     @property
     def gate_fps(self) -> float:

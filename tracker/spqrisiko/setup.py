@@ -92,8 +92,7 @@ def validate_setup(state: ObservedState, plan: SetupPlan) -> list[Verdict]:
     surplus = {p for p in doubtful if state.owners.get(p) in shares
                and len(state.provinces_of(state.owners[p])) > shares[state.owners[p]]}
 
-    def holds(rule: str, who: str, colour: str) -> None:
-        owned, expected = state.provinces_of(colour), shares[colour]
+    def holds(rule: str, who: str, owned: list[str], expected: int) -> None:
         if len(owned) == expected or len(owned) < expected <= len(owned) + len(unseen):
             return
         # the provinces the camera may have misread into or out of this army, named when they are
@@ -107,13 +106,13 @@ def validate_setup(state: ObservedState, plan: SetupPlan) -> list[Verdict]:
 
     for colour in plan.players:
         owned = state.provinces_of(colour)
-        holds("§3.9", colour, colour)
+        holds("§3.9", colour, owned, plan.player_provinces)
         wrong = sorted(p for p in owned if state.legions[p] != PLAYER_START_LEGIONS)
         if wrong:
             verdicts.append(Verdict.violation("§3.7", f"{colour} provinces without exactly 2 legionaries", tuple(wrong)))
     for colour, groups in plan.neutral_groups.items():
         owned = state.provinces_of(colour)
-        holds("§3.3", f"neutral {colour}", colour)
+        holds("§3.3", f"neutral {colour}", owned, groups)
         wrong = sorted(p for p in owned if state.legions[p] != NEUTRAL_GROUP)
         if wrong:
             verdicts.append(Verdict.violation("§3.7", f"neutral {colour} provinces without exactly 3 legionaries",
