@@ -11,9 +11,10 @@ import copy
 
 from tests.conftest import make_state
 from tracker import events as ev
-from tracker.game import Game
+from tracker.game import Game, TurnFollower
 from tracker.readings import LOW_CONFIDENCE
 from tracker.spqrisiko.options import ruleset_options
+from tracker.spqrisiko.reinforcements import entitlement
 
 PLAYERS = ("red", "blue", "yellow")
 BASE = {
@@ -685,6 +686,77 @@ class TestTurnsAndScore:
         r = t.set(asia=1).push()
         assert len(r.readings) >= 2
         assert r.readings[0].cost <= r.readings[1].cost
+
+
+class TestTurnsInOneChange:
+    """The camera committed nothing between the last moves of a turn and the first of the next
+    (the next hand came in before the board was still long enough, or a card hid the moves)."""
+
+    @staticmethod
+    def unsplit(monkeypatch):
+        monkeypatch.setattr(TurnFollower, "_split_turn", lambda self, prev, state, last: None)
+
+    def test_a_repelled_attack_and_the_next_players_reinforcements(self, monkeypatch):
+        """Red attacks Asia from Galatia and loses 2; blue places its legionary in Thracia."""
+        t = Table()
+        t.set(bithynia=11).push()
+        r = t.set(galatia=2, thracia=4).push()
+        assert (r.actor, r.turn_changed) == ("blue", True) and r.verdicts == []
+        assert [(e.kind, e.actor) for e in r.events] == [(ev.LAND_ATTACK, "red"), (ev.REINFORCEMENT, "blue")]
+        assert [s.colour for s in r.scores] == ["blue"] and t.game.current == "blue"
+        self.unsplit(monkeypatch)
+        t = Table()
+        t.set(bithynia=11).push()
+        assert rules(t.set(galatia=2, thracia=4).push())                # read whole: a breach either way
+
+    def test_a_move_before_the_next_turn_in_the_same_change_is_the_ending_turns(self):
+        t = Table()
+        t.set(bithynia=10, cappadocia=4).push()
+        r = t.set(cappadocia=3, galatia=5, thracia=4).push()
+        assert r.verdicts == [] and r.actor == "blue"
+        assert [(e.kind, e.actor, e.source, e.target) for e in r.events] == [
+            (ev.STRATEGIC_MOVE, "red", "cappadocia", "galatia"), (ev.REINFORCEMENT, "blue", None, "thracia")]
+
+    def test_the_next_turn_claims_its_points_on_the_board_it_began_on_5(self):
+        """Red takes Asia, then blue reinforces: blue's claim and entitlement are on the board
+        without Asia, as they were when blue's turn began."""
+        t = Table()
+        t.set(bithynia=11).push()
+        between = t.set(asia=("red", 3), bithynia=8).state()
+        r = t.set(thracia=4).push()
+        assert r.verdicts == [] and [e.kind for e in r.events][0] == ev.LAND_ATTACK
+        [claim] = r.scores
+        assert claim.colour == "blue" and claim.score == t.game.score("blue", between)
+        assert t.game.ctx.entitlement == entitlement(between, "blue").total
+
+    def test_a_whole_turn_under_a_card_then_the_next_players_reinforcements(self, monkeypatch):
+        """Blue's whole turn (a legionary placed in Thracia) and yellow's first legionary in Moesia."""
+        t = Table()
+        t.set(bithynia=11).push()
+        r = t.set(thracia=4, moesia=4).push()
+        assert (r.actor, r.verdicts) == ("yellow", [])
+        assert [s.colour for s in r.scores] == ["blue", "yellow"] and t.game.turn_no == 3
+        assert [(e.kind, e.actor) for e in r.events] == [(ev.REINFORCEMENT, "blue"), (ev.REINFORCEMENT, "yellow")]
+        self.unsplit(monkeypatch)
+        t = Table()
+        t.set(bithynia=11).push()
+        assert "§4.2" in rules(t.set(thracia=4, moesia=4).push())
+
+    def test_a_gain_of_the_next_player_the_camera_doubts_does_not_end_the_turn(self):
+        t = Table()
+        t.set(bithynia=10, cappadocia=4).push()
+        r = t.set(cappadocia=3, galatia=5, thracia=4).push(confidence={"thracia": LOW_CONFIDENCE / 2})
+        assert (r.actor, r.turn_changed) == ("red", False) and "§4.2" in rules(r, "warning")
+
+    def test_the_tablet_saying_whose_turn_it_is_still_allows_it(self):
+        t = Table()
+        t.set(bithynia=11).push()
+        r = t.set(galatia=2, thracia=4).push("blue")
+        assert r.actor == "blue" and r.verdicts == [] and [e.actor for e in r.events] == ["red", "blue"]
+        t = Table()
+        t.set(bithynia=11).push()
+        r = t.set(galatia=2, thracia=4).push("red")                   # the tablet says red goes on
+        assert r.actor == "red" and not r.turn_changed
 
 
 class TestStrategicMoveBySea:

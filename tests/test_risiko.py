@@ -14,6 +14,7 @@ import pytest
 from tracker import events as ev
 from tracker.board import load_board
 from tracker.errors import GameError, StateError
+from tracker.game import TurnFollower
 from tracker.replay import replay, replay_lines
 from tracker.risiko.cards import Card, set_value
 from tracker.risiko.clock import TournamentClock
@@ -425,6 +426,28 @@ class TestMoves:
                             {"green": "esgaroth", "red": "moria"}, "the_shire"))
         assert not r.verdicts and {e.target for e in r.events if e.kind == ev.STRATEGIC_MOVE} == {"north_rhun",
                                                                                                   "south_rhun"}
+
+
+class TestTurnsInOneChange:
+    """Red's last move and blue's first reinforcements in one commit (see test_inference's class
+    of the same name): read as the turn ending within the change, whatever the ruleset."""
+
+    def play(self):
+        g = classic_board(brasile=("red", 6), argentina=("red", 1))
+        game = started("classic", g, ("red", "blue", "yellow"))
+        game.ctx.entitlement = 0
+        blue = sorted(t for t, (c, _) in g.items() if c == "blue")[0]
+        due = entitlement(st(CLASSIC, g), "blue", risiko_rules("classic")).total
+        return game.observe(st(CLASSIC, g | {"brasile": ("red", 3), "argentina": ("red", 4), blue: ("blue", 3 + due)}))
+
+    def test_the_move_is_reds_and_the_reinforcements_begin_blues_turn(self):
+        r = self.play()
+        assert (r.actor, r.turn_changed, r.verdicts) == ("blue", True, [])
+        assert [(e.kind, e.actor) for e in r.events] == [(ev.STRATEGIC_MOVE, "red"), (ev.REINFORCEMENT, "blue")]
+
+    def test_read_whole_the_change_breaks_a_rule(self, monkeypatch):
+        monkeypatch.setattr(TurnFollower, "_split_turn", lambda self, prev, state, last: None)
+        assert any(level == "violation" for level, _ in levels(self.play()))
 
 
 class TestLeadersAndStrongholds:

@@ -37,6 +37,17 @@ class TestObservedState:
         padded["regions"]["creta"] = {"red": {"legionary": 1}}
         assert not s.same_counts(ObservedState.from_dict(padded))
 
+    def test_with_regions_of_takes_those_regions_whole_from_the_other_state(self):
+        s = ObservedState.from_dict(dict(EXAMPLE, confidence={"baetica": 0.4}, unseen=["creta"]))
+        other = ObservedState.from_dict({"regions": {"creta": {"blue": {"legionary": 2}}}, "confidence": {"creta": 0.9},
+                                         "unseen": ["baetica"]})
+        mixed = s.with_regions_of(other, {"baetica", "creta", "ibericum"})
+        assert mixed.same_counts(other) and mixed.unseen == {"baetica"} and mixed.confidence == {"creta": 0.9}
+        kept = s.with_regions_of(other, {"creta"})
+        assert kept.regions == {**s.regions, "creta": other.regions["creta"]} and kept.owners == {"baetica": "red", "creta": "blue"}
+        assert kept.unseen == frozenset() and kept.confidence_of("baetica") == 0.4
+        assert s.with_regions_of(other, set()) == s
+
     def test_changed_regions_names_the_regions_whose_pieces_differ_either_way(self):
         s = ObservedState.from_dict(EXAMPLE)
         marked = ObservedState.from_dict(dict(EXAMPLE, confidence={"baetica": 0.4}, unseen=["creta"]))

@@ -24,7 +24,7 @@ from tracker.hindsight import observe as observe_with_hindsight
 from tracker.overrides import GUESSED, Override
 from tracker.pieces import CENTRE, CENTRE_SUPPLY, LEGIONARY, NEUTRAL, VP_TRACK_MAX
 from tracker.spqrisiko.cards import CARD_SYMBOLS, set_value
-from tracker.readings import TURN_CHANGE_COST, Reading, verdict_basis
+from tracker.readings import SPLIT_TURN_COST, TURN_CHANGE_COST, Reading, doubted, joined, verdict_basis
 from tracker.spqrisiko.explain import TurnContext, explain
 from tracker.spqrisiko.options import SpqrOptions
 from tracker.spqrisiko.reinforcements import entitlement
@@ -262,30 +262,100 @@ class TurnFollower:
         self._check_board(state)
         return self._take_first_sight(state)
 
-    def _weigh_turns(self, state: ObservedState, turn_hint: str | None) -> tuple[str, object, list[Reading]]:
-        """Pick the cheaper of "the player in turn goes on" and "the next player has started" for
-        a state :meth:`_begin_observing` took (a hint from the tablet settles it). Returns the
-        actor, the new turn context (None when the turn goes on) and the readings, best first."""
+    def _weigh_turns(self, state: ObservedState, turn_hint: str | None) -> "Weighed":
+        """Pick the cheapest of "the player in turn goes on", "the next player has started" and
+        "a turn ended and the next began within the change" (:meth:`_split_turn`) for a state
+        :meth:`_begin_observing` took; a hint from the tablet settles whose turn it ends in."""
         if turn_hint is not None and turn_hint not in self.active_players():
             raise GameError(f"'{turn_hint}' is not an active player")
         prev = self.state
         self.ctx.hand_count = self.hands[self.ctx.actor].count
-        hypotheses: list[tuple[float, str, object, list[Reading]]] = []
+        hypotheses: list[tuple[float, Weighed]] = []
         if turn_hint in (None, self.current):
             readings = self._read(prev, state, self.ctx)
-            hypotheses.append((readings[0].cost, self.current, None, readings))
+            hypotheses.append((readings[0].cost, Weighed(self.current, None, readings, prev)))
         nxt = turn_hint if turn_hint not in (None, self.current) else self.next_player()
         if turn_hint != self.current and nxt != self.current:
-            wraps = self.players.index(nxt) <= self.players.index(self.current)
-            ctx = self._next_context(nxt, prev, self.round_no + wraps, self.turn_no + 1)
+            ctx = self._next_turn(nxt, prev)
             readings = self._read(prev, state, ctx)
             cost = readings[0].cost + TURN_CHANGE_COST
-            if turn_hint is None and ctx.entitlement and not any(e.kind == ev.REINFORCEMENT
-                                                                 for e in readings[0].events):
+            if turn_hint is None and ctx.entitlement and not self._reinforced(readings[0]):
                 cost += TURN_WITHOUT_REINFORCEMENT_COST
-            hypotheses.append((cost, nxt, ctx, readings))
-        _, actor, new_ctx, readings = min(hypotheses, key=lambda h: h[0])
-        return actor, new_ctx, readings
+            hypotheses.append((cost, Weighed(nxt, ctx, readings, prev)))
+            after = self.next_player(nxt)
+            for last in (nxt,) if turn_hint is not None or after == self.current else (nxt, after):
+                split = self._split_turn(prev, state, last)
+                if split is not None:
+                    hypotheses.append(split)
+        return min(hypotheses, key=lambda h: h[0])[1]
+
+    @staticmethod
+    def _reinforced(reading: Reading) -> bool:
+        return any(e.kind == ev.REINFORCEMENT for e in reading.events)
+
+    def _next_turn(self, colour: str, state: ObservedState, after: str | None = None):
+        """The context of ``colour``'s turn begun on ``state``: the next turn, or the one after
+        the next player's (``after``)."""
+        turns, wraps = 1, self.players.index(colour) <= self.players.index(after or self.current)
+        if after not in (None, self.current):
+            turns, wraps = 2, wraps + (self.players.index(after) <= self.players.index(self.current))
+        return self._next_context(colour, state, self.round_no + wraps, self.turn_no + turns)
+
+    def _split_turn(self, prev: ObservedState, state: ObservedState, last: str) -> "tuple[float, Weighed] | None":
+        """The change read in two parts, where the camera committed nothing between them: the
+        ending turn's last moves, then ``last``'s first reinforcements. The ending turn is the
+        player in turn's, or, where ``last`` comes after the next player, the next player's whole
+        turn (played under a card or a cup the camera could not see through). ``last``'s part is
+        every province of theirs that gained pieces (a turn opens with reinforcements, and only
+        the player in turn adds pieces); the rest is the ending turn's. None when either part is
+        empty (the plain readings cover those). (A rendered hard game, seed 16: green's attack
+        from Armenia, repelled, and red's first reinforcements in Dacia came in one commit; read
+        as green going on, red's legionaries "appeared outside red's reinforcement phase", and
+        read as red's turn, green's losses were red's attack on Armenia, a breach.) Each turn's
+        victory points are claimed on the board it began on."""
+        ender = self.current if self.next_player() == last else self.next_player()
+        if self.next_player(ender) != last:
+            return None
+        changed = state.changed_regions(prev)
+        gains = {r for r in changed if prev.owners.get(r) == last == state.owners.get(r)
+                 and state.legions[r] > prev.legions[r]}
+        if not gains or gains == changed or any(doubted(r, prev, state) for r in gains):
+            return None
+        between = prev.with_regions_of(state, changed - gains)
+        turns, cost = 1, 0.0
+        ender_ctx = self.ctx
+        if ender != self.current:
+            turns, ender_ctx = 2, self._next_turn(ender, prev)
+        ending = self._read(prev, between, ender_ctx)[0]
+        if turns == 2 and ender_ctx.entitlement and not self._reinforced(ending):
+            cost += TURN_WITHOUT_REINFORCEMENT_COST
+        ctx = self._next_turn(last, between, ender)
+        readings = self._read(between, state, ctx)
+        cost += ending.cost + readings[0].cost + turns * (TURN_CHANGE_COST + SPLIT_TURN_COST)
+        return cost, Weighed(last, ctx, readings, between, ending, ender)
+
+
+@dataclass
+class Weighed:
+    """The reading of a change :meth:`TurnFollower._weigh_turns` chose."""
+
+    actor: str
+    #: the new turn's context, None when the turn goes on
+    new_ctx: object
+    #: the readings of the change (of its second part, when it was read in two), best first
+    readings: list[Reading]
+    #: the board the actor's turn stands on: the last committed one, or the one between the parts
+    turn_start: ObservedState
+    #: when the change was read in two parts, the ending turn's reading of its first part...
+    ending: Reading | None = None
+    #: ...and whose turn that was: the player in turn's, or the next player's, begun on the last
+    #: committed board
+    ender: str | None = None
+
+    @property
+    def reported(self) -> list[Reading]:
+        """The readings as the report keeps them: each with the ending turn's part before it."""
+        return [joined(self.ending, r) for r in self.readings] if self.ending else self.readings
 
 
 class Game(TurnFollower):
@@ -525,23 +595,23 @@ class Game(TurnFollower):
         # a power centre first seen stood there all along: never removed (§16.2), it is held
         self.centres_held |= {p for v in first_seen for p in v.regions if state.centres.get(p)}
         prev = self.state
-        actor, new_ctx, readings = self._weigh_turns(state, turn_hint)
-        report = TransitionReport(len(self.history) + 1, actor, self.round_no, self.turn_no, readings[:KEPT_READINGS], [])
-        ended = self.ctx.actor if new_ctx is not None else None
-        if new_ctx is not None:
-            report.scores.append(self._begin_turn(actor, prev))
+        weighed = self._weigh_turns(state, turn_hint)
+        actor = weighed.actor
+        report = TransitionReport(len(self.history) + 1, actor, self.round_no, self.turn_no,
+                                  weighed.reported[:KEPT_READINGS], [])
+        ended = self.ctx.actor if weighed.new_ctx is not None else None
+        if weighed.ending is not None:
+            if weighed.ender != ended:          # the next player's whole turn, then the actor's
+                report.scores.append(self._begin_turn(weighed.ender, prev))
+                ended = weighed.ender
+            self._take(weighed.ending, ended)
+        if weighed.new_ctx is not None:
+            report.scores.append(self._begin_turn(actor, weighed.turn_start))
             report.turn_changed = True
             report.round_no, report.turn_no = self.round_no, self.turn_no
-        best = readings[0]
+        best = report.best
         report.verdicts = first_seen + list(best.verdicts)
-        self.ctx.absorb(list(best.events))
-        for e in best.events:
-            if e.kind == ev.ELIMINATION and e.defender in self.players:
-                self.eliminated.add(e.defender)
-                # §18.2: the eliminator takes all the cards
-                self.hands[actor].count += self.hands[e.defender].count
-                self.hands[actor].symbols += self.hands[e.defender].symbols
-                self.hands[e.defender] = Hand()
+        self._take(weighed.readings[0], actor)
         self.state = state
         owed = next((o.count for o in self.centres_owed() if o.colour == ended), 0) if ended else 0
         if owed:        # the turn is over and its arena's centre was never seen: ask the table
@@ -551,6 +621,17 @@ class Game(TurnFollower):
         self.history.append(report)
         self._hold_new_centres(prev, state, report.verdicts)
         return report
+
+    def _take(self, reading: Reading, actor: str) -> None:
+        """Record ``reading``'s events in ``actor``'s turn, the one now in context."""
+        self.ctx.absorb(list(reading.events))
+        for e in reading.events:
+            if e.kind == ev.ELIMINATION and e.defender in self.players:
+                self.eliminated.add(e.defender)
+                # §18.2: the eliminator takes all the cards
+                self.hands[actor].count += self.hands[e.defender].count
+                self.hands[actor].symbols += self.hands[e.defender].symbols
+                self.hands[e.defender] = Hand()
 
     def _hold_new_centres(self, prev: ObservedState, state: ObservedState, verdicts: list[Verdict]) -> None:
         """Centres that appeared in this change and no violation is about (built with an arena,

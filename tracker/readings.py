@@ -26,6 +26,12 @@ MAX_READINGS = 8
 #: A reading in which the next player has started their turn costs a little more than an
 #: equally good reading in which the current player goes on (:meth:`tracker.game.TurnFollower._weigh_turns`).
 TURN_CHANGE_COST = 5
+#: A reading in which the player in turn made their last moves and the next player began theirs
+#: within one change (the camera committed nothing between the two: the next hand came in before
+#: the board had been still long enough, or the last move was made under a card) costs a warning
+#: more than a plain turn change, so that a gain of the next player's that the camera doubts does
+#: not end a turn the player in turn is seen going on with.
+SPLIT_TURN_COST = WARNING_COST
 #: Extra cost of a change that no event explains (pieces of a player not in turn appearing,
 #: a province changing hands without an attack): a reading that explains the change, even as
 #: an illegal act, is preferred, so that a turn change is not missed for one over-placement.
@@ -61,6 +67,12 @@ def make_reading(events: list[Event], verdicts: list[Verdict], unexplained: int)
             + EVENT_COST * sum(1 for e in events if e.kind != ev.VEXILLUM_EXCHANGE))
     order = sorted(events, key=lambda e: (e.phase if e.phase is not None else 99))
     return Reading(tuple(order), tuple(verdicts), cost)
+
+
+def joined(first: Reading, then: Reading) -> Reading:
+    """One reading of a change read in two parts (the ending turn's last moves, then the next
+    turn's first), its events and verdicts in that order."""
+    return Reading(first.events + then.events, first.verdicts + then.verdicts, first.cost + then.cost)
 
 
 def rank_readings(readings: Iterable[Reading]) -> list[Reading]:

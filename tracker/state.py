@@ -119,6 +119,17 @@ class ObservedState:
             data["regions"].setdefault(ring, {})[NEUTRAL] = {RING: 1}
         return ObservedState.from_dict(data, self.board)
 
+    def with_regions_of(self, other: "ObservedState", regions: set[str]) -> "ObservedState":
+        """This state with ``regions`` as ``other`` shows them (pieces, confidence, unseen mark):
+        the board part way between the two, when a change is read in two parts
+        (:meth:`tracker.game.TurnFollower._weigh_turns`)."""
+        counts = {r: v for r, v in self.regions.items() if r not in regions}
+        counts.update({r: other.regions[r] for r in regions if r in other.regions})
+        confidence = {r: c for r, c in self.confidence.items() if r not in regions}
+        confidence.update({r: other.confidence[r] for r in regions if r in other.confidence})
+        unseen = (self.unseen - regions) | (other.unseen & regions)
+        return ObservedState(self.board, counts, confidence, frozenset(unseen))
+
     def to_dict(self) -> dict:
         out: dict[str, Any] = {"board": self.board.id, "regions": {
             rid: {c: dict(sorted(k.items())) for c, k in sorted(cols.items())}

@@ -360,20 +360,35 @@ class RisikoGame(TurnFollower):
     def _observe_now(self, state: ObservedState, turn_hint: str | None) -> TransitionReport:
         """Read the change to the next committed board state and record it."""
         first_seen = self._begin_observing(state)
-        prev = self.state
-        actor, new_ctx, readings = self._weigh_turns(state, turn_hint)
-        report = TransitionReport(len(self.history) + 1, actor, self.round_no, self.turn_no, readings[:KEPT_READINGS], [])
+        weighed = self._weigh_turns(state, turn_hint)
+        actor = weighed.actor
+        report = TransitionReport(len(self.history) + 1, actor, self.round_no, self.turn_no,
+                                  weighed.reported[:KEPT_READINGS], [])
         extra: list[Verdict] = []
-        if new_ctx is not None:
-            extra += self._end_of_turn_checks(prev)
-            report.scores.append(self._begin_turn(actor, prev))
+        if weighed.ending is not None:
+            if weighed.ender != self.current:   # the next player's whole turn, then the actor's
+                extra += self._end_of_turn_checks(prev)
+                report.scores.append(self._begin_turn(weighed.ender, prev))
+            self._take(weighed.ending, weighed.ender)
+        if weighed.new_ctx is not None:
+            extra += self._end_of_turn_checks(weighed.turn_start)
+            report.scores.append(self._begin_turn(actor, weighed.turn_start))
             report.turn_changed = True
             report.round_no, report.turn_no = self.round_no, self.turn_no
-        best = readings[0]
+        best = report.best
         report.verdicts = first_seen + extra + list(best.verdicts)
-        self.ctx.absorb(list(best.events), self.board)
+        self._take(weighed.readings[0], actor)
+        report.verdicts += self._after_checks(state, best)
+        self.state = state
+        self.history.append(report)
+        self._check_end(state, best)
+        return report
+
+    def _take(self, reading: Reading, actor: str) -> None:
+        """Record ``reading``'s events in ``actor``'s turn, the one now in context."""
+        self.ctx.absorb(list(reading.events), self.board)
         mate = self.table.mate_of(actor)
-        for e in best.events:
+        for e in reading.events:
             if e.kind == ev.LAND_ATTACK and e.conquered and mate is not None and e.defender == mate:
                 self.ctx.team_conquests.add(e.target)
             if e.kind == ev.ELIMINATION and e.defender in self.players:
@@ -382,11 +397,6 @@ class RisikoGame(TurnFollower):
                     self.hands[actor].count += self.hands[e.defender].count
                     self.hands[actor].symbols += self.hands[e.defender].symbols
                 self.hands[e.defender] = Hand()
-        report.verdicts += self._after_checks(state, best)
-        self.state = state
-        self.history.append(report)
-        self._check_end(state, best)
-        return report
 
     def _end_of_turn_checks(self, prev: ObservedState) -> list[Verdict]:
         """Before the next turn begins: the Fellowship should have moved on (LotR)."""
