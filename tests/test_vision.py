@@ -515,6 +515,42 @@ class TestGateAndFusion:
         assert [r.reason for r in held] == ["something covers the board"] * (SETTLE_FRAMES - 1)
         assert gate.check(arm).still
 
+    def _edge_pile_then_a_hand_elsewhere(self, shifted: bool):
+        """A pile leaning over the board's edge across a wrist's width (held as an arm), held half
+        of SETTLE_FRAMES; a hand comes to mid-board, rests there as long, and leaves a small pile.
+        With ``shifted``, what lies at the edge has moved a little (8 gate pixels) while the hand
+        was in. The
+        gate's results from the hand leaving on."""
+        from vision.gate import ARM_RIM, GATE_SCALE, SETTLE_FRAMES
+        wrist = (ARM_RIM + 4) / GATE_SCALE
+        img, _, cal = scene()
+        profile = calibrate(cal, procedural_art(), players=PLAYERS)
+        edge = self._drawn(profile, img, (15, 300, 60, 450), (-200, 360, 20, 360 + wrist), at=0)
+        moved = self._drawn(profile, img, (15, 340, 60, 490), (-200, 400, 20, 400 + wrist), at=0) if shifted else edge
+        hand = self._drawn(profile, moved, (0, 300, 300, 600), at=0.4, colour=(0, 102, 0))
+        placed = self._drawn(profile, moved, (100, 400, 150, 450), at=0.4)
+        gate = Gate(profile)
+        assert [gate.check(img).still for _ in range(3)] == [False, True, True]
+        assert gate.check(edge).reason == "motion"
+        held = [gate.check(edge).reason for _ in range(SETTLE_FRAMES // 2)]
+        assert held == ["something covers the board"] * (SETTLE_FRAMES // 2)
+        assert gate.check(hand).reason == "motion"
+        assert {gate.check(hand).reason for _ in range(SETTLE_FRAMES // 2)} == {"something covers the board"}
+        return [gate.check(placed) for _ in range(3)]
+
+    def test_a_pile_held_as_an_arm_passes_once_it_has_stood_still_long_enough(self):
+        """What lies at the edge has not changed for SETTLE_FRAMES, though a hand came and went
+        elsewhere: it stands as still as a motionless table, and the next still frame passes.
+        Held again from the hand's leaving, a pile in a province on the print's east edge held
+        six moves back for 17 s (the print's seed 60), the players' hands never leaving the
+        table still for SETTLE_FRAMES."""
+        left = self._edge_pile_then_a_hand_elsewhere(shifted=False)
+        assert left[0].reason == "motion" and left[1].still
+
+    def test_an_arm_that_shifted_while_a_hand_was_in_is_held_again(self):
+        left = self._edge_pile_then_a_hand_elsewhere(shifted=True)
+        assert left[0].reason == "motion" and [r.reason for r in left[1:]] == ["something covers the board"] * 2
+
     def test_a_rested_arm_that_leaves_does_not_hold_the_gate_again(self):
         """A wrist that rested still for SETTLE_FRAMES is taken into the still frame. When it
         leaves, the board it covered changes over an arm's shape that reaches the edge; that is

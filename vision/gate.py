@@ -64,6 +64,8 @@ WIDE_BLOB = 0.01            # ...or, for a blob this large (of the board; three 
                             # none (14 on twelve rendered games, now 4)
 UNDONE = 0.9                # ...not counting the edge pixels the last still frame took in changed, when
                             # this share of them are back as the still frame before showed them
+CALM_SHARE = 0.9            # a large blob this share of whose pixels, and of those around it, have looked the
+                            # same for SETTLE_FRAMES frames stands still, whatever moved elsewhere (Gate._rested)
 FAINT_LEVEL = 25            # levels in any colour channel: a change a hand of the board's own shades
                             # still makes (see Gate._faint_arm)
 
@@ -168,17 +170,27 @@ class Gate:
         self._hidden_board: np.ndarray | None = None
         self._hand_seen = False     # a large changed blob was seen since the last still frame that had
                                     # none (see _arm_in_pieces)
+        self._frames = 0            # frames checked
+        #: each view pixel's colour when it last changed past the motion level (in any channel), and
+        #: the frame it did: how long it has looked the same (see _rested)
+        self._calm: np.ndarray | None = None
+        self._calm_since: np.ndarray | None = None
 
     def check(self, image: np.ndarray) -> GateResult:
         view = self.view(image)
         gray = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY)
         area = gray.size
+        self._frames += 1
         if self.prev is None:
             self.prev, self.ref = gray, view
+            self._calm, self._calm_since = view.copy(), np.full(gray.shape, self._frames)
             return GateResult(False, 0.0, 0.0, "first frame")
         moved = cv2.absdiff(gray, self.prev)
-        motion = float(np.count_nonzero(moved > self._motion_level(moved, image.shape)) / area)
+        level = self._motion_level(moved, image.shape)
+        motion = float(np.count_nonzero(moved > level) / area)
         self.prev = gray
+        since = colour_change(view, self._calm) > level      # in colour, as the blobs are
+        self._calm[since], self._calm_since[since] = view[since], self._frames
         # in colour: a brown forearm over the red frame is the frame's grey
         change = colour_change(view, self.ref)
         changed, n, blobs, stats = blobs_past(change, CHANGE_LEVEL)
@@ -188,7 +200,8 @@ class Gate:
             self._arm, self.covered_run = False, 0
             return GateResult(False, motion, biggest, "motion")
         large = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] > OCCLUDER_FRACTION * area)
-        large = large[large > 0]
+        rested = self._rested(large[large > 0], blobs)
+        large = np.setdiff1d(large[large > 0], rested)
         if not len(large) and not self._hand_seen and np.count_nonzero(changed) > OCCLUDER_FRACTION * area:
             large = self._arm_in_pieces(view, changed, blobs, image.shape)
         under = np.isin(blobs, large) if len(large) else None
@@ -203,7 +216,7 @@ class Gate:
         wide = bool((stats[large, cv2.CC_STAT_AREA] >= WIDE_BLOB * area).any())
         faint = False
         if not (self._arm or wide):     # a hand of the board's own shades, alone or beside its pile
-            arm = self._faint_arm(view, change, changed, blobs, image.shape)
+            arm = np.setdiff1d(self._faint_arm(view, change, changed, blobs, image.shape), rested)
             if len(arm):
                 large, faint = np.union1d(large, arm), True
                 under = np.isin(blobs, large)
@@ -215,14 +228,32 @@ class Gate:
         settle = SETTLE_FRAMES if (self._arm or faint or wide) and not gone else ISLAND_SETTLE
         if len(large) and self.covered_run < settle:
             return GateResult(False, motion, biggest, "something covers the board")
-        for b in large:
+        back = self._back(view) if len(rested) and back is None else back
+        for b in np.union1d(large, rested):
             blob = blobs == b
             self._take_in(blob, self._gone(back, blob))
-        self._taken = None if len(large) else self._seen_rim(image.shape) & (changed > 0)
+        self._taken = None if len(large) or len(rested) else self._seen_rim(image.shape) & (changed > 0)
         self._before = self.ref
         # a large blob taken in may hold a hand's last sliver, and what it leaves is still its work
         self.ref, self._arm_at, self._hand_seen = view, None, biggest > OCCLUDER_FRACTION
         return GateResult(True, motion, biggest)
+
+    def _rested(self, large: np.ndarray, blobs: np.ndarray) -> np.ndarray:
+        """The ``large`` blobs that have stood still on their own: CALM_SHARE of their pixels have
+        looked the same (within the motion level) for SETTLE_FRAMES frames, whatever moved
+        elsewhere in between, and so have the pixels within ARM_GAP of them (an arm that drew
+        back along itself leaves its sleeve's pixels as they were, but not the board beside them).
+        They are part of the still table, as a whole scene motionless that long is. A pile of four legionaries in a province on the print's east edge, at a tilted
+        camera, crossed 16 pixels of the edge and was held as an arm (the print's seed 60); the
+        still spells between the moves that followed were shorter than SETTLE_FRAMES, and nothing
+        was committed for 17 s, six moves in all. An arm resting on the board is as still, and
+        passes as it did after SETTLE_FRAMES; one that shifts, however little, starts again."""
+        if not len(large):
+            return large
+        old = (self._frames - self._calm_since) >= SETTLE_FRAMES
+        near = np.ones((ARM_GAP, ARM_GAP), np.uint8)
+        return np.array([b for b in large if np.mean(old[cv2.dilate((blobs == b).astype(np.uint8), near) > 0])
+                         >= CALM_SHARE], dtype=large.dtype)
 
     def _motion_level(self, moved: np.ndarray, shape: tuple[int, ...]) -> float:
         """How many grey levels a view pixel must change by since the last frame to count as moving
