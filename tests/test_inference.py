@@ -15,6 +15,7 @@ from tracker.game import Game, TurnFollower
 from tracker.readings import LOW_CONFIDENCE
 from tracker.spqrisiko.options import ruleset_options
 from tracker.spqrisiko.reinforcements import entitlement
+from tracker.state import ObservedState
 
 PLAYERS = ("red", "blue", "yellow")
 BASE = {
@@ -741,6 +742,19 @@ class TestTurnsInOneChange:
         t = Table()
         t.set(bithynia=11).push()
         assert "§4.2" in rules(t.set(thracia=4, moesia=4).push())
+
+    def test_a_whole_turn_out_of_sight_then_the_next_players_reinforcements(self):
+        """Blue's turn shows nothing: a card lies over Thracia, blue's, where it may have been
+        played. Yellow's legionary in Dacia begins yellow's turn after it. With the whole board in
+        sight, a turn that shows nothing did not happen, and the legionary is out of turn."""
+        t = Table()
+        t.set(bithynia=11).push()
+        covered = ObservedState.from_dict(dict(t.set(dacia=3).state().to_dict(), unseen=["thracia"]))
+        r = t.game.observe(covered)
+        assert (r.actor, r.verdicts) == ("yellow", []) and [s.colour for s in r.scores] == ["blue", "yellow"]
+        t = Table()
+        t.set(bithynia=11).push()
+        assert "§4.2" in rules(t.set(dacia=3).push())
 
     def test_a_gain_of_the_next_player_the_camera_doubts_does_not_end_the_turn(self):
         t = Table()

@@ -308,7 +308,11 @@ class TurnFollower:
         turn (played under a card or a cup the camera could not see through). ``last``'s part is
         every province of theirs that gained pieces (a turn opens with reinforcements, and only
         the player in turn adds pieces); the rest is the ending turn's. None when either part is
-        empty (the plain readings cover those). (A rendered hard game, seed 16: green's attack
+        empty (the plain readings cover those), except that a whole turn may show nothing where
+        a province of that player's, or of no army the tracker knows, is out of sight: it may have
+        been played there (a
+        rendered hard game on the print, seed 54: green reinforced and attacked under a card, and
+        red's first reinforcements were read as red's pieces appearing in yellow's turn). (A rendered hard game, seed 16: green's attack
         from Armenia, repelled, and red's first reinforcements in Dacia came in one commit; read
         as green going on, red's legionaries "appeared outside red's reinforcement phase", and
         read as red's turn, green's losses were red's attack on Armenia, a breach.) Each turn's
@@ -319,7 +323,9 @@ class TurnFollower:
         changed = state.changed_regions(prev)
         gains = {r for r in changed if prev.owners.get(r) == last == state.owners.get(r)
                  and state.legions[r] > prev.legions[r]}
-        if not gains or gains == changed or any(doubted(r, prev, state) for r in gains):
+        hidden = ender != self.current and any(prev.owners.get(r, ender) == ender and self.board.is_province(r)
+                                               for r in prev.unseen | state.unseen)
+        if not gains or (gains == changed and not hidden) or any(doubted(r, prev, state) for r in gains):
             return None
         between = prev.with_regions_of(state, changed - gains)
         turns, cost = 1, 0.0
@@ -327,7 +333,7 @@ class TurnFollower:
         if ender != self.current:
             turns, ender_ctx = 2, self._next_turn(ender, prev)
         ending = self._read(prev, between, ender_ctx)[0]
-        if turns == 2 and ender_ctx.entitlement and not self._reinforced(ending):
+        if turns == 2 and ender_ctx.entitlement and not self._reinforced(ending) and not hidden:
             cost += TURN_WITHOUT_REINFORCEMENT_COST
         ctx = self._next_turn(last, between, ender)
         readings = self._read(between, state, ctx)
