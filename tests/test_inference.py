@@ -280,6 +280,16 @@ class TestStrategicMove:
         r = t.set(asia=1, galatia=6).push()
         assert "§15.6" in rules(r)
 
+    def test_a_repelled_attack_and_the_move_in_one_change_15_1(self):
+        """Galatia's attack on Asia loses 2, then 1 legionary moves from Cappadocia to Ponto: the
+        move's source is the province whose loss matches the gain, not the larger loss."""
+        t = Table()
+        t.set(bithynia=11).push()
+        r = t.set(galatia=2, cappadocia=2, ponto=4).push()
+        assert r.verdicts == []
+        assert [(e.kind, e.source, e.target) for e in r.events] == [
+            (ev.LAND_ATTACK, "galatia", "asia"), (ev.STRATEGIC_MOVE, "cappadocia", "ponto")]
+
 
 def centre_with_an_arena() -> Table:
     """Red plays a card set with an arena and builds a centre in Ponto (not yet pushed)."""

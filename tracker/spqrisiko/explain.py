@@ -474,24 +474,29 @@ class _ReadingBuilder:
                       key=lambda p: self.res[p])
         if not negs:
             return
-        src = negs[0]
-        want = -self.res[src]
+        # every province that lost pieces may be the move's source, the largest loss first among
+        # equals: a repelled attack loses more than a move of one (a rendered game on the print,
+        # seed 60: blue's attack from Arabia lost 2 and its move from Raetia to Lugdunense
+        # followed in the same commit, and the move was read as a placement after the attacks)
         options = []
-        for g, r in self.res.items():
-            if r <= 0 or g == src:
-                continue
-            if b.land_adjacent(src, g):
-                options.append((0, abs(r - want), 0, g, None))
-                continue
-            for s in sorted(b.shared_seas(src, g)):
-                mine = N.triremes_of(a, s)
-                others = max((n for c, n in N.triremes.get(s, {}).items() if c != a), default=0)
-                ok = mine > others if self.options.strategic_sea_needs_superiority else mine > 0
-                # a crossing without superiority is kept as an illegal option (§15.2)
-                options.append((0 if ok else 1, abs(r - want), 1, g, s))
+        for rank, src in enumerate(negs):
+            want = -self.res[src]
+            for g, r in self.res.items():
+                if r <= 0 or g == src:
+                    continue
+                if b.land_adjacent(src, g):
+                    options.append((0, abs(r - want), rank, 0, g, None, src))
+                    continue
+                for s in sorted(b.shared_seas(src, g)):
+                    mine = N.triremes_of(a, s)
+                    others = max((n for c, n in N.triremes.get(s, {}).items() if c != a), default=0)
+                    ok = mine > others if self.options.strategic_sea_needs_superiority else mine > 0
+                    # a crossing without superiority is kept as an illegal option (§15.2)
+                    options.append((0 if ok else 1, abs(r - want), rank, 1, g, s, src))
         if not options:
             return
-        illegal, _, _, dst, sea = min(options)
+        illegal, _, _, _, dst, sea, src = min(options)
+        want = -self.res[src]
         if illegal:
             self.violation("§15.2", f"strategic move from {self.name(src)} to {self.name(dst)} across {self.name(sea)} "
                                     f"without more triremes there than every other player", src, dst, sea)
