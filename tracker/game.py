@@ -291,6 +291,7 @@ class TurnFollower:
 
     @staticmethod
     def _reinforced(reading: Reading) -> bool:
+        """Whether ``reading`` places reinforcements, as every turn opens by doing (§6)."""
         return any(e.kind == ev.REINFORCEMENT for e in reading.events)
 
     def _next_turn(self, colour: str, state: ObservedState, after: str | None = None):
@@ -306,17 +307,18 @@ class TurnFollower:
         ending turn's last moves, then ``last``'s first reinforcements. The ending turn is the
         player in turn's, or, where ``last`` comes after the next player, the next player's whole
         turn (played under a card or a cup the camera could not see through). ``last``'s part is
-        every province of theirs that gained pieces (a turn opens with reinforcements, and only
-        the player in turn adds pieces); the rest is the ending turn's. None when either part is
-        empty (the plain readings cover those), except that a whole turn may show nothing where
-        a province of that player's, or of no army the tracker knows, is out of sight: it may have
-        been played there (a
-        rendered hard game on the print, seed 54: green reinforced and attacked under a card, and
-        red's first reinforcements were read as red's pieces appearing in yellow's turn). (A rendered hard game, seed 16: green's attack
-        from Armenia, repelled, and red's first reinforcements in Dacia came in one commit; read
-        as green going on, red's legionaries "appeared outside red's reinforcement phase", and
-        read as red's turn, green's losses were red's attack on Armenia, a breach.) Each turn's
-        victory points are claimed on the board it began on."""
+        every province of theirs that gained pieces, read surely (a turn opens with
+        reinforcements, and only the player in turn adds pieces); the rest is the ending turn's.
+        Each turn's victory points are claimed on the board it began on.
+
+        None when either part is empty (the plain readings cover those), except that a whole turn
+        may show nothing where a province of that player's, or of no army the tracker knows, is
+        out of sight: it may have been played there. Rendered hard games showed both: green's
+        attack from Armenia, repelled, and red's first reinforcements in Dacia came in one commit
+        (seed 16 on the print; read as green going on, red's legionaries "appeared outside red's
+        reinforcement phase", and read as red's turn, green's losses were red's attack on
+        Armenia, a breach); green reinforced and attacked under a card, and red's reinforcements
+        that followed were read as red's pieces appearing in yellow's turn (seed 54)."""
         ender = self.current if self.next_player() == last else self.next_player()
         if self.next_player(ender) != last:
             return None
