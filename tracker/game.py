@@ -5,9 +5,10 @@ board state, infers what happened (:mod:`tracker.spqrisiko.explain`), records th
 and keeps the turn, the phase and the victory-point track up to date. The camera does not
 see cards, so card sets and draws are entered with :meth:`play_cards` and :meth:`draw_card`.
 
-Turns are inferred: each change is read both as the player in turn going on and as the
-next player having started their turn; the cheaper reading wins (a hint from the tablet,
-"it is blue's turn", settles it outright).
+Turns are inferred: each change is read as the player in turn going on, as the next player
+having started their turn, and as a turn ending and the next beginning within the change (the
+camera committed nothing between them); the cheapest reading wins (a hint from the tablet,
+"it is blue's turn", settles whose turn it ends in).
 """
 from __future__ import annotations
 
@@ -107,7 +108,8 @@ class TransitionReport:
 
 class TurnFollower:
     """What every game the tracker follows shares: the players in turn order, eliminations, and
-    reading each committed change as the player in turn going on or the next one having started.
+    reading each committed change as the player in turn going on, the next one having started,
+    or both within the change (:meth:`_weigh_turns`).
 
     Subclasses set ``players``, ``eliminated``, ``board``, ``state``, ``ctx``, ``round_no``,
     ``turn_no``, ``hands``, ``history``, ``unknown`` and ``questioned``, and say how to read a
