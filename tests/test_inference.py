@@ -536,6 +536,17 @@ class TestCards:
         assert t.game.draw_card("red") == []
         assert {v.rule for v in t.game.draw_card("red")} == {"§17.3"}
 
+    def test_a_card_entered_before_the_last_move_is_committed_comes_after_it_17(self):
+        """Red draws its card at the tablet as it takes Asia, before the camera has committed the
+        conquest: the conquest came before the draw. What a later commit shows came after it."""
+        t = Table()
+        t.set(bithynia=11).push()
+        t.game.draw_card("red")             # the tablet answers §17.1: no conquest seen yet
+        r = t.set(asia=("red", 3), bithynia=8).push()
+        assert r.verdicts == [] and t.game.ctx.conquered
+        r = t.set(galatia=5, ponto=2).push()     # a strategic move after the draw
+        assert "§15.6" in rules(r)
+
 
 class TestResight:
     """The camera sees the standing board otherwise (a hand resting on some regions) and no

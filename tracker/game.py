@@ -592,6 +592,7 @@ class Game(TurnFollower):
             if self.ctx.card_drawn:
                 verdicts.append(Verdict.violation("§17.3", f"{colour} drew a second card this turn"))
             self.ctx.card_drawn = True
+            self.ctx.phase_at_draw = self.ctx.phase if self.ctx.phase_at_draw is None else self.ctx.phase_at_draw
             self.ctx.phase = Phase.CARD_DRAW
         self.hands[colour].count += 1
         if symbol:
@@ -622,6 +623,7 @@ class Game(TurnFollower):
         best = report.best
         report.verdicts = first_seen + list(best.verdicts)
         self._take(weighed.readings[0], actor)
+        self.ctx.phase_at_draw = None       # the moves of later commits come after the draw
         self.state = state
         owed = next((o.count for o in self.centres_owed() if o.colour == ended), 0) if ended else 0
         if owed:        # the turn is over and its arena's centre was never seen: ask the table

@@ -27,7 +27,7 @@ camera count be filtered, as the best chess-from-camera systems filter moves by 
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tracker import events as ev
 from tracker.dice import attack_dice_available, defence_dice
@@ -69,6 +69,9 @@ class TurnContext:
     taken_by_sea: set[str] = field(default_factory=set)
     conquered: bool = False
     card_drawn: bool = False
+    #: the phase the turn had reached when a card drawn since the last commit was entered at the
+    #: tablet (None: none was): the moves the next commit shows may have come before that draw
+    phase_at_draw: Phase | None = None
 
     def absorb(self, events: list[Event]) -> None:
         """Advance the context by the events of an accepted reading."""
@@ -97,7 +100,14 @@ class TurnContext:
 
 def explain(prev: ObservedState, nxt: ObservedState, ctx: TurnContext, players: tuple[str, ...],
             options: SpqrOptions = SpqrOptions()) -> list[Reading]:
-    """All readings of ``prev -> nxt`` with ``ctx.actor`` in turn, best first (see module doc)."""
+    """All readings of ``prev -> nxt`` with ``ctx.actor`` in turn, best first (see module doc).
+    A card entered at the tablet since the last commit (``ctx.phase_at_draw``) ends the turn after
+    the moves this change shows: players draw it as they finish, and the camera commits their
+    last move a moment after the hand has left (on a rendered game on the print, seed 61, red's
+    card was entered before the conquest it was drawn for was committed, and the conquest read as
+    red acting after the end of its turn)."""
+    if ctx.phase_at_draw is not None:
+        ctx = replace(ctx, phase=ctx.phase_at_draw)
     diff = _Diff(prev, nxt, ctx.actor)
     choices = [diff.source_candidates(t)[:2] or [None] for t in diff.targets]
     strategic = [False, True] if diff.may_hold_move() else [False]
