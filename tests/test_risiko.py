@@ -445,6 +445,17 @@ class TestTurnsInOneChange:
         assert (r.actor, r.turn_changed, r.verdicts) == ("blue", True, [])
         assert [(e.kind, e.actor) for e in r.events] == [(ev.STRATEGIC_MOVE, "red"), (ev.REINFORCEMENT, "blue")]
 
+    def test_a_whole_turn_between_is_its_players(self):
+        """Blue's whole turn (its reinforcements) and yellow's first reinforcements in one commit."""
+        g = classic_board()
+        game = started("classic", g, ("red", "blue", "yellow"))
+        s = st(CLASSIC, g)
+        first = {c: sorted(t for t, (o, _) in g.items() if o == c)[0] for c in ("blue", "yellow")}
+        due = {c: entitlement(s, c, risiko_rules("classic")).total for c in first}
+        r = game.observe(st(CLASSIC, g | {t: (c, 3 + due[c]) for c, t in first.items()}))
+        assert (r.actor, r.verdicts) == ("yellow", []) and [e.colour for e in r.scores] == ["blue", "yellow"]
+        assert [(e.kind, e.actor) for e in r.events] == [(ev.REINFORCEMENT, "blue"), (ev.REINFORCEMENT, "yellow")]
+
     def test_read_whole_the_change_breaks_a_rule(self, monkeypatch):
         monkeypatch.setattr(TurnFollower, "_split_turn", lambda self, prev, state, last: None)
         assert any(level == "violation" for level, _ in levels(self.play()))

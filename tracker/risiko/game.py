@@ -360,6 +360,7 @@ class RisikoGame(TurnFollower):
     def _observe_now(self, state: ObservedState, turn_hint: str | None) -> TransitionReport:
         """Read the change to the next committed board state and record it."""
         first_seen = self._begin_observing(state)
+        prev = self.state
         weighed = self._weigh_turns(state, turn_hint)
         actor = weighed.actor
         report = TransitionReport(len(self.history) + 1, actor, self.round_no, self.turn_no,
