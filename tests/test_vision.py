@@ -519,8 +519,7 @@ class TestGateAndFusion:
         """A pile leaning over the board's edge across a wrist's width (held as an arm), held half
         of SETTLE_FRAMES; a hand comes to mid-board, rests there as long, and leaves a small pile.
         With ``shifted``, what lies at the edge has moved a little (8 gate pixels) while the hand
-        was in. The
-        gate's results from the hand leaving on."""
+        was in. The gate's results from the hand leaving on."""
         from vision.gate import ARM_RIM, GATE_SCALE, SETTLE_FRAMES
         wrist = (ARM_RIM + 4) / GATE_SCALE
         img, _, cal = scene()
