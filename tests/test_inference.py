@@ -777,6 +777,24 @@ class TestTurnsInOneChange:
         t.set(bithynia=11).push()
         assert "§4.2" in rules(t.set(dacia=3).push())
 
+    def test_a_card_set_entered_for_the_next_player_before_the_last_move_was_committed_8(self):
+        """Blue enters a card set at the tablet (its turn begins there) before the camera has
+        committed red's conquest of Asia; the commit shows the conquest and blue's placement. The
+        conquest is red's, and blue's claim and entitlement are taken again on the board without
+        Asia, where blue's turn began."""
+        t = Table()
+        t.set(bithynia=11).push()
+        t.game.hands["blue"].count = 3
+        assert t.game.play_cards("blue", ["legionary"] * 3) == [] and t.game.current == "blue"
+        between = t.set(asia=("red", 3), bithynia=8).state()
+        due = entitlement(between, "blue").total + t.game.ctx.card_legionaries
+        r = t.set(thracia=3 + due).push()
+        assert r.verdicts == [] and r.actor == "blue"
+        assert [(e.kind, e.actor) for e in r.events] == [(ev.LAND_ATTACK, "red"), (ev.REINFORCEMENT, "blue")]
+        [claim] = r.scores
+        assert claim.score == t.game.score("blue", between) and t.game.vp["blue"] == claim.total_after
+        assert [e.colour for e in t.game.score_track].count("blue") == 1
+
     def test_a_gain_of_the_next_player_the_camera_doubts_does_not_end_the_turn(self):
         t = Table()
         t.set(bithynia=10, cappadocia=4).push()

@@ -456,6 +456,22 @@ class TestTurnsInOneChange:
         assert (r.actor, r.verdicts) == ("yellow", []) and [e.colour for e in r.scores] == ["blue", "yellow"]
         assert [(e.kind, e.actor) for e in r.events] == [(ev.REINFORCEMENT, "blue"), (ev.REINFORCEMENT, "yellow")]
 
+    def test_a_turn_the_tablet_began_before_the_last_move_was_committed(self):
+        """The tablet says blue's turn has begun before the camera committed red's move: the
+        move is red's, and blue's claim is taken again on the board after it."""
+        g = classic_board(brasile=("red", 6), argentina=("red", 1))
+        game = started("classic", g, ("red", "blue", "yellow"))
+        game.ctx.entitlement = 0
+        game.start_turn("blue")
+        blue = sorted(t for t, (c, _) in g.items() if c == "blue")[0]
+        moved = g | {"brasile": ("red", 3), "argentina": ("red", 4)}
+        due = entitlement(st(CLASSIC, moved), "blue", risiko_rules("classic")).total
+        r = game.observe(st(CLASSIC, moved | {blue: ("blue", 3 + due)}))
+        assert (r.actor, r.verdicts) == ("blue", [])
+        assert [(e.kind, e.actor) for e in r.events] == [(ev.STRATEGIC_MOVE, "red"), (ev.REINFORCEMENT, "blue")]
+        assert [e.colour for e in r.scores] == ["blue"] and [e.colour for e in game.score_track] == ["red", "blue"]
+        assert game.score_track[-1] is r.scores[0]           # the claim taken again, in place of the tablet's
+
     def test_read_whole_the_change_breaks_a_rule(self, monkeypatch):
         monkeypatch.setattr(TurnFollower, "_split_turn", lambda self, prev, state, last: None)
         assert any(level == "violation" for level, _ in levels(self.play()))

@@ -13,7 +13,7 @@ camera committed nothing between them); the cheapest reading wins (a hint from t
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Sequence
 
 from tracker import events as ev
@@ -136,6 +136,10 @@ class TurnFollower:
                 return c
         return colour
 
+    #: set by :meth:`start_turn` until the next commit: the context of the turn the tablet ended,
+    #: and the victory points before the new turn's claim (see :meth:`_split_after_tablet`)
+    _tablet_began: tuple | None = None
+
     @journaled
     def start_turn(self, colour: str) -> ScoreEntry:
         """The tablet says ``colour``'s turn has begun (the current turn is over)."""
@@ -143,7 +147,10 @@ class TurnFollower:
             raise GameError("the game has not started")
         if colour not in self.active_players():
             raise GameError(f"'{colour}' is not an active player")
-        return self._begin_turn(colour, self.state)
+        ended, vp = self.ctx, copy.deepcopy(getattr(self, "vp", None))
+        entry = self._begin_turn(colour, self.state)
+        self._tablet_began = (ended, vp)
+        return entry
 
     def _begin_turn(self, colour: str, state: ObservedState) -> ScoreEntry:
         raise NotImplementedError
@@ -289,7 +296,50 @@ class TurnFollower:
                 split = self._split_turn(prev, state, last)
                 if split is not None:
                     hypotheses.append(split)
+        if self._tablet_began is not None and turn_hint in (None, self.current):
+            split = self._split_after_tablet(prev, state)
+            if split is not None:
+                hypotheses.append(split)
         return min(hypotheses, key=lambda h: h[0])[1]
+
+    def _split_after_tablet(self, prev: ObservedState, state: ObservedState) -> "tuple[float, Weighed] | None":
+        """Like :meth:`_split_turn`, for a turn the tablet began since the last commit (a card set
+        entered for the next player begins their turn): the change may hold the last moves of the
+        turn the tablet ended, which the camera had not yet committed, then the new turn's first
+        reinforcements. The new turn's claim and entitlement are then taken again on the board
+        between the two (:meth:`_restart_turn`). In simulated legal games with the commit between
+        some turns missed, most false alarms left came from such a card set."""
+        ended, _ = self._tablet_began
+        last = self.current
+        changed = state.changed_regions(prev)
+        gains = self._gains(prev, state, last)
+        if not gains or gains == changed or any(doubted(r, prev, state) for r in gains):
+            return None
+        between = prev.with_regions_of(state, changed - gains)
+        ending = self._read(prev, between, ended)[0]
+        ctx = replace(self.ctx, entitlement=self._entitlement_on(last, between))
+        readings = self._read(between, state, ctx)
+        cost = ending.cost + readings[0].cost + SPLIT_TURN_COST
+        return cost, Weighed(last, None, readings, between, ending, ended.actor, restarted=True)
+
+    @staticmethod
+    def _gains(prev: ObservedState, state: ObservedState, colour: str) -> set[str]:
+        """The provinces ``colour`` held before and after the change in which its army grew or a
+        power centre was built, and the seas where its fleet grew (a trireme a card set
+        launches): what only the player in turn adds, at the start of a turn."""
+        held = {r for r in state.changed_regions(prev) if prev.owners.get(r) == colour == state.owners.get(r)}
+        return ({r for r in held if state.legions[r] > prev.legions[r]
+                 or state.centres.get(r, 0) > prev.centres.get(r, 0)}
+                | {r for r in state.changed_regions(prev)
+                   if state.board.is_sea(r) and state.triremes_of(colour, r) > prev.triremes_of(colour, r)})
+
+    def _entitlement_on(self, colour: str, state: ObservedState) -> int:
+        raise NotImplementedError
+
+    def _restart_turn(self, state: ObservedState) -> ScoreEntry:
+        """The turn the tablet began (:meth:`start_turn`), its claim and entitlement taken again on
+        ``state``, the board after the last moves of the turn before it."""
+        raise NotImplementedError
 
     @staticmethod
     def _reinforced(reading: Reading) -> bool:
@@ -325,8 +375,7 @@ class TurnFollower:
         if self.next_player(ender) != last:
             return None
         changed = state.changed_regions(prev)
-        gains = {r for r in changed if prev.owners.get(r) == last == state.owners.get(r)
-                 and state.legions[r] > prev.legions[r]}
+        gains = self._gains(prev, state, last)
         hidden = ender != self.current and any(prev.owners.get(r, ender) == ender and self.board.is_province(r)
                                                for r in prev.unseen | state.unseen)
         if not gains or (gains == changed and not hidden) or any(doubted(r, prev, state) for r in gains):
@@ -361,6 +410,9 @@ class Weighed:
     #: ...and whose turn that was: the player in turn's, or the next player's, begun on the last
     #: committed board
     ender: str | None = None
+    #: the actor's turn was begun by the tablet since the last commit, and begins again on
+    #: ``turn_start`` (:meth:`TurnFollower._split_after_tablet`)
+    restarted: bool = False
 
     @property
     def reported(self) -> list[Reading]:
@@ -548,6 +600,22 @@ class Game(TurnFollower):
                                hand_count=self.hands[colour].count, centres_owed=self._owed_now())
         return entry
 
+    def _entitlement_on(self, colour: str, state: ObservedState) -> int:
+        return entitlement(state, colour).total
+
+    def _restart_turn(self, state: ObservedState) -> ScoreEntry:
+        _, vp_before = self._tablet_began
+        entry = self.score_track.pop()
+        colour = entry.colour
+        claim = score(state, colour, self.players, self.options)
+        self.vp[colour] = min(VP_TRACK_MAX, vp_before[colour] + claim.total)
+        again = ScoreEntry(entry.turn_no, entry.round_no, colour, claim, self.vp[colour])
+        self.score_track.append(again)
+        if self.target_vp is not None and self.winner in (None, colour):
+            self.winner = colour if self.vp[colour] >= self.target_vp else None
+        self.ctx.entitlement = self._entitlement_on(colour, state)
+        return again
+
     # -- what the camera cannot see ------------------------------------------------------
     @journaled
     def play_cards(self, colour: str, cards: Sequence[str]) -> list[Verdict]:
@@ -611,7 +679,10 @@ class Game(TurnFollower):
         report = TransitionReport(len(self.history) + 1, actor, self.round_no, self.turn_no,
                                   weighed.reported[:KEPT_READINGS], [])
         ended = self.ctx.actor if weighed.new_ctx is not None else None
-        if weighed.ending is not None:
+        if weighed.restarted:                   # the turn the tablet ended, then the one it began
+            self._take(weighed.ending, weighed.ender, self._tablet_began[0])
+            report.scores.append(self._restart_turn(weighed.turn_start))
+        elif weighed.ending is not None:
             if weighed.ender != ended:          # the next player's whole turn, then the actor's
                 report.scores.append(self._begin_turn(weighed.ender, prev))
                 ended = weighed.ender
@@ -624,6 +695,7 @@ class Game(TurnFollower):
         report.verdicts = first_seen + list(best.verdicts)
         self._take(weighed.readings[0], actor)
         self.ctx.phase_at_draw = None       # the moves of later commits come after the draw
+        self._tablet_began = None
         self.state = state
         owed = next((o.count for o in self.centres_owed() if o.colour == ended), 0) if ended else 0
         if owed:        # the turn is over and its arena's centre was never seen: ask the table
@@ -634,9 +706,9 @@ class Game(TurnFollower):
         self._hold_new_centres(prev, state, report.verdicts)
         return report
 
-    def _take(self, reading: Reading, actor: str) -> None:
-        """Record ``reading``'s events in ``actor``'s turn, the one now in context."""
-        self.ctx.absorb(list(reading.events))
+    def _take(self, reading: Reading, actor: str, ctx: TurnContext | None = None) -> None:
+        """Record ``reading``'s events in ``actor``'s turn: the one now in context, or ``ctx``."""
+        (ctx or self.ctx).absorb(list(reading.events))
         for e in reading.events:
             if e.kind == ev.ELIMINATION and e.defender in self.players:
                 self.eliminated.add(e.defender)

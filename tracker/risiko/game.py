@@ -207,6 +207,18 @@ class RisikoGame(TurnFollower):
         self.score_track.append(entry)
         return entry
 
+    def _entitlement_on(self, colour: str, state: ObservedState) -> int:
+        """``colour``'s entitlement for the turn it is in (begun: its own turns counted)."""
+        return entitlement(state, colour, self.rules, self.own_turns[colour]).total
+
+    def _restart_turn(self, state: ObservedState) -> ScoreEntry:
+        entry = self.score_track.pop()
+        claim = self.score(entry.colour, state)
+        again = ScoreEntry(entry.turn_no, entry.round_no, entry.colour, claim, claim.points)
+        self.score_track.append(again)
+        self.ctx.entitlement = self._entitlement_on(entry.colour, state)
+        return again
+
     # -- the tablet ----------------------------------------------------------------------------
     @journaled
     def play_cards(self, colour: str, cards: Sequence) -> list[Verdict]:
@@ -366,7 +378,10 @@ class RisikoGame(TurnFollower):
         report = TransitionReport(len(self.history) + 1, actor, self.round_no, self.turn_no,
                                   weighed.reported[:KEPT_READINGS], [])
         extra: list[Verdict] = []
-        if weighed.ending is not None:
+        if weighed.restarted:                   # the turn the tablet ended, then the one it began
+            self._take(weighed.ending, weighed.ender, self._tablet_began[0])
+            report.scores.append(self._restart_turn(weighed.turn_start))
+        elif weighed.ending is not None:
             if weighed.ender != self.current:   # the next player's whole turn, then the actor's
                 extra += self._end_of_turn_checks(prev)
                 report.scores.append(self._begin_turn(weighed.ender, prev))
@@ -380,18 +395,20 @@ class RisikoGame(TurnFollower):
         report.verdicts = first_seen + extra + list(best.verdicts)
         self._take(weighed.readings[0], actor)
         report.verdicts += self._after_checks(state, best)
+        self._tablet_began = None
         self.state = state
         self.history.append(report)
         self._check_end(state, best)
         return report
 
-    def _take(self, reading: Reading, actor: str) -> None:
-        """Record ``reading``'s events in ``actor``'s turn, the one now in context."""
-        self.ctx.absorb(list(reading.events), self.board)
+    def _take(self, reading: Reading, actor: str, ctx: RisikoTurn | None = None) -> None:
+        """Record ``reading``'s events in ``actor``'s turn: the one now in context, or ``ctx``."""
+        ctx = ctx or self.ctx
+        ctx.absorb(list(reading.events), self.board)
         mate = self.table.mate_of(actor)
         for e in reading.events:
             if e.kind == ev.LAND_ATTACK and e.conquered and mate is not None and e.defender == mate:
-                self.ctx.team_conquests.add(e.target)
+                ctx.team_conquests.add(e.target)
             if e.kind == ev.ELIMINATION and e.defender in self.players:
                 self.eliminated.add(e.defender)
                 if ELIMINATOR_TAKES_CARDS.get(self.rules.id, True):
