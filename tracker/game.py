@@ -311,11 +311,9 @@ class TurnFollower:
         some turns missed, most false alarms left came from such a card set."""
         ended, _ = self._tablet_began
         last = self.current
-        changed = state.changed_regions(prev)
-        gains = self._gains(prev, state, last)
-        if not gains or gains == changed or any(doubted(r, prev, state) for r in gains):
+        between = self._between(prev, state, last)
+        if between is None:
             return None
-        between = prev.with_regions_of(state, changed - gains)
         ending = self._read(prev, between, ended)[0]
         ctx = replace(self.ctx, entitlement=self._entitlement_on(last, between))
         readings = self._read(between, state, ctx)
@@ -323,15 +321,22 @@ class TurnFollower:
         return cost, Weighed(last, None, readings, between, ending, ended.actor, restarted=True)
 
     @staticmethod
-    def _gains(prev: ObservedState, state: ObservedState, colour: str) -> set[str]:
-        """The provinces ``colour`` held before and after the change in which its army grew or a
-        power centre was built, and the seas where its fleet grew (a trireme a card set
-        launches): what only the player in turn adds, at the start of a turn."""
-        held = {r for r in state.changed_regions(prev) if prev.owners.get(r) == colour == state.owners.get(r)}
-        return ({r for r in held if state.legions[r] > prev.legions[r]
-                 or state.centres.get(r, 0) > prev.centres.get(r, 0)}
-                | {r for r in state.changed_regions(prev)
-                   if state.board.is_sea(r) and state.triremes_of(colour, r) > prev.triremes_of(colour, r)})
+    def _between(prev: ObservedState, state: ObservedState, last: str, ending_may_be_empty: bool = False
+                 ) -> ObservedState | None:
+        """The board between the two parts of a change read in two: ``prev`` with every change but
+        ``last``'s first turn's. That turn's part is what only the player in turn adds, at the
+        start of a turn: the provinces ``last`` held before and after in which its army grew or a
+        power centre was built, and the seas where its fleet grew (a trireme a card set launches),
+        each read surely. None when that part is empty or doubted, or when the other part is empty
+        and may not be."""
+        changed = state.changed_regions(prev)
+        gains = {r for r in changed
+                 if (prev.owners.get(r) == last == state.owners.get(r)
+                     and (state.legions[r] > prev.legions[r] or state.centres.get(r, 0) > prev.centres.get(r, 0)))
+                 or (state.board.is_sea(r) and state.triremes_of(last, r) > prev.triremes_of(last, r))}
+        if not gains or (gains == changed and not ending_may_be_empty) or any(doubted(r, prev, state) for r in gains):
+            return None
+        return prev.with_regions_of(state, changed - gains)
 
     def _entitlement_on(self, colour: str, state: ObservedState) -> int:
         raise NotImplementedError
@@ -359,8 +364,8 @@ class TurnFollower:
         ending turn's last moves, then ``last``'s first reinforcements. The ending turn is the
         player in turn's, or, where ``last`` comes after the next player, the next player's whole
         turn (played under a card or a cup the camera could not see through). ``last``'s part is
-        every province of theirs that gained pieces, read surely (a turn opens with
-        reinforcements, and only the player in turn adds pieces); the rest is the ending turn's.
+        what only the player in turn adds, read surely, as a turn opens with reinforcements
+        (:meth:`_between`); the rest is the ending turn's.
         Each turn's victory points are claimed on the board it began on.
 
         None when either part is empty (the plain readings cover those), except that a whole turn
@@ -374,13 +379,11 @@ class TurnFollower:
         ender = self.current if self.next_player() == last else self.next_player()
         if self.next_player(ender) != last:
             return None
-        changed = state.changed_regions(prev)
-        gains = self._gains(prev, state, last)
         hidden = ender != self.current and any(prev.owners.get(r, ender) == ender and self.board.is_province(r)
                                                for r in prev.unseen | state.unseen)
-        if not gains or (gains == changed and not hidden) or any(doubted(r, prev, state) for r in gains):
+        between = self._between(prev, state, last, ending_may_be_empty=hidden)
+        if between is None:
             return None
-        between = prev.with_regions_of(state, changed - gains)
         turns, cost = 1, 0.0
         ender_ctx = self.ctx
         if ender != self.current:

@@ -223,12 +223,11 @@ class Gate:
         # counted from the frame the blob came in, not from the last motion: a hand's first sliver
         # over the edge moves too few pixels to count as motion, and the table had been still
         self.covered_run = self.covered_run + 1 if len(large) else 0
-        back = self._back(view) if under is not None else None
+        back = self._back(view) if under is not None or len(rested) else None
         gone = under is not None and self._gone(back, under)
         settle = SETTLE_FRAMES if (self._arm or faint or wide) and not gone else ISLAND_SETTLE
         if len(large) and self.covered_run < settle:
             return GateResult(False, motion, biggest, "something covers the board")
-        back = self._back(view) if len(rested) and back is None else back
         for b in np.union1d(large, rested):
             blob = blobs == b
             self._take_in(blob, self._gone(back, blob))
@@ -243,10 +242,11 @@ class Gate:
         looked the same (within the motion level) for SETTLE_FRAMES frames, whatever moved
         elsewhere in between, and so have the pixels within ARM_GAP of them (an arm that drew
         back along itself leaves its sleeve's pixels as they were, but not the board beside them).
-        They are part of the still table, as a whole scene motionless that long is. A pile of four legionaries in a province on the print's east edge, at a tilted
-        camera, crossed 16 pixels of the edge and was held as an arm (the print's seed 60); the
-        still spells between the moves that followed were shorter than SETTLE_FRAMES, and nothing
-        was committed for 17 s, six moves in all. An arm resting on the board is as still, and
+        They are part of the still table, as a whole scene motionless that long is. A pile of four
+        legionaries in a province on the print's east edge, at a tilted camera, crossed 16 pixels
+        of the edge and was held as an arm (the print's seed 60); the still spells between the
+        moves that followed were shorter than SETTLE_FRAMES, and nothing was committed for 17 s,
+        six moves in all. An arm resting on the board is as still, and
         passes as it did after SETTLE_FRAMES; one that shifts, however little, starts again."""
         if not len(large):
             return large
