@@ -53,21 +53,33 @@ def _with(state: ObservedState, garrisons=None, triremes=None) -> ObservedState:
                                       triremes if triremes is not None else state.triremes, state.centres)
 
 
-def _mutations(prev: ObservedState, nxt: ObservedState, actor: str, following: str, players, rng):
-    """Single illegal changes to a legal ``prev -> nxt`` and the rules that must be cited."""
+def _mutations(prev: ObservedState, nxt: ObservedState, actor: str, following: str, players, rng,
+               ending: str | None = None):
+    """Single illegal changes to a legal ``prev -> nxt`` and the rules that must be cited.
+
+    ``ending`` is the player whose turn the tracker followed before the change, when the change
+    begins another's: a commit can hold that turn's last moves too, so pieces of theirs that
+    appear are read as their turn going on (too many, or too late), not as a bystander's."""
     b = nxt.board
     out = []
     # 1. pieces appear in the province of a player who is neither in turn nor next (§4.2)
-    bystanders = [c for c in players if c not in (actor, following) and nxt.provinces_of(c)]
-    if bystanders:
-        c = rng.choice(bystanders)
+    bystanders = [c for c in players if c not in (actor, following, ending) and nxt.provinces_of(c)]
+
+    def grown(c: str) -> ObservedState:
         p = rng.choice(sorted(nxt.provinces_of(c)))
         g = _garrisons(nxt)
         # grown past what stood there before the change too: a province the actor attacked that
         # grows back to its old count is only an attack that killed nobody (seed 180, 4 players)
         before = prev.legions[p] if prev.owners.get(p) == c else 0
         g[p] = (c, max(g[p][1], before) + rng.randint(1, 5))
-        out.append(("growth", _with(nxt, g), {"§4.2"}))
+        return _with(nxt, g)
+
+    if bystanders:
+        out.append(("growth", grown(rng.choice(bystanders)), {"§4.2"}))
+    # 1b. the ending turn's player gains pieces from nowhere beside the next turn's first moves:
+    # placed past the entitlement (§6), out of phase (§4.2) or after the strategic move (§15.6)
+    if ending is not None and ending not in (actor, following) and nxt.provinces_of(ending):
+        out.append(("late growth", grown(ending), {"§6", "§4.2", "§15.6"}))
     # 2. a province far from everything the actor holds changes hands to the actor (§13.1 / §12.2)
     reach = set()
     for p in set(prev.provinces_of(actor)) | set(nxt.provinces_of(actor)):
@@ -99,7 +111,7 @@ def _mutations(prev: ObservedState, nxt: ObservedState, actor: str, following: s
 class TestIllegalMutations:
     @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(seed=st.integers(0, 500), n_players=st.integers(3, 5), pick=st.integers(0, 10_000),
-           which=st.integers(0, 3), data=st.randoms(use_true_random=False))
+           which=st.integers(0, 4), data=st.randoms(use_true_random=False))
     def test_single_illegal_mutation_is_caught_with_the_rule(self, seed, n_players, pick, which, data):
         sim, steps = simulated(seed, n_players)
         lines = lines_of(sim, steps)
@@ -114,7 +126,8 @@ class TestIllegalMutations:
             if ln.card_drawn:
                 game.draw_card(game.current)
         following = game.next_player(truth.actor) if truth.actor in game.active_players() else None
-        muts = _mutations(game.state, truth.state, truth.actor, following, sim.players, data)
+        ending = game.current if game.current != truth.actor else None
+        muts = _mutations(game.state, truth.state, truth.actor, following, sim.players, data, ending)
         if not muts:
             return
         name, mutated, expected = muts[which % len(muts)]
