@@ -1,12 +1,21 @@
 """Shared fixtures: the board, and a compact way to write board states in tests."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from tracker.board import load_board
 from tracker.state import ObservedState
+
+# The suite gates every landing, so the property tests draw the same examples on every run:
+# a failure is then the code's, reproducible from a clean clone, never the luck of the draw.
+# AUGUR_HYPOTHESIS=explore draws fresh examples each run, to hunt for new failures.
+settings.register_profile("suite", derandomize=True, database=None)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("AUGUR_HYPOTHESIS", "suite"))
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
