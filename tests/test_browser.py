@@ -262,6 +262,32 @@ def test_an_arena_centre_the_camera_missed_is_marked_from_the_prompt(browser, da
     assert c["after"]["red"] == states[1].to_dict()["regions"][province]["red"]
 
 
+def test_a_tablet_entry_is_answered_beside_the_form(browser, dashboard):
+    """Cards played out of turn are refused at once beside the form; a card drawn is recorded
+    there and judged in the Rules list when the next commit comes."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+    live = dashboard
+    states = game_states(4)
+    for s in states[:3]:
+        live.commit(s)
+    wait_for(lambda: live.game.current == "blue" and Select(browser.find_element(By.ID, "cards-player"))
+             .first_selected_option.text == "blue")
+    said = browser.find_element(By.ID, "entry-said")
+    assert not said.is_displayed()
+    Select(browser.find_element(By.ID, "cards-player")).select_by_visible_text("red")
+    browser.find_element(By.CSS_SELECTOR, '#cards-form button[type="submit"]').click()
+    wait_for(lambda: "outside their own turn" in said.text)
+    assert said.text.startswith("§8.2") and "bad" in said.get_attribute("class").split()
+    Select(browser.find_element(By.ID, "cards-player")).select_by_visible_text("red")
+    browser.find_element(By.ID, "draw").click()
+    wait_for(lambda: said.text == "card drawn recorded")
+    assert "bad" not in said.get_attribute("class").split()
+    live.commit(states[3])
+    wait_for(lambda: any("red drew a card outside their own turn" in li.text
+                         for li in browser.find_elements(By.CSS_SELECTOR, "#verdicts li")))
+
+
 def test_region_map_fitted_by_dragging_on_the_preview(browser, tmp_path):
     """Set-up tab: two drags from the drawn map to the printed board, then "fit the map"."""
     import cv2

@@ -526,9 +526,38 @@ class TestElimination:
 
 class TestCards:
     def test_card_without_conquest_17_1(self):
+        """Red draws having conquered nothing. The camera may not have committed the conquest
+        yet, so the tablet waits for the next commit: blue's first legionary shows none."""
         t = Table()
         t.set(bithynia=11).push()
-        assert {v.rule for v in t.game.draw_card("red")} == {"§17.1"}
+        assert t.game.draw_card("red") == []
+        r = t.set(thracia=4).push()
+        assert (r.actor, rules(r)) == ("blue", {"§17.1"})
+        assert [v.message for v in r.verdicts] == ["red drew a card without conquering a province"]
+        assert rules(t.set(macedonia=4).push()) == set()        # judged once
+
+    def test_card_of_a_turn_the_camera_has_not_seen_17_1(self):
+        """Blue places three legionaries in Asia, takes Galatia from it and draws before the
+        camera committed any of it (a hand never left the board long enough): its turn and the
+        conquest come with the next commit, and its turn is over."""
+        t = Table()
+        t.set(bithynia=11).push()
+        assert t.game.draw_card("blue") == []
+        r = t.set(asia=("blue", 1), galatia=("blue", 3)).push()
+        assert r.actor == "blue" and r.verdicts == []
+        assert t.game.ctx.card_drawn and t.game.ctx.phase == ev.Phase.CARD_DRAW
+        assert t.game.hands["blue"].count == 1
+        r = t.set(moesia=4).push()                              # yellow's turn follows
+        assert (r.actor, r.verdicts) == ("yellow", [])
+
+    def test_card_outside_the_own_turn_17_1(self):
+        """Yellow draws while red plays: the next commit shows no turn of yellow's."""
+        t = Table()
+        t.set(bithynia=11).push()
+        assert t.game.draw_card("yellow") == []
+        r = t.set(bithynia=9, galatia=6).push()
+        assert r.actor == "red"
+        assert [v.message for v in r.verdicts] == ["yellow drew a card outside their own turn"]
 
     def test_card_after_conquest_and_only_one_17_3(self):
         t = Table()
@@ -541,7 +570,7 @@ class TestCards:
         conquest: the conquest came before the draw. What a later commit shows came after it."""
         t = Table()
         t.set(bithynia=11).push()
-        t.game.draw_card("red")             # the tablet answers §17.1: no conquest seen yet
+        assert t.game.draw_card("red") == []        # no conquest seen yet: judged at the commit
         r = t.set(asia=("red", 3), bithynia=8).push()
         assert r.verdicts == [] and t.game.ctx.conquered
         r = t.set(galatia=5, ponto=2).push()     # a strategic move after the draw

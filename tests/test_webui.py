@@ -357,6 +357,21 @@ class TestDashboardApi:
         assert post(client, "/api/corrections", {"region": "atlantis", "pieces": {}}).status_code == 400
         assert post(client, "/api/corrections", {"region": region, "pieces": {"red": {"trireme": 1}}}).status_code == 400
 
+    def test_a_card_drawn_is_judged_and_recorded_with_the_next_commit(self, client, live):
+        """Red draws in blue's turn: the tablet answers at once that it recorded the card, and the
+        commit after it carries "outside their own turn" into the recording, for a dispute."""
+        states = game_states(4)
+        for s in states[:3]:
+            live.commit(s)
+        assert live.game.current == "blue"
+        r = post(client, "/api/entries", {"kind": "draw", "payload": {"player": "red"}})
+        assert r.status_code == 200 and r.get_json()["entry_verdicts"] == []
+        live.commit(states[3])
+        last = live.store.snapshots(live.game_id)[-1]
+        assert [v["message"] for v in last.verdicts] == ["red drew a card outside their own turn"]
+        assert [v["message"] for v in live.view()["recent"][0]["verdicts"]] == [
+            "red drew a card outside their own turn"]
+
     def test_review_endpoints(self, client, live):
         states = game_states(3)
         for k, s in enumerate(states):

@@ -140,6 +140,55 @@ class TurnFollower:
     #: and the victory points before the new turn's claim (see :meth:`_split_after_tablet`)
     _tablet_began: tuple | None = None
 
+    #: cards drawn since the last commit that no committed move has earned yet: the drawer, and
+    #: their turn's context (None: the camera has not seen their turn). Players draw as their
+    #: hand leaves the board, before the camera commits the conquest the card is for, or before
+    #: it has seen their turn at all when they played fast; so such a draw is judged once the
+    #: next commit is read (:meth:`_judge_draws`)
+    _draws_unjudged: tuple = ()
+
+    def _draw_rules(self) -> tuple[str, str, str]:
+        """The rule a card must be earned under, the one that allows one card a turn, and what a
+        conquest takes (a province, a territory)."""
+        raise NotImplementedError
+
+    def _note_draw(self, colour: str) -> list[Verdict]:
+        """Record a card drawn by ``colour`` in their turn's context, judging at once what the
+        camera cannot change (a second card in a turn); the rest waits for the next commit."""
+        if colour != self.current:
+            self._draws_unjudged += ((colour, None),)
+            return []
+        _, one_card, _ = self._draw_rules()
+        verdicts = []
+        if self.ctx.card_drawn:
+            verdicts.append(Verdict.violation(one_card, f"{colour} drew a second card this turn"))
+        self.ctx.card_drawn = True
+        if not self.ctx.conquered:
+            self._draws_unjudged += ((colour, self.ctx),)
+        return verdicts
+
+    def _judge_draws(self, turns: Sequence) -> list[Verdict]:
+        """Judge the cards drawn before the commit just read, now that it shows the moves made
+        before the draw. ``turns``: the turn contexts the commit went through, oldest first; a
+        drawer the camera had not seen in turn is judged in their latest one (and their turn is
+        over), or drew outside their own turn if the commit shows none."""
+        earned, one_card, conquest = self._draw_rules()
+        verdicts = []
+        for colour, ctx in self._draws_unjudged:
+            if ctx is None:
+                ctx = next((t for t in reversed(turns) if t.actor == colour), None)
+                if ctx is None:
+                    verdicts.append(Verdict.violation(earned, f"{colour} drew a card outside their own turn"))
+                    continue
+                if ctx.card_drawn:
+                    verdicts.append(Verdict.violation(one_card, f"{colour} drew a second card this turn"))
+                ctx.card_drawn = True
+                ctx.phase = max(ctx.phase, Phase.CARD_DRAW)
+            if not ctx.conquered:
+                verdicts.append(Verdict.violation(earned, f"{colour} drew a card without conquering a {conquest}"))
+        self._draws_unjudged = ()
+        return verdicts
+
     @journaled
     def start_turn(self, colour: str) -> ScoreEntry:
         """The tablet says ``colour``'s turn has begun (the current turn is over)."""
@@ -606,6 +655,9 @@ class Game(TurnFollower):
     def _entitlement_on(self, colour: str, state: ObservedState) -> int:
         return entitlement(state, colour).total
 
+    def _draw_rules(self) -> tuple[str, str, str]:
+        return "§17.1", "§17.3", "province"
+
     def _restart_turn(self, state: ObservedState) -> ScoreEntry:
         _, vp_before = self._tablet_began
         entry = self.score_track.pop()
@@ -651,18 +703,12 @@ class Game(TurnFollower):
 
     @journaled
     def draw_card(self, colour: str, symbol: str | None = None) -> list[Verdict]:
-        """Record a card drawn at the end of ``colour``'s turn (§17); it ends the turn (§4.10.1)."""
+        """Record a card drawn at the end of ``colour``'s turn (§17); it ends the turn (§4.10.1).
+        Whether a conquest earned it is judged with the next commit (:meth:`_judge_draws`)."""
         if symbol is not None and symbol not in CARD_SYMBOLS:
             raise GameError(f"unknown card symbol '{symbol}'")
-        verdicts = []
-        if colour != self.current:
-            verdicts.append(Verdict.violation("§17.1", f"{colour} drew a card outside their own turn"))
-        else:
-            if not self.ctx.conquered:
-                verdicts.append(Verdict.violation("§17.1", f"{colour} drew a card without conquering a province"))
-            if self.ctx.card_drawn:
-                verdicts.append(Verdict.violation("§17.3", f"{colour} drew a second card this turn"))
-            self.ctx.card_drawn = True
+        verdicts = self._note_draw(colour)
+        if colour == self.current:
             self.ctx.phase_at_draw = self.ctx.phase if self.ctx.phase_at_draw is None else self.ctx.phase_at_draw
             self.ctx.phase = Phase.CARD_DRAW
         self.hands[colour].count += 1
@@ -682,21 +728,26 @@ class Game(TurnFollower):
         report = TransitionReport(len(self.history) + 1, actor, self.round_no, self.turn_no,
                                   weighed.reported[:KEPT_READINGS], [])
         ended = self.ctx.actor if weighed.new_ctx is not None else None
+        turns = [self._tablet_began[0]] if self._tablet_began else []
+        turns.append(self.ctx)
         if weighed.restarted:                   # the turn the tablet ended, then the one it began
             self._take(weighed.ending, weighed.ender, self._tablet_began[0])
             report.scores.append(self._restart_turn(weighed.turn_start))
         elif weighed.ending is not None:
             if weighed.ender != ended:          # the next player's whole turn, then the actor's
                 report.scores.append(self._begin_turn(weighed.ender, prev))
+                turns.append(self.ctx)
                 ended = weighed.ender
             self._take(weighed.ending, ended)
         if weighed.new_ctx is not None:
             report.scores.append(self._begin_turn(actor, weighed.turn_start))
+            turns.append(self.ctx)
             report.turn_changed = True
             report.round_no, report.turn_no = self.round_no, self.turn_no
         best = report.best
         report.verdicts = first_seen + list(best.verdicts)
         self._take(weighed.readings[0], actor)
+        report.verdicts += self._judge_draws(turns)
         self.ctx.phase_at_draw = None       # the moves of later commits come after the draw
         self._tablet_began = None
         self.state = state

@@ -211,6 +211,10 @@ class RisikoGame(TurnFollower):
         """``colour``'s entitlement for the turn it is in (begun: its own turns counted)."""
         return entitlement(state, colour, self.rules, self.own_turns[colour]).total
 
+    def _draw_rules(self) -> tuple[str, str, str]:
+        topic = cite(self.rules, "cards")
+        return topic, topic, "territory"
+
     def _restart_turn(self, state: ObservedState) -> ScoreEntry:
         entry = self.score_track.pop()
         claim = self.score(entry.colour, state)
@@ -252,19 +256,12 @@ class RisikoGame(TurnFollower):
 
     @journaled
     def draw_card(self, colour: str, symbol: str | None = None) -> list[Verdict]:
-        """A territory card drawn at the end of ``colour``'s turn (only after a conquest, one per turn)."""
+        """A territory card drawn at the end of ``colour``'s turn (only after a conquest, one per
+        turn; the conquest is looked for with the next commit, :meth:`_judge_draws`)."""
         if symbol is not None and symbol not in symbols_of(self.rules.cards) + (WILD,):
             raise GameError(f"unknown card symbol '{symbol}'")
-        topic = cite(self.rules, "cards")
-        verdicts = []
-        if colour != self.current:
-            verdicts.append(Verdict.violation(topic, f"{colour} drew a card outside their own turn"))
-        else:
-            if not self.ctx.conquered:
-                verdicts.append(Verdict.violation(topic, f"{colour} drew a card without conquering a territory"))
-            if self.ctx.card_drawn:
-                verdicts.append(Verdict.violation(topic, f"{colour} drew a second card this turn"))
-            self.ctx.card_drawn = True
+        verdicts = self._note_draw(colour)
+        if colour == self.current:
             self.ctx.phase = max(self.ctx.phase, Phase.CARD_DRAW)
         self.hands[colour].count += 1
         if symbol:
@@ -378,6 +375,8 @@ class RisikoGame(TurnFollower):
         report = TransitionReport(len(self.history) + 1, actor, self.round_no, self.turn_no,
                                   weighed.reported[:KEPT_READINGS], [])
         extra: list[Verdict] = []
+        turns = [self._tablet_began[0]] if self._tablet_began else []
+        turns.append(self.ctx)
         if weighed.restarted:                   # the turn the tablet ended, then the one it began
             self._take(weighed.ending, weighed.ender, self._tablet_began[0])
             report.scores.append(self._restart_turn(weighed.turn_start))
@@ -385,15 +384,18 @@ class RisikoGame(TurnFollower):
             if weighed.ender != self.current:   # the next player's whole turn, then the actor's
                 extra += self._end_of_turn_checks(prev)
                 report.scores.append(self._begin_turn(weighed.ender, prev))
+                turns.append(self.ctx)
             self._take(weighed.ending, weighed.ender)
         if weighed.new_ctx is not None:
             extra += self._end_of_turn_checks(weighed.turn_start)
             report.scores.append(self._begin_turn(actor, weighed.turn_start))
+            turns.append(self.ctx)
             report.turn_changed = True
             report.round_no, report.turn_no = self.round_no, self.turn_no
         best = report.best
         report.verdicts = first_seen + extra + list(best.verdicts)
         self._take(weighed.readings[0], actor)
+        report.verdicts += self._judge_draws(turns)
         report.verdicts += self._after_checks(state, best)
         self._tablet_began = None
         self.state = state

@@ -212,8 +212,16 @@ document.querySelectorAll("nav button[data-tab]").forEach(b => b.addEventListene
   if (b.dataset.tab === "setup") showSetup();
 }));
 $("#toggle-camera").addEventListener("click", () => { const c = $("#camera"); c.hidden = !c.hidden; render(view); });
-$("#cards-form").addEventListener("submit", (ev) => { ev.preventDefault(); post("/api/entries", { kind: "cards", payload: { player: $("#cards-player").value, cards: [...document.querySelectorAll("#cards-form .card")].map(s => s.value) } }); });
-$("#draw").addEventListener("click", () => post("/api/entries", { kind: "draw", payload: { player: $("#cards-player").value } }));
+// what the rules say of an entry at once; a card drawn is judged with the next commit (the
+// camera may not have committed the conquest yet), and that verdict joins the Rules list
+function said(what, v) {
+  const out = $("#entry-said"), verdicts = v.entry_verdicts || [];
+  out.textContent = verdicts.length ? verdicts.map(x => `${x.rule}: ${x.message}`).join("; ") : `${what} recorded`;
+  out.className = verdicts.some(x => x.level === "violation") ? "pill bad" : (verdicts.length ? "pill warn" : "pill");
+  out.hidden = false;
+}
+$("#cards-form").addEventListener("submit", (ev) => { ev.preventDefault(); post("/api/entries", { kind: "cards", payload: { player: $("#cards-player").value, cards: [...document.querySelectorAll("#cards-form .card")].map(s => s.value) } }).then(v => said("cards played", v)); });
+$("#draw").addEventListener("click", () => post("/api/entries", { kind: "draw", payload: { player: $("#cards-player").value } }).then(v => said("card drawn", v)));
 $("#undo").addEventListener("click", () => post("/api/undo", {}));
 $("#dice").addEventListener("click", () => {
   const parse = (t) => (t || "").split(/[ ,]+/).filter(Boolean).map(Number);
