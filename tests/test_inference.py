@@ -536,6 +536,18 @@ class TestCards:
         assert [v.message for v in r.verdicts] == ["red drew a card without conquering a province"]
         assert rules(t.set(macedonia=4).push()) == set()        # judged once
 
+    def test_card_while_a_province_is_out_of_sight_17_1(self):
+        """A card over Asia when red draws: a conquest there is out of the camera's sight, so the
+        unearned card is a warning that says where it could not see."""
+        t = Table()
+        t.set(bithynia=11).push()
+        t.game.draw_card("red")
+        d = t.set(thracia=4).state().to_dict()
+        d["unseen"] = ["asia"]
+        r = t.game.observe(ObservedState.from_dict(d))
+        assert rules(r) == set() and rules(r, "warning") == {"§17.1"}
+        assert "could not see asia" in r.verdicts[-1].message
+
     def test_card_of_a_turn_the_camera_has_not_seen_17_1(self):
         """Blue places three legionaries in Asia, takes Galatia from it and draws before the
         camera committed any of it (a hand never left the board long enough): its turn and the

@@ -167,11 +167,13 @@ class TurnFollower:
             self._draws_unjudged += ((colour, self.ctx),)
         return verdicts
 
-    def _judge_draws(self, turns: Sequence) -> list[Verdict]:
+    def _judge_draws(self, turns: Sequence, hidden: frozenset[str] | set[str] = frozenset()) -> list[Verdict]:
         """Judge the cards drawn before the commit just read, now that it shows the moves made
         before the draw. ``turns``: the turn contexts the commit went through, oldest first; a
         drawer the camera had not seen in turn is judged in their latest one (and their turn is
-        over), or drew outside their own turn if the commit shows none."""
+        over), or drew outside their own turn if the commit shows none. ``hidden``: regions the
+        camera could not see before or after the change; a conquest there is out of its sight,
+        so a card it finds unearned is a warning that names them, not a violation."""
         earned, one_card, conquest = self._draw_rules()
         verdicts = []
         for colour, ctx in self._draws_unjudged:
@@ -184,8 +186,14 @@ class TurnFollower:
                     verdicts.append(Verdict.violation(one_card, f"{colour} drew a second card this turn"))
                 ctx.card_drawn = True
                 ctx.phase = max(ctx.phase, Phase.CARD_DRAW)
-            if not ctx.conquered:
-                verdicts.append(Verdict.violation(earned, f"{colour} drew a card without conquering a {conquest}"))
+            if ctx.conquered:
+                continue
+            message = f"{colour} drew a card without conquering a {conquest}"
+            if hidden:
+                verdicts.append(Verdict.warning(earned, f"{message} the camera saw (it could not see "
+                                                        f"{', '.join(sorted(hidden))})"))
+            else:
+                verdicts.append(Verdict.violation(earned, message))
         self._draws_unjudged = ()
         return verdicts
 
@@ -747,7 +755,7 @@ class Game(TurnFollower):
         best = report.best
         report.verdicts = first_seen + list(best.verdicts)
         self._take(weighed.readings[0], actor)
-        report.verdicts += self._judge_draws(turns)
+        report.verdicts += self._judge_draws(turns, prev.unseen | state.unseen)
         self.ctx.phase_at_draw = None       # the moves of later commits come after the draw
         self._tablet_began = None
         self.state = state
