@@ -250,6 +250,21 @@ class TestGameScorer:
         assert scorer.true.centres_owed() == [] == scorer.read.centres_owed()
         assert (figures.violations, figures.truth_violations) == (0, 0)
 
+    def test_what_the_tablet_answers_an_entry_is_counted(self):
+        """Blue enters a card set in red's turn: the tablet refuses it at once (§8.2, and a warning
+        that it knew of no cards), in both trackers; red's card drawn without a conquest is judged
+        with the next commit, in both."""
+        s0, s1 = legal_game()[:2]
+        figures = GameVideoFigures("easy", 0, 1)
+        scorer = GameScorer(figures, PLAYERS, fps=10, settle=False)
+        cards = {"kind": "cards", "payload": {"player": "yellow", "cards": ["legionary"] * 3}}
+        draw = {"kind": "draw", "payload": {"player": "red"}}
+        script = [(s0, False, s0, ()), (s0, True, None, (cards,)), (s0, False, None, (draw,)), (s1, True, None, ()),
+                  (s1, False, s1, ())]
+        for i, (truth, hand, committed, entries) in enumerate(script):
+            scorer.see(dict(line(i, truth, hand), entries=list(entries)), committed)
+        assert (figures.violations, figures.warnings) == (figures.truth_violations, figures.truth_warnings) == (2, 1)
+
 
 class TestVictoryPointClaims:
     """The game bench compares the claims on the victory-point track (§5) the tracker makes on

@@ -174,13 +174,18 @@ class GameScorer:
         self._marked: dict[str, dict] = {}
 
     def _enter(self, entries) -> None:
-        """Enter the tablet's entries in both trackers, as the players do (once each follows a game)."""
+        """Enter the tablet's entries in both trackers, as the players do (once each follows a game),
+        counting what the tablet answers them at once (a card set out of turn) with the verdicts."""
         self._entries += list(entries)
         if self.read.state is None or self.true.state is None:
             return
+        out = self.out
         for e in self._entries:
-            for game in (self.read, self.true):
-                apply_entry(game, e["kind"], e["payload"])
+            said = [apply_entry(game, e["kind"], e["payload"]) for game in (self.read, self.true)]
+            read, true = (sum(v.level == VIOLATION for v in verdicts) for verdicts in said)
+            out.violations, out.warnings = out.violations + read, out.warnings + len(said[0]) - read
+            out.truth_violations, out.truth_warnings = (out.truth_violations + true,
+                                                        out.truth_warnings + len(said[1]) - true)
         self._entries = []
 
     def see(self, truth: dict, committed: ObservedState | None, moved: frozenset[str] | None = None) -> None:
