@@ -716,6 +716,39 @@ class TestBesideUnseen:
         assert "§4.2" not in rules(r) and "§4.2" in rules(r, "warning")
 
 
+class TestVanishedBesideADoubtedCount:
+    """Red moves a legionary from Mauretania to Numidia, and the camera goes on reading Numidia
+    at its old count, unsure of it: the legionary seems to vanish. A province beside it, red's,
+    whose count the camera doubts, may hold it: a warning naming it, not a violation."""
+
+    @staticmethod
+    def _moved(confidence):
+        t = Table(garrisons=dict(BASE, mauretania=("red", 2), numidia=("red", 3)))
+        t.set(bithynia=11).push()
+        return t.set(mauretania=1).push(confidence=confidence)
+
+    def test_a_doubted_neighbour_makes_it_a_warning_10_9(self):
+        r = self._moved({"numidia": 0.48})
+        assert rules(r) == set() and rules(r, "warning") == {"§10.9"}
+        [v] = r.verdicts
+        assert "Numidia (read at 0.48)" in v.message and v.regions == ("mauretania", "numidia")
+
+    def test_a_sure_neighbour_leaves_the_violation_10_9(self):
+        assert rules(self._moved({"numidia": 0.95})) == {"§10.9"}
+
+    def test_the_classic_tracker_reads_it_so_too(self):
+        from tests.test_risiko import CLASSIC, classic_board, started, st
+        # Iceland and every territory beside it red's, so that an army gone from it fought nobody
+        p = "islanda"
+        g = dict(classic_board(), **{q: ("red", 3) for q in CLASSIC.land_neighbours[p] | {p}})
+        q = sorted(CLASSIC.land_neighbours[p])[0]
+        state = st(CLASSIC, dict(g, **{p: ("red", 2)})).to_dict()
+        for confidence, level in ((0.95, "violation"), (0.4, "warning")):
+            game = started("classic", g, ("red", "blue", "yellow"))
+            [v] = game.observe(ObservedState.from_dict(dict(state, confidence={q: confidence}))).verdicts
+            assert v.level == level and (q in v.regions) == (level == "warning")
+
+
 class TestTurnsAndScore:
     def test_next_players_reinforcements_start_their_turn_5(self):
         t = Table()

@@ -20,8 +20,8 @@ from tracker.events import Event, Phase
 from tracker.risiko.cards import MAX_SET
 from tracker.risiko.combat import dice_free_losses, dice_free_min_loss
 from tracker.risiko.rules import ADJACENT, ANY_TIME, DICE_FREE, RisikoRules
-from tracker.readings import (MAX_READINGS, ProvinceDiff, Reading, chain_depth, make_reading, rank_readings,
-                              soften_for_the_camera)
+from tracker.readings import (MAX_READINGS, ProvinceDiff, Reading, beside_doubt_note, chain_depth, doubted_beside,
+                              make_reading, rank_readings, soften_for_the_camera)
 from tracker.state import ObservedState
 from tracker.verdicts import Verdict
 
@@ -313,7 +313,11 @@ class _Builder:
                     self.violation("attack", f"{self.name(p)} attacked with {self.units(P.legions[p])}: an attack "
                                              "needs two", p, q)
             else:
-                self.violation("attack", f"{self.units(-r)} of {a} vanished from {self.name(p)} with no combat", p)
+                message = f"{self.units(-r)} of {a} vanished from {self.name(p)} with no combat"
+                if beside := doubted_beside(p, a, P, d.next):
+                    self.warning("attack", message + beside_doubt_note(beside, d.next), p, *beside)
+                else:
+                    self.violation("attack", message, p)
         gains = {p: r for p, r in self.res.items() if r > 0}
         if not gains:
             return

@@ -33,8 +33,8 @@ from tracker import events as ev
 from tracker.dice import attack_dice_available, defence_dice
 from tracker.events import Event, Phase
 from tracker.pieces import CENTRE_SUPPLY
-from tracker.readings import (DOUBT_NOTE, MAX_READINGS, ProvinceDiff, Reading, chain_depth, doubted, make_reading,
-                              rank_readings, soften_for_the_camera)
+from tracker.readings import (DOUBT_NOTE, MAX_READINGS, ProvinceDiff, Reading, beside_doubt_note, chain_depth,
+                              doubted, doubted_beside, make_reading, rank_readings, soften_for_the_camera)
 from tracker.spqrisiko.cards import MAX_SET_LEGIONARIES
 from tracker.spqrisiko.options import ROUNDS, SINGLE_MOVE, SpqrOptions
 from tracker.spqrisiko.reinforcements import LEGIONARIES_FROM_TRIREME, LEGIONARIES_PER_TRIREME
@@ -439,8 +439,11 @@ class _ReadingBuilder:
                     self.violation("§10.13", f"{self.name(p)} could roll {attack_dice_available(P.legions[p])} dice "
                                              f"against {defence_dice(P.legions[q])} defending {self.name(q)}", p, q)
             else:
-                self.violation("§10.9", f"{-r} {a} legionar{'y' if r == -1 else 'ies'} vanished from {self.name(p)} "
-                                        "with no combat", p)
+                message = f"{-r} {a} legionar{'y' if r == -1 else 'ies'} vanished from {self.name(p)} with no combat"
+                if beside := doubted_beside(p, a, P, d.next):
+                    self.warning("§10.9", message + beside_doubt_note(beside, d.next), p, *beside)
+                else:
+                    self.violation("§10.9", message, p)
         gains = {p: r for p, r in self.res.items() if r > 0}
         if not gains:
             return
