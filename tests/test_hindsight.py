@@ -132,6 +132,45 @@ def placed_beside(transfers=True, monkeypatch=None, confidence=0.9):
     return t, placed, seen
 
 
+class TestTies:
+    """Red truly places one legionary in Galatia and two in Cappadocia; the camera reads two and
+    one, Galatia at 0.6. Red then takes Armenia from Cappadocia, Galatia now read clearly at its
+    true count: read as a strategic move from Galatia or as Galatia misread, both cost the same,
+    and the move is kept. Red's next conquest tells them apart."""
+
+    @staticmethod
+    def _play():
+        t = Table()
+        t.set(galatia=6, cappadocia=4).push(confidence={"galatia": 0.6})
+        tied = t.set(galatia=5, cappadocia=2, armenia=("red", 3)).push()
+        return t, tied, t.set(armenia=1, mesopotamia=("red", 2)).push()
+
+    def test_the_commit_that_tells_them_apart_reads_the_past_again(self):
+        t, tied, report = self._play()
+        assert ev.STRATEGIC_MOVE in kinds(tied) and not second_thoughts(tied)      # the tie: kept as read
+        assert rules(report) == set()
+        [note] = second_thoughts(report)
+        assert note.regions == ("galatia",) and "2 commits back" in note.message
+        assert ev.STRATEGIC_MOVE not in kinds(t.game.history[-2])
+
+    def test_without_the_tie_the_conquest_comes_after_the_move(self, monkeypatch):
+        monkeypatch.setattr(hindsight, "_ties", lambda journal, state: [])
+        _, _, report = self._play()
+        assert "§15.6" in rules(report)
+
+    def test_a_tie_waits_until_its_commit_leaves_the_journal(self):
+        """Commits that cannot tell the stories apart either keep the tie; once the misread
+        commit is further back than the journal reaches, the past stays as read."""
+        t = Table()
+        t.set(galatia=6, cappadocia=4).push(confidence={"galatia": 0.6})
+        t.set(galatia=5, cappadocia=2, armenia=("red", 3)).push()
+        ties = []
+        for _ in range(hindsight.DEPTH):
+            ties.append([tie.region for tie in hindsight.journal_of(t.game).ties])
+            t.push()                              # the board as it stood: nothing tells them apart
+        assert ties == [["galatia"]] * hindsight.DEPTH and hindsight.journal_of(t.game).ties == []
+
+
 class TestTransfers:
     """A piece read surely in the region beside its own, then seen where it stands."""
 
