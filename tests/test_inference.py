@@ -749,6 +749,35 @@ class TestVanishedBesideADoubtedCount:
             assert v.level == level and (q in v.regions) == (level == "warning")
 
 
+class TestDoubtedLossWithoutAttack:
+    """Bithynia is blue's here and red has no fleet, so that Galatia is red's only way into Asia
+    (blue 2). Red moves a legionary from Galatia to Cappadocia as the camera reads Asia one
+    short, unsure of it. Read as red's attack on Asia from Galatia, the legionary in Cappadocia
+    is a placement after the attacks; read as Asia misread, it is the strategic move it was."""
+
+    @staticmethod
+    def _moved(confidence):
+        t = Table(garrisons=dict(BASE, bithynia=("blue", 8)), seas={"aegeum": {"blue": 1}})
+        t.set(ponto=6).push()
+        return t.set(galatia=3, cappadocia=4, asia=1).push(confidence=confidence)
+
+    def test_a_doubted_loss_is_taken_for_a_misread_10_9(self):
+        r = self._moved({"asia": 0.47})
+        assert kinds(r) == [ev.STRATEGIC_MOVE] and rules(r) == set()
+        [v] = r.verdicts
+        assert (v.level, v.rule, v.regions) == ("warning", "§10.9", ("asia",)) and "0.47" in v.message
+
+    def test_a_sure_loss_is_an_attack_10_9(self):
+        r = self._moved({"asia": 0.95})
+        assert ev.LAND_ATTACK in kinds(r) and rules(r)
+
+    def test_a_repelled_attack_on_a_doubted_count_stays_an_attack(self):
+        t = Table(garrisons=dict(BASE, bithynia=("blue", 8)), seas={"aegeum": {"blue": 1}})
+        t.set(ponto=6).push()
+        r = t.set(galatia=3, asia=1).push(confidence={"asia": 0.6})
+        assert kinds(r) == [ev.LAND_ATTACK] and r.verdicts == []
+
+
 class TestTurnsAndScore:
     def test_next_players_reinforcements_start_their_turn_5(self):
         t = Table()
