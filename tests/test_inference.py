@@ -771,6 +771,22 @@ class TestDoubtedLossWithoutAttack:
         r = self._moved({"asia": 0.95})
         assert ev.LAND_ATTACK in kinds(r) and rules(r)
 
+    def test_the_classic_tracker_reads_it_so_too(self):
+        """Red places its armies in Ukraine, then moves one from Scandinavia (red's only way into
+        Iceland, yellow 3) to Ukraine as the camera reads Iceland one short."""
+        from tests.test_risiko import CLASSIC, classic_board, started, st
+        g = classic_board()
+        game = started("classic", g, ("red", "blue", "yellow"))
+        g["ucraina"] = ("red", 3 + game.ctx.entitlement)
+        game.observe(st(CLASSIC, g))
+        state = st(CLASSIC, dict(g, scandinavia=("red", 2), ucraina=("red", g["ucraina"][1] + 1),
+                                 islanda=("yellow", 2))).to_dict()
+        for confidence, misread in ((0.95, False), (0.4, True)):
+            trial = copy.deepcopy(game)
+            r = trial.observe(ObservedState.from_dict(dict(state, confidence={"islanda": confidence})))
+            assert (ev.LAND_ATTACK not in kinds(r)) == misread
+            assert [v.level for v in r.verdicts] == (["warning"] if misread else ["violation"])
+
     def test_a_repelled_attack_on_a_doubted_count_stays_an_attack(self):
         t = Table(garrisons=dict(BASE, bithynia=("blue", 8)), seas={"aegeum": {"blue": 1}})
         t.set(ponto=6).push()

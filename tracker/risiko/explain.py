@@ -21,7 +21,8 @@ from tracker.risiko.cards import MAX_SET
 from tracker.risiko.combat import dice_free_losses, dice_free_min_loss
 from tracker.risiko.rules import ADJACENT, ANY_TIME, DICE_FREE, RisikoRules
 from tracker.readings import (MAX_READINGS, ProvinceDiff, Reading, beside_doubt_note, chain_depth, doubted_beside,
-                              make_reading, rank_readings, soften_for_the_camera)
+                              make_reading, misread_families, misread_loss_note, rank_readings,
+                              soften_for_the_camera)
 from tracker.state import ObservedState
 from tracker.verdicts import Verdict
 
@@ -120,10 +121,11 @@ def explain(prev: ObservedState, nxt: ObservedState, ctx: RisikoTurn, table: Tab
     choices = [diff.source_candidates(t)[:2] or [None] for t in diff.targets]
     moves = [False, True] if diff.may_hold_move() else [False]
     readings = []
-    for combo in itertools.islice(itertools.product(*choices), MAX_READINGS):
-        for with_move in moves:
-            builder = _Builder(diff, ctx, table, rules, dict(zip(diff.targets, combo)), with_move)
-            readings.append(builder.build())
+    for family, misread in misread_families(diff, choices):
+        for combo in itertools.islice(itertools.product(*family), MAX_READINGS):
+            for with_move in moves:
+                builder = _Builder(diff, ctx, table, rules, dict(zip(diff.targets, combo)), with_move, misread)
+                readings.append(builder.build())
     return rank_readings(readings)
 
 
@@ -142,8 +144,10 @@ class _Builder:
     """Builds one :class:`Reading` for a fixed choice of attack sources and of the move."""
 
     def __init__(self, diff: _Diff, ctx: RisikoTurn, table: Table, rules: RisikoRules,
-                 sources: dict[str, str | None], with_move: bool):
+                 sources: dict[str, str | None], with_move: bool, misread: frozenset[str] = frozenset()):
         self.d, self.ctx, self.table, self.rules = diff, ctx, table, rules
+        #: enemy territories whose doubtful loss this reading takes for the camera's misread
+        self.misread = misread
         self.sources, self.with_move = sources, with_move
         self.board = diff.board
         self.actor = ctx.actor
@@ -214,6 +218,9 @@ class _Builder:
             conquered = t in d.conquests
             def_losses = P.legions[t] if conquered else d.damaged[t]
             src = self.sources.get(t)
+            if t in self.misread:
+                self.warning("attack", misread_loss_note(t, f"{self.units(def_losses)} of {defender}", P, d.next), t)
+                continue
             if src is None:
                 self.violation("attack", f"{self.name(t)} lost {self.units(def_losses)} but no territory of "
                                          f"{a} borders it", t)

@@ -34,7 +34,8 @@ from tracker.dice import attack_dice_available, defence_dice
 from tracker.events import Event, Phase
 from tracker.pieces import CENTRE_SUPPLY
 from tracker.readings import (DOUBT_NOTE, MAX_READINGS, ProvinceDiff, Reading, beside_doubt_note, chain_depth,
-                              doubted, doubted_beside, make_reading, rank_readings, soften_for_the_camera)
+                              doubted, doubted_beside, make_reading, misread_families, misread_loss_note,
+                              rank_readings, soften_for_the_camera)
 from tracker.spqrisiko.cards import MAX_SET_LEGIONARIES
 from tracker.spqrisiko.options import ROUNDS, SINGLE_MOVE, SpqrOptions
 from tracker.spqrisiko.reinforcements import LEGIONARIES_FROM_TRIREME, LEGIONARIES_PER_TRIREME
@@ -111,17 +112,8 @@ def explain(prev: ObservedState, nxt: ObservedState, ctx: TurnContext, players: 
     diff = _Diff(prev, nxt, ctx.actor)
     choices = [diff.source_candidates(t)[:2] or [None] for t in diff.targets]
     strategic = [False, True] if diff.may_hold_move() else [False]
-    # an enemy province that lost pieces, read in doubt, may only be misread: its loss is also
-    # read as no attack at all (a rendered hard game on the print, seed 71: green moved a
-    # legionary from Terraconensis to Baetica as the camera read Galicia beside it one short, at
-    # 0.47; read as green's attack on Galicia, Baetica's legionary was a placement after it)
-    misread = frozenset(t for t, c in zip(diff.targets, choices)
-                        if t in diff.damaged and c != [None] and doubted(t, prev, nxt))
-    families = [(choices, frozenset())]
-    if misread:
-        families.append(([[None] if t in misread else c for t, c in zip(diff.targets, choices)], misread))
     readings = []
-    for family, misread in families:
+    for family, misread in misread_families(diff, choices):
         for combo in itertools.islice(itertools.product(*family), MAX_READINGS):
             for with_move in strategic:
                 builder = _ReadingBuilder(diff, ctx, players, options, dict(zip(diff.targets, combo)), with_move,
@@ -375,10 +367,8 @@ class _ReadingBuilder:
             def_losses = P.legions[t] if conquered else d.damaged[t]
             pick = chosen[t]
             if t in self.misread:
-                self.warning("§10.9", f"{self.name(t)} read with {def_losses} {defender} legionar"
-                                      f"{'y' if def_losses == 1 else 'ies'} fewer (confidence "
-                                      f"{min(P.confidence_of(t), d.next.confidence_of(t)):.2f}) and no attack "
-                                      "to explain it: taken for a misread; check the count", t)
+                lost = f"{def_losses} {defender} legionar{'y' if def_losses == 1 else 'ies'}"
+                self.warning("§10.9", misread_loss_note(t, lost, P, d.next), t)
                 continue
             if pick is None:
                 self._unreachable(t, defender)
