@@ -233,7 +233,8 @@ class ProvinceDiff:
                     self.damaged[p] = -d
                 elif d > 0:
                     self.foreign_growth[p] = d
-                if d == 0 and _garrison(P, p, o_p) != _garrison(N, p, o_n):
+                # the same pieces read the same way are the same garrison: compared first, as most are
+                if d == 0 and P.regions.get(p) != N.regions.get(p) and _garrison(P, p, o_p) != _garrison(N, p, o_n):
                     self.exchanges.append(p)
         self.targets = sorted(self.conquests) + sorted(self.damaged)
         self.eliminated = sorted(c for c in P.provinces_by_colour if c != actor and not N.provinces_of(c))
