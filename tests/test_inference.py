@@ -548,6 +548,18 @@ class TestCards:
         assert rules(r) == set() and rules(r, "warning") == {"§17.1"}
         assert "could not see asia" in r.verdicts[-1].message
 
+    def test_card_beside_a_province_the_camera_doubts_17_1(self):
+        """The camera doubts Asia, beside red's Galatia: red may have taken it unseen (a count
+        read in doubt, as an empty province at 0.16 in a rendered game). A warning naming it; a
+        doubted province out of red's reach changes nothing."""
+        for doubted, level in (("asia", "warning"), ("lusitania", "violation")):
+            t = Table()
+            t.set(bithynia=11).push()
+            t.game.draw_card("red")
+            r = t.set(thracia=4).push(confidence={doubted: 0.3})
+            [v] = [v for v in r.verdicts if v.rule == "§17.1"]
+            assert v.level == level and (v.regions == ("asia",)) == (level == "warning")
+
     def test_card_of_a_turn_the_camera_has_not_seen_17_1(self):
         """Blue places three legionaries in Asia, takes Galatia from it and draws before the
         camera committed any of it (a hand never left the board long enough): its turn and the

@@ -167,13 +167,15 @@ class TurnFollower:
             self._draws_unjudged += ((colour, self.ctx),)
         return verdicts
 
-    def _judge_draws(self, turns: Sequence, hidden: frozenset[str] | set[str] = frozenset()) -> list[Verdict]:
-        """Judge the cards drawn before the commit just read, now that it shows the moves made
-        before the draw. ``turns``: the turn contexts the commit went through, oldest first; a
-        drawer the camera had not seen in turn is judged in their latest one (and their turn is
-        over), or drew outside their own turn if the commit shows none. ``hidden``: regions the
-        camera could not see before or after the change; a conquest there is out of its sight,
-        so a card it finds unearned is a warning that names them, not a violation."""
+    def _judge_draws(self, turns: Sequence, prev: ObservedState, state: ObservedState) -> list[Verdict]:
+        """Judge the cards drawn before the commit just read (``prev -> state``), now that it
+        shows the moves made before the draw. ``turns``: the turn contexts the commit went
+        through, oldest first; a drawer the camera had not seen in turn is judged in their latest
+        one (and their turn is over), or drew outside their own turn if the commit shows none.
+        A conquest may be out of the camera's sight: in a region it could not see, or in a
+        province within the drawer's reach whose count it doubts (a rendered hard game on the
+        print, seed 31, game 32: yellow took Thracia, read empty at 0.16). A card it finds
+        unearned then is a warning that names them, not a violation."""
         earned, one_card, conquest = self._draw_rules()
         verdicts = []
         for colour, ctx in self._draws_unjudged:
@@ -189,9 +191,14 @@ class TurnFollower:
             if ctx.conquered:
                 continue
             message = f"{colour} drew a card without conquering a {conquest}"
-            if hidden:
-                verdicts.append(Verdict.warning(earned, f"{message} the camera saw (it could not see "
-                                                        f"{', '.join(sorted(hidden))})"))
+            hidden = sorted(prev.unseen | state.unseen)
+            doubts = _doubted_within_reach(colour, prev, state)
+            if hidden or doubts:
+                why = "; ".join(part for part in (
+                    f"it could not see {', '.join(hidden)}" if hidden else "",
+                    f"it doubts its count of {', '.join(self.board.name(r) for r in doubts)}" if doubts else "")
+                    if part)
+                verdicts.append(Verdict.warning(earned, f"{message} the camera saw ({why}: check)", tuple(doubts)))
             else:
                 verdicts.append(Verdict.violation(earned, message))
         self._draws_unjudged = ()
@@ -452,6 +459,17 @@ class TurnFollower:
         readings = self._read(between, state, ctx)
         cost += ending.cost + readings[0].cost + turns * (TURN_CHANGE_COST + SPLIT_TURN_COST)
         return cost, Weighed(last, ctx, readings, between, ending, ender)
+
+
+def _doubted_within_reach(colour: str, prev: ObservedState, state: ObservedState) -> list[str]:
+    """Provinces not read as ``colour``'s, beside one of its provinces by land or across a sea,
+    whose count the camera doubted before or after the change: where a conquest of its may hide."""
+    board = state.board
+    mine = set(prev.provinces_of(colour)) | set(state.provinces_of(colour))
+    return sorted(r for r in board.provinces
+                  if state.owners.get(r) != colour and doubted(r, prev, state)
+                  and (board.land_neighbours.get(r, frozenset()) | {q for s in board.coast_of.get(r, ())
+                                                                    for q in board.shores_of[s]}) & mine)
 
 
 @dataclass
@@ -755,7 +773,7 @@ class Game(TurnFollower):
         best = report.best
         report.verdicts = first_seen + list(best.verdicts)
         self._take(weighed.readings[0], actor)
-        report.verdicts += self._judge_draws(turns, prev.unseen | state.unseen)
+        report.verdicts += self._judge_draws(turns, prev, state)
         self.ctx.phase_at_draw = None       # the moves of later commits come after the draw
         self._tablet_began = None
         self.state = state

@@ -395,7 +395,7 @@ class RisikoGame(TurnFollower):
         best = report.best
         report.verdicts = first_seen + extra + list(best.verdicts)
         self._take(weighed.readings[0], actor)
-        report.verdicts += self._judge_draws(turns, prev.unseen | state.unseen)
+        report.verdicts += self._judge_draws(turns, prev, state)
         report.verdicts += self._after_checks(state, best)
         self._tablet_began = None
         self.state = state
