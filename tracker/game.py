@@ -140,6 +140,40 @@ class TurnFollower:
     #: and the victory points before the new turn's claim (see :meth:`_split_after_tablet`)
     _tablet_began: tuple | None = None
 
+    def _end_of_turn_checks(self, state: ObservedState) -> list[Verdict]:
+        """What the rules check as the turn in context ends, before the next begins on ``state``
+        (none here; a ruleset may add its own)."""
+        return []
+
+    def _take_turns(self, weighed: "Weighed", prev: ObservedState, report: TransitionReport
+                    ) -> tuple[list, str | None, list[Verdict]]:
+        """Record in the game the turns ``weighed`` read in the change from ``prev``, all but the
+        actor's own reading: the ending part of a change read in two, and the turns begun (their
+        claims go into ``report``). Returns the turn contexts the change went through, oldest
+        first (:meth:`_judge_draws`); the player whose turn ended in it, if any; and what
+        :meth:`_end_of_turn_checks` said as each turn ended."""
+        ended = self.current if weighed.new_ctx is not None else None
+        turns = [self._tablet_began[0]] if self._tablet_began else []
+        turns.append(self.ctx)
+        checks: list[Verdict] = []
+        if weighed.restarted:                   # the turn the tablet ended, then the one it began
+            self._take(weighed.ending, weighed.ender, self._tablet_began[0])
+            report.scores.append(self._restart_turn(weighed.turn_start))
+        elif weighed.ending is not None:
+            if weighed.ender != ended:          # the next player's whole turn, then the actor's
+                checks += self._end_of_turn_checks(prev)
+                report.scores.append(self._begin_turn(weighed.ender, prev))
+                turns.append(self.ctx)
+                ended = weighed.ender
+            self._take(weighed.ending, ended)
+        if weighed.new_ctx is not None:
+            checks += self._end_of_turn_checks(weighed.turn_start)
+            report.scores.append(self._begin_turn(weighed.actor, weighed.turn_start))
+            turns.append(self.ctx)
+            report.turn_changed = True
+            report.round_no, report.turn_no = self.round_no, self.turn_no
+        return turns, ended, checks
+
     #: cards drawn since the last commit that no committed move has earned yet: the drawer, and
     #: their turn's context (None: the camera has not seen their turn). Players draw as their
     #: hand leaves the board, before the camera commits the conquest the card is for, or before
@@ -753,25 +787,9 @@ class Game(TurnFollower):
         actor = weighed.actor
         report = TransitionReport(len(self.history) + 1, actor, self.round_no, self.turn_no,
                                   weighed.reported[:KEPT_READINGS], [])
-        ended = self.ctx.actor if weighed.new_ctx is not None else None
-        turns = [self._tablet_began[0]] if self._tablet_began else []
-        turns.append(self.ctx)
-        if weighed.restarted:                   # the turn the tablet ended, then the one it began
-            self._take(weighed.ending, weighed.ender, self._tablet_began[0])
-            report.scores.append(self._restart_turn(weighed.turn_start))
-        elif weighed.ending is not None:
-            if weighed.ender != ended:          # the next player's whole turn, then the actor's
-                report.scores.append(self._begin_turn(weighed.ender, prev))
-                turns.append(self.ctx)
-                ended = weighed.ender
-            self._take(weighed.ending, ended)
-        if weighed.new_ctx is not None:
-            report.scores.append(self._begin_turn(actor, weighed.turn_start))
-            turns.append(self.ctx)
-            report.turn_changed = True
-            report.round_no, report.turn_no = self.round_no, self.turn_no
+        turns, ended, checks = self._take_turns(weighed, prev, report)
         best = report.best
-        report.verdicts = first_seen + list(best.verdicts)
+        report.verdicts = first_seen + checks + list(best.verdicts)
         self._take(weighed.readings[0], actor)
         report.verdicts += self._judge_draws(turns, prev, state)
         self.ctx.phase_at_draw = None       # the moves of later commits come after the draw

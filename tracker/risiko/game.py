@@ -374,26 +374,9 @@ class RisikoGame(TurnFollower):
         actor = weighed.actor
         report = TransitionReport(len(self.history) + 1, actor, self.round_no, self.turn_no,
                                   weighed.reported[:KEPT_READINGS], [])
-        extra: list[Verdict] = []
-        turns = [self._tablet_began[0]] if self._tablet_began else []
-        turns.append(self.ctx)
-        if weighed.restarted:                   # the turn the tablet ended, then the one it began
-            self._take(weighed.ending, weighed.ender, self._tablet_began[0])
-            report.scores.append(self._restart_turn(weighed.turn_start))
-        elif weighed.ending is not None:
-            if weighed.ender != self.current:   # the next player's whole turn, then the actor's
-                extra += self._end_of_turn_checks(prev)
-                report.scores.append(self._begin_turn(weighed.ender, prev))
-                turns.append(self.ctx)
-            self._take(weighed.ending, weighed.ender)
-        if weighed.new_ctx is not None:
-            extra += self._end_of_turn_checks(weighed.turn_start)
-            report.scores.append(self._begin_turn(actor, weighed.turn_start))
-            turns.append(self.ctx)
-            report.turn_changed = True
-            report.round_no, report.turn_no = self.round_no, self.turn_no
+        turns, _, checks = self._take_turns(weighed, prev, report)
         best = report.best
-        report.verdicts = first_seen + extra + list(best.verdicts)
+        report.verdicts = first_seen + checks + list(best.verdicts)
         self._take(weighed.readings[0], actor)
         report.verdicts += self._judge_draws(turns, prev, state)
         report.verdicts += self._after_checks(state, best)
@@ -418,10 +401,10 @@ class RisikoGame(TurnFollower):
                     self.hands[actor].symbols += self.hands[e.defender].symbols
                 self.hands[e.defender] = Hand()
 
-    def _end_of_turn_checks(self, prev: ObservedState) -> list[Verdict]:
-        """Before the next turn begins: the Fellowship should have moved on (LotR)."""
+    def _end_of_turn_checks(self, state: ObservedState) -> list[Verdict]:
+        """Before the next turn begins on ``state``: the Fellowship should have moved on (LotR)."""
         out = []
-        ring = prev.ring
+        ring = state.ring
         if self.rules.fellowship and self.rules.fellowship_moves == "turn" and ring is not None \
                 and not self.ctx.ring_moved:
             stop = next((s for s in self.board.path if s.territory == ring), None)
