@@ -283,9 +283,29 @@ def test_a_tablet_entry_is_answered_beside_the_form(browser, dashboard):
     browser.find_element(By.ID, "draw").click()
     wait_for(lambda: said.text == "card drawn recorded")
     assert "bad" not in said.get_attribute("class").split()
+    # the review lists what was entered since the last commit, with what the rules said then
+    browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="review"]').click()
+    after = browser.find_element(By.ID, "entries-after")
+    wait_for(lambda: after.is_displayed() and len(after.find_elements(By.CSS_SELECTOR, "li.entry")) == 2)
+    played, drawn = after.find_elements(By.CSS_SELECTOR, "li.entry")
+    assert played.text.startswith("tablet: red played cards:") and "§8.2" in played.text
+    assert "violation" in played.get_attribute("class").split() and drawn.text == "tablet: red drew a card"
+    browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="live"]').click()
     live.commit(states[3])
     wait_for(lambda: any("red drew a card outside their own turn" in li.text
                          for li in browser.find_elements(By.CSS_SELECTOR, "#verdicts li")))
+    # ...and once the commit came, beside it: its button is marked, its detail lists them first
+    browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="review"]').click()
+    wait_for(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#timeline button")) == 4 and not after.is_displayed())
+    last = browser.find_elements(By.CSS_SELECTOR, "#timeline button")[-1]
+    assert "entered" in last.get_attribute("class").split() and "violation" in last.get_attribute("class").split()
+    last.click()
+    wait_for(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#snap-a li.entry")) == 2)
+    items = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#snap-a li")]
+    assert items[1] == "tablet: red drew a card"
+    assert any("red drew a card outside their own turn" in t for t in items[2:])
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    browser.save_screenshot(str(SHOTS / "review-tablet-entries.png"))
 
 
 def test_region_map_fitted_by_dragging_on_the_preview(browser, tmp_path):

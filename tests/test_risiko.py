@@ -670,3 +670,27 @@ def _move_ring(d: dict, src: str, dst: str) -> dict:
     del d["regions"][src]["neutral"]
     d["regions"].setdefault(dst, {})["neutral"] = {"ring": 1}
     return d
+
+
+class TestEntryLines:
+    """The line a dispute review shows for each tablet entry (:func:`tracker.rulesets.describe_entry`)."""
+
+    def test_every_kind_reads_as_a_sentence(self):
+        from tracker.rulesets import describe_entry
+        assert describe_entry("cards", {"player": "red", "cards": ["arena", "trireme"]}) == \
+            "red played cards: arena, trireme"
+        assert describe_entry("draw", {"player": "blue", "symbol": "cannon"}) == "blue drew a card (cannon)"
+        assert describe_entry("dice", {"attacker": [6, 3], "defender": [5], "naval": True,
+                                       "losses": {"attacker": 0, "defender": 1}}) == \
+            "dice at sea: attacker 6 3, defender 5 (attacker loses 0, defender loses 1)"
+        assert describe_entry("fellowship_roll", {"value": 4}) == "the Fellowship rolled 4"
+        assert describe_entry("adventure", {"player": "green", "type": "mission", "site": "moria", "points": 3}) == \
+            "green adventure card: mission at moria, 3 points"
+        assert describe_entry("declare", {"player": "red", "armies": 7}) == "red declared 7 reinforcements"
+        assert describe_entry("extra_turn", {"player": "red", "play": False}) == "red passed the extra turn"
+
+    def test_an_entry_recorded_with_less_than_it_needs_still_reads(self):
+        from tracker.rulesets import describe_entry
+        assert describe_entry("cards", {}) == "played cards: ?"
+        assert describe_entry("dice", {}) == "dice: attacker ?, defender ?"
+        assert describe_entry("mystery", {"player": "red"}) == "mystery red"

@@ -372,6 +372,49 @@ class TestDashboardApi:
         assert [v["message"] for v in live.view()["recent"][0]["verdicts"]] == [
             "red drew a card outside their own turn"]
 
+    def test_tablet_entries_are_recorded_with_their_verdicts_and_reviewed_beside_the_next_commit(self, client, live):
+        """Red sets cards in blue's turn and draws: the recording keeps the answer the table was
+        given; the review lists both entries after the last commit, then before the next one."""
+        states = game_states(4)
+        for s in states[:3]:
+            live.commit(s)
+        post(client, "/api/entries", {"kind": "cards", "payload": {"player": "red",
+                                                                   "cards": ["legionary", "legionary", "legionary"]}})
+        post(client, "/api/entries", {"kind": "draw", "payload": {"player": "red"}})
+        played, drawn = live.store.entries(live.game_id)
+        assert "§8.2" in [v["rule"] for v in played["verdicts"]] and drawn["verdicts"] == []
+        pending = client.get("/api/entries").get_json()
+        assert [(e["text"], e["before"]) for e in pending] == [
+            ("red played cards: legionary, legionary, legionary", None), ("red drew a card", None)]
+        live.commit(states[3])
+        snaps = client.get("/api/snapshots").get_json()
+        assert [s["entries"] for s in snaps] == [0, 0, 0, 2] and snaps[-1]["level"] == "violation"
+        d = client.get(f"/api/snapshots/{snaps[-1]['id']}").get_json()
+        assert [e["text"] for e in d["entries"]] == ["red played cards: legionary, legionary, legionary",
+                                                      "red drew a card"]
+        assert d["entries"][0]["verdicts"][0]["level"] == "violation"
+        assert client.get(f"/api/snapshots/{snaps[-2]['id']}").get_json()["entries"] == []
+        assert all(e["before"] == snaps[-1]["id"] for e in client.get("/api/entries").get_json())
+
+    def test_an_old_recording_without_entry_verdicts_opens_and_keeps_its_entries(self, tmp_path):
+        folder = tmp_path / "old"
+        folder.mkdir()
+        db = sqlite3.connect(str(folder / "game.sqlite"))
+        db.executescript("""
+            CREATE TABLE game (id INTEGER PRIMARY KEY, created REAL NOT NULL, players TEXT NOT NULL,
+                               ruleset TEXT NOT NULL, target_vp INTEGER, board TEXT NOT NULL);
+            CREATE TABLE entry (id INTEGER PRIMARY KEY, game_id INTEGER NOT NULL, t REAL NOT NULL,
+                                kind TEXT NOT NULL, payload TEXT NOT NULL);
+            INSERT INTO game VALUES (1, 0, '["red", "blue"]', '2005', NULL, 'spqrisiko');
+            INSERT INTO entry VALUES (1, 1, 5.0, 'draw', '{"player": "red"}');""")
+        db.commit()
+        db.close()
+        store = Store(folder)
+        assert store.entries(1) == [{"id": 1, "t": 5.0, "kind": "draw", "payload": {"player": "red"}, "verdicts": []}]
+        store.add_entry(1, "draw", {"player": "blue"}, [{"level": "ok", "rule": "§17", "message": "m"}])
+        assert store.entries(1)[-1]["verdicts"][0]["rule"] == "§17"
+        store.close()
+
     def test_review_endpoints(self, client, live):
         states = game_states(3)
         for k, s in enumerate(states):

@@ -72,3 +72,34 @@ def apply_entry(game, kind: str, payload: dict) -> list:
     except (KeyError, TypeError, ValueError) as exc:
         raise GameError(f"tablet entry '{kind}' is malformed: {exc!r}") from None
     raise GameError(f"unknown tablet entry '{kind}' for this ruleset")
+
+
+def describe_entry(kind: str, payload: dict) -> str:
+    """One line for a tablet entry as a dispute review lists it ("blue played cards: legionary,
+    legionary, trireme"). The payload has been accepted by :func:`apply_entry` (or the dice
+    check), but a recording may be old: anything missing is left out, never a crash."""
+    who = payload.get("player") or ""
+    if kind == "cards":
+        return f"{who} played cards: {', '.join(str(c) for c in payload.get('cards') or []) or '?'}".strip()
+    if kind == "draw":
+        return f"{who} drew a card" + (f" ({payload['symbol']})" if payload.get("symbol") else "")
+    if kind == "dice":
+        dice = lambda side: " ".join(str(d) for d in payload.get(side) or []) or "?"     # noqa: E731
+        losses = payload.get("losses") or {}
+        text = f"dice{' at sea' if payload.get('naval') else ''}: attacker {dice('attacker')}, defender {dice('defender')}"
+        if losses:
+            text += f" (attacker loses {losses.get('attacker', 0)}, defender loses {losses.get('defender', 0)})"
+        return text
+    if kind == "fellowship_roll":
+        return f"the Fellowship rolled {payload.get('value')}"
+    if kind == "adventure":
+        where = f" at {payload['site']}" if payload.get("site") else ""
+        points = f", {payload['points']} points" if payload.get("points") else ""
+        return f"{who} adventure card: {payload.get('type')}{where}{points}".lstrip()
+    if kind == "declare":
+        return f"{who} declared {payload.get('armies')} reinforcements"
+    if kind == "renounce":
+        return f"{who} renounced continent bonuses"
+    if kind == "extra_turn":
+        return f"{who} {'played' if payload.get('play') else 'passed'} the extra turn"
+    return f"{kind} {who}".strip()

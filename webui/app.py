@@ -96,9 +96,19 @@ def create_app(live: LiveGame, join_token: str | None = None) -> Flask:
 
     @app.get("/api/snapshots")
     def snapshots():
+        entered: dict = {}
+        for e in live.entries():
+            entered.setdefault(e["before"], []).append(e)
         return jsonify([{"id": s.id, "t": s.t, "source": s.source, "actor": s.actor, "round": s.round, "turn": s.turn,
-                         "events": len(s.events), "level": _level(s.verdicts)}
+                         "events": len(s.events), "level": _level(s.verdicts + [v for e in entered.get(s.id, [])
+                                                                                for v in e["verdicts"]]),
+                         "entries": len(entered.get(s.id, []))}
                         for s in live.store.snapshots(live.game_id)])
+
+    @app.get("/api/entries")
+    def entries():
+        """The tablet's entries (cards, draws, dice) with what the rules said of each, for review."""
+        return jsonify(live.entries())
 
     @app.get("/api/snapshots/<int:sid>")
     def snapshot(sid: int):

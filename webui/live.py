@@ -19,7 +19,7 @@ from tracker.errors import AugurError, GameError
 from tracker.overrides import GUESSED, Override, apply_overrides, doubt_moved, still_questioned
 from tracker.pieces import VP_TRACK_MAX
 from tracker.readings import LOW_CONFIDENCE
-from tracker.rulesets import apply_entry, make_game
+from tracker.rulesets import apply_entry, describe_entry, make_game
 from tracker.state import ObservedState
 from webui.store import Snapshot, Store
 
@@ -294,7 +294,7 @@ class LiveGame:
         """Cards played, a card drawn: what the camera cannot see."""
         with self.lock:
             verdicts = self._apply_entry(kind, payload)
-            self.store.add_entry(self.game_id, kind, payload)
+            self.store.add_entry(self.game_id, kind, payload, [v.to_dict() for v in verdicts])
             view = self.view()
             view["entry_verdicts"] = [v.to_dict() for v in verdicts]
         self.broadcast(view)
@@ -374,7 +374,22 @@ class LiveGame:
                    for r in sorted(set(before) | set(after)) if before.get(r) != after.get(r)}
         out = snap.to_dict()
         out.update({"changed": changed, "decisions": self.store.decisions(sid),
-                    "previous": prev[-1].id if prev else None})
+                    "previous": prev[-1].id if prev else None,
+                    "entries": [e for e in self.entries() if e["before"] == sid]})
+        return out
+
+    def entries(self) -> list[dict]:
+        """Every tablet entry of this game, each with a line saying what it was, what the rules
+        said of it then, and ``before``: the snapshot it came before (None: after the last), by
+        time, as :meth:`_replay` applies them. A dispute over a card set or the dice is reviewed
+        beside the commit that followed it."""
+        times = [(s.t, s.id) for s in self.store.snapshots(self.game_id)]
+        out, k = [], 0
+        for e in self.store.entries(self.game_id):
+            while k < len(times) and times[k][0] < e["t"]:
+                k += 1
+            out.append({"id": e["id"], "t": e["t"], "kind": e["kind"], "text": describe_entry(e["kind"], e["payload"]),
+                        "verdicts": e["verdicts"], "before": times[k][1] if k < len(times) else None})
         return out
 
     # -- live updates --------------------------------------------------------------------------------

@@ -41,7 +41,8 @@ CREATE TABLE IF NOT EXISTS decision (
 );
 CREATE TABLE IF NOT EXISTS entry (
     id INTEGER PRIMARY KEY, game_id INTEGER NOT NULL REFERENCES game(id), t REAL NOT NULL,
-    kind TEXT NOT NULL, payload TEXT NOT NULL   -- cards played, card drawn, dice entered
+    kind TEXT NOT NULL, payload TEXT NOT NULL,  -- cards played, card drawn, dice entered
+    verdicts TEXT NOT NULL DEFAULT '[]'         -- what the rules said of it when it was entered
 );
 """
 
@@ -86,6 +87,9 @@ class Store:
             columns = [r[1] for r in self.db.execute("PRAGMA table_info(game)")]
             if "extra" not in columns:      # recordings made before other rulesets existed
                 self.db.execute("ALTER TABLE game ADD COLUMN extra TEXT NOT NULL DEFAULT '{}'")
+            columns = [r[1] for r in self.db.execute("PRAGMA table_info(entry)")]
+            if "verdicts" not in columns:   # recordings made before session 69 kept no entry's verdicts
+                self.db.execute("ALTER TABLE entry ADD COLUMN verdicts TEXT NOT NULL DEFAULT '[]'")
             self.db.execute("PRAGMA integrity_check").fetchone()
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{path} is not a usable recording ({exc}); it was left untouched") from None
@@ -189,11 +193,16 @@ class Store:
                                (snapshot_id,))
         return [{"id": r[0], "event_index": r[1], "verdict": r[2], "t": r[3]} for r in rows]
 
-    def add_entry(self, game_id: int, kind: str, payload: dict) -> int:
-        cur = self.db.execute("INSERT INTO entry (game_id, t, kind, payload) VALUES (?,?,?,?)",
-                              (game_id, time.time(), kind, json.dumps(payload)))
+    def add_entry(self, game_id: int, kind: str, payload: dict, verdicts: list | None = None) -> int:
+        """A tablet entry and what the rules said of it then (a card set out of turn, the dice's
+        losses), so that a dispute review shows the answer the table was given. A card drawn is
+        judged with the next commit: that verdict is recorded with that snapshot."""
+        cur = self.db.execute("INSERT INTO entry (game_id, t, kind, payload, verdicts) VALUES (?,?,?,?,?)",
+                              (game_id, time.time(), kind, json.dumps(payload), json.dumps(verdicts or [])))
         return int(cur.lastrowid)
 
     def entries(self, game_id: int) -> list[dict]:
-        rows = self.db.execute("SELECT id, t, kind, payload FROM entry WHERE game_id = ? ORDER BY id", (game_id,))
-        return [{"id": r[0], "t": r[1], "kind": r[2], "payload": json.loads(r[3])} for r in rows]
+        rows = self.db.execute("SELECT id, t, kind, payload, verdicts FROM entry WHERE game_id = ? ORDER BY id",
+                               (game_id,))
+        return [{"id": r[0], "t": r[1], "kind": r[2], "payload": json.loads(r[3]), "verdicts": json.loads(r[4])}
+                for r in rows]

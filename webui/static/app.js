@@ -169,14 +169,34 @@ function openCorrection(rid) {
   dlg.showModal();
 }
 
+// a tablet entry as the review lists it: what was entered, then what the rules said of it then
+function entryItems(entries) {
+  const out = [];
+  for (const e of entries) {
+    const worst = e.verdicts.some(v => v.level === "violation") ? "violation" : (e.verdicts.some(v => v.level === "warning") ? "warning" : "");
+    const said = e.verdicts.map(v => `${v.level} ${v.rule}: ${v.message}`).join("; ");
+    out.push(el("li", { class: `entry ${worst}` }, `tablet: ${e.text}${said ? " — " + said : ""}`));
+  }
+  return out;
+}
+
 async function loadTimeline() {
   const list = await (await fetch("/api/snapshots")).json();
   const tl = $("#timeline"); tl.innerHTML = "";
   for (const s of list) {
-    const b = el("button", { class: s.level, title: `${s.source} · ${s.actor || ""} · round ${s.round}` }, String(s.id));
+    const entered = s.entries ? ` · ${s.entries} tablet entr${s.entries === 1 ? "y" : "ies"} before it` : "";
+    const b = el("button", { class: `${s.level}${s.entries ? " entered" : ""}`, title: `${s.source} · ${s.actor || ""} · round ${s.round}${entered}` }, String(s.id));
     b.addEventListener("click", () => pick(s.id, b));
     tl.appendChild(b);
   }
+  // entries made after the last commit belong to no snapshot yet: they are listed on their own
+  const after = (await (await fetch("/api/entries")).json()).filter(e => e.before === null);
+  const box = $("#entries-after"); box.innerHTML = "";
+  if (after.length) {
+    box.appendChild(el("h2", {}, "At the tablet since the last commit"));
+    const ul = el("ul"); entryItems(after).forEach(li => ul.appendChild(li)); box.appendChild(ul);
+  }
+  box.hidden = !after.length;
 }
 
 async function pick(id, button) {
@@ -195,6 +215,7 @@ async function pick(id, button) {
       box.appendChild(img);
     }
     const ul = el("ul");
+    entryItems(d.entries || []).forEach(li => ul.appendChild(li));
     for (const [r, c] of Object.entries(d.changed)) {
       const doubt = !c.seen ? " (not seen by the camera)" : c.guessed ? " (the camera saw none; the rules kept one: check)" : (view && c.confidence < view.low_confidence) ? ` (camera ${Math.round(100 * c.confidence)}% sure: check)` : "";
       ul.appendChild(el("li", { class: doubt ? "doubt" : "" }, `${geo.names[r]}: ${JSON.stringify(c.before)} → ${JSON.stringify(c.after)}${doubt}`));
