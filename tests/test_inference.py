@@ -806,6 +806,46 @@ class TestDoubtedLossWithoutAttack:
         assert kinds(r) == [ev.LAND_ATTACK] and r.verdicts == []
 
 
+class TestProvinceReadInAnotherColour:
+    """Red places in Ponto, then takes Asia from Galatia and moves in three; the camera reads the
+    legionary left in Galatia in blue's colour. Nobody else moves in red's turn: read in doubt,
+    Galatia is taken for red's still, and the conquest came from there."""
+
+    @staticmethod
+    def _conquest(confidence):
+        t = Table()
+        t.set(ponto=6).push()
+        return t.set(galatia=("blue", 1), asia=("red", 3)).push(confidence={"galatia": confidence})
+
+    def test_a_doubted_colour_is_taken_for_the_actors_4_2(self):
+        r = self._conquest(0.5)
+        assert r.actor == "red" and kinds(r) == [ev.LAND_ATTACK]
+        assert [(e.source, e.target) for e in r.best.events] == [("galatia", "asia")]
+        [v] = r.verdicts
+        assert (v.level, v.rule, v.regions) == ("warning", "§4.2", ("galatia",))
+        assert "blue's colour (confidence 0.50)" in v.message and "taken for red's" in v.message
+
+    def test_a_sure_colour_stays_as_read_4_2(self):
+        r = self._conquest(0.95)
+        assert "§4.2" in rules(r) and all("taken for" not in v.message for v in r.verdicts)
+
+    def test_the_classic_tracker_reads_it_so_too(self):
+        """Red places its armies in Scandinavia (red's only way into Iceland) and takes Iceland
+        from there; the camera reads what is left in Scandinavia in blue's colour."""
+        from tests.test_risiko import CLASSIC, classic_board, started, st
+        g = classic_board()
+        game = started("classic", g, ("red", "blue", "yellow"))
+        entitled = game.ctx.entitlement
+        g["scandinavia"] = ("red", 3 + entitled)
+        game.observe(st(CLASSIC, g))
+        state = st(CLASSIC, dict(g, scandinavia=("blue", entitled), islanda=("red", 3))).to_dict()
+        for confidence, misread in ((0.95, False), (0.4, True)):
+            trial = copy.deepcopy(game)
+            r = trial.observe(ObservedState.from_dict(dict(state, confidence={"scandinavia": confidence})))
+            assert [v.level for v in r.verdicts] == (["warning"] if misread else ["violation"])
+            assert (r.actor == "red" and kinds(r) == [ev.LAND_ATTACK]) == misread
+
+
 class TestTurnsAndScore:
     def test_next_players_reinforcements_start_their_turn_5(self):
         t = Table()

@@ -126,6 +126,39 @@ def misread_families(diff: "ProvinceDiff", choices: list[list]) -> list[tuple[li
     return families
 
 
+def recoloured_families(diff_type: type["ProvinceDiff"], prev: ObservedState, nxt: ObservedState,
+                        actor: str) -> list[tuple["ProvinceDiff", frozenset[str]]]:
+    """The differences to read a change with: ``prev -> nxt`` as the camera read it, and, where
+    provinces ``actor`` held were read after in another colour in doubt, the same change with
+    those provinces taken for the actor's still, their pieces as counted (returned with them).
+    Nobody but the player in turn moves in their turn, so such a province read in another army's
+    colour is the camera's misread, unless the turn has changed (another reading). (A rendered
+    hard game, seed 85: red attacked Judea from Mesopotamia and moved in three; the camera read
+    Mesopotamia's remaining legionary as two green ones, at 0.50. With no red province left to
+    attack from, the conquest read as red placing three legionaries in Arabia and moving them
+    in: "placed 3 but entitled to 0".)"""
+    diffs = [(diff_type(prev, nxt, actor), frozenset())]
+    recoloured = frozenset(p for p in nxt.board.provinces
+                           if prev.owners.get(p) == actor and nxt.owners.get(p) not in (None, actor)
+                           and p not in nxt.unseen and doubted(p, prev, nxt))
+    if recoloured:
+        counts = dict(nxt.regions)
+        for p in recoloured:
+            read_as = nxt.owners[p]
+            counts[p] = {(actor if c == read_as else c): kinds for c, kinds in nxt.regions[p].items()}
+        seen_as = ObservedState(nxt.board, counts, nxt.confidence, nxt.unseen)
+        diffs.append((diff_type(prev, seen_as, actor), recoloured))
+    return diffs
+
+
+def recoloured_note(region: str, actor: str, prev: ObservedState, nxt: ObservedState) -> str:
+    """What a reading that took a province for the actor's though read in another colour
+    (:func:`recoloured_families`) says; ``nxt`` is the board as the camera read it."""
+    sure = min(prev.confidence_of(region), nxt.confidence_of(region))
+    return (f"{nxt.board.name(region)} read in {nxt.owners[region]}'s colour (confidence {sure:.2f}) during "
+            f"{actor}'s turn: taken for {actor}'s still, the camera's misread; check the count")
+
+
 def misread_loss_note(region: str, losses: str, prev: ObservedState, nxt: ObservedState) -> str:
     """What a reading that took a doubtful loss for a misread (:func:`misread_families`) says."""
     sure = min(prev.confidence_of(region), nxt.confidence_of(region))

@@ -35,6 +35,7 @@ from tracker.events import Event, Phase
 from tracker.pieces import CENTRE_SUPPLY
 from tracker.readings import (DOUBT_NOTE, MAX_READINGS, ProvinceDiff, Reading, beside_doubt_note, chain_depth,
                               doubted, doubted_beside, make_reading, misread_families, misread_loss_note,
+                              recoloured_families, recoloured_note,
                               rank_readings, soften_for_the_camera)
 from tracker.spqrisiko.cards import MAX_SET_LEGIONARIES
 from tracker.spqrisiko.options import ROUNDS, SINGLE_MOVE, SpqrOptions
@@ -109,16 +110,18 @@ def explain(prev: ObservedState, nxt: ObservedState, ctx: TurnContext, players: 
     red acting after the end of its turn)."""
     if ctx.phase_at_draw is not None:
         ctx = replace(ctx, phase=ctx.phase_at_draw)
-    diff = _Diff(prev, nxt, ctx.actor)
-    choices = [diff.source_candidates(t)[:2] or [None] for t in diff.targets]
-    strategic = [False, True] if diff.may_hold_move() else [False]
     readings = []
-    for family, misread in misread_families(diff, choices):
-        for combo in itertools.islice(itertools.product(*family), MAX_READINGS):
-            for with_move in strategic:
-                builder = _ReadingBuilder(diff, ctx, players, options, dict(zip(diff.targets, combo)), with_move,
-                                          misread)
-                readings.append(builder.build())
+    for diff, recoloured in recoloured_families(_Diff, prev, nxt, ctx.actor):
+        choices = [diff.source_candidates(t)[:2] or [None] for t in diff.targets]
+        strategic = [False, True] if diff.may_hold_move() else [False]
+        for family, misread in misread_families(diff, choices):
+            for combo in itertools.islice(itertools.product(*family), MAX_READINGS):
+                for with_move in strategic:
+                    builder = _ReadingBuilder(diff, ctx, players, options, dict(zip(diff.targets, combo)), with_move,
+                                              misread)
+                    for p in sorted(recoloured):
+                        builder.warning("§4.2", recoloured_note(p, ctx.actor, prev, nxt), p)
+                    readings.append(builder.build())
     return rank_readings(readings)
 
 
