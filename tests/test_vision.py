@@ -771,6 +771,27 @@ class TestGateAndFusion:
         assert gate.check(pile).reason == "motion"                         # the hand leaves
         assert gate.check(pile).still
 
+    def test_a_hand_that_came_in_large_and_stops_in_small_pieces_is_an_arm(self):
+        """A hand comes in as one large blob, then stops where the board shows it only in small
+        pieces: those keep most of what came in, so they are the hand, not a pile it left (a pile
+        is about a tenth of the hand: the test above), held SETTLE_FRAMES. On a hard game on the
+        print (seed 85) such a hand passed its first still frame and two states were committed
+        with it over the board. When it leaves, the board it uncovered passes at once."""
+        from vision.gate import ARM_RIM, GATE_SCALE, ISLAND_SETTLE, OCCLUDER_FRACTION, SETTLE_FRAMES
+        wrist = (ARM_RIM + 1) / GATE_SCALE
+        profile, img, pieces = self._pile_along_the_frame(*self._in_pieces(), at=0)
+        _, _, whole = self._pile_along_the_frame((-200, 360, 260, 360 + wrist), at=0)
+        gate = Gate(profile)
+        assert [gate.check(img).still for _ in range(3)] == [False, True, True]
+        coming = gate.check(whole)
+        assert coming.reason == "motion" and coming.occluder > OCCLUDER_FRACTION
+        assert not gate.check(pieces).still                          # it settles
+        held = [gate.check(pieces) for _ in range(SETTLE_FRAMES - 2)]
+        assert 0 < held[0].occluder <= OCCLUDER_FRACTION             # no blob of it large on its own
+        assert [r.reason for r in held] == ["something covers the board"] * (SETTLE_FRAMES - 2)
+        assert gate.check(img).reason == "motion"                    # it leaves
+        assert [gate.check(img).still for _ in range(ISLAND_SETTLE)] == [False] * (ISLAND_SETTLE - 1) + [True]
+
     def test_pieces_after_a_still_frame_that_took_in_a_large_blob_are_a_pile(self):
         """A still frame that takes in a large blob (here a pile that passes as one) does not start
         the count of frames without a hand afresh: that blob may hold a hand's last sliver, and what
