@@ -383,7 +383,7 @@ class LiveGame:
         said of it then, and ``before``: the snapshot it came before (None: after the last), by
         time, as :meth:`_replay` applies them. A dispute over a card set or the dice is reviewed
         beside the commit that followed it."""
-        times = [(s.t, s.id) for s in self.store.snapshots(self.game_id)]
+        times = self.store.snapshot_times(self.game_id)
         out, k = [], 0
         for e in self.store.entries(self.game_id):
             while k < len(times) and times[k][0] < e["t"]:

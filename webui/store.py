@@ -147,6 +147,11 @@ class Store:
         rows = self.db.execute(f"SELECT {self._COLS} FROM snapshot WHERE game_id = ? ORDER BY id", (game_id,))
         return [self._row(r) for r in rows]
 
+    def snapshot_times(self, game_id: int) -> list[tuple[float, int]]:
+        """Each snapshot's time and id, oldest first, without reading the states."""
+        return [(r[0], r[1]) for r in self.db.execute("SELECT t, id FROM snapshot WHERE game_id = ? ORDER BY id",
+                                                        (game_id,))]
+
     def recent(self, game_id: int, n: int) -> list[Snapshot]:
         rows = self.db.execute(f"SELECT {self._COLS} FROM snapshot WHERE game_id = ? ORDER BY id DESC LIMIT ?",
                                (game_id, n))
