@@ -846,6 +846,51 @@ class TestProvinceReadInAnotherColour:
             assert (r.actor == "red" and kinds(r) == [ev.LAND_ATTACK]) == misread
 
 
+class TestMoveFromACountReadUnchanged:
+    """Red places in Ponto, then moves a legionary from Galatia to Cappadocia; the camera reads
+    Cappadocia one more but Galatia as it stood. Read in doubt, Galatia is taken for the move's
+    source, one fewer; read surely, the legionary is a placement beyond red's entitlement."""
+
+    @staticmethod
+    def _moved(confidence):
+        t = Table()
+        t.set(ponto=6).push()
+        return t.set(cappadocia=4).push(confidence={"galatia": confidence})
+
+    def test_a_doubted_source_is_read_one_fewer_15_1(self):
+        r = self._moved(0.5)
+        assert [(e.kind, e.source, e.target, e.amount) for e in r.best.events] == [
+            (ev.STRATEGIC_MOVE, "galatia", "cappadocia", 1)]
+        [v] = r.verdicts
+        assert (v.level, v.rule, v.regions) == ("warning", "§15.1", ("galatia",))
+        assert "Galatia (confidence 0.50) read unchanged" in v.message and "1 fewer" in v.message
+
+    def test_a_sure_source_leaves_a_placement_6(self):
+        r = self._moved(0.95)
+        assert kinds(r) == [ev.REINFORCEMENT] and "§6" in rules(r)
+
+    def test_a_legal_placement_beside_a_doubted_province_stays_a_placement(self):
+        t = Table()
+        r = t.set(cappadocia=6).push(confidence={"galatia": 0.5})
+        assert kinds(r) == [ev.REINFORCEMENT] and r.verdicts == []
+
+    def test_the_classic_tracker_reads_it_so_too(self):
+        """Red places its armies in Scandinavia, then moves two to Ukraine; the camera reads
+        Scandinavia as it stood."""
+        from tests.test_risiko import CLASSIC, classic_board, started, st
+        g = classic_board()
+        game = started("classic", g, ("red", "blue", "yellow"))
+        g["scandinavia"] = ("red", 3 + game.ctx.entitlement)
+        game.observe(st(CLASSIC, g))
+        state = st(CLASSIC, dict(g, ucraina=("red", 5))).to_dict()
+        for confidence, misread in ((0.95, False), (0.4, True)):
+            trial = copy.deepcopy(game)
+            r = trial.observe(ObservedState.from_dict(dict(state, confidence={"scandinavia": confidence})))
+            assert (kinds(r) == [ev.STRATEGIC_MOVE]) == misread
+            assert [(v.level, v.rule) for v in r.verdicts] == (
+                [("warning", "classic: spostamento")] if misread else [("violation", "classic: rinforzi")])
+
+
 class TestTurnsAndScore:
     def test_next_players_reinforcements_start_their_turn_5(self):
         t = Table()

@@ -126,37 +126,71 @@ def misread_families(diff: "ProvinceDiff", choices: list[list]) -> list[tuple[li
     return families
 
 
-def recoloured_families(diff_type: type["ProvinceDiff"], prev: ObservedState, nxt: ObservedState,
-                        actor: str) -> list[tuple["ProvinceDiff", frozenset[str]]]:
-    """The differences to read a change with: ``prev -> nxt`` as the camera read it, and, where
-    provinces ``actor`` held were read after in another colour in doubt, the same change with
-    those provinces taken for the actor's still, their pieces as counted (returned with them).
-    Nobody but the player in turn moves in their turn, so such a province read in another army's
-    colour is the camera's misread, unless the turn has changed (another reading). (A rendered
-    hard game, seed 85: red attacked Judea from Mesopotamia and moved in three; the camera read
-    Mesopotamia's remaining legionary as two green ones, at 0.50. With no red province left to
-    attack from, the conquest read as red placing three legionaries in Arabia and moving them
-    in: "placed 3 but entitled to 0".)"""
-    diffs = [(diff_type(prev, nxt, actor), frozenset())]
-    recoloured = frozenset(p for p in nxt.board.provinces
-                           if prev.owners.get(p) == actor and nxt.owners.get(p) not in (None, actor)
-                           and p not in nxt.unseen and doubted(p, prev, nxt))
-    if recoloured:
-        counts = dict(nxt.regions)
-        for p in recoloured:
-            read_as = nxt.owners[p]
+def misread_boards(diff_type: type["ProvinceDiff"], prev: ObservedState, nxt: ObservedState,
+                   actor: str) -> list[tuple["ProvinceDiff", tuple[tuple[str, str, str], ...]]]:
+    """The differences to read a change with: ``prev -> nxt`` as the camera read it and, where
+    its doubtful counts allow a misread that nobody's moves explain otherwise, the same change
+    with those counts as they likely stood, each with the warnings that say so: (regions, topic,
+    message), the topic ``turn`` (who moves in a turn) or ``move`` (the move at its end), which
+    each ruleset cites.
+    Two such misreads, both read into one board:
+
+    - A province ``actor`` held, read after in another colour in doubt, is taken for theirs
+      still, its pieces as counted: nobody but the player in turn moves in their turn (another
+      reading covers the turn having changed). (A rendered hard game, seed 85: red attacked
+      Judea from Mesopotamia and moved in three; the camera read Mesopotamia's remaining
+      legionary as two green ones, at 0.50. With no red province left to attack from, the
+      conquest read as red placing three in Arabia and moving them in: "placed 3 but entitled
+      to 0".)
+    - Pieces ``actor`` gained in a province beside one of theirs read unchanged in doubt are
+      taken to have come from there, that count the gain fewer: the camera went on reading the
+      source as it stood. (The same hard game, seed 88: red moved a legionary from Mauretania to
+      Numidia; Mauretania read 2 still, at 0.39, and the move read as red placing after its
+      conquest: two violations. Session 68 read the mirror case, pieces gone beside a count that
+      stayed, with :func:`doubted_beside`.) With several such provinces beside it, the least
+      sure is taken and the warning names them all: the camera cannot tell which one it was
+      (the print's hard seed 71, game 73: yellow moved from Ponto, read unchanged at 0.50,
+      beside Asia, read so at 0.21).
+
+    The plain board is read too, and the readings are ranked by cost, so a doubtful count is
+    taken for a misread only where that makes the story cheaper (a legal placement beside a
+    doubted province stays a placement)."""
+    plain = diff_type(prev, nxt, actor)
+    boards = [(plain, ())]
+    board, counts, notes = nxt.board, dict(nxt.regions), []
+    for p in board.provinces:
+        read_as = nxt.owners.get(p)
+        if prev.owners.get(p) == actor and read_as not in (None, actor) and p not in nxt.unseen \
+                and doubted(p, prev, nxt):
             counts[p] = {(actor if c == read_as else c): kinds for c, kinds in nxt.regions[p].items()}
-        seen_as = ObservedState(nxt.board, counts, nxt.confidence, nxt.unseen)
-        diffs.append((diff_type(prev, seen_as, actor), recoloured))
-    return diffs
-
-
-def recoloured_note(region: str, actor: str, prev: ObservedState, nxt: ObservedState) -> str:
-    """What a reading that took a province for the actor's though read in another colour
-    (:func:`recoloured_families`) says; ``nxt`` is the board as the camera read it."""
-    sure = min(prev.confidence_of(region), nxt.confidence_of(region))
-    return (f"{nxt.board.name(region)} read in {nxt.owners[region]}'s colour (confidence {sure:.2f}) during "
-            f"{actor}'s turn: taken for {actor}'s still, the camera's misread; check the count")
+            sure = min(prev.confidence_of(p), nxt.confidence_of(p))
+            notes.append(((p,), "turn", f"{board.name(p)} read in {read_as}'s colour (confidence {sure:.2f}) during "
+                             f"{actor}'s turn: taken for {actor}'s still, the camera's misread; check the count"))
+    sources: set[str] = set()
+    for g, gained in sorted(plain.residual.items()):
+        if gained <= 0 or g in plain.conquests:
+            continue
+        doubts = sorted((q for q in board.land_neighbours.get(g, ())
+                         if q not in sources and plain.residual.get(q) == 0 and q not in plain.conquests
+                         and q not in nxt.unseen and doubted(q, prev, nxt) and nxt.legions.get(q, 0) - gained >= 1),
+                        key=lambda q: (min(prev.confidence_of(q), nxt.confidence_of(q)), q))
+        if not doubts:
+            continue
+        q = doubts[0]
+        kinds = nxt.regions[q][actor]
+        counts[q] = dict(nxt.regions[q])
+        counts[q][actor] = {**{k: n for k, n in kinds.items() if k not in board.pieces.garrison},
+                            **board.pieces.tidy(nxt.legions[q] - gained)}
+        sources.add(q)
+        read = " or ".join(f"{board.name(r)} (confidence {min(prev.confidence_of(r), nxt.confidence_of(r)):.2f})"
+                           for r in doubts)
+        notes.append((tuple(doubts), "move", f"{read} read unchanged as {board.name(g)} beside it gained {gained}: "
+                                             f"taken to have come from {board.name(q)}, {gained} fewer than read; "
+                                             "check the count"))
+    if notes:
+        seen_as = ObservedState(board, counts, nxt.confidence, nxt.unseen)
+        boards.append((diff_type(prev, seen_as, actor), tuple(notes)))
+    return boards
 
 
 def misread_loss_note(region: str, losses: str, prev: ObservedState, nxt: ObservedState) -> str:

@@ -22,7 +22,7 @@ from tracker.risiko.combat import dice_free_losses, dice_free_min_loss
 from tracker.risiko.rules import ADJACENT, ANY_TIME, DICE_FREE, RisikoRules
 from tracker.readings import (MAX_READINGS, ProvinceDiff, Reading, beside_doubt_note, chain_depth, doubted_beside,
                               make_reading, misread_families, misread_loss_note, rank_readings,
-                              recoloured_families, recoloured_note,
+                              misread_boards,
                               soften_for_the_camera)
 from tracker.state import ObservedState
 from tracker.verdicts import Verdict
@@ -119,15 +119,15 @@ def explain(prev: ObservedState, nxt: ObservedState, ctx: RisikoTurn, table: Tab
             rules: RisikoRules) -> list[Reading]:
     """All readings of ``prev -> nxt`` with ``ctx.actor`` in turn, best first."""
     readings = []
-    for diff, recoloured in recoloured_families(_Diff, prev, nxt, ctx.actor):
+    for diff, misreads in misread_boards(_Diff, prev, nxt, ctx.actor):
         choices = [diff.source_candidates(t)[:2] or [None] for t in diff.targets]
         moves = [False, True] if diff.may_hold_move() else [False]
         for family, misread in misread_families(diff, choices):
             for combo in itertools.islice(itertools.product(*family), MAX_READINGS):
                 for with_move in moves:
                     builder = _Builder(diff, ctx, table, rules, dict(zip(diff.targets, combo)), with_move, misread)
-                    for p in sorted(recoloured):
-                        builder.warning("turn", recoloured_note(p, ctx.actor, prev, nxt), p)
+                    for regions, topic, note in misreads:
+                        builder.warning(topic, note, *regions)
                     readings.append(builder.build())
     return rank_readings(readings)
 

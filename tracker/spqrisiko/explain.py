@@ -35,7 +35,7 @@ from tracker.events import Event, Phase
 from tracker.pieces import CENTRE_SUPPLY
 from tracker.readings import (DOUBT_NOTE, MAX_READINGS, ProvinceDiff, Reading, beside_doubt_note, chain_depth,
                               doubted, doubted_beside, make_reading, misread_families, misread_loss_note,
-                              recoloured_families, recoloured_note,
+                              misread_boards,
                               rank_readings, soften_for_the_camera)
 from tracker.spqrisiko.cards import MAX_SET_LEGIONARIES
 from tracker.spqrisiko.options import ROUNDS, SINGLE_MOVE, SpqrOptions
@@ -100,6 +100,11 @@ class TurnContext:
                     self.taken_by_sea.add(e.target)
 
 
+#: the rules a misread :func:`~tracker.readings.misread_boards` reads would otherwise break: who
+#: moves in a turn, and the strategic move
+MISREAD_RULES = {"turn": "§4.2", "move": "§15.1"}
+
+
 def explain(prev: ObservedState, nxt: ObservedState, ctx: TurnContext, players: tuple[str, ...],
             options: SpqrOptions = SpqrOptions()) -> list[Reading]:
     """All readings of ``prev -> nxt`` with ``ctx.actor`` in turn, best first (see module doc).
@@ -111,7 +116,7 @@ def explain(prev: ObservedState, nxt: ObservedState, ctx: TurnContext, players: 
     if ctx.phase_at_draw is not None:
         ctx = replace(ctx, phase=ctx.phase_at_draw)
     readings = []
-    for diff, recoloured in recoloured_families(_Diff, prev, nxt, ctx.actor):
+    for diff, misreads in misread_boards(_Diff, prev, nxt, ctx.actor):
         choices = [diff.source_candidates(t)[:2] or [None] for t in diff.targets]
         strategic = [False, True] if diff.may_hold_move() else [False]
         for family, misread in misread_families(diff, choices):
@@ -119,8 +124,8 @@ def explain(prev: ObservedState, nxt: ObservedState, ctx: TurnContext, players: 
                 for with_move in strategic:
                     builder = _ReadingBuilder(diff, ctx, players, options, dict(zip(diff.targets, combo)), with_move,
                                               misread)
-                    for p in sorted(recoloured):
-                        builder.warning("§4.2", recoloured_note(p, ctx.actor, prev, nxt), p)
+                    for regions, topic, note in misreads:
+                        builder.warning(MISREAD_RULES[topic], note, *regions)
                     readings.append(builder.build())
     return rank_readings(readings)
 
