@@ -157,8 +157,13 @@ def misread_boards(diff_type: type["ProvinceDiff"], prev: ObservedState, nxt: Ob
     doubted province stays a placement)."""
     plain = diff_type(prev, nxt, actor)
     boards = [(plain, ())]
+    # the regions :func:`doubted` holds in doubt, found at once
+    low = {r for state in (prev, nxt) for r, c in state.confidence.items() if c < LOW_CONFIDENCE}
+    low |= prev.unseen | nxt.unseen
+    if not low:     # most changes: the camera sure of every count
+        return boards
     board, counts, notes = nxt.board, dict(nxt.regions), []
-    for p in board.provinces:
+    for p in sorted(low & set(board.provinces)):
         read_as = nxt.owners.get(p)
         if prev.owners.get(p) == actor and read_as not in (None, actor) and p not in nxt.unseen \
                 and doubted(p, prev, nxt):
@@ -171,7 +176,7 @@ def misread_boards(diff_type: type["ProvinceDiff"], prev: ObservedState, nxt: Ob
         if gained <= 0 or g in plain.conquests:
             continue
         doubts = sorted((q for q in board.land_neighbours.get(g, ())
-                         if q not in sources and plain.residual.get(q) == 0 and q not in plain.conquests
+                         if q in low and q not in sources and plain.residual.get(q) == 0 and q not in plain.conquests
                          and q not in nxt.unseen and doubted(q, prev, nxt) and nxt.legions.get(q, 0) - gained >= 1),
                         key=lambda q: (min(prev.confidence_of(q), nxt.confidence_of(q)), q))
         if not doubts:
