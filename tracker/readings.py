@@ -8,6 +8,7 @@ chess-from-camera systems filter moves by legality.
 """
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
@@ -196,6 +197,24 @@ def misread_boards(diff_type: type["ProvinceDiff"], prev: ObservedState, nxt: Ob
         seen_as = ObservedState(board, counts, nxt.confidence, nxt.unseen)
         boards.append((diff_type(prev, seen_as, actor), tuple(notes)))
     return boards
+
+
+def every_reading(diff_type: type["ProvinceDiff"], prev: ObservedState, nxt: ObservedState, actor: str,
+                  build: Callable[..., Reading]) -> list[Reading]:
+    """Every reading of ``prev -> nxt`` with ``actor`` in turn, best first: for each board
+    :func:`misread_boards` gives, each choice of attack sources (the two likeliest per target,
+    ``diff_type.source_candidates``) in each of :func:`misread_families`, with and without a
+    strategic move where one may hide. ``build(diff, sources, with_move, misread, misreads)``
+    makes one reading by the ruleset's rules, with the warnings ``misreads`` on the board."""
+    readings = []
+    for diff, misreads in misread_boards(diff_type, prev, nxt, actor):
+        choices = [diff.source_candidates(t)[:2] or [None] for t in diff.targets]
+        moves = [False, True] if diff.may_hold_move() else [False]
+        for family, misread in misread_families(diff, choices):
+            for combo in itertools.islice(itertools.product(*family), MAX_READINGS):
+                for with_move in moves:
+                    readings.append(build(diff, dict(zip(diff.targets, combo)), with_move, misread, misreads))
+    return rank_readings(readings)
 
 
 def misread_loss_note(region: str, losses: str, prev: ObservedState, nxt: ObservedState) -> str:

@@ -11,7 +11,6 @@ Middle-earth board.
 """
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass, field
 
 from tracker import events as ev
@@ -20,10 +19,8 @@ from tracker.events import Event, Phase
 from tracker.risiko.cards import MAX_SET
 from tracker.risiko.combat import dice_free_losses, dice_free_min_loss
 from tracker.risiko.rules import ADJACENT, ANY_TIME, DICE_FREE, RisikoRules
-from tracker.readings import (MAX_READINGS, ProvinceDiff, Reading, beside_doubt_note, chain_depth, doubted_beside,
-                              make_reading, misread_families, misread_loss_note, rank_readings,
-                              misread_boards,
-                              soften_for_the_camera)
+from tracker.readings import (ProvinceDiff, Reading, beside_doubt_note, chain_depth, doubted_beside,
+                              every_reading, make_reading, misread_loss_note, soften_for_the_camera)
 from tracker.state import ObservedState
 from tracker.verdicts import Verdict
 
@@ -118,18 +115,12 @@ class Table:
 def explain(prev: ObservedState, nxt: ObservedState, ctx: RisikoTurn, table: Table,
             rules: RisikoRules) -> list[Reading]:
     """All readings of ``prev -> nxt`` with ``ctx.actor`` in turn, best first."""
-    readings = []
-    for diff, misreads in misread_boards(_Diff, prev, nxt, ctx.actor):
-        choices = [diff.source_candidates(t)[:2] or [None] for t in diff.targets]
-        moves = [False, True] if diff.may_hold_move() else [False]
-        for family, misread in misread_families(diff, choices):
-            for combo in itertools.islice(itertools.product(*family), MAX_READINGS):
-                for with_move in moves:
-                    builder = _Builder(diff, ctx, table, rules, dict(zip(diff.targets, combo)), with_move, misread)
-                    for regions, topic, note in misreads:
-                        builder.warning(topic, note, *regions)
-                    readings.append(builder.build())
-    return rank_readings(readings)
+    def build(diff, sources, with_move, misread, misreads) -> Reading:
+        builder = _Builder(diff, ctx, table, rules, sources, with_move, misread)
+        for regions, topic, note in misreads:
+            builder.warning(topic, note, *regions)
+        return builder.build()
+    return every_reading(_Diff, prev, nxt, ctx.actor, build)
 
 
 class _Diff(ProvinceDiff):

@@ -26,17 +26,15 @@ camera count be filtered, as the best chess-from-camera systems filter moves by 
 """
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass, field, replace
 
 from tracker import events as ev
 from tracker.dice import attack_dice_available, defence_dice
 from tracker.events import Event, Phase
 from tracker.pieces import CENTRE_SUPPLY
-from tracker.readings import (DOUBT_NOTE, MAX_READINGS, ProvinceDiff, Reading, beside_doubt_note, chain_depth,
-                              doubted, doubted_beside, make_reading, misread_families, misread_loss_note,
-                              misread_boards,
-                              rank_readings, soften_for_the_camera)
+from tracker.readings import (DOUBT_NOTE, ProvinceDiff, Reading, beside_doubt_note, chain_depth, doubted,
+                              doubted_beside, every_reading, make_reading, misread_loss_note,
+                              soften_for_the_camera)
 from tracker.spqrisiko.cards import MAX_SET_LEGIONARIES
 from tracker.spqrisiko.options import ROUNDS, SINGLE_MOVE, SpqrOptions
 from tracker.spqrisiko.reinforcements import LEGIONARIES_FROM_TRIREME, LEGIONARIES_PER_TRIREME
@@ -115,19 +113,12 @@ def explain(prev: ObservedState, nxt: ObservedState, ctx: TurnContext, players: 
     red acting after the end of its turn)."""
     if ctx.phase_at_draw is not None:
         ctx = replace(ctx, phase=ctx.phase_at_draw)
-    readings = []
-    for diff, misreads in misread_boards(_Diff, prev, nxt, ctx.actor):
-        choices = [diff.source_candidates(t)[:2] or [None] for t in diff.targets]
-        strategic = [False, True] if diff.may_hold_move() else [False]
-        for family, misread in misread_families(diff, choices):
-            for combo in itertools.islice(itertools.product(*family), MAX_READINGS):
-                for with_move in strategic:
-                    builder = _ReadingBuilder(diff, ctx, players, options, dict(zip(diff.targets, combo)), with_move,
-                                              misread)
-                    for regions, topic, note in misreads:
-                        builder.warning(MISREAD_RULES[topic], note, *regions)
-                    readings.append(builder.build())
-    return rank_readings(readings)
+    def build(diff, sources, with_move, misread, misreads) -> Reading:
+        builder = _ReadingBuilder(diff, ctx, players, options, sources, with_move, misread)
+        for regions, topic, note in misreads:
+            builder.warning(MISREAD_RULES[topic], note, *regions)
+        return builder.build()
+    return every_reading(_Diff, prev, nxt, ctx.actor, build)
 
 
 class _Diff(ProvinceDiff):
