@@ -94,3 +94,20 @@ class TestObservedState:
         assert s.confidence_of("creta") == 0.0
         assert s.confidence_of("italia") == 1.0
         assert json.loads(s.to_json())["unseen"] == ["creta"]
+
+
+class TestChangedRegions:
+    """:meth:`ObservedState.changed_regions` keeps its last answers: asked again of the same state it
+    gives the same regions, and of another state with equal counts no stale answer."""
+
+    def test_kept_answers_are_right_for_each_state_asked(self):
+        from tracker.board import load_board
+        board = load_board("spqrisiko")
+        a = ObservedState.from_dict({"regions": {"italia": {"red": {"legionary": 2}}}}, board)
+        b = ObservedState.from_dict({"regions": {"italia": {"red": {"legionary": 3}}}}, board)
+        c = ObservedState.from_dict({"regions": {"italia": {"red": {"legionary": 2}}, "sicilia": {"blue": {"legionary": 1}}}}, board)
+        assert a.changed_regions(b) == {"italia"} and a.changed_regions(b) == {"italia"}
+        assert a.changed_regions(c) == {"sicilia"}
+        assert a.changed_regions(a) == frozenset()
+        assert a.changed_regions(b) == {"italia"}      # pushed out of the two kept, worked out again
+        assert b.changed_regions(c) == {"italia", "sicilia"}

@@ -225,10 +225,23 @@ class ObservedState:
         aside). Both are validated, so their empty counts are dropped alike."""
         return self.board.id == other.board.id and self.regions == other.regions
 
-    def changed_regions(self, other: "ObservedState") -> set[str]:
+    def changed_regions(self, other: "ObservedState") -> frozenset[str]:
         """The regions whose pieces differ between this state and ``other`` (confidence and
-        unseen marks aside); empty exactly when :meth:`same_counts` holds on one board."""
-        return {r for r in self.regions.keys() | other.regions.keys() if self.regions.get(r) != other.regions.get(r)}
+        unseen marks aside); empty exactly when :meth:`same_counts` holds on one board.
+
+        The tracker asks this of the same two states many times a commit (each reading, the
+        softening of its verdicts, second thoughts), and states never change, so the answer is
+        kept for the last two states asked about."""
+        kept = self.__dict__.setdefault("_changed", {})
+        hit = kept.get(id(other))
+        if hit is not None and hit[0] is other:
+            return hit[1]
+        out = frozenset(r for r in self.regions.keys() | other.regions.keys()
+                        if self.regions.get(r) != other.regions.get(r))
+        if len(kept) >= 2:
+            kept.pop(next(iter(kept)))
+        kept[id(other)] = (other, out)
+        return out
 
     def confidence_of(self, region: str) -> float:
         return 0.0 if region in self.unseen else self.confidence.get(region, 1.0)
