@@ -874,6 +874,17 @@ class TestMoveFromACountReadUnchanged:
         r = t.set(cappadocia=6).push(confidence={"galatia": 0.5})
         assert kinds(r) == [ev.REINFORCEMENT] and r.verdicts == []
 
+    def test_a_misread_colour_is_read_without_a_false_move_beside_it(self):
+        """Red places three in Ponto and takes Asia from Galatia, whose last legionary the camera
+        reads blue; Cappadocia beside Ponto is read in doubt too, unchanged (rightly). Each kind of
+        misread is read on its own board: the attack from Galatia with the placement, not with a
+        move from Cappadocia that never was."""
+        t = Table(garrisons=dict(BASE, cappadocia=("red", 5)))
+        r = t.set(ponto=6, galatia=("blue", 1), asia=("red", 3)).push(confidence={"galatia": 0.5, "cappadocia": 0.5})
+        assert [(e.kind, e.source, e.target) for e in r.best.events] == [
+            (ev.REINFORCEMENT, None, "ponto"), (ev.LAND_ATTACK, "galatia", "asia")]
+        assert [(v.level, v.rule, v.regions) for v in r.verdicts] == [("warning", "§4.2", ("galatia",))]
+
     def test_the_classic_tracker_reads_it_so_too(self):
         """Red places its armies in Scandinavia, then moves two to Ukraine; the camera reads
         Scandinavia as it stood."""

@@ -134,7 +134,7 @@ def misread_boards(diff_type: type["ProvinceDiff"], prev: ObservedState, nxt: Ob
     with those counts as they likely stood, each with the warnings that say so: (regions, topic,
     message), the topic ``turn`` (who moves in a turn) or ``move`` (the move at its end), which
     each ruleset cites.
-    Two such misreads, both read into one board:
+    Two kinds of such misreads, each read into a board of its own, and both into one:
 
     - A province ``actor`` held, read after in another colour in doubt, is taken for theirs
       still, its pieces as counted: nobody but the player in turn moves in their turn (another
@@ -163,14 +163,17 @@ def misread_boards(diff_type: type["ProvinceDiff"], prev: ObservedState, nxt: Ob
     low |= prev.unseen | nxt.unseen
     if not low:     # most changes: the camera sure of every count
         return boards
-    board, counts, notes = nxt.board, dict(nxt.regions), []
+    board = nxt.board
+    #: each kind of misread: the counts it takes as they likely stood, and its warnings
+    recoloured: tuple[dict, list] = ({}, [])
+    moved_from: tuple[dict, list] = ({}, [])
     for p in sorted(low & set(board.provinces)):
         read_as = nxt.owners.get(p)
         if prev.owners.get(p) == actor and read_as not in (None, actor) and p not in nxt.unseen \
                 and doubted(p, prev, nxt):
-            counts[p] = {(actor if c == read_as else c): kinds for c, kinds in nxt.regions[p].items()}
+            recoloured[0][p] = {(actor if c == read_as else c): kinds for c, kinds in nxt.regions[p].items()}
             sure = min(prev.confidence_of(p), nxt.confidence_of(p))
-            notes.append(((p,), "turn", f"{board.name(p)} read in {read_as}'s colour (confidence {sure:.2f}) during "
+            recoloured[1].append(((p,), "turn", f"{board.name(p)} read in {read_as}'s colour (confidence {sure:.2f}) during "
                              f"{actor}'s turn: taken for {actor}'s still, the camera's misread; check the count"))
     sources: set[str] = set()
     for g, gained in sorted(plain.residual.items()):
@@ -184,16 +187,22 @@ def misread_boards(diff_type: type["ProvinceDiff"], prev: ObservedState, nxt: Ob
             continue
         q = doubts[0]
         kinds = nxt.regions[q][actor]
-        counts[q] = dict(nxt.regions[q])
-        counts[q][actor] = {**{k: n for k, n in kinds.items() if k not in board.pieces.garrison},
-                            **board.pieces.tidy(nxt.legions[q] - gained)}
+        moved_from[0][q] = {**nxt.regions[q], actor: {**{k: n for k, n in kinds.items() if k not in board.pieces.garrison},
+                                                      **board.pieces.tidy(nxt.legions[q] - gained)}}
         sources.add(q)
         read = " or ".join(f"{board.name(r)} (confidence {min(prev.confidence_of(r), nxt.confidence_of(r)):.2f})"
                            for r in doubts)
-        notes.append((tuple(doubts), "move", f"{read} read unchanged as {board.name(g)} beside it gained {gained}: "
+        moved_from[1].append((tuple(doubts), "move", f"{read} read unchanged as {board.name(g)} beside it gained {gained}: "
                                              f"taken to have come from {board.name(q)}, {gained} fewer than read; "
                                              "check the count"))
-    if notes:
+    kinds_found = [k for k in (recoloured, moved_from) if k[1]]
+    # each kind alone, and both together: one true misread beside a false one of the other kind
+    # is read alone, and a change with both is read whole
+    for chosen in [[k] for k in kinds_found] + ([kinds_found] if len(kinds_found) == 2 else []):
+        counts, notes = dict(nxt.regions), []
+        for changes, warnings in chosen:
+            counts.update(changes)
+            notes += warnings
         seen_as = ObservedState(board, counts, nxt.confidence, nxt.unseen)
         boards.append((diff_type(prev, seen_as, actor), tuple(notes)))
     return boards
