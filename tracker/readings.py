@@ -158,7 +158,7 @@ def misread_boards(diff_type: type["ProvinceDiff"], prev: ObservedState, nxt: Ob
     doubted province stays a placement)."""
     plain = diff_type(prev, nxt, actor)
     boards = [(plain, ())]
-    # the regions :func:`doubted` holds in doubt, found at once
+    # the regions :func:`doubted` holds in doubt, found at once (below, ``in low`` is ``doubted``)
     low = {r for state in (prev, nxt) for r, c in state.confidence.items() if c < LOW_CONFIDENCE}
     low |= prev.unseen | nxt.unseen
     if not low:     # most changes: the camera sure of every count
@@ -169,8 +169,7 @@ def misread_boards(diff_type: type["ProvinceDiff"], prev: ObservedState, nxt: Ob
     moved_from: tuple[dict, list] = ({}, [])
     for p in sorted(low & set(board.provinces)):
         read_as = nxt.owners.get(p)
-        if prev.owners.get(p) == actor and read_as not in (None, actor) and p not in nxt.unseen \
-                and doubted(p, prev, nxt):
+        if prev.owners.get(p) == actor and read_as not in (None, actor) and p not in nxt.unseen:
             recoloured[0][p] = {(actor if c == read_as else c): kinds for c, kinds in nxt.regions[p].items()}
             sure = min(prev.confidence_of(p), nxt.confidence_of(p))
             recoloured[1].append(((p,), "turn", f"{board.name(p)} read in {read_as}'s colour (confidence {sure:.2f}) during "
@@ -181,7 +180,7 @@ def misread_boards(diff_type: type["ProvinceDiff"], prev: ObservedState, nxt: Ob
             continue
         doubts = sorted((q for q in board.land_neighbours.get(g, ())
                          if q in low and q not in sources and plain.residual.get(q) == 0 and q not in plain.conquests
-                         and q not in nxt.unseen and doubted(q, prev, nxt) and nxt.legions.get(q, 0) - gained >= 1),
+                         and q not in nxt.unseen and nxt.legions.get(q, 0) - gained >= 1),
                         key=lambda q: (min(prev.confidence_of(q), nxt.confidence_of(q)), q))
         if not doubts:
             continue
