@@ -305,7 +305,7 @@ class _Builder:
                 continue
             foes = sorted((q for q in self.board.land_neighbours[p]
                            if P.owners.get(q) not in (None, a) and d.next.owners.get(q) == P.owners.get(q)),
-                          key=lambda q: P.legions[q])
+                          key=lambda q: (P.legions[q], q))
             if foes:
                 q = foes[0]
                 self.events.append(Event(ev.LAND_ATTACK, a, source=p, target=q, defender=P.owners[q],

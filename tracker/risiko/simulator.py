@@ -188,7 +188,7 @@ class _Sim:
         if rules.teams:
             i = self.players.index(actor)
             mate = self.players[(i + 2) % 4]
-        options = [(s, t) for s in b.held(actor) if b.armies[s] >= need for t in board.land_neighbours[s]
+        options = [(s, t) for s in b.held(actor) if b.armies[s] >= need for t in sorted(board.land_neighbours[s])
                    if b.owner[t] not in (actor, mate)]
         if not options:
             return None
@@ -252,7 +252,7 @@ class _Sim:
             return []
         s = rng.choice(sources)
         if self.rules.move_reach == ADJACENT:
-            dests = [t for t in board.land_neighbours[s] if b.owner[t] == actor]
+            dests = [t for t in sorted(board.land_neighbours[s]) if b.owner[t] == actor]
         else:
             dests = [t for t in mine if t != s and board.connected(s, t, mine)]
         if not dests:

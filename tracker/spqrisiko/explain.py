@@ -129,13 +129,13 @@ class _Diff(ProvinceDiff):
         super().__init__(prev, nxt, actor)
         P, N = prev, nxt
         self.tri_delta: dict[tuple[str, str], int] = {}
-        for sea in set(P.triremes) | set(N.triremes):
-            for c in set(P.triremes.get(sea, {})) | set(N.triremes.get(sea, {})):
+        for sea in sorted(set(P.triremes) | set(N.triremes)):
+            for c in sorted(set(P.triremes.get(sea, {})) | set(N.triremes.get(sea, {}))):
                 d = N.triremes_of(c, sea) - P.triremes_of(c, sea)
                 if d:
                     self.tri_delta[(sea, c)] = d
         self.centre_delta = {p: N.centres.get(p, 0) - P.centres.get(p, 0)
-                             for p in set(P.centres) | set(N.centres)
+                             for p in sorted(set(P.centres) | set(N.centres))
                              if N.centres.get(p, 0) != P.centres.get(p, 0)}
 
     def superior_at(self, sea: str, defender: str) -> bool:
@@ -145,7 +145,7 @@ class _Diff(ProvinceDiff):
     def source_candidates(self, target: str) -> list[tuple[str, str | None]]:
         """Possible (source, bridge sea) pairs of the attack on ``target``; land first, most plausible first."""
         b = self.board
-        land = [s for s in b.land_neighbours[target] if s != target and self.actor_held(s)]
+        land = [s for s in sorted(b.land_neighbours[target]) if s != target and self.actor_held(s)]
         # A province conquered in this transition can be a source, but a province held all along is likelier.
         defender = self.conquests.get(target) or self.prev.owners.get(target)
         sea = []
@@ -307,7 +307,7 @@ class _ReadingBuilder:
                 self.violation("§11.4", f"more than one naval combat in {self.name(s)} this turn", s)
         # Remaining losses: a trireme turned into two legionaries (§6.6), or sunk in a lost combat.
         for s, n in sorted(dec.items()):
-            shore = [p for p in self.board.shores_of[s] if P.owners.get(p) == a and N.owners.get(p) == a]
+            shore = [p for p in sorted(self.board.shores_of[s]) if P.owners.get(p) == a and N.owners.get(p) == a]
             gain = max(shore, key=lambda p: self.res.get(p, 0), default=None)
             enemies = [c for c in P.triremes.get(s, {}) if c != a]
             if gain is not None and self.res.get(gain, 0) >= LEGIONARIES_FROM_TRIREME * n:
@@ -333,7 +333,7 @@ class _ReadingBuilder:
                     self.violation("§8.7.2", f"a card trireme must go in a sea area next to a province of {a}", t)
             if not n:
                 continue
-            shore = [p for p in self.board.shores_of[t] if N.owners.get(p) == a and P.owners.get(p) == a]
+            shore = [p for p in sorted(self.board.shores_of[t]) if N.owners.get(p) == a and P.owners.get(p) == a]
             if not shore:
                 self.violation("§7.2", f"{n} {a} trireme(s) appeared in {self.name(t)}, which borders no province of {a}", t)
                 continue
@@ -420,7 +420,7 @@ class _ReadingBuilder:
 
     def _unreachable(self, t: str, defender: str) -> None:
         b, d = self.board, self.d
-        bridges = [s for s in b.coast_of[t]
+        bridges = [s for s in sorted(b.coast_of[t])
                    if any(d.actor_held(p) and p != t for p in b.shores_of[s])]
         if bridges:
             self.violation("§12.2", f"{self.name(t)} was attacked by sea without more triremes than {defender} in "
@@ -482,7 +482,7 @@ class _ReadingBuilder:
         whether the target is a guess among several."""
         d, P, N, a, b = self.d, self.d.prev, self.d.next, self.actor, self.board
         held = [q for q in b.provinces if P.owners.get(q) not in (None, a) and N.owners.get(q) == P.owners.get(q)]
-        land = sorted((q for q in b.land_neighbours[p] if q in held), key=lambda q: P.legions[q])
+        land = sorted((q for q in b.land_neighbours[p] if q in held), key=lambda q: (P.legions[q], q))
         by_sea = sorted(((P.legions[q], q, s) for s in b.coast_of[p] for q in b.shores_of[s]
                          if q in held and q != p and d.superior_at(s, P.owners[q])))
         guessed = len(land) + len(by_sea) > 1
