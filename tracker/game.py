@@ -25,7 +25,8 @@ from tracker.hindsight import observe as observe_with_hindsight
 from tracker.overrides import GUESSED, Override
 from tracker.pieces import CENTRE, CENTRE_SUPPLY, LEGIONARY, NEUTRAL, VP_TRACK_MAX
 from tracker.spqrisiko.cards import CARD_SYMBOLS, set_value
-from tracker.readings import SPLIT_TURN_COST, TURN_CHANGE_COST, Reading, doubted, joined, verdict_basis
+from tracker.readings import (LEAST_OTHER_TURN_COST, SPLIT_TURN_COST, TURN_CHANGE_COST, Reading, doubted, joined,
+                              verdict_basis)
 from tracker.spqrisiko.explain import TurnContext, explain
 from tracker.spqrisiko.options import SpqrOptions
 from tracker.spqrisiko.reinforcements import entitlement
@@ -380,7 +381,10 @@ class TurnFollower:
         hypotheses: list[tuple[float, Weighed]] = []
         if turn_hint in (None, self.current):
             readings = self._read(prev, state, self.ctx)
-            hypotheses.append((readings[0].cost, Weighed(self.current, None, readings, prev)))
+            going_on = Weighed(self.current, None, readings, prev)
+            if turn_hint is None and readings[0].cost <= LEAST_OTHER_TURN_COST:
+                return going_on  # no other reading can be cheaper, and the first of equals wins
+            hypotheses.append((readings[0].cost, going_on))
         nxt = turn_hint if turn_hint not in (None, self.current) else self.next_player()
         if turn_hint != self.current and nxt != self.current:
             ctx = self._next_turn(nxt, prev)
