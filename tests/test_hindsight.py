@@ -7,6 +7,8 @@ commit sees it clearly again.
 """
 from __future__ import annotations
 
+import enum
+
 import pytest
 
 import tracker.hindsight as hindsight
@@ -339,6 +341,86 @@ class TestJournal:
         import copy
         s = Table().state()
         assert copy.deepcopy(s) is s and copy.copy(s) is s and isinstance(s, ObservedState)
+
+
+def _changeable_parts(value, path: str, found: dict[int, str], twice: list) -> None:
+    """Every changeable object reachable from ``value`` (by id, with the first path to it), and
+    each one reached a second time. The states, the board and the rules are never changed."""
+    if isinstance(value, (str, int, float, type(None), enum.Enum, ObservedState)):
+        return
+    if isinstance(value, (set, dict, list)) or hasattr(value, "__dict__"):
+        if id(value) in found:
+            twice.append((path, found[id(value)]))
+            return
+        found[id(value)] = path
+    if isinstance(value, dict):
+        items = value.items()
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        items = enumerate(value)
+    else:
+        items = vars(value).items() if hasattr(value, "__dict__") else ()
+    for key, part in items:
+        _changeable_parts(part, f"{path}.{key}", found, twice)
+
+
+def _copied_attributes(game) -> dict:
+    """The attributes :func:`hindsight.snapshot` copies (the others it shares or leaves out)."""
+    return {k: v for k, v in game.__dict__.items() if k not in (*hindsight.SHARED, "_journal", "history", "score_track")}
+
+
+def _tablet_game():
+    """Red's turn of test_inference's table: Bithynia reinforced, then a card drawn at the tablet
+    before the commit that shows the conquest it is for (so the draw waits, with red's turn)."""
+    t = Table()
+    t.set(bithynia=11).push()
+    t.game.draw_card("red")
+    return t
+
+
+def _aliases(game, root: str) -> set[frozenset[str]]:
+    """The pairs of paths (from the tracker's copied attributes) that reach the same object."""
+    twice: list = []
+    _changeable_parts(_copied_attributes(game), root, {}, twice)
+    return {frozenset((a.split(".", 1)[1], b.split(".", 1)[1])) for a, b in twice}
+
+
+class TestSnapshot:
+    """The copy of the tracker a second thought starts from (:func:`hindsight.snapshot`)."""
+
+    def test_a_copy_shares_nothing_changeable_with_the_game(self):
+        game = _tablet_game().game
+        game.play_cards("blue", ["legionary", "legionary", "legionary"])     # begins blue's turn
+        assert game._tablet_began is not None and game._draws_unjudged
+        mine: dict[int, str] = {}
+        _changeable_parts(_copied_attributes(game), "game", mine, [])
+        theirs: dict[int, str] = {}
+        twin = hindsight.snapshot(game)
+        _changeable_parts(_copied_attributes(twin), "copy", theirs, [])
+        assert len(theirs) == len(mine) > 10
+        assert [p for i, p in theirs.items() if i in mine] == []
+        assert twin.history == game.history and twin.history is not game.history
+
+    def test_a_part_the_game_reaches_twice_the_copy_reaches_twice(self):
+        """A waiting draw holds its turn's context, which is the tracker's own until the tablet
+        ends the turn, and then the ended turn's: the copy keeps each pair one object."""
+        game = _tablet_game().game
+        assert _aliases(game, "game") == {frozenset(("_draws_unjudged.0.1", "ctx"))}
+        assert _aliases(hindsight.snapshot(game), "copy") == _aliases(game, "game")
+        game.play_cards("blue", ["legionary", "legionary", "legionary"])
+        assert _aliases(game, "game") == {frozenset(("_draws_unjudged.0.1", "_tablet_began.0"))}
+        assert _aliases(hindsight.snapshot(game), "copy") == _aliases(game, "game")
+
+    def test_a_copy_reads_on_as_the_game_does(self):
+        """The commit after the draw shows red's conquest of Asia: the card was earned, on the
+        copy as on the game."""
+        t = _tablet_game()
+        twin = hindsight.snapshot(t.game)
+        states = [t.set(asia=("red", 2), galatia=2).state(), t.set(thracia=2).state()]
+        mine = [t.game.observe(s) for s in states]
+        theirs = [twin.observe(s) for s in states]
+        assert not any("drew a card" in v.message for r in mine for v in r.verdicts)
+        assert [(r.actor, r.events, r.verdicts) for r in theirs] == [(r.actor, r.events, r.verdicts) for r in mine]
+        assert twin.vp == t.game.vp and twin.ctx == t.game.ctx and twin.hands == t.game.hands
 
 
 class TestRecordedGame:
