@@ -217,7 +217,7 @@ _UNCHANGING = (str, int, float, bool, type(None), enum.Enum, frozenset, Observed
 def _copied(value, memo: dict[int, Any]):
     """A copy of one of a tracker's attributes that shares nothing changeable with it: what
     ``copy.deepcopy`` makes, built directly. The tracker is copied at every commit (the state a
-    second thought starts from), and deepcopy's generality took a third of its time on whole
+    second thought starts from), and deepcopy's generality took over a quarter of its time on whole
     games. Like deepcopy, it copies a part reached twice once (``memo``): a card drawn before
     the commit that shows its conquest keeps the turn's context, which that commit changes, as
     the tracker's own. Kinds it does not know (a frozen dataclass, which may hold a list) go to
