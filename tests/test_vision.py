@@ -352,6 +352,32 @@ class TestGateAndFusion:
         assert not gate.check(img).still                  # it leaves: that frame moved
         assert gate.check(img).still                      # still again
 
+    def test_a_hand_over_the_board_as_the_camera_starts_passes_once_it_has_gone(self):
+        """The first frame starts the still table even with a hand in it. When the hand leaves,
+        the board it uncovers is the calibration's empty board coming back, not an arm coming in:
+        the frame passes as soon as it is still, not after SETTLE_FRAMES (on a rendered hard game
+        started under a hand, nothing was committed for 10 s). A hand that comes in afterwards is
+        an arm as ever."""
+        from vision.gate import ISLAND_SETTLE, SETTLE_FRAMES
+        img, truth, cal = scene()
+        profile = calibrate(cal, procedural_art(), players=PLAYERS)
+        hand, _ = render(ObservedState.from_dict(truth.state), "easy", seed=tuple(truth.seed), hands=2)
+        gate = Gate(profile)
+        assert gate.check(hand).reason == "first frame"
+        assert gate.check(img).reason == "motion"                   # the hand leaves
+        assert [gate.check(img).still for _ in range(ISLAND_SETTLE)] == [False] * (ISLAND_SETTLE - 1) + [True]
+        assert gate.check(hand).reason == "motion"                  # a hand comes in again
+        held = [gate.check(hand).reason for _ in range(SETTLE_FRAMES - 1)]
+        assert held == ["something covers the board"] * (SETTLE_FRAMES - 1)
+
+    def test_a_frame_like_the_first_passes_when_no_hand_was_there(self):
+        """Without a hand in the first frame, the empty board changes nothing: a table already in
+        play (its pieces far from the empty board) is the still table at once."""
+        img, _, cal = scene()
+        gate = Gate(calibrate(cal, procedural_art(), players=PLAYERS))
+        assert [gate.check(img).still for _ in range(3)] == [False, True, True]
+        assert gate._hidden is None
+
     def test_a_noisy_cameras_still_frames_pass_and_its_hands_do_not(self):
         """Sensor noise that moves more of the board than MOTION_FRACTION by MOTION_THRESHOLD from
         frame to frame is no motion; a hand over the same noisy board is still held."""
