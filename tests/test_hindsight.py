@@ -365,7 +365,8 @@ def _changeable_parts(value, path: str, found: dict[int, str], twice: list) -> N
 
 def _copied_attributes(game) -> dict:
     """The attributes :func:`hindsight.snapshot` copies (the others it shares or leaves out)."""
-    return {k: v for k, v in game.__dict__.items() if k not in (*hindsight.SHARED, "_journal", "history", "score_track")}
+    left = (*hindsight.SHARED, "_journal", "history", "score_track")
+    return {k: v for k, v in game.__dict__.items() if k not in left}
 
 
 def _tablet_game():

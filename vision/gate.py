@@ -267,11 +267,11 @@ class Gate:
         first frames of 30 of 40 rendered hard games without a hand had such a blob (31 counting
         only blobs that cross the edge themselves, which missed one hand of eight on seed 23).
         Held for an arm, their set-up would wait 1.3 s, past the first move's hand on some. Where
-        there is no hand, the empty board under such a blob only ever says "gone" of a blob that looks like
-        it; on ten whole rendered games the gate passed exactly the frames it passed before. A
-        hand that rests where it was in the first frame therefore passes with it, as before: the
-        counter marks the regions it hides."""
-        empty = self._empty_in_view(shape)
+        there is no hand, the empty board under such a blob says "gone" only of a blob that looks
+        like it; on ten whole rendered games the gate passed exactly the frames it passed before.
+        A hand that rests where it was in the first frame therefore passes with it, as before:
+        the counter marks the regions it hides."""
+        empty = self._empty_in_view()
         changed, n, blobs, stats = blobs_past(colour_change(view, empty), CHANGE_LEVEL)
         large = np.flatnonzero(stats[1:, cv2.CC_STAT_AREA] > OCCLUDER_FRACTION * changed.size) + 1
         if not len(large):
@@ -281,14 +281,15 @@ class Gate:
         if hand.any():
             self._hidden, self._hidden_board = hand, empty
 
-    def _empty_in_view(self, shape: tuple[int, ...]) -> np.ndarray:
+    def _empty_in_view(self) -> np.ndarray:
         """The calibration's empty board as this gate's view shows it: each view pixel's board point
         looked up in the rectified reference, interpolated as the view looks up a frame's."""
         vw, vh = self.view.size
         ys, xs = np.mgrid[0:vh, 0:vw].astype(np.float32)
         per_unit = self._empty_board.shape[1] / self.geo.size[0]       # the reference's pixels per board unit
         scale = np.float32(per_unit / self.view.scale)
-        return cv2.remap(self._empty_board, xs * scale, ys * scale, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        return cv2.remap(self._empty_board, xs * scale, ys * scale, cv2.INTER_LINEAR,
+                         borderMode=cv2.BORDER_REPLICATE)
 
     def _rested(self, large: np.ndarray, blobs: np.ndarray) -> np.ndarray:
         """The ``large`` blobs that have stood still on their own: CALM_SHARE of their pixels have
