@@ -267,8 +267,11 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     w, h = image.shape[1], image.shape[0]
     small = "" if w * h >= CAPTURE_SIZE[0] * CAPTURE_SIZE[1] else \
         f" (a {CAPTURE_SIZE[0]}x{CAPTURE_SIZE[1]} frame reads the far pieces better)"
+    unseen = [c for c in players if c in profile.colours_lab and c not in profile.learned]
+    missed = (f" (no score marker of {', '.join(unseen)} seen on box 0: their default colours are used; "
+              "put every player's marker on box 0, uncovered, and calibrate again to learn them)") if unseen else ""
     print(f"board found in a {w}x{h} frame{small}; lens k1 {profile.k1:+.2f}; learned colours: {', '.join(profile.learned) or 'none (defaults used)'}"
-          f"{local}{fitted}; wrote {args.output}; check the fitted map in {preview}")
+          f"{missed}{local}{fitted}; wrote {args.output}; check the fitted map in {preview}")
     return 0
 
 

@@ -1186,6 +1186,11 @@ class TestVisionCommands:
         assert r.returncode == 0, r.stderr
         assert "board found in a 1280x720 frame (a 1920x1080 frame reads the far pieces better)" in r.stdout
         assert "map fitted to the print locally (by up to " in r.stdout
+        assert "learned colours: red, blue, yellow;" in r.stdout and "no score marker" not in r.stdout
+        r = run("calibrate", str(tmp_path / "empty.png"), "--players", "red,blue,yellow,green", "-o",
+                str(tmp_path / "cal4.json"))
+        assert r.returncode == 0, r.stderr
+        assert "learned colours: red, blue, yellow (no score marker of green seen on box 0" in r.stdout
         r = run("count", "--calibration", str(tmp_path / "cal.json"), str(tmp_path / "game.png"), str(tmp_path / "game.png"))
         assert r.returncode == 0, r.stderr
         lines = r.stdout.strip().splitlines()
