@@ -64,16 +64,21 @@ OVERHANG_SHARE = 0.05
 #: the far side the outline's hull then cuts the board short: on a game video's calibration photo
 #: on the real print (seed 92, a card over one corner) the outline's corner lay 100 pixels inside
 #: the board along its side, and the alignment slid the pose elsewhere (29 pixels off at the
-#: median). So when the best outline matches the art poorly (below MARKERS_BELOW), it is also
-#: tried with one corner moved out along one of its two sides, by up to SLIDE_MOST of that side's
-#: length (in SLIDE_STEP steps, then finer), and the best such outline is a further start for the
-#: alignment when it matches the art SLIDE_GAIN better than the outline itself (seed 92: 0.39 ->
-#: 0.46, the hidden corner from 103 to 3 pixels off; the pose is then 4 pixels off at the median).
-#: Outlines that match well are left alone: on the print, which the art only resembles, a better
-#: match by a few hundredths is no sign of a better pose.
+#: median). So when the best outline matches the art poorly (below MARKERS_BELOW, though not so
+#: poorly as to be no board: LEAST_MATCH), it is also tried with one corner moved out along one
+#: of its two sides, by up to SLIDE_MOST of that side's length (in SLIDE_STEP steps, then finer),
+#: and the best such outline is a further start for the alignment when it matches the art
+#: SLIDE_GAIN better than the outline itself (seed 92: 0.39 -> 0.46, the hidden corner from 103
+#: to 3 pixels off; the pose is then 4 pixels off at the median). Outlines that match well are
+#: left alone: on the print, which the art only resembles, a better match by a few hundredths is
+#: no sign of a better pose. Nor is an outline that is no board made one: a frame printed in
+#: another colour left an outline at 0.20 that slid to 0.29 (tests/test_markers.py).
 SLIDE_MOST = 0.4
 SLIDE_STEP = 0.05
 SLIDE_GAIN = 0.03
+#: A board whose rectified view (or its map part alone) matches the art below this is not this
+#: board; nor is an outline that matches below it a start for the alignment.
+LEAST_MATCH = 0.25
 #: Printed corner markers are sought only when the red frame matches the art worse than this
 #: (a frame found on a clear table matches at 0.6 to 0.95); looking for them costs about 8 ms.
 MARKERS_BELOW = 0.5
@@ -286,8 +291,8 @@ def locate_board(image: np.ndarray, reference: np.ndarray, geo: BoardGeometry | 
     if not candidates:
         raise BoardNotFound(f"{frame_error}; no printed corner markers in view either (augur markers)")
     ranked = sorted(candidates, key=lambda c: -c[0])
-    slid = [s for s in (_slid(sc, qc, scored, gray.shape) for sc, _, qc in ranked[:1] if sc < MARKERS_BELOW)
-            if s is not None]
+    slid = [s for s in (_slid(sc, qc, scored, gray.shape) for sc, _, qc in ranked[:1]
+                        if LEAST_MATCH <= sc < MARKERS_BELOW) if s is not None]
     ranked = sorted(candidates + slid, key=lambda c: -c[0])
     score, H, q = ranked[0]
 
@@ -296,7 +301,7 @@ def locate_board(image: np.ndarray, reference: np.ndarray, geo: BoardGeometry | 
         hint = "" if marked is not None else "; where the frame is hard to see, lay printed corner markers (augur markers)"
         return BoardNotFound(f"{what} but it does not look like this board (match {score:.2f}){hint}")
 
-    if score < 0.25:
+    if score < LEAST_MATCH:
         raise unlike(score)
     if refine:
         # the best few, each refined, and the one that then matches the art best wins: with a corner
@@ -323,17 +328,17 @@ def locate_board(image: np.ndarray, reference: np.ndarray, geo: BoardGeometry | 
         score, H = max(((match(Hr), Hr) for Hr in refined), key=lambda sH: sH[0])
         q = cv2.perspectiveTransform(np.float64(dst).reshape(-1, 1, 2), H).reshape(-1, 2)
     map_score = map_match(H)
-    if map_score < 0.25:
+    if map_score < LEAST_MATCH:
         raise unlike(map_score)
     return BoardPose(H, q, score)
 
 
 def _distinct(ranked: list, n: int) -> list:
-    """The first ``n`` of the ``ranked`` candidates (score, H, corners) that score 0.25 or more and
+    """The first ``n`` of the ``ranked`` candidates (score, H, corners) that score LEAST_MATCH or more and
     differ from each earlier one by more than SAME_START pixels at some corner."""
     starts: list[tuple[float, np.ndarray, np.ndarray]] = []
     for sc, Hc, qc in ranked:
-        if len(starts) == n or sc < 0.25:
+        if len(starts) == n or sc < LEAST_MATCH:
             break
         if all(np.abs(qc - qs).max() > SAME_START for _, _, qs in starts):
             starts.append((sc, Hc, qc))

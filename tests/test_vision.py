@@ -77,6 +77,22 @@ def print_pose_error(cal: np.ndarray, truth) -> tuple[float, float]:
     return float(np.median(off)), float(off.max())
 
 
+def print_video_corner_errors(seed: int) -> np.ndarray:
+    """How far (camera pixels) the calibration of the hard game video ``seed`` on the real print
+    (the shared photo) puts each board corner from the truth, TL, TR, BR, BL."""
+    from calibration.lens import distort_points
+    from vision.synth.board_art import print_art
+    from vision.synth.video import calibration_photo, video_camera
+    art = print_art(shared_file("reference", "spqrisiko", "board-photo-topdown.jpeg"), "ccw")
+    profile = calibrate(calibration_photo(seed, "hard", (1280, 720), art=art), procedural_art(), players=PLAYERS)
+    cam, _ = video_camera(seed, "hard", (1280, 720))
+    bw, bh = profile.geometry.size
+    corners = np.float64([[0, 0], [bw, 0], [bw, bh], [0, bh]])
+    found = distort_points(profile.pose.to_image(corners), (1280, 720), profile.k1)
+    true = cam.project(np.column_stack([corners, np.zeros(4)]))
+    return np.linalg.norm(found - true, axis=1)
+
+
 class TestLocalisation:
     @pytest.mark.parametrize("tier", ["easy", "medium", "hard"])
     def test_label_points_land_within_a_few_pixels(self, tier):
@@ -177,18 +193,7 @@ class TestLocalisation:
         only resembles, slid the right side 140 pixels into the map (and matched the art better),
         and the game read 16 regions wrong at every commit. A refinement that leaves the red
         frame's outer edge outside the board is refused."""
-        from calibration.lens import distort_points
-        from vision.synth.board_art import print_art
-        from vision.synth.video import calibration_photo, video_camera
-        art = print_art(shared_file("reference", "spqrisiko", "board-photo-topdown.jpeg"), "ccw")
-        cal = calibration_photo(17, "hard", (1280, 720), art=art)
-        profile = calibrate(cal, procedural_art(), players=PLAYERS)
-        cam, _ = video_camera(17, "hard", (1280, 720))
-        bw, bh = profile.geometry.size
-        corners = np.float64([[0, 0], [bw, 0], [bw, bh], [0, bh]])
-        found = distort_points(profile.pose.to_image(corners), (1280, 720), profile.k1)
-        true = cam.project(np.column_stack([corners, np.zeros(4)]))
-        assert np.linalg.norm(found - true, axis=1).max() < 25.0
+        assert print_video_corner_errors(17).max() < 25.0
 
     def test_a_card_over_a_corner_where_the_frame_is_thin_is_slid_out_from_under(self):
         """The hard game video of seed 92 on the real print: a card lies over a corner, and along
@@ -196,18 +201,7 @@ class TestLocalisation:
         card's edge, about a hundred pixels inside the board, and the pose was 29 pixels off at
         the median. That outline matched the art poorly; moved out along its side, the corner
         matches it better, and the pose is now within a few pixels of the truth there."""
-        from calibration.lens import distort_points
-        from vision.synth.board_art import print_art
-        from vision.synth.video import calibration_photo, video_camera
-        art = print_art(shared_file("reference", "spqrisiko", "board-photo-topdown.jpeg"), "ccw")
-        cal = calibration_photo(92, "hard", (1280, 720), art=art)
-        profile = calibrate(cal, procedural_art(), players=PLAYERS)
-        cam, _ = video_camera(92, "hard", (1280, 720))
-        bw, bh = profile.geometry.size
-        corners = np.float64([[0, 0], [bw, 0], [bw, bh], [0, bh]])
-        found = distort_points(profile.pose.to_image(corners), (1280, 720), profile.k1)
-        true = cam.project(np.column_stack([corners, np.zeros(4)]))
-        err = np.linalg.norm(found - true, axis=1)
+        err = print_video_corner_errors(92)
         assert err[3] < 10.0 and err.max() < 40.0, err       # the corner under the card: 106 pixels off before
 
     def test_a_slid_corner_stays_in_view(self):
