@@ -66,13 +66,14 @@ OVERHANG_SHARE = 0.05
 #: the board along its side, and the alignment slid the pose elsewhere (29 pixels off at the
 #: median). So when the best outline matches the art poorly (below MARKERS_BELOW, though not so
 #: poorly as to be no board: LEAST_MATCH), it is also tried with one corner moved out along one
-#: of its two sides, by up to SLIDE_MOST of that side's length (in SLIDE_STEP steps, then finer),
-#: and the best such outline is a further start for the alignment when it matches the art
-#: SLIDE_GAIN better than the outline itself (seed 92: 0.39 -> 0.46, the hidden corner from 103
-#: to 3 pixels off; the pose is then 4 pixels off at the median). Outlines that match well are
-#: left alone: on the print, which the art only resembles, a better match by a few hundredths is
-#: no sign of a better pose. Nor is an outline that is no board made one: a frame printed in
-#: another colour left an outline at 0.20 that slid to 0.29 (tests/test_markers.py).
+#: of its two sides, by up to SLIDE_MOST of that side's length in SLIDE_STEP steps, then in finer
+#: steps around the best (which may end less than a step beyond SLIDE_MOST), and the best such
+#: outline is a further start for the alignment when it matches the art SLIDE_GAIN better than
+#: the outline itself (seed 92: 0.39 -> 0.46, the hidden corner from 103 to 3 pixels off; the
+#: pose is then 4 pixels off at the median). Outlines that match well are left alone: on the
+#: print, which the art only resembles, a better match by a few hundredths is no sign of a better
+#: pose. Nor is an outline that is no board made one: a frame printed in another colour left an
+#: outline at 0.20 that slid to 0.29 (tests/test_markers.py).
 SLIDE_MOST = 0.4
 SLIDE_STEP = 0.05
 SLIDE_GAIN = 0.03
