@@ -292,9 +292,10 @@ def locate_board(image: np.ndarray, reference: np.ndarray, geo: BoardGeometry | 
     if not candidates:
         raise BoardNotFound(f"{frame_error}; no printed corner markers in view either (augur markers)")
     ranked = sorted(candidates, key=lambda c: -c[0])
-    slid = [s for s in (_slid(sc, qc, scored, gray.shape) for sc, _, qc in ranked[:1]
-                        if LEAST_MATCH <= sc < MARKERS_BELOW) if s is not None]
-    ranked = sorted(candidates + slid, key=lambda c: -c[0])
+    best, _, best_quad = ranked[0]
+    slid = _slid(best, best_quad, scored, gray.shape) if LEAST_MATCH <= best < MARKERS_BELOW else None
+    if slid is not None:
+        ranked.insert(0, slid)      # it matches SLIDE_GAIN better than the best outline
     score, H, q = ranked[0]
 
     def unlike(score: float) -> BoardNotFound:
@@ -313,7 +314,8 @@ def locate_board(image: np.ndarray, reference: np.ndarray, geo: BoardGeometry | 
         # piece) are one start: the best few *distinct* ones are refined. With the frame's long thin
         # pieces joined too (session 33), the three best of a card-covered corner's candidates were
         # one outline three times, and the second start, which ends under 4 pixels off, was lost.
-        starts = _distinct(ranked, REFINE_BEST + len(slid))
+        # a slid outline is a start besides the best few, not instead of one of them
+        starts = _distinct(ranked, REFINE_BEST + (slid is not None))
         # The pose's score is then its match with the art, as for the outlines. Until session 33 it
         # was the alignment's own correlation on blurred copies, and the lens estimate, which keeps
         # the lens whose pose scores best, took a steep hard table on the real print with a pose
