@@ -4,6 +4,11 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+#: The blur (Gaussian sigma, in pixels of the comparison view) under which board localisation
+#: aligns a photo with the reference: it widens thin edges so that the alignment feels them from a
+#: few pixels away.
+ECC_BLUR = 1.5
+
 
 def ecc_homography(template: np.ndarray, image: np.ndarray, blur: float, iterations: int,
                    eps: float) -> tuple[float, np.ndarray] | None:
@@ -17,3 +22,14 @@ def ecc_homography(template: np.ndarray, image: np.ndarray, blur: float, iterati
     except cv2.error:
         return None
     return float(cc), W.astype(np.float64)
+
+
+def edge_strength(gray: np.ndarray) -> np.ndarray:
+    """How strong the grey image's edges are at each pixel (the Sobel gradient's magnitude after a
+    slight blur), zero mean and unit spread: what two pictures of the same board share when their
+    colours and shading do not (a camera frame and the calibration view of it, or a photo of the
+    printed board and the procedural art, whose provinces are painted in other colours but
+    outlined along the same borders)."""
+    g = cv2.GaussianBlur(gray.astype(np.float32), (0, 0), 1.0)
+    mag = cv2.magnitude(cv2.Sobel(g, cv2.CV_32F, 1, 0), cv2.Sobel(g, cv2.CV_32F, 0, 1))
+    return (mag - mag.mean()) / (mag.std() + 1e-6)

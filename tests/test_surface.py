@@ -154,13 +154,15 @@ class TestFoldedBoard:
 class TestCalibrationFollowsThePrint:
     def test_the_pieces_of_a_folded_board_are_placed_on_the_map_within_a_unit_or_so(self):
         """Issue 4 (session 23): a board rising 10 mm along its creases, seen at a tilt. The pose
-        alone puts a tenth of the pieces' feet more than 3 board units from their true point (a
-        piece may stand 4 units inside its border); with the surface field, about half a unit."""
+        alone puts a tenth of the pieces' feet more than 2.5 board units from their true point (a
+        piece may stand 4 units inside its border; over 3 before session 72 aligned the edges);
+        with the surface field, about half a unit."""
         (_, _, truth, _), = iter_still_tables("medium", 1, 4242, relief=FOLDED)
         cal = calibration_render(truth)
         pose_only = _foot_errors(calibrate(cal, procedural_art(), players=truth.players, surface=False), truth)
         followed = _foot_errors(calibrate(cal, procedural_art(), players=truth.players), truth)
-        assert np.percentile(pose_only, 90) > 3.0
+        assert np.percentile(pose_only, 90) > 2.5
+        assert np.percentile(followed, 90) < np.percentile(pose_only, 90) / 3
         assert np.percentile(followed, 90) < 1.5 and followed.max() < 3.0, (np.percentile(followed, 90), followed.max())
 
     def test_the_profile_keeps_its_field(self, tmp_path):

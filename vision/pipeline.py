@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from calibration.align import edge_strength
 from calibration.profile import CalibrationProfile
 from tracker.state import ObservedState
 from vision.classical import ClassicalDetector
@@ -35,12 +36,6 @@ from vision.touched import TouchedRegions
 MOVED_BELOW = 0.35
 MOVED_FRAMES = 3
 ALIGN_SCALE = 0.25
-
-
-def _edges(gray: np.ndarray) -> np.ndarray:
-    g = cv2.GaussianBlur(gray.astype(np.float32), (0, 0), 1.0)
-    mag = cv2.magnitude(cv2.Sobel(g, cv2.CV_32F, 1, 0), cv2.Sobel(g, cv2.CV_32F, 0, 1))
-    return (mag - mag.mean()) / (mag.std() + 1e-6)
 
 
 @dataclass
@@ -106,7 +101,7 @@ class Pipeline:
         self._misaligned = 0
         self._notice = ""
         self._setup_pose()
-        self._ref_edges = _edges(cv2.cvtColor(cv2.resize(profile.reference, self._align_view.size,
+        self._ref_edges = edge_strength(cv2.cvtColor(cv2.resize(profile.reference, self._align_view.size,
                                                          interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY))
 
     def _setup_pose(self) -> None:
@@ -117,7 +112,7 @@ class Pipeline:
 
     def alignment(self, image: np.ndarray) -> float:
         """How well the frame, rectified with the current pose, lines up with the calibration view."""
-        return float((_edges(cv2.cvtColor(self._align_view(image), cv2.COLOR_BGR2GRAY)) * self._ref_edges).mean())
+        return float((edge_strength(cv2.cvtColor(self._align_view(image), cv2.COLOR_BGR2GRAY)) * self._ref_edges).mean())
 
     def _relocalise(self, image: np.ndarray) -> bool:
         from calibration.localise import BoardNotFound, locate_board
