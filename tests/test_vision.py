@@ -77,13 +77,14 @@ def print_pose_error(cal: np.ndarray, truth) -> tuple[float, float]:
     return float(np.median(off)), float(off.max())
 
 
-def print_video_corner_errors(seed: int) -> np.ndarray:
+def print_video_corner_errors(seed: int, on_print: bool = True) -> np.ndarray:
     """How far (camera pixels) the calibration of the hard game video ``seed`` on the real print
-    (the shared photo) puts each board corner from the truth, TL, TR, BR, BL."""
+    (the shared photo; ``on_print`` False: on the procedural art) puts each board corner from the
+    truth, TL, TR, BR, BL."""
     from calibration.lens import distort_points
     from vision.synth.board_art import print_art
     from vision.synth.video import calibration_photo, video_camera
-    art = print_art(shared_file("reference", "spqrisiko", "board-photo-topdown.jpeg"), "ccw")
+    art = print_art(shared_file("reference", "spqrisiko", "board-photo-topdown.jpeg"), "ccw") if on_print else None
     profile = calibrate(calibration_photo(seed, "hard", (1280, 720), art=art), procedural_art(), players=PLAYERS)
     cam, _ = video_camera(seed, "hard", (1280, 720))
     bw, bh = profile.geometry.size
@@ -203,6 +204,21 @@ class TestLocalisation:
         matches it better, and the pose is now within a few pixels of the truth there."""
         err = print_video_corner_errors(92)
         assert err[3] < 10.0 and err.max() < 40.0, err       # the corner under the card: 106 pixels off before
+
+    @pytest.mark.parametrize("seed, before", [(75, 54.0), (89, 23.7)])
+    def test_the_print_is_aligned_by_its_edges(self, seed, before):
+        """The print's provinces are painted in other shades than the art's, but outlined along
+        the same borders: aligned by the grey levels, the calibrations of the hard game videos of
+        seeds 75 and 89 on the real print put a corner ``before`` pixels off; aligned by the
+        strength of the edges, every corner is within a few pixels."""
+        err = print_video_corner_errors(seed)
+        assert err.max() < 8.0, (err, before)
+
+    def test_the_procedural_art_is_aligned_by_its_edges_too(self):
+        """The hard game video of seed 17 on the procedural art: aligned by the grey levels, its
+        top-right corner was 28 pixels off; by the edges, under 2."""
+        err = print_video_corner_errors(17, on_print=False)
+        assert err.max() < 5.0, err
 
     def test_a_slid_corner_stays_in_view(self):
         """Only a corner inside the image slides, and only to a point inside it: a corner on the
