@@ -412,14 +412,14 @@ def _refine(gray: np.ndarray, ref_edges: np.ndarray, H: np.ndarray, S: np.ndarra
     no better aligned than it began.
 
     What is aligned is the strength of the edges (:func:`calibration.align.edge_strength`;
-    ``ref_edges``: the reference's), not the grey levels. The reference is the procedural art,
-    whose provinces are painted in other colours and shades than the real print's, but outlined
-    along the same borders, which the committed map was traced on: the print's grey levels pulled
-    the alignment towards wherever its shading resembled the art's. Until session 72 the grey
-    levels were aligned; over the calibration photos of the game videos (seeds 11 to 96 on the
-    print, 11 to 78 on the procedural art; ``docs/measured.md``) the median error of a grid of
-    board points fell from 1.99 to 1.00 pixels on the print and from 0.91 to 0.31 on the
-    procedural art, and the worst point's from 8.4 to 5.2 and from 4.2 to 1.2 pixels (means)."""
+    ``ref_edges``: the reference's), not the grey levels. At calibration the reference is the
+    procedural art (a re-localisation's is the calibration's own view of the board), whose provinces are painted in other colours and shades than the real print's but outlined
+    along the same borders (the committed map was traced on the print): grey levels that disagree
+    everywhere left the alignment to a compromise between them, where the edges agree. Until
+    session 72 the grey levels were aligned; over the calibration photos of the game videos (seeds
+    11 to 96 on the print, 11 to 78 on the procedural art; ``docs/measured.md``) the median error
+    of a grid of board points fell from 1.65 to 1.00 pixels on the print and from 0.89 to 0.31 on
+    the procedural art, and the worst point's from 9.5 to 5.2 and from 4.4 to 1.2 pixels (means)."""
     view = edge_strength(cv2.warpPerspective(gray, S @ np.linalg.inv(H), size))
     found = ecc_homography(ref_edges, view, ECC_BLUR, 60, 1e-5)
     if found is None or found[0] <= _correlation(ref_edges, view, ECC_BLUR):
