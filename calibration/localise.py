@@ -413,8 +413,9 @@ def _refine(gray: np.ndarray, ref_edges: np.ndarray, H: np.ndarray, S: np.ndarra
 
     What is aligned is the strength of the edges (:func:`calibration.align.edge_strength`;
     ``ref_edges``: the reference's), not the grey levels. At calibration the reference is the
-    procedural art (a re-localisation's is the calibration's own view of the board), whose provinces are painted in other colours and shades than the real print's but outlined
-    along the same borders (the committed map was traced on the print): grey levels that disagree
+    procedural art (a re-localisation's is the calibration's own view of the board), whose
+    provinces are painted in other colours and shades than the real print's but outlined along
+    the same borders (the committed map was traced on the print): grey levels that disagree
     everywhere left the alignment to a compromise between them, where the edges agree. Until
     session 72 the grey levels were aligned; over the calibration photos of the game videos (seeds
     11 to 96 on the print, 11 to 78 on the procedural art; ``docs/measured.md``) the median error
