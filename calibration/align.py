@@ -11,15 +11,18 @@ ECC_BLUR = 1.5
 
 
 def ecc_homography(template: np.ndarray, image: np.ndarray, blur: float, iterations: int,
-                   eps: float) -> tuple[float, np.ndarray] | None:
+                   eps: float, must_gain: bool = False) -> tuple[float, np.ndarray] | None:
     """The homography W with image(W x) ~ template(x), by OpenCV's ECC maximisation on blurred
-    copies (robust to lighting and to the art's fine texture); None when it does not converge."""
+    copies (robust to lighting and to the art's fine texture); None when it does not converge, or
+    (``must_gain``) when it ends no better correlated than the copies were as they stood."""
     a = cv2.GaussianBlur(template.astype(np.float32), (0, 0), blur)
     b = cv2.GaussianBlur(image.astype(np.float32), (0, 0), blur)
     try:
         cc, W = cv2.findTransformECC(a, b, np.eye(3, dtype=np.float32), cv2.MOTION_HOMOGRAPHY,
                                      (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, iterations, eps), None, 5)
     except cv2.error:
+        return None
+    if must_gain and cc <= cv2.computeECC(a, b):
         return None
     return float(cc), W.astype(np.float64)
 
@@ -33,3 +36,9 @@ def edge_strength(gray: np.ndarray) -> np.ndarray:
     g = cv2.GaussianBlur(gray.astype(np.float32), (0, 0), 1.0)
     mag = cv2.magnitude(cv2.Sobel(g, cv2.CV_32F, 1, 0), cv2.Sobel(g, cv2.CV_32F, 0, 1))
     return (mag - mag.mean()) / (mag.std() + 1e-6)
+
+
+def edge_agreement(gray: np.ndarray, ref_edges: np.ndarray) -> float:
+    """How well the grey image's edges agree with ``ref_edges`` (:func:`edge_strength` of a
+    reference of the same size): their correlation."""
+    return float((edge_strength(gray) * ref_edges).mean())

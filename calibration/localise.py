@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from calibration.align import ECC_BLUR, ecc_homography, edge_strength
+from calibration.align import ECC_BLUR, ecc_homography, edge_agreement, edge_strength
 from calibration.markers import board_corners_from_markers
 from tracker.errors import AugurError
 from vision.geometry import BoardGeometry, load_geometry
@@ -264,7 +264,7 @@ def locate_board(image: np.ndarray, reference: np.ndarray, geo: BoardGeometry | 
 
     def edge_match(H: np.ndarray) -> float:
         """How well the edges of the view rectified with ``H`` agree with the art's."""
-        return float((edge_strength(view(H)) * ref_edges).mean())
+        return edge_agreement(view(H), ref_edges)
 
     def map_match(H: np.ndarray) -> float:
         """How well the map above the score track alone matches the art's. A plain red tray on a
@@ -433,15 +433,7 @@ def _refine(gray: np.ndarray, ref_edges: np.ndarray, H: np.ndarray, S: np.ndarra
     of a grid of board points fell from 1.65 to 1.00 pixels on the print and from 0.89 to 0.31 on
     the procedural art, and the worst point's from 9.5 to 5.2 and from 4.4 to 1.2 pixels (means)."""
     view = edge_strength(cv2.warpPerspective(gray, S @ np.linalg.inv(H), size))
-    found = ecc_homography(ref_edges, view, ECC_BLUR, 60, 1e-5)
-    if found is None or found[0] <= _correlation(ref_edges, view, ECC_BLUR):
+    found = ecc_homography(ref_edges, view, ECC_BLUR, 60, 1e-5, must_gain=True)
+    if found is None:
         return H
     return H @ np.linalg.inv(S) @ found[1] @ S
-
-
-def _correlation(a: np.ndarray, b: np.ndarray, blur: float) -> float:
-    """The correlation ECC maximises (zero mean, unit norm) between blurred copies of ``a`` and
-    ``b``, as they stand: where an alignment begins."""
-    a, b = (cv2.GaussianBlur(x.astype(np.float32), (0, 0), blur).ravel() for x in (a, b))
-    a, b = a - a.mean(), b - b.mean()
-    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-12))

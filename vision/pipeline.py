@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from calibration.align import edge_strength
+from calibration.align import edge_agreement, edge_strength
 from calibration.profile import CalibrationProfile
 from tracker.state import ObservedState
 from vision.classical import ClassicalDetector
@@ -102,7 +102,7 @@ class Pipeline:
         self._notice = ""
         self._setup_pose()
         self._ref_edges = edge_strength(cv2.cvtColor(cv2.resize(profile.reference, self._align_view.size,
-                                                         interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY))
+                                                                interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY))
 
     def _setup_pose(self) -> None:
         self.detector = self.fixed_detector or make_detector(self.profile, self.which, self.partial)
@@ -112,7 +112,7 @@ class Pipeline:
 
     def alignment(self, image: np.ndarray) -> float:
         """How well the frame, rectified with the current pose, lines up with the calibration view."""
-        return float((edge_strength(cv2.cvtColor(self._align_view(image), cv2.COLOR_BGR2GRAY)) * self._ref_edges).mean())
+        return edge_agreement(cv2.cvtColor(self._align_view(image), cv2.COLOR_BGR2GRAY), self._ref_edges)
 
     def _relocalise(self, image: np.ndarray) -> bool:
         from calibration.localise import BoardNotFound, locate_board
