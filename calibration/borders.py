@@ -87,6 +87,19 @@ TONE_INSIDE = 20.0
 #: map lay 38 from Cyrenaica's brown but 53 from the frame's median, and a card's white over the
 #: frame 27 from the sea's pale blue, and both were taken.
 TONE_NEAR = 16.0
+#: The rings beyond a strip taken off the map where the frame must show: from and to (pixels from
+#: the strip), by how much (CIE Lab) the ring's colour must lie nearer the frame's tone than the
+#: region's, and how far the region's tone must lie from the frame's for the ring to be looked at.
+#: The first ring lies past the blur of a sharp view's printed edge. In a soft view (a hard
+#: rendered table: defocused by up to 6 pixels, the board seen at about half a pixel per unit)
+#: the print's last units and the frame blur into one, the first ring shows neither, and the frame
+#: shows only in the second: on 40 hard tables of the real print 16 of 82 pieces standing past
+#: the map's edge were counted nowhere with the first ring alone, 7 with the second. The second
+#: asks for a clear margin and a region plainly unlike the frame: with a margin alone Mauretania,
+#: whose brown lies 28 to 37 from the frame's red, took up to 2,900 pixels of the dark band above
+#: the score track on those tables, winning by 4 to 9; the regions rightly grown so on the tables
+#: looked at (Aegyptus, Arabia, Mesopotamia, Cyrenaica, Armenia) lie 52 or more from it.
+RIMS = ((3, 6, 0.0, 0.0), (6, 10, TONE_MARGIN, 45.0))
 #: A piece of a region smaller than this (square board units) is a speck of the flat-colour
 #: drawing the map was made from, not an islet printed on the board (the smallest printed islets,
 #: of the Baleares, cover about 320): it neither takes nor gives a pixel. The map has ten such
@@ -212,13 +225,14 @@ def _grown_off_map(labels: np.ndarray, rectified: np.ndarray, to_border: np.ndar
       TONE_MARGIN nearer it than the frame's (the median of the off-map pixels above the track
       at ``track_top``, away from the map's edge);
     - it is joined to the region through such pixels (holes, the print's letters, are filled);
-    - the strip so taken ends on the frame: the median colour of the ring 3 to 6 pixels beyond
-      it is nearer the frame's tone than the region's (a strip that meets OFF_MAP_REACH in the
-      region's colour is not the print's edge).
+    - the strip so taken ends on the frame: the median colour of a ring a few pixels beyond it
+      (RIMS) is nearer the frame's tone than the region's (a strip that meets OFF_MAP_REACH in
+      the region's colour is not the print's edge).
 
     Known limit: a card lying over an edge region and the frame beside it at calibration gives
     the region the card's white for its tone, and the region takes the frame under the card (on
-    one of eight hard rendered tables: Arabia and Mesopotamia, 9,500 pixels). Pieces seldom
+    one of eight hard rendered tables: Arabia and Mesopotamia, 9,500 pixels; the second ring of
+    RIMS let a card beside Raetia on one of 40 more give it 2,900 pixels of frame). Pieces seldom
     stand on the frame, and a card at calibration costs more than that anyway (the regions under
     it have no reference); a printed-line test at the strip's end did not tell the card's edge
     (its shadow) from the print's.
@@ -265,13 +279,17 @@ def _grown_off_map(labels: np.ndarray, rectified: np.ndarray, to_border: np.ndar
         strips, count = ndimage.label(taken, structure=np.ones((3, 3)))
         for k in range(1, count + 1):
             strip = strips == k
-            # the ring 3 to 6 pixels beyond it: past the blur of the line where the print's land ends
-            rim = ndimage.binary_dilation(strip, iterations=6) & ~ndimage.binary_dilation(strip, iterations=3) \
-                & mine & seen[box]
-            if rim.any():
-                beyond = np.median(lab[box][rim], axis=0)
-                if np.linalg.norm(beyond - frame) < np.linalg.norm(beyond - own):
-                    grown[box][strip] = value
+            # a ring beyond it, past the blur of the line where the print's land ends
+            for near_edge, far_edge, margin, contrast in RIMS:
+                if np.linalg.norm(own - frame) < contrast:
+                    continue
+                rim = ndimage.binary_dilation(strip, iterations=far_edge) \
+                    & ~ndimage.binary_dilation(strip, iterations=near_edge) & mine & seen[box]
+                if rim.any():
+                    beyond = np.median(lab[box][rim], axis=0)
+                    if np.linalg.norm(beyond - frame) + margin < np.linalg.norm(beyond - own):
+                        grown[box][strip] = value
+                        break
     return grown
 
 
