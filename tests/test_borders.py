@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -10,8 +11,6 @@ import pytest
 
 from calibration.borders import REACH, SPECK, _specks, line_strength, trace_borders, with_borders
 from calibration.profile import CalibrationError, CalibrationProfile, calibrate
-from functools import lru_cache
-
 from tests.conftest import shared_file
 from tracker.state import ObservedState
 from vision.geometry import BoardGeometry, load_geometry
@@ -380,8 +379,8 @@ class TestTheRealPrintSeenSoftly:
 
     @pytest.mark.parametrize("k", [1, 3])
     def test_aegyptus_past_the_map_s_edge_is_still_aegyptus(self, k):
-        """The print's Aegyptus runs about 35 units east of the committed map's; a pile of 16
-        legionaries standing there on hard table 21 was counted nowhere. Measured: 0.67 and 0.52
+        """The print's Aegyptus runs about 35 units east of the committed map's; on hard table 21
+        half of a pile of 16 legionaries stood there, off the fitted map. Measured: 0.67 and 0.52
         of that strip taken, 0.08 and 0.05 when only the ring nearest the strip was looked at."""
         committed, printed = load_geometry(), _print_map()
         value = committed.region_ids.index("aegyptus") + 1
