@@ -93,8 +93,9 @@ TONE_NEAR = 16.0
 #: The first ring lies past the blur of a sharp view's printed edge. In a soft view (a hard
 #: rendered table: defocused by up to 6 pixels, the board seen at about half a pixel per unit)
 #: the print's last units and the frame blur into one, the first ring shows neither, and the frame
-#: shows only in the second: on 40 hard tables of the real print 16 of 82 pieces standing past
-#: the map's edge were counted nowhere with the first ring alone, 7 with the second. The second
+#: shows only in the second: on 40 hard tables of the real print the fitted map put 16 of 82
+#: pieces standing past the map's edge outside their region with the first ring alone, 7 with
+#: the second (most of them on no region at all). The second
 #: asks for a clear margin and a region plainly unlike the frame: with a margin alone Mauretania,
 #: whose brown lies 28 to 37 from the frame's red, took up to 2,900 pixels of the dark band above
 #: the score track on those tables, winning by 4 to 9; the regions rightly grown so on the tables
