@@ -258,8 +258,10 @@ def _learn_from_markers(profile: CalibrationProfile, rect: np.ndarray, art: np.n
     """The score markers on box 0 teach the colours and the size of a legionary (§3.5).
 
     Markers stand side by side and touch, so pixels are first split by colour (nearest default
-    colour) and only then grouped: one blob per colour is one marker."""
+    colour) and only then grouped: one blob per colour is one marker, the largest that a marker
+    could be (:func:`_marker_blob`)."""
     x0, y0, x1, y1 = (int(round(v * WORK_SCALE)) for v in geo.track_boxes[0])
+    largest = (x1 - x0) * (y1 - y0)
     pad = int(14 * WORK_SCALE)
     win = (slice(max(0, y0 - pad), y1 + pad), slice(max(0, x0 - pad), x1 + pad))
     box = white_balance(rect[win], profile.gains)
@@ -277,11 +279,9 @@ def _learn_from_markers(profile: CalibrationProfile, rect: np.ndarray, art: np.n
             continue
         mask = (changed & (nearest == k) & (best < 45)).astype(np.uint8)
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
-        n, comp, stats, _ = cv2.connectedComponentsWithStats(mask)
-        if n < 2:
-            continue
-        c = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
-        if stats[c, cv2.CC_STAT_AREA] < 15 * WORK_SCALE ** 2:
+        _, comp, stats, _ = cv2.connectedComponentsWithStats(mask)
+        c = _marker_blob(stats[1:, cv2.CC_STAT_AREA], 15 * WORK_SCALE ** 2, largest)
+        if c is None:
             continue
         profile.colours_lab[name] = tuple(float(v) for v in lab[comp == c].mean(axis=0))
         learned.append(name)
@@ -289,3 +289,19 @@ def _learn_from_markers(profile: CalibrationProfile, rect: np.ndarray, art: np.n
     if areas:
         profile.legionary_area = float(np.median(areas))
     profile.learned = tuple(learned)
+
+
+def _marker_blob(areas: np.ndarray, smallest: float, largest: float) -> int | None:
+    """The label (1-based) of the blob of one colour that is that player's marker: the largest of
+    ``areas`` (pixels, the blobs of labels 1, 2, ...) from ``smallest`` up to ``largest``, the
+    area of score box 0 itself; None when no blob is of a marker's size.
+
+    A blob larger than the box the marker stands in is something else over box 0: a hand
+    reaching over the track (a dark skin lies within reach of red), or the printed frame around
+    the box seen in the board's own red. Taken for the marker, a hand set the legionary's size
+    twenty to sixty times too large on rendered hard tables, and the counting crop and peak
+    window that follow from it read half the regions of the table wrong."""
+    fits = np.flatnonzero((areas >= smallest) & (areas <= largest))
+    if not len(fits):
+        return None
+    return 1 + int(fits[np.argmax(areas[fits])])

@@ -326,6 +326,32 @@ class TestCalibration:
         assert np.allclose(again.H, profile.H) and again.learned == profile.learned
         assert (again.reference == profile.reference).all()
 
+    def test_a_hand_over_box_0_is_not_taken_for_a_marker(self):
+        """A dark hand over box 0 lies within reach of blue's colour on the hard table: taken for
+        blue's marker, it set a legionary's size to 7,705 board units^2 (the marker's is about
+        650) and the hand's colour to blue's. Nothing of a marker's size is in view, so nothing
+        is learned and the defaults stand."""
+        from calibration.profile import DEFAULT_COLOURS_LAB, DEFAULT_LEGIONARY_AREA
+        from vision.synth.render import HandPose
+        _, truth, cal = scene("hard")
+        clean = calibrate(cal, procedural_art(), players=PLAYERS)
+        x0, y0, x1, y1 = load_geometry().track_boxes[0]
+        tip = cv2.perspectiveTransform(np.float64([[[(x0 + x1) / 2, (y0 + y1) / 2]]]), clean.H)[0, 0]
+        w, h = truth.size
+        hand = HandPose((float(tip[0]), 1.05 * h), (float(tip[0]), float(tip[1])), 0.065 * w, 4, (90.0, 90.0, 90.0))
+        covered, _ = render(EMPTY, "hard", seed=tuple(truth.seed), vp={c: 0 for c in PLAYERS}, hands=0,
+                            hand_poses=[hand])
+        profile = calibrate(covered, procedural_art(), players=PLAYERS)
+        assert profile.learned == ()
+        assert profile.legionary_area == DEFAULT_LEGIONARY_AREA
+        assert profile.colours_lab == DEFAULT_COLOURS_LAB
+
+    def test_a_marker_is_the_largest_blob_of_a_markers_size(self):
+        from calibration.profile import _marker_blob
+        assert _marker_blob(np.array([40, 9000, 300, 10]), 15, 3500) == 3     # labels count from 1
+        assert _marker_blob(np.array([9000, 10]), 15, 3500) is None
+        assert _marker_blob(np.array([], np.int64), 15, 3500) is None
+
     @pytest.mark.parametrize("content, fragment", [
         ("not json", "not a calibration file"),
         ('{"hello": 1}', "not an Augur calibration file"),
