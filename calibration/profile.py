@@ -297,10 +297,10 @@ def _marker_blob(areas: np.ndarray, smallest: float, largest: float) -> int | No
     area of score box 0 itself; None when no blob is of a marker's size.
 
     A blob larger than the box the marker stands in is something else over box 0: a hand
-    reaching over the track (a dark skin lies within reach of red), or the printed frame around
-    the box seen in the board's own red. Taken for the marker, a hand set the legionary's size
-    twenty to sixty times too large on rendered hard tables, and the counting crop and peak
-    window that follow from it read half the regions of the table wrong."""
+    reaching over the track (skins lie within reach of red, yellow, blue or black), or the
+    printed frame around the box seen in the board's own red. Taken for the marker, a hand set
+    the legionary's size 16 to 27 times the markers' on rendered tables, and the counting crop
+    and peak window that follow from it read up to half the regions of the table wrong."""
     fits = np.flatnonzero((areas >= smallest) & (areas <= largest))
     if not len(fits):
         return None
