@@ -336,7 +336,7 @@ class TestCalibration:
         _, truth, cal = scene("hard")
         clean = calibrate(cal, procedural_art(), players=PLAYERS)
         x0, y0, x1, y1 = load_geometry().track_boxes[0]
-        tip = cv2.perspectiveTransform(np.float64([[[(x0 + x1) / 2, (y0 + y1) / 2]]]), clean.H)[0, 0]
+        tip = clean.pose.to_image([[(x0 + x1) / 2, (y0 + y1) / 2]])[0]
         w, h = truth.size
         hand = HandPose((float(tip[0]), 1.05 * h), (float(tip[0]), float(tip[1])), 0.065 * w, 4, (90.0, 90.0, 90.0))
         covered, _ = render(EMPTY, "hard", seed=tuple(truth.seed), vp={c: 0 for c in PLAYERS}, hands=0,
