@@ -22,6 +22,8 @@ from vision.records import DETECTORS
 ROTATIONS = ("none", "cw", "ccw", "180")
 
 EXIT_BAD_INPUT = 2
+#: The most regions ``augur calibrate`` names when something lies over the map in its photo.
+COVERED_NAMED = 5
 
 
 def _players(text: str | None) -> list[str] | None:
@@ -244,6 +246,7 @@ def _camera_frame(index: int):
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
+    from calibration.covered import profile_covered
     from calibration.map_fit import read_anchors
     from calibration.profile import calibrate
     from vision.frames import CAPTURE_SIZE
@@ -257,7 +260,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     profile.save(Path(args.output))
     from calibration.overlay import draw_overlay
     preview = Path(args.preview) if args.preview else Path(args.output).with_suffix(".preview.jpg")
-    _write_image(preview, draw_overlay(profile.undistort(image), profile.pose, profile.geometry),
+    covered = profile_covered(profile)
+    _write_image(preview, draw_overlay(profile.undistort(image), profile.pose, profile.geometry, covered=covered.mask),
                  done=f"wrote {args.output}, but ")
     fitted = f"; region map moved by {len(anchors)} anchor(s)" if anchors else ""
     local = (f"; map fitted to the print locally (by up to {profile.surface.largest:.0f} board units)"
@@ -272,6 +276,16 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
               "put every player's marker on box 0, uncovered, and calibrate again to learn them)") if unseen else ""
     print(f"board found in a {w}x{h} frame{small}; lens k1 {profile.k1:+.2f}; learned colours: {', '.join(profile.learned) or 'none (defaults used)'}"
           f"{missed}{local}{fitted}; wrote {args.output}; check the fitted map in {preview}")
+    if not covered.lined_up:
+        print(f"warning: the fitted region map does not follow the board's printed borders (something hides much of "
+              f"the board, the photo is blurred, or the board was found wrongly): check {preview} and calibrate again",
+              file=sys.stderr)
+    elif covered:
+        names = ", ".join(profile.geometry.board.name(r) for r in covered.regions[:COVERED_NAMED])
+        more = f" and {len(covered.regions) - COVERED_NAMED} more" if len(covered.regions) > COVERED_NAMED else ""
+        print(f"warning: something lies over the map in the photo, over {names}{more} (a hand, an arm, a card?): "
+              f"the counter would take it for the empty board there (tinted red in {preview}); clear the map and calibrate "
+              "again", file=sys.stderr)
     return 0
 
 

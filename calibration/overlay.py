@@ -8,9 +8,22 @@ from calibration.localise import BoardPose
 from vision.geometry import BoardGeometry
 
 
-def draw_overlay(image: np.ndarray, pose: BoardPose, geo: BoardGeometry, names: bool = True) -> np.ndarray:
-    """The image with the board outline (yellow), every region border (cyan) and region names."""
+#: The tint laid over the parts of the map something hid in the calibration photo (BGR)...
+COVERED_TINT = (0, 0, 255)
+#: ...at this opacity.
+COVERED_ALPHA = 0.45
+
+
+def draw_overlay(image: np.ndarray, pose: BoardPose, geo: BoardGeometry, names: bool = True,
+                 covered: np.ndarray | None = None) -> np.ndarray:
+    """The image with the board outline (yellow), every region border (cyan) and region names;
+    ``covered`` (a board-unit mask, :class:`calibration.covered.CoveredMap`) tinted red, so that the
+    person sees where the photo did not show the map."""
     out = image.copy()
+    if covered is not None and covered.any():
+        h, w = out.shape[:2]
+        seen = cv2.warpPerspective(covered.astype(np.uint8) * 255, pose.H, (w, h), flags=cv2.INTER_NEAREST) > 0
+        out[seen] = ((1 - COVERED_ALPHA) * out[seen] + COVERED_ALPHA * np.float32(COVERED_TINT)).astype(np.uint8)
     for rid, rings in geo.polygons.items():
         for ring in rings:
             pts = pose.to_image(np.asarray(ring, np.float64))

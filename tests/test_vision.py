@@ -1260,6 +1260,7 @@ class TestVisionCommands:
         assert "board found in a 1280x720 frame (a 1920x1080 frame reads the far pieces better)" in r.stdout
         assert "map fitted to the print locally (by up to " in r.stdout
         assert "learned colours: red, blue, yellow;" in r.stdout and "no score marker" not in r.stdout
+        assert "warning" not in r.stderr            # nothing over the map (tests/test_covered.py)
         r = run("calibrate", str(tmp_path / "empty.png"), "--players", "red,blue,yellow,green", "-o",
                 str(tmp_path / "cal4.json"))
         assert r.returncode == 0, r.stderr

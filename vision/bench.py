@@ -39,6 +39,7 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
+from calibration.covered import profile_covered
 from calibration.profile import calibrate
 from tracker.errors import AugurError
 from tracker.pieces import TRIREME
@@ -117,6 +118,7 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
         lat: dict[str, list[float]] = {"calibrate": [], "detect": [], "count": []}
         sure: list[tuple[float, bool]] = []          # every seen region's confidence, and whether it was right
         map_off = map_pieces = map_tables = 0         # pieces the fitted map puts across a border, and on how many tables
+        warned = warned_right = 0                      # calibration photos augur calibrate warns about, regions right on them
         for i, img, truth, frame in iter_still_tables(tier, n, seed, size, art=print_art, relight=relight,
                                                       relief=relief, geometry=board_map):
             cal_img = calibration_render(truth, print_art)
@@ -145,6 +147,8 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
             want = ObservedState.from_dict(truth.state)
             hidden = hidden_regions(truth)
             ok = regions_right(got, want, hidden, geo)
+            if profile_covered(profile):            # something over the map in the calibration photo, or the map off
+                warned, warned_right = warned + 1, warned_right + ok
             players_right = claims_right(got, want, truth.players)
             claims, claims_ok = claims + len(truth.players), claims_ok + players_right
             claim_tables += players_right == len(truth.players)
@@ -181,7 +185,8 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
                "claims_right": claims_ok / max(claims, 1), "tables_every_claim_right": claim_tables / n,
                "unseen": dict(unseen), "hidden": hidden_total, "calibration_failed": failed, "latency_ms": {
             k: (pct(v, 50), pct(v, 95)) for k, v in lat.items()}, "kinds": dict(kinds), "owners": dict(colours),
-               "map": {"pieces": map_pieces, "in_another_region": map_off, "tables": map_tables}}
+               "map": {"pieces": map_pieces, "in_another_region": map_off, "tables": map_tables},
+               "calibration_warned": {"tables": warned, "regions_right": warned_right}}
         if run_tables:
             res["committed_after_still_run"] = {"per_region": run_right / total, "whole_board": run_boards / n,
                                                 "frames": STILL_RUN, "frames_differ_by": "sensor noise"}
@@ -209,6 +214,9 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
               f"claims as on the true board; every player's claim right on {claim_tables} of {n} tables")
         print(f"[{tier}]   the map each table's calibration fitted puts {map_off} of {map_pieces} pieces in another "
               f"region than the map they were placed by (on {map_tables} tables)")
+        print(f"[{tier}]   calibration photos augur calibrate warns about (something over the map, or the map off the "
+              f"print): {warned} of {n}"
+              + (f", {100 * warned_right / (warned * len(geo.region_ids)):.1f}% of their regions read right" if warned else ""))
         if failed:
             print(f"[{tier}]   calibration failed on {len(failed)} image(s): " + "; ".join(failed[:3]))
         print(f"[{tier}]   counts alone (unseen marks ignored) {100 * res['per_region_plain']:.1f}%; "
