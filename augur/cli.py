@@ -246,7 +246,7 @@ def _camera_frame(index: int):
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    from calibration.covered import profile_covered
+    from calibration.covered import covered_notice, profile_covered
     from calibration.map_fit import read_anchors
     from calibration.profile import calibrate
     from vision.frames import CAPTURE_SIZE
@@ -276,16 +276,9 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
               "put every player's marker on box 0, uncovered, and calibrate again to learn them)") if unseen else ""
     print(f"board found in a {w}x{h} frame{small}; lens k1 {profile.k1:+.2f}; learned colours: {', '.join(profile.learned) or 'none (defaults used)'}"
           f"{missed}{local}{fitted}; wrote {args.output}; check the fitted map in {preview}")
-    if not covered.lined_up:
-        print(f"warning: the fitted region map does not follow the board's printed borders (something hides much of "
-              f"the board, the photo is blurred, or the board was found wrongly): check {preview} and calibrate again",
-              file=sys.stderr)
-    elif covered:
-        names = ", ".join(profile.geometry.board.name(r) for r in covered.regions[:COVERED_NAMED])
-        more = f" and {len(covered.regions) - COVERED_NAMED} more" if len(covered.regions) > COVERED_NAMED else ""
-        print(f"warning: something lies over the map in the photo, over {names}{more} (a hand, an arm, a card?): "
-              f"the counter would take it for the empty board there (tinted red in {preview}); clear the map and calibrate "
-              "again", file=sys.stderr)
+    notice = covered_notice(covered, profile.geometry, preview, COVERED_NAMED)
+    if notice:
+        print(f"warning: {notice}", file=sys.stderr)
     return 0
 
 

@@ -168,3 +168,19 @@ def profile_covered(profile) -> CoveredMap:
     # the photo's own edge is no border of the print
     in_view = cv2.erode(in_view.astype(np.uint8), np.ones((REACH, REACH), np.uint8)) > 0
     return covered_map(profile.reference, geo.labels, geo.region_ids, in_view)
+
+
+def covered_notice(covered: CoveredMap, geo, preview=None, named: int = 5) -> str:
+    """One line for the players about ``covered`` (""  when there is nothing to say), naming at most
+    ``named`` of its regions by ``geo``'s board; ``preview``: where the map is drawn for them."""
+    where = f" in {preview}" if preview is not None else ""
+    if not covered.lined_up:
+        return ("the fitted region map does not follow the board's printed borders (something hides much of the "
+                f"board, the photo is blurred, or the board was found wrongly): check the map{where} and calibrate again")
+    if not covered:
+        return ""
+    names = ", ".join(geo.board.name(r) for r in covered.regions[:named])
+    more = f" and {len(covered.regions) - named} more" if len(covered.regions) > named else ""
+    tinted = f" (tinted red{where})" if preview is not None else ""
+    return (f"something lay over the map in the calibration photo, over {names}{more} (a hand, an arm, a card?): the "
+            f"counter takes it for the empty board there{tinted}; clear the map and calibrate again")

@@ -89,7 +89,7 @@ class TestCalibrateCommand:
         assert r.returncode == 0, r.stderr
         assert "board found in a 1280x720 frame" in r.stdout
         lines = r.stderr.strip().splitlines()
-        assert len(lines) == 1 and lines[0].startswith("warning: something lies over the map in the photo, over ")
+        assert len(lines) == 1 and lines[0].startswith("warning: something lay over the map in the calibration photo, over ")
         assert f"tinted red in {tmp_path / 'cal.preview.jpg'}" in lines[0] and lines[0].endswith("calibrate again")
         assert CalibrationProfile.load(tmp_path / "cal.json").pose is not None
 
@@ -113,3 +113,20 @@ class TestPreview:
         (x0, y0), (x1, y1) = corners.min(axis=0) - 3, corners.max(axis=0) + 3
         ys, xs = np.nonzero(changed)
         assert xs.min() >= x0 and xs.max() <= x1 and ys.min() >= y0 and ys.max() <= y1
+
+
+class TestTheLiveLoopSaysSo:
+    def test_every_still_frame_carries_the_calibration_s_notice(self):
+        """A table calibrated under an arm is told so on the dashboard for the whole game (the
+        status line), not only when ``augur calibrate`` ran; a clean calibration says nothing."""
+        from vision.pipeline import Pipeline
+        clean, _ = _photo("medium", 3)
+        covered, _ = _photo("medium", 3, hand_at="italia")
+        notices = {}
+        for name, photo in (("clean", clean), ("covered", covered)):
+            pipeline = Pipeline(calibrate(photo, procedural_art(), players=PLAYERS), agree=2)
+            results = [pipeline.process(clean) for _ in range(4)]
+            notices[name] = {r.notice for r in results if r.gate is not None and r.gate.still}
+        assert notices["clean"] == {""}
+        assert len(notices["covered"]) == 1
+        assert next(iter(notices["covered"])).startswith("something lay over the map in the calibration photo, over ")

@@ -20,6 +20,7 @@ import cv2
 import numpy as np
 
 from calibration.align import edge_agreement, edge_strength
+from calibration.covered import covered_notice, profile_covered
 from calibration.profile import CalibrationProfile
 from tracker.state import ObservedState
 from vision.classical import ClassicalDetector
@@ -56,7 +57,7 @@ class FrameResult:
     timings: dict[str, float] = field(default_factory=dict)
     error: str = ""
     moved: bool = False               # the board or camera moved; the pose was found again
-    notice: str = ""                  # something the players should know (the light has changed a lot)
+    notice: str = ""                  # something the players should know (the light moved far; a covered calibration)
 
 
 def make_detector(profile: CalibrationProfile, which: str = "auto", partial: bool = True):
@@ -99,10 +100,15 @@ class Pipeline:
         self.index = 0
         self.relocalised = 0
         self._misaligned = 0
-        self._notice = ""
         self._setup_pose()
+        self._notice = self._calibration_notice = self._calibration_says()
         self._ref_edges = edge_strength(cv2.cvtColor(cv2.resize(profile.reference, self._align_view.size,
                                                                 interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY))
+
+    def _calibration_says(self) -> str:
+        """What the calibration photo tells the players for the whole game: something lay over the
+        map when it was taken (:mod:`calibration.covered`), or ""."""
+        return covered_notice(profile_covered(self.profile), self.profile.geometry)
 
     def _setup_pose(self) -> None:
         self.detector = self.fixed_detector or make_detector(self.profile, self.which, self.partial)
@@ -154,6 +160,7 @@ class Pipeline:
         if self.profile.geometry is not self.geo:      # the map was fitted again (the dashboard's set-up)
             self.geo = self.profile.geometry
             self._setup_pose()
+            self._notice = self._calibration_notice = self._calibration_says()
             self.fusion.reset_run()
         if self.fusion.settled:
             # the run has had its last say: a further still frame of it could change nothing, so
@@ -172,7 +179,8 @@ class Pipeline:
         res.detections, res.state = det, state
         light = getattr(self.detector, "light", None)          # vision.light.LightMatch
         if light is not None and getattr(light, "last", None) is not None:
-            res.notice = self._notice = light_notice(light.last)
+            self._notice = light_notice(light.last) or self._calibration_notice
+        res.notice = self._notice
         res.committed = self.fusion.offer(state)
         res.resighted = self.fusion.resighted
         if self.touched is not None:
