@@ -59,8 +59,9 @@ SHARP = 2.0
 #: ...over at least SPANNED regions holding SPANNED_SHARE of it each: more than one border. One
 #: border alone can lose its edge to glare, a lamp's bright spot on a glossy board, which the
 #: frames of the game show as well (a held-out hard table's glare over the border of Mauretania and
-#: Numidia made a patch of 3,302 units^2 at a contrast of 2.3). Every arm of the tuning tables that
-#: made a patch past its size spanned four regions or more.
+#: Numidia made a patch of 3,302 units^2 at a contrast of 2.3; this rule came after the tuning, from
+#: the validation tables). Every arm of the tuning tables that made a patch past its size spans
+#: three regions or more: the figures above are the same with and without it.
 SPANNED = 3
 SPANNED_SHARE = 0.05
 #: A region is named as covered when the patch covers at least this share of its windows with
@@ -83,7 +84,7 @@ class CoveredMap:
 
     mask: np.ndarray            # bool, the geometry's label image's shape
     regions: tuple[str, ...]
-    area: float                 # board units^2 of the largest patch
+    area: float                 # board units^2 of the largest patch of unseen windows, whether it told or not
     contrast: float             # how much stronger the photo's edges are on the map's borders (LINED_UP)
 
     @property
