@@ -22,8 +22,6 @@ from vision.records import DETECTORS
 ROTATIONS = ("none", "cw", "ccw", "180")
 
 EXIT_BAD_INPUT = 2
-#: The most regions ``augur calibrate`` names when something lies over the map in its photo.
-COVERED_NAMED = 5
 
 
 def _players(text: str | None) -> list[str] | None:
@@ -276,7 +274,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
               "put every player's marker on box 0, uncovered, and calibrate again to learn them)") if unseen else ""
     print(f"board found in a {w}x{h} frame{small}; lens k1 {profile.k1:+.2f}; learned colours: {', '.join(profile.learned) or 'none (defaults used)'}"
           f"{missed}{local}{fitted}; wrote {args.output}; check the fitted map in {preview}")
-    notice = covered_notice(covered, profile.geometry, preview, COVERED_NAMED)
+    notice = covered_notice(covered, profile.geometry, preview)
     if notice:
         print(f"warning: {notice}", file=sys.stderr)
     return 0

@@ -171,17 +171,21 @@ def profile_covered(profile) -> CoveredMap:
     return covered_map(profile.reference, geo.labels, geo.region_ids, in_view)
 
 
-def covered_notice(covered: CoveredMap, geo, preview=None, named: int = 5) -> str:
-    """One line for the players about ``covered`` (""  when there is nothing to say), naming at most
-    ``named`` of its regions by ``geo``'s board; ``preview``: where the map is drawn for them."""
+#: The most regions the players' line names (the rest are counted).
+NAMED = 5
+
+
+def covered_notice(covered: CoveredMap, geo, preview=None) -> str:
+    """One line for the players about ``covered`` ("" when there is nothing to say), naming at most
+    NAMED of its regions by ``geo``'s board; ``preview``: where the map is drawn for them."""
     where = f" in {preview}" if preview is not None else ""
     if not covered.lined_up:
         return ("the fitted region map does not follow the board's printed borders (something hides much of the "
                 f"board, the photo is blurred, or the board was found wrongly): check the map{where} and calibrate again")
     if not covered:
         return ""
-    names = ", ".join(geo.board.name(r) for r in covered.regions[:named])
-    more = f" and {len(covered.regions) - named} more" if len(covered.regions) > named else ""
+    names = ", ".join(geo.board.name(r) for r in covered.regions[:NAMED])
+    more = f" and {len(covered.regions) - NAMED} more" if len(covered.regions) > NAMED else ""
     tinted = f" (tinted red{where})" if preview is not None else ""
     return (f"something lay over the map in the calibration photo, over {names}{more} (a hand, an arm, a card?): the "
             f"counter takes it for the empty board there{tinted}; clear the map and calibrate again")

@@ -8,7 +8,8 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration.covered import COVERED_AREA, WINDOW, area_needed, covered_map, profile_covered
+from calibration.covered import (COVERED_AREA, LINED_UP, WINDOW, CoveredMap, area_needed, covered_map, covered_notice,
+                                 profile_covered)
 from calibration.profile import CalibrationProfile, calibrate
 from tests.conftest import shared_file
 from tracker.state import ObservedState
@@ -78,6 +79,21 @@ class TestTheRealPrint:
         found = profile_covered(calibrate(small, procedural_art()))
         assert not found and found.lined_up
         assert found.area < area_needed(found.contrast) / 2          # measured 1,220 of 3,000 (contrast 3.66)
+
+
+class TestTheNotice:
+    def test_what_the_players_are_told(self):
+        geo = load_geometry()
+        nothing = np.zeros(geo.labels.shape, bool)
+        assert covered_notice(CoveredMap(nothing, (), 800.0, 3.0), geo) == ""
+        seven = ("italia", "sicilia", "corsica", "sardinia", "tyrrenum", "ionium", "creta")
+        line = covered_notice(CoveredMap(nothing, seven, 9000.0, 3.0), geo, "cal.preview.jpg")
+        assert line.startswith("something lay over the map in the calibration photo, over Italia, Sicilia, ")
+        assert "and 2 more" in line and "tinted red in cal.preview.jpg" in line and "Creta" not in line
+        off = covered_notice(CoveredMap(nothing, seven, 9000.0, LINED_UP / 2), geo)
+        assert off.startswith("the fitted region map does not follow the board's printed borders")
+        assert not CoveredMap(nothing, (), 800.0, LINED_UP).__bool__()
+        assert CoveredMap(nothing, (), 800.0, LINED_UP / 2)
 
 
 class TestCalibrateCommand:
