@@ -234,11 +234,11 @@ def _read_image(path: str):
 
 def _camera_frame(index: int):
     from calibration.localise import BoardNotFound
-    from vision.frames import open_camera
+    from vision.frames import open_camera, settled_frame
     cap = open_camera(index)            # CameraLost: one line, like BoardNotFound
-    ok, frame = cap.read()
+    frame = settled_frame(cap)
     cap.release()
-    if not ok:
+    if frame is None:
         raise BoardNotFound(f"camera {index} is not available")
     return frame
 

@@ -167,6 +167,34 @@ class TestCamera:
         with pytest.raises(CameraLost, match="camera 3 is not available"):
             next(camera_frames(3))
 
+    def test_the_calibration_photo_is_taken_once_the_exposure_has_settled(self):
+        """A webcam just opened delivers dark frames until its exposure settles: the calibration
+        keeps the last of WARMUP_FRAMES + 1 reads, skipping any it failed to deliver."""
+        from vision.frames import WARMUP_FRAMES, settled_frame
+
+        class Waking:
+            def __init__(self, dark: int, fails: set[int] = frozenset()):
+                self.reads, self.dark, self.fails = 0, dark, fails
+
+            def read(self):
+                self.reads += 1
+                if self.reads in self.fails:
+                    return False, None
+                level = 0 if self.reads <= self.dark else 180
+                return True, np.full((4, 4, 3), level, np.uint8)
+
+        cam = Waking(dark=WARMUP_FRAMES // 2, fails={WARMUP_FRAMES + 1})
+        frame = settled_frame(cam)
+        assert cam.reads == WARMUP_FRAMES + 1 and frame is not None and frame.mean() == 180
+        assert settled_frame(Waking(dark=0, fails=set(range(1, WARMUP_FRAMES + 2)))) is None
+
+    def test_calibrate_from_a_missing_camera_is_one_line(self, fake_camera, tmp_path, capsys):
+        from augur.cli import main
+        fake_camera.present = False
+        code = main(["calibrate", "--camera", "0", "-o", str(tmp_path / "cal.json")])
+        err = capsys.readouterr().err
+        assert code == 2 and "camera 0 is not available" in err and len(err.strip().splitlines()) == 1
+
     def test_run_refuses_a_camera_that_delivers_another_size_than_the_calibration(self, fake_camera, tmp_path, capsys,
                                                                                    monkeypatch):
         """The counter reads frames of the calibration's size only; say so before the game starts."""

@@ -40,6 +40,24 @@ def open_camera(index: int, size: tuple[int, int] | None = None) -> cv2.VideoCap
     return cap
 
 
+#: Frames a camera is read for before the one kept as a still photo (the calibration's): a webcam
+#: just opened delivers its first frames before its automatic exposure and white balance have
+#: settled, often nearly black, and about 30 frames (a second at 30 fps) covers the slow ones.
+#: The live loop needs no such wait: it reads continuously and commits only still frames.
+WARMUP_FRAMES = 30
+
+
+def settled_frame(cap: cv2.VideoCapture, warmup: int = WARMUP_FRAMES) -> np.ndarray | None:
+    """One frame from an opened camera once its exposure has settled: the last of ``warmup`` + 1
+    reads that delivered (a frame it failed to deliver is skipped), or None when none did."""
+    frame = None
+    for _ in range(warmup + 1):
+        ok, got = cap.read()
+        if ok and got is not None:
+            frame = got
+    return frame
+
+
 def _capture(index: int, size: tuple[int, int] | None) -> cv2.VideoCapture:
     cap = cv2.VideoCapture(index)
     if cap.isOpened():
