@@ -33,6 +33,7 @@ import cv2
 import numpy as np
 
 from calibration.align import edge_strength
+from vision.geometry import border_mask
 
 #: A border pixel counts as seen when the photo has an edge within this window around it (board
 #: units square; the fitted map and the print differ by a few units in places).
@@ -107,10 +108,7 @@ def covered_map(reference: np.ndarray, labels: np.ndarray, region_ids: tuple[str
     lab = labels.astype(np.int32)
     if reference.shape[:2] != lab.shape:
         reference = cv2.resize(reference, (lab.shape[1], lab.shape[0]), interpolation=cv2.INTER_AREA)
-    border = np.zeros(lab.shape, bool)
-    border[:, 1:] |= lab[:, 1:] != lab[:, :-1]
-    border[1:, :] |= lab[1:, :] != lab[:-1, :]
-    border &= lab > 0
+    border = border_mask(lab) & (lab > 0)
     if in_view is not None:
         border &= in_view
     nothing = np.zeros(lab.shape, bool)

@@ -141,6 +141,15 @@ class BoardGeometry:
         return self._moved(labels, move)
 
 
+def border_mask(labels: np.ndarray) -> np.ndarray:
+    """The pixels of a label image whose label differs from the pixel's to their left or above:
+    every border between two labels, one pixel wide (on its right or lower side)."""
+    edge = np.zeros(labels.shape, bool)
+    edge[:, 1:] |= labels[:, 1:] != labels[:, :-1]
+    edge[1:, :] |= labels[1:, :] != labels[:-1, :]
+    return edge
+
+
 def _moved_by(shift_at, pts) -> np.ndarray:
     """Where map points (N x 2) appear once the map is displaced by ``shift_at``: the point ``b``
     with ``b + shift_at(b) = m``, by fixed-point steps (the shifts are small and smooth)."""

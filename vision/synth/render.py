@@ -20,7 +20,7 @@ import numpy as np
 from tracker.pieces import (ARMY_COLOURS, BLACK, BLUE, CENTRE, GREEN, LEGIONARY, NEUTRAL, RED, TRIREME, VEXILLUM,
                             VEXILLUM_VALUE, YELLOW)
 from tracker.state import ObservedState
-from vision.geometry import BoardGeometry, load_geometry
+from vision.geometry import BoardGeometry, border_mask, load_geometry
 from vision.synth.board_art import ART_SCALE, procedural_art
 from vision.synth.camera import Camera
 from vision.synth.relief import BoardRelief, image_to_board
@@ -178,10 +178,7 @@ def _placing_maps(geo: BoardGeometry) -> tuple[dict[str, tuple[np.ndarray, np.nd
         all_px = np.column_stack(np.nonzero(mask)[::-1]).astype(np.float32)
         in_px = np.column_stack(np.nonzero(inner)[::-1]).astype(np.float32)
         pixels[rid] = (all_px, in_px if len(in_px) >= 20 else all_px)
-    labels = geo.labels
-    edge = np.zeros(labels.shape, bool)
-    edge[:, 1:] |= labels[:, 1:] != labels[:, :-1]
-    edge[1:, :] |= labels[1:, :] != labels[:-1, :]
+    edge = border_mask(geo.labels)
     to_border = cv2.distanceTransform(np.where(edge, 0, 255).astype(np.uint8), cv2.DIST_L2, 5)
     if len(_PLACING_MAPS) >= 4:
         _PLACING_MAPS.pop(next(iter(_PLACING_MAPS)))
