@@ -232,15 +232,29 @@ def _read_image(path: str):
     return read_image(path)
 
 
-def _camera_frame(index: int):
+def _camera_frames(index: int) -> list:
+    """Still frames of camera ``index`` for a calibration (:func:`vision.frames.still_frames`)."""
     from calibration.localise import BoardNotFound
-    from vision.frames import open_camera, settled_frame
+    from vision.frames import open_camera, still_frames
     cap = open_camera(index)            # CameraLost: one line, like BoardNotFound
-    frame = settled_frame(cap)
+    frames = still_frames(cap)
     cap.release()
-    if frame is None:
+    if not frames:
         raise BoardNotFound(f"camera {index} is not available")
-    return frame
+    return frames
+
+
+def _calibration_photo(args: argparse.Namespace):
+    """The one photo a calibration reads, and how many it was made of: the median of the photos
+    given, or of the camera's still frames, which takes out a hand that passed over the board in
+    fewer than half of them (:mod:`calibration.composed`)."""
+    from calibration.composed import FEWEST, composed_photo
+    if bool(args.image) == (args.camera is not None):
+        raise GameError("give either photos of the empty board or --camera N")
+    photos = [_read_image(path) for path in args.image] if args.image else _camera_frames(args.camera)
+    if args.camera is not None and len(photos) < FEWEST:
+        photos = photos[-1:]            # the camera stopped delivering: its last frame alone
+    return composed_photo(photos), len(photos)
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
@@ -249,10 +263,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     from calibration.profile import calibrate
     from vision.frames import CAPTURE_SIZE
     from vision.synth.board_art import procedural_art
-    if (args.image is None) == (args.camera is None):
-        raise GameError("give either an image of the empty board or --camera N")
     anchors = read_anchors(Path(args.anchors)) if args.anchors else None
-    image = _read_image(args.image) if args.image else _camera_frame(args.camera)
+    image, photos = _calibration_photo(args)
     players = tuple(_players(args.players) or ())
     profile = calibrate(image, procedural_art(args.board), args.board, players, anchors)
     profile.save(Path(args.output))
@@ -272,7 +284,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     unseen = [c for c in players if c in profile.colours_lab and c not in profile.learned]
     missed = (f" (no score marker of {', '.join(unseen)} seen on box 0: their default colours are used; "
               "put every player's marker on box 0, uncovered, and calibrate again to learn them)") if unseen else ""
-    print(f"board found in a {w}x{h} frame{small}; lens k1 {profile.k1:+.2f}; learned colours: {', '.join(profile.learned) or 'none (defaults used)'}"
+    median = f" (the median of {photos} {'photos' if args.image else 'frames'})" if photos > 1 else ""
+    print(f"board found in a {w}x{h} frame{median}{small}; lens k1 {profile.k1:+.2f}; learned colours: {', '.join(profile.learned) or 'none (defaults used)'}"
           f"{missed}{local}{fitted}; wrote {args.output}; check the fitted map in {preview}")
     notice = covered_notice(covered, profile.geometry, preview)
     if notice:
@@ -948,8 +961,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_quantize_classifiers)
 
     p = sub.add_parser("calibrate", help="learn the board pose and piece colours from a photo of the empty board")
-    p.add_argument("image", nargs="?", help="photo of the empty board with the score markers on box 0")
-    p.add_argument("--camera", type=int, help="take the photo from this camera instead")
+    p.add_argument("image", nargs="*", help="photo of the empty board with the score markers on box 0; or three or "
+                                            "more from the same place, whose median takes out a hand that is in "
+                                            "fewer than half of them")
+    p.add_argument("--camera", type=int, help="take the photo from this camera instead (the median of its frames over "
+                                              "a few seconds)")
     p.add_argument("--board", default="spqrisiko")
     p.add_argument("--players", help="colours of the score markers on box 0, e.g. red,blue,yellow")
     p.add_argument("-o", "--output", required=True)

@@ -188,6 +188,30 @@ class TestCamera:
         assert cam.reads == WARMUP_FRAMES + 1 and frame is not None and frame.mean() == 180
         assert settled_frame(Waking(dark=0, fails=set(range(1, WARMUP_FRAMES + 2)))) is None
 
+    def test_the_calibration_keeps_still_frames_spread_over_a_few_seconds(self):
+        """After the warm-up, one frame every CALIBRATION_SPACING reads, CALIBRATION_FRAMES in all,
+        so that their median can take out a hand passing by; fewer when the camera stops."""
+        from vision.frames import CALIBRATION_FRAMES, CALIBRATION_SPACING, WARMUP_FRAMES, still_frames
+
+        class Counting:
+            def __init__(self, stops_after: int | None = None):
+                self.reads, self.stops_after = 0, stops_after
+
+            def read(self):
+                self.reads += 1
+                if self.stops_after is not None and self.reads > self.stops_after:
+                    return False, None
+                return True, np.full((2, 2, 3), self.reads % 256, np.uint8)
+
+        cam = Counting()
+        frames = still_frames(cam)
+        kept = [WARMUP_FRAMES + 1 + k * CALIBRATION_SPACING for k in range(CALIBRATION_FRAMES)]
+        assert CALIBRATION_FRAMES >= 3 and [int(f[0, 0, 0]) for f in frames] == [r % 256 for r in kept]
+        assert cam.reads == kept[-1]
+        stopping = still_frames(Counting(stops_after=kept[2]))
+        assert len(stopping) == 3
+        assert still_frames(Counting(stops_after=0)) == []
+
     def test_calibrate_from_a_missing_camera_is_one_line(self, fake_camera, tmp_path, capsys):
         from augur.cli import main
         fake_camera.present = False

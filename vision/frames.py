@@ -58,6 +58,28 @@ def settled_frame(cap: cv2.VideoCapture, warmup: int = WARMUP_FRAMES) -> np.ndar
     return frame
 
 
+#: Frames kept for a calibration from the camera, one every CALIBRATION_SPACING reads (about
+#: three seconds at 30 fps): their median (calibration.composed) takes out a hand that passes
+#: over the board in fewer than half of them, that is for up to a second and a half.
+CALIBRATION_FRAMES = 9
+CALIBRATION_SPACING = 10
+
+
+def still_frames(cap: cv2.VideoCapture, count: int = CALIBRATION_FRAMES, spacing: int = CALIBRATION_SPACING,
+                 warmup: int = WARMUP_FRAMES) -> list[np.ndarray]:
+    """Up to ``count`` frames of an opened camera once its exposure has settled: the first as
+    :func:`settled_frame` takes it, then the last delivered of every ``spacing`` reads. Fewer
+    when the camera stops delivering (none when it never did)."""
+    first = settled_frame(cap, warmup)
+    frames = [] if first is None else [first]
+    while frames and len(frames) < count:
+        got = settled_frame(cap, spacing - 1)
+        if got is None:
+            break
+        frames.append(got)
+    return frames
+
+
 def _capture(index: int, size: tuple[int, int] | None) -> cv2.VideoCapture:
     cap = cv2.VideoCapture(index)
     if cap.isOpened():

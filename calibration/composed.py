@@ -1,0 +1,112 @@
+"""One photo of the empty board made from several taken from the same place.
+
+The calibration keeps its photo as the empty board the counting network compares every frame
+with (``CalibrationProfile.reference``), so a hand or an arm over the map in that photo is read
+against for the whole evening (session 75: an arm over the map cost the game photos of 16 hard
+tables 843 -> 742 regions right). A hand passing through a few of several frames is no part of
+the table: the median of each pixel over the frames is the board under it, as long as the hand
+covers that pixel in fewer than half of them. Three frames are the fewest that can outvote one
+covered one; the camera path takes more, spread over a few seconds
+(:func:`vision.frames.still_frames`).
+
+Photos given as files may have been taken from a camera moved a little between them: each is
+brought onto the first by the homography of the features they share (the board is flat), and
+left untouched when that homography moves no board corner by a pixel (frames of a fixed
+camera, where warping would only blur them).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import cv2
+import numpy as np
+
+from tracker.errors import AugurError
+
+#: The fewest photos a median can take a passing hand out of: with two, a pixel covered in one
+#: of them is the mean of hand and board.
+FEWEST = 3
+
+#: Features sought in each photo to bring it onto the first (ORB, OpenCV's default scoring).
+FEATURES = 4000
+
+#: Matched features the homography must keep (RANSAC inliers), below which the photos are taken
+#: not to show the same table from nearly the same place.
+INLIERS_NEEDED = 60
+
+#: A homography that moves no corner of the matched features' bounding box further than this
+#: (pixels) is the identity: the frames came from a camera that did not move, and are used as
+#: they are. (The photo's own corners lie beyond the features, where a sub-pixel error of the
+#: fit grows.)
+STILL_CAMERA_PX = 1.0
+
+#: The most a photo may be moved onto the first (pixels at a corner, as a share of the photo's
+#: diagonal). Farther, the two were not taken from the same place, and the map fitted to the
+#: composed photo would fit neither.
+MOST_MOVED = 0.05
+
+
+class NotTheSamePlace(AugurError):
+    """The photos to compose do not show the table from the same place."""
+
+
+def composed_photo(photos: Sequence[np.ndarray]) -> np.ndarray:
+    """The per-pixel median of ``photos`` (one alone is returned as it is), each brought onto the
+    first (:func:`onto_first`). Raises NotTheSamePlace for two photos, for photos of other
+    sizes, and for one that cannot be brought onto the first."""
+    if len(photos) == 1:
+        return photos[0]
+    if len(photos) < FEWEST:
+        raise NotTheSamePlace(f"give one photo of the empty board, or {FEWEST} or more taken from the same place "
+                              "(with two, a hand in one of them is only half taken out)")
+    first = photos[0]
+    for k, photo in enumerate(photos[1:], start=2):
+        if photo.shape != first.shape:
+            raise NotTheSamePlace(f"photo {k} is {photo.shape[1]}x{photo.shape[0]}, photo 1 "
+                                  f"{first.shape[1]}x{first.shape[0]}: take them all with the same camera")
+    stack = np.stack([first] + [onto_first(first, photo, k) for k, photo in enumerate(photos[1:], start=2)])
+    return np.median(stack, axis=0).round().astype(np.uint8)
+
+
+def onto_first(first: np.ndarray, photo: np.ndarray, number: int = 2) -> np.ndarray:
+    """``photo`` warped onto ``first`` by the homography of their matched ORB features, or as it
+    is when that moves no corner of what matched by STILL_CAMERA_PX. ``number``: the photo's
+    place, for the error."""
+    h, w = first.shape[:2]
+    H, box = _homography(first, photo)
+    if H is None:
+        raise NotTheSamePlace(f"photo {number} does not show the table as photo 1 does: take every photo from the "
+                              "same place")
+    x0, y0, x1, y1 = box
+    corners = np.float32([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]).reshape(-1, 1, 2)
+    moved = float(np.abs(cv2.perspectiveTransform(corners, H) - corners).max())
+    if moved <= STILL_CAMERA_PX:
+        return photo
+    if moved > MOST_MOVED * np.hypot(w, h):
+        raise NotTheSamePlace(f"photo {number} was taken from another place than photo 1 (moved by {moved:.0f} "
+                              "pixels): take every photo from the same place")
+    return cv2.warpPerspective(photo, H, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def _homography(first: np.ndarray, photo: np.ndarray) -> tuple[np.ndarray | None, tuple]:
+    """The homography taking ``photo``'s pixels onto ``first``'s and the bounding box (x0, y0,
+    x1, y1) of the features that agree on it in ``photo``, or (None, ()) when too few do."""
+    orb = cv2.ORB_create(FEATURES)
+    kp1, des1 = orb.detectAndCompute(_grey(first), None)
+    kp2, des2 = orb.detectAndCompute(_grey(photo), None)
+    if des1 is None or des2 is None or len(kp1) < INLIERS_NEEDED or len(kp2) < INLIERS_NEEDED:
+        return None, ()
+    matches = cv2.BFMatcher(cv2.NORM_HAMMING, crossCheck=True).match(des2, des1)
+    if len(matches) < INLIERS_NEEDED:
+        return None, ()
+    src = np.float32([kp2[m.queryIdx].pt for m in matches]).reshape(-1, 1, 2)
+    dst = np.float32([kp1[m.trainIdx].pt for m in matches]).reshape(-1, 1, 2)
+    H, inliers = cv2.findHomography(src, dst, cv2.RANSAC, 2.0)
+    if H is None or int(inliers.sum()) < INLIERS_NEEDED:
+        return None, ()
+    kept = src[inliers.ravel() > 0].reshape(-1, 2)
+    return H, (*kept.min(axis=0), *kept.max(axis=0))
+
+
+def _grey(image: np.ndarray) -> np.ndarray:
+    return cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image

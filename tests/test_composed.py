@@ -1,0 +1,172 @@
+"""The empty board composed from several photos taken from the same place (calibration.composed)."""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.composed import FEWEST, NotTheSamePlace, composed_photo, onto_first
+from calibration.covered import profile_covered
+from calibration.profile import CalibrationProfile, calibrate
+from tracker.state import ObservedState
+from vision.synth.board_art import procedural_art
+from vision.synth.render import HandPose, render
+
+EMPTY = ObservedState.from_dict({"regions": {}})
+PLAYERS = ("red", "blue", "yellow")
+SEED = (7600, 5)
+FRAMES = 9
+ARM_IN = (3, 4, 5)          # the frames an arm passes through
+
+
+def _arm(w: int, h: int, reach: float) -> HandPose:
+    """An arm from the bottom edge towards the middle of the frame, ``reach`` of the way."""
+    start, tip = np.array([0.45 * w, 1.05 * h]), np.array([0.5 * w, 0.45 * h])
+    return HandPose(tuple(float(v) for v in start), tuple(float(v) for v in start + (tip - start) * reach),
+                    0.07 * w, 3, (50.0, 80.0, 160.0))
+
+
+def _frame(k: int, arm: float | None = None) -> np.ndarray:
+    """Frame ``k`` of a still table's empty board (its own sensor noise), an arm reaching ``arm``
+    of the way to the middle if given."""
+    size = (1280, 720)
+    poses = [_arm(*size, arm)] if arm else None
+    return render(EMPTY, "medium", seed=SEED, size=size, vp={c: 0 for c in PLAYERS}, hands=0, hand_poses=poses,
+                  sensor_seed=(*SEED, k) if k else None)[0]
+
+
+@pytest.fixture(scope="module")
+def clean() -> list[np.ndarray]:
+    return [_frame(k) for k in range(FRAMES)]
+
+
+@pytest.fixture(scope="module")
+def passing(clean) -> list[np.ndarray]:
+    """The same frames with an arm reaching in and out over three of them."""
+    reach = dict(zip(ARM_IN, (0.6, 1.0, 0.8)))
+    return [_frame(k, reach[k]) if k in reach else clean[k] for k in range(FRAMES)]
+
+
+def _moved(image: np.ndarray, angle: float, shift: tuple[float, float]) -> np.ndarray:
+    """``image`` as a camera turned by ``angle`` degrees and moved by ``shift`` pixels sees it."""
+    h, w = image.shape[:2]
+    M = cv2.getRotationMatrix2D((w / 2, h / 2), angle, 1.0)
+    M[:, 2] += shift
+    return cv2.warpAffine(image, M, (w, h), borderMode=cv2.BORDER_REPLICATE)
+
+
+class TestComposedPhoto:
+    def test_an_arm_in_three_of_nine_frames_is_taken_out(self, clean, passing):
+        """Under the arm, the median is the board: it differs from a clean frame there by about the
+        sensor noise, where the arm's own frame differs by far more."""
+        composed = composed_photo(passing)
+        arm = np.abs(passing[4].astype(int) - clean[0]).max(axis=2) > 60
+        assert arm.sum() > 20_000                          # the arm covers a good part of the frame
+        under_arm = np.abs(composed.astype(int) - clean[0])[arm].mean()
+        assert under_arm < 6, under_arm
+        assert np.abs(passing[4].astype(int) - clean[0])[arm].mean() > 60
+
+    def test_the_calibration_no_longer_warns_of_the_arm(self, passing):
+        """The arm's frame alone is warned about; the frames' median is not."""
+        alone = profile_covered(calibrate(passing[4], procedural_art(), players=PLAYERS))
+        assert alone and alone.area > 0
+        composed = profile_covered(calibrate(composed_photo(passing), procedural_art(), players=PLAYERS))
+        assert not composed and composed.lined_up
+
+    def test_one_photo_is_taken_as_it_is(self, clean):
+        assert composed_photo(clean[:1]) is clean[0]
+
+    def test_two_photos_cannot_outvote_a_hand(self, clean):
+        assert FEWEST == 3
+        with pytest.raises(NotTheSamePlace, match="3 or more taken from the same place"):
+            composed_photo(clean[:2])
+
+    def test_photos_of_other_sizes_are_refused(self, clean):
+        small = cv2.resize(clean[2], (640, 360))
+        with pytest.raises(NotTheSamePlace, match="photo 3 is 640x360, photo 1 1280x720"):
+            composed_photo([clean[0], clean[1], small])
+
+    def test_frames_of_a_still_camera_are_not_warped(self, clean):
+        """Warping frames that already line up would only blur them."""
+        assert onto_first(clean[0], clean[1]) is clean[1]
+
+    def test_a_camera_moved_a_little_is_brought_back(self, clean):
+        moved = _moved(clean[1], 0.6, (5.0, -3.0))
+        back = onto_first(clean[0], moved)
+        assert back is not moved
+        inner = (slice(60, -60), slice(60, -60))
+        before = np.abs(moved.astype(int) - clean[0])[inner].mean()
+        after = np.abs(back.astype(int) - clean[0])[inner].mean()
+        assert after < before / 2, (before, after)
+
+    def test_a_photo_from_another_place_or_of_something_else_is_refused(self, clean):
+        with pytest.raises(NotTheSamePlace, match="photo 2 was taken from another place"):
+            onto_first(clean[0], _moved(clean[1], 12.0, (80.0, 40.0)))
+        noise = np.random.default_rng(0).integers(0, 256, clean[0].shape, dtype=np.uint8)
+        with pytest.raises(NotTheSamePlace, match="photo 3 does not show the table as photo 1 does"):
+            composed_photo([clean[0], clean[1], noise])
+
+
+class TestCalibrateCommand:
+    def test_three_photos_with_an_arm_in_one_calibrate_without_a_warning(self, passing, tmp_path, capsys):
+        from augur.cli import main
+        paths = []
+        for k in (2, 4, 6):                     # frame 4 shows the arm at its farthest
+            paths.append(str(tmp_path / f"empty{k}.png"))
+            cv2.imwrite(paths[-1], passing[k])
+        out = tmp_path / "cal.json"
+        code = main(["calibrate", *paths, "--players", ",".join(PLAYERS), "-o", str(out)])
+        captured = capsys.readouterr()
+        assert code == 0 and "warning" not in captured.err
+        assert "(the median of 3 photos)" in captured.out
+        assert CalibrationProfile.load(out).board_id == "spqrisiko"
+
+    def test_two_photos_are_one_line_and_write_nothing(self, clean, tmp_path, capsys):
+        from augur.cli import main
+        paths = []
+        for k in (0, 1):
+            paths.append(str(tmp_path / f"empty{k}.png"))
+            cv2.imwrite(paths[-1], clean[k])
+        out = tmp_path / "cal.json"
+        code = main(["calibrate", *paths, "-o", str(out)])
+        err = capsys.readouterr().err
+        assert code == 2 and len(err.strip().splitlines()) == 1 and "3 or more" in err
+        assert not out.exists()
+
+    def test_the_camera_path_takes_the_median_of_its_still_frames(self, passing, monkeypatch, tmp_path, capsys):
+        """A camera whose frames show an arm passing while the calibration watches: the profile is
+        made without the arm, and no warning is given."""
+        import vision.frames
+        from augur.cli import main
+        from vision.frames import CALIBRATION_FRAMES, CALIBRATION_SPACING, WARMUP_FRAMES
+
+        class Camera:
+            reads = 0
+
+            def __init__(self, index):
+                pass
+
+            def isOpened(self):
+                return True
+
+            def set(self, prop, value):
+                return True
+
+            def read(self):
+                Camera.reads += 1
+                # the frames the calibration keeps are the warm-up's last and every spacing-th after it
+                kept = max(0, (Camera.reads - WARMUP_FRAMES - 1) // CALIBRATION_SPACING)
+                return True, passing[min(kept, FRAMES - 1)]
+
+            def release(self):
+                pass
+
+        monkeypatch.setattr(vision.frames.cv2, "VideoCapture", Camera)
+        out = tmp_path / "cal.json"
+        code = main(["calibrate", "--camera", "0", "--players", ",".join(PLAYERS), "-o", str(out)])
+        captured = capsys.readouterr()
+        assert code == 0 and "warning" not in captured.err, captured.err
+        assert f"(the median of {CALIBRATION_FRAMES} frames)" in captured.out
+        assert Camera.reads == WARMUP_FRAMES + 1 + (CALIBRATION_FRAMES - 1) * CALIBRATION_SPACING
+        profile = CalibrationProfile.load(out)
+        assert not profile_covered(profile)
