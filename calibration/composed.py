@@ -12,7 +12,11 @@ covered one; the camera path takes more, spread over a few seconds
 Photos given as files may have been taken from a camera moved a little between them: each is
 brought onto the first by the homography of the features they share (the board is flat), and
 left untouched when that homography moves no board corner by a pixel (frames of a fixed
-camera, where warping would only blur them).
+camera, where warping would only blur them). Each is then brought to the first's light
+(:class:`vision.light.LightMatch`): a webcam's automatic exposure brightens the whole frame
+when a dark arm comes in, and a median over photos lit otherwise would take the board under
+the hand from a brighter or darker photo than the board around it, a patch the counter would
+see as a change for the whole game.
 """
 from __future__ import annotations
 
@@ -22,6 +26,7 @@ import cv2
 import numpy as np
 
 from tracker.errors import AugurError
+from vision.light import LightMatch
 
 #: The fewest photos a median can take a passing hand out of: with two, a pixel covered in one
 #: of them is the mean of hand and board.
@@ -52,7 +57,7 @@ class NotTheSamePlace(AugurError):
 
 def composed_photo(photos: Sequence[np.ndarray]) -> np.ndarray:
     """The per-pixel median of ``photos`` (one alone is returned as it is), each brought onto the
-    first (:func:`onto_first`). Raises NotTheSamePlace for two photos, for photos of other
+    first (:func:`onto_first`) and to its light. Raises NotTheSamePlace for two photos, for photos of other
     sizes, and for one that cannot be brought onto the first."""
     if len(photos) == 1:
         return photos[0]
@@ -64,7 +69,8 @@ def composed_photo(photos: Sequence[np.ndarray]) -> np.ndarray:
         if photo.shape != first.shape:
             raise NotTheSamePlace(f"photo {k} is {photo.shape[1]}x{photo.shape[0]}, photo 1 "
                                   f"{first.shape[1]}x{first.shape[0]}: take them all with the same camera")
-    stack = np.stack([first] + [onto_first(first, photo, k) for k, photo in enumerate(photos[1:], start=2)])
+    light = LightMatch(first)
+    stack = np.stack([first] + [light(onto_first(first, photo, k)) for k, photo in enumerate(photos[1:], start=2)])
     return np.median(stack, axis=0).round().astype(np.uint8)
 
 

@@ -73,6 +73,17 @@ class TestComposedPhoto:
         composed = profile_covered(calibrate(composed_photo(passing), procedural_art(), players=PLAYERS))
         assert not composed and composed.lined_up
 
+    def test_photos_lit_otherwise_leave_no_patch_where_the_hand_was(self, clean, passing):
+        """A webcam's exposure moves between photos: one a fifth darker, one a fifth brighter, the
+        arm in the middle one. Brought to the first's light, the board under the arm matches the
+        board around it (unmatched, the median took it from the darker photo: a patch 17 levels
+        darker than its surroundings)."""
+        dim = cv2.convertScaleAbs(clean[0], alpha=0.8)
+        bright = cv2.convertScaleAbs(clean[2], alpha=1.2)
+        arm = np.abs(passing[4].astype(int) - clean[4]).max(axis=2) > 60
+        off = composed_photo([dim, passing[4], bright]).astype(int) - dim
+        assert abs(off[arm].mean() - off[~arm].mean()) < 4, (off[arm].mean(), off[~arm].mean())
+
     def test_one_photo_is_taken_as_it_is(self, clean):
         assert composed_photo(clean[:1]) is clean[0]
 
