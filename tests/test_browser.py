@@ -14,7 +14,7 @@ import pytest
 
 from tests.test_webui import PLAYERS, game_states
 from webui.app import create_app
-from webui.live import LiveGame
+from webui.live import DRAW_GRACE_S, LiveGame
 from webui.loop import serve
 from webui.store import Store
 
@@ -306,6 +306,31 @@ def test_a_tablet_entry_is_answered_beside_the_form(browser, dashboard):
     assert any("red drew a card outside their own turn" in t for t in items[2:])
     SHOTS.mkdir(parents=True, exist_ok=True)
     browser.save_screenshot(str(SHOTS / "review-tablet-entries.png"))
+
+
+def test_a_card_judged_on_a_settled_table_joins_the_rules_list_and_the_review(browser, dashboard):
+    """The player in turn draws and nothing moves after: the camera's settled table judges the card;
+    the Rules list shows it at once, and the review lists it as the camera's entry."""
+    from selenium.webdriver.common.by import By
+    live = dashboard
+    for s in game_states(3):
+        live.commit(s)
+    drawer = live.game.current
+    wait_for(lambda: live.game.current == drawer)
+    browser.find_element(By.ID, "draw").click()
+    said = browser.find_element(By.ID, "entry-said")
+    wait_for(lambda: said.text == "card drawn recorded")
+    assert live.table_settled(now=live.draw_entered + DRAW_GRACE_S)
+    message = f"{drawer} drew a card without conquering a province"
+    wait_for(lambda: any(message in li.text for li in browser.find_elements(By.CSS_SELECTOR, "#verdicts li")))
+    first = browser.find_elements(By.CSS_SELECTOR, "#verdicts li")[0]
+    assert message in first.text and "violation" in first.get_attribute("class").split()     # the newest first
+    browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="review"]').click()
+    after = browser.find_element(By.ID, "entries-after")
+    wait_for(lambda: after.is_displayed() and len(after.find_elements(By.CSS_SELECTOR, "li.entry")) == 2)
+    drawn, judged = after.find_elements(By.CSS_SELECTOR, "li.entry")
+    assert drawn.text == f"tablet: {drawer} drew a card"
+    assert judged.text.startswith("camera: the table stood still") and message in judged.text
 
 
 def test_region_map_fitted_by_dragging_on_the_preview(browser, tmp_path):

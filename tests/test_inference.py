@@ -536,6 +536,35 @@ class TestCards:
         assert [v.message for v in r.verdicts] == ["red drew a card without conquering a province"]
         assert rules(t.set(macedonia=4).push()) == set()        # judged once
 
+    def test_card_judged_once_the_table_has_settled_17_1(self):
+        """Red draws having conquered nothing, and nothing moves after: the camera's settled table
+        judges the card at once, not at blue's first move, and only once."""
+        t = Table()
+        t.set(bithynia=11).push()
+        assert t.game.draw_card("red") == [] and t.game.draws_waiting
+        said = t.game.judge_draws()
+        assert [(v.level, v.rule, v.message) for v in said] == [
+            ("violation", "§17.1", "red drew a card without conquering a province")]
+        assert not t.game.draws_waiting and t.game.judge_draws() == []
+        assert rules(t.set(thracia=4).push()) == set()            # blue's first move: nothing left to judge
+
+    def test_a_card_earned_by_a_committed_conquest_waits_for_nothing_17_1(self):
+        t = Table()
+        t.set(thracia=("red", 2)).push()                             # red takes blue's Thracia
+        assert t.game.draw_card("red") == [] and not t.game.draws_waiting
+        assert t.game.judge_draws() == []
+
+    def test_a_card_drawn_by_a_player_not_seen_in_turn_waits_for_a_commit_17_1(self):
+        """Red draws in blue's turn (as the camera sees it): a settled table cannot say whose turn
+        it is, so the card is judged by the commit that next shows a move, as before."""
+        t = Table()
+        t.set(bithynia=11).push()
+        t.set(thracia=4).push()                                      # blue's turn now
+        t.game.draw_card("red")
+        assert not t.game.draws_waiting and t.game.judge_draws() == []
+        r = t.set(macedonia=4).push()
+        assert [v.message for v in r.verdicts if v.rule == "§17.1"] == ["red drew a card outside their own turn"]
+
     def test_card_while_a_province_is_out_of_sight_17_1(self):
         """A card over Asia when red draws: a conquest there is out of the camera's sight, so the
         unearned card is a warning that says where it could not see."""

@@ -229,6 +229,16 @@ class TestCards:
         assert [(v.rule, v.message) for v in report.verdicts] == [
             ("classic: carte", "red drew a card without conquering a territory")]
 
+    def test_card_drawn_without_conquest_judged_on_a_settled_table(self):
+        """Nothing moves after the draw: the camera's settled table judges it, once."""
+        game = started("classic", classic_board(), ("red", "blue", "yellow"))
+        game.draw_card("red")
+        assert [(v.rule, v.message) for v in game.judge_draws()] == [
+            ("classic: carte", "red drew a card without conquering a territory")]
+        first_blue = next(t for t, (c, _) in sorted(classic_board().items()) if c == "blue")
+        report = game.observe(st(CLASSIC, classic_board(**{first_blue: ("blue", 6)})))
+        assert report.actor == "blue" and report.verdicts == []
+
 
 class TestDiceFreeAttacks:
     @pytest.mark.parametrize("att, dfn, losses", [

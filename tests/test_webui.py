@@ -372,6 +372,59 @@ class TestDashboardApi:
         assert [v["message"] for v in live.view()["recent"][0]["verdicts"]] == [
             "red drew a card outside their own turn"]
 
+    def test_a_card_drawn_with_nothing_after_it_is_judged_once_the_table_settles(self, client, live, tmp_path):
+        """The player in turn draws with no conquest committed and nothing moves: once the grace
+        has passed, a settled table judges the card; the judgement is recorded as the camera's
+        entry, joins the Rules list, is judged once, and is replayed at the same point."""
+        from webui.live import DRAW_GRACE_S, LiveGame
+        states = game_states(4)
+        for s in states[:3]:
+            live.commit(s)
+        drawer = live.game.current
+        assert not live.game.ctx.conquered
+        assert live.table_settled() is None                      # nothing drawn: nothing to judge
+        post(client, "/api/entries", {"kind": "draw", "payload": {"player": drawer}})
+        assert live.game.draws_waiting
+        assert live.table_settled(now=live.draw_entered + DRAW_GRACE_S / 2) is None     # a hand may still come
+        said = live.table_settled(now=live.draw_entered + DRAW_GRACE_S)
+        assert [(v["level"], v["message"]) for v in said] == [
+            ("violation", f"{drawer} drew a card without conquering a province")]
+        assert live.table_settled(now=live.draw_entered + 2 * DRAW_GRACE_S) is None       # judged once
+        drawn, judged = live.store.entries(live.game_id)
+        assert (drawn["kind"], judged["kind"], judged["verdicts"]) == ("draw", "judge_draws", said)
+        assert [j["verdicts"] for j in live.view()["judged"]] == [said] and live.view()["out_of_sync"]
+        review = client.get("/api/entries").get_json()
+        assert review[-1]["text"].startswith("the table stood still after the card drawn")
+        live.commit(states[3])
+        assert "§17.1" not in [v["rule"] for v in live.store.snapshots(live.game_id)[-1].verdicts]
+        again = LiveGame.open(live.store, list(live.game.players))
+        assert again.game_id == live.game_id and not again.game.draws_waiting
+        assert again.game.hands[drawer].count == live.game.hands[drawer].count
+        assert post(client, "/api/entries", {"kind": "judge_draws", "payload": {}}).status_code == 400
+
+    def test_a_settled_frame_lets_the_loop_judge_a_card(self, live):
+        import numpy as np
+
+        from vision.gate import GateResult
+        from vision.pipeline import FrameResult
+        from webui.loop import feed
+        states = game_states(3)
+        for s in states:
+            live.commit(s)
+        live.enter("draw", {"player": live.game.current})
+        live.draw_entered -= 10.0                                   # entered a while ago
+        still = GateResult(True, 0.0, 0.0)
+        script = iter([FrameResult(1, still), FrameResult(2, still, settled=True)])
+
+        class Scripted:
+            def process(self, image):
+                return next(script)
+
+        lines: list[str] = []
+        feed(live, Scripted(), iter([np.zeros((4, 4, 3), np.uint8)] * 2), log=lines.append)
+        assert [e["kind"] for e in live.store.entries(live.game_id)] == ["draw", "judge_draws"]
+        assert len(lines) == 1 and "drew a card without conquering" in lines[0]
+
     def test_tablet_entries_are_recorded_with_their_verdicts_and_reviewed_beside_the_next_commit(self, client, live):
         """Red sets cards in blue's turn and draws: the recording keeps the answer the table was
         given; the review lists both entries after the last commit, then before the next one."""

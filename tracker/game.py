@@ -202,6 +202,28 @@ class TurnFollower:
             self._draws_unjudged += ((colour, self.ctx),)
         return verdicts
 
+    @property
+    def draws_waiting(self) -> bool:
+        """A card drawn in the turn the camera follows is still to be judged (:meth:`judge_draws`)."""
+        return any(ctx is not None for _, ctx in self._draws_unjudged)
+
+    @journaled
+    def judge_draws(self) -> list[Verdict]:
+        """The camera has seen the table settle since cards were drawn, and committed nothing
+        more: a conquest made before the draw would have been committed by now, so the cards
+        drawn in the turn it follows are judged on the board as it stands, as the commit that
+        would have followed judges them (:meth:`_judge_draws`). Without this, a card drawn with
+        nothing moved after it (the game's last turn, or a turn whose moves were all committed)
+        was judged only at the next player's first move, or never. A card drawn by a player the
+        camera has not seen in turn keeps waiting for a commit that shows their turn."""
+        if self.state is None or not self.draws_waiting:
+            return []
+        later = tuple(d for d in self._draws_unjudged if d[1] is None)
+        self._draws_unjudged = tuple(d for d in self._draws_unjudged if d[1] is not None)
+        verdicts = self._judge_draws((), self.state, self.state)
+        self._draws_unjudged = later
+        return verdicts
+
     def _judge_draws(self, turns: Sequence, prev: ObservedState, state: ObservedState) -> list[Verdict]:
         """Judge the cards drawn before the commit just read (``prev -> state``), now that it
         shows the moves made before the draw. ``turns``: the turn contexts the commit went

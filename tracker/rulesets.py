@@ -50,6 +50,12 @@ def make_game(ruleset: str, players: Sequence[str], target_vp: int | None = None
     return Game(players, ruleset_options(ruleset), target_vp=target_vp)
 
 
+#: The entry the live loop records when the camera has seen the table settle with a card drawn
+#: still to be judged (:meth:`tracker.game.TurnFollower.judge_draws`): recorded like a tablet
+#: entry, so that a game resumed from its recording judges the card at the same point.
+JUDGE_DRAWS = "judge_draws"
+
+
 def apply_entry(game, kind: str, payload: dict) -> list:
     """A tablet entry: ``cards``, ``draw``, and per ruleset ``fellowship_roll``, ``adventure``,
     ``declare``, ``renounce``, ``extra_turn``. Returns the verdicts on it."""
@@ -58,6 +64,8 @@ def apply_entry(game, kind: str, payload: dict) -> list:
             return game.play_cards(payload["player"], payload["cards"])
         if kind == "draw":
             return game.draw_card(payload["player"], payload.get("symbol"))
+        if kind == JUDGE_DRAWS:
+            return game.judge_draws()
         if kind == "fellowship_roll" and hasattr(game, "fellowship_roll"):
             return game.fellowship_roll(int(payload["value"]))
         if kind == "adventure" and hasattr(game, "adventure"):
@@ -83,6 +91,8 @@ def describe_entry(kind: str, payload: dict) -> str:
         return f"{who} played cards: {', '.join(str(c) for c in payload.get('cards') or []) or '?'}".strip()
     if kind == "draw":
         return f"{who} drew a card" + (f" ({payload['symbol']})" if payload.get("symbol") else "")
+    if kind == JUDGE_DRAWS:
+        return "the table stood still after the card drawn: judged on the board as it stands"
     if kind == "dice":
         dice = lambda side: " ".join(str(d) for d in payload.get(side) or []) or "?"     # noqa: E731
         losses = payload.get("losses") or {}

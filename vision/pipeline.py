@@ -57,6 +57,9 @@ class FrameResult:
     timings: dict[str, float] = field(default_factory=dict)
     error: str = ""
     moved: bool = False               # the board or camera moved; the pose was found again
+    #: the still run this frame belongs to has had its last say: every move made on the table is
+    #: committed (what a card drawn is judged on, :meth:`webui.live.LiveGame.table_settled`)
+    settled: bool = False
     notice: str = ""                  # something the players should know (the light moved far; a covered calibration)
 
 
@@ -165,7 +168,7 @@ class Pipeline:
         if self.fusion.settled:
             # the run has had its last say: a further still frame of it could change nothing, so
             # a table left still while the players think costs the gate alone
-            res.notice = self._notice
+            res.notice, res.settled = self._notice, True
             return res
         if hasattr(self.detector, "detect_in_run"):    # reads a still run's frames together
             det = self.detector.detect_in_run(image, first=self.fusion.run_length == 0)

@@ -19,7 +19,7 @@ from tracker.errors import AugurError, GameError
 from tracker.overrides import GUESSED, Override, apply_overrides, doubt_moved, still_questioned
 from tracker.pieces import VP_TRACK_MAX
 from tracker.readings import LOW_CONFIDENCE
-from tracker.rulesets import apply_entry, describe_entry, make_game
+from tracker.rulesets import JUDGE_DRAWS, apply_entry, describe_entry, make_game
 from tracker.state import ObservedState
 from webui.store import Snapshot, Store
 
@@ -40,6 +40,13 @@ MOVED_SINCE_SET = "pieces moved since it was set"
 VOUCHED_BY_SETUP = "set-up rules vouch for it"
 #: the authors whose counts the dashboard still asks the players to check
 _DOUBTED_BY = (GUESSED_BY_RULES, MOVED_SINCE_SET)
+#: How long (seconds) after a card is entered the camera may judge it on a settled table
+#: (:meth:`LiveGame.table_settled`): a player who taps "card drawn" before moving the conquering
+#: pieces in has this long to reach over the board, which unsettles it; the commit of the move
+#: then judges the card.
+DRAW_GRACE_S = 3.0
+#: How many recent snapshots the dashboard lists the events and verdicts of
+RECENT = 8
 
 
 @dataclass
@@ -61,6 +68,8 @@ class LiveGame:
     profile: object | None = None
     #: where that calibration was loaded from: a map fitted on the dashboard is saved back there
     profile_path: Path | None = None
+    #: when the last card drawn was entered (``time.time()``; see DRAW_GRACE_S)
+    draw_entered: float = 0.0
 
     # -- opening ---------------------------------------------------------------------------
     @classmethod
@@ -192,6 +201,24 @@ class LiveGame:
             view = self.view()
         self.broadcast(view)
 
+    def table_settled(self, now: float | None = None) -> dict | None:
+        """The camera's still run has had its last say (:attr:`vision.pipeline.FrameResult.settled`),
+        so every move made on the table is committed: a card drawn in the turn the tracker follows,
+        entered DRAW_GRACE_S or more before ``now``, is judged on the board as it stands
+        (:meth:`tracker.game.TurnFollower.judge_draws`), and that is recorded as an entry
+        (JUDGE_DRAWS) that a restart replays at the same point. Returns what the rules said (as
+        recorded), or None when there was nothing to judge."""
+        with self.lock:
+            now = time.time() if now is None else now
+            if self.game.state is None or not self.game.draws_waiting or now - self.draw_entered < DRAW_GRACE_S:
+                return None
+            verdicts = [v.to_dict() for v in apply_entry(self.game, JUDGE_DRAWS, {})]
+            self.store.add_entry(self.game_id, JUDGE_DRAWS, {}, verdicts)
+            self.out_of_sync = self.out_of_sync or any(v["level"] == "violation" for v in verdicts)
+            view = self.view()
+        self.broadcast(view)
+        return verdicts
+
     def set_camera_notice(self, text: str) -> None:
         """Show ``text`` on every tablet ("" clears it); tablets hear only of a change."""
         with self.lock:
@@ -292,9 +319,13 @@ class LiveGame:
 
     def enter(self, kind: str, payload: dict) -> dict:
         """Cards played, a card drawn: what the camera cannot see."""
+        if kind == JUDGE_DRAWS:
+            raise ValueError("the cards drawn are judged by the camera, not entered")
         with self.lock:
             verdicts = self._apply_entry(kind, payload)
             self.store.add_entry(self.game_id, kind, payload, [v.to_dict() for v in verdicts])
+            if kind == "draw":
+                self.draw_entered = time.time()
             view = self.view()
             view["entry_verdicts"] = [v.to_dict() for v in verdicts]
         self.broadcast(view)
@@ -332,7 +363,8 @@ class LiveGame:
     def view(self) -> dict:
         g = self.game
         latest = self.store.latest(self.game_id)
-        recent = self.store.recent(self.game_id, 8)
+        recent = self.store.recent(self.game_id, RECENT)
+        since = recent[0].t if recent else 0.0
         return {
             "game_id": self.game_id, "players": list(g.players), "ruleset": self.ruleset, "target_vp": g.target_vp,
             "board": g.board.id,
@@ -342,8 +374,12 @@ class LiveGame:
             "eliminated": sorted(g.eliminated), "state": g.state.to_dict() if g.state else None,
             "scores": self._scores(), "out_of_sync": self.out_of_sync, "camera_notice": self.camera_notice,
             "latest": latest.to_dict() if latest else None,
-            "recent": [{"id": s.id, "actor": s.actor, "source": s.source, "events": s.events, "verdicts": s.verdicts,
-                        "decisions": self.store.decisions(s.id)} for s in reversed(recent)],
+            "recent": [{"id": s.id, "t": s.t, "actor": s.actor, "source": s.source, "events": s.events,
+                        "verdicts": s.verdicts, "decisions": self.store.decisions(s.id)} for s in reversed(recent)],
+            # cards the camera judged on a settled table since the oldest of those snapshots: their
+            # verdicts join the Rules list beside the snapshots', by time
+            "judged": [{"t": e["t"], "verdicts": e["verdicts"]} for e in self.store.entries(self.game_id)
+                       if e["kind"] == JUDGE_DRAWS and e["t"] >= since and e["verdicts"]],
             "overrides": sorted(self.overrides),
             # counts the rules guessed, not the camera (§14.1): their low confidence is no camera's
             "guessed": sorted(r for r, o in self.overrides.items() if o.confidence is not None and not o.moved),

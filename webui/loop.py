@@ -38,6 +38,10 @@ def feed(live: LiveGame, pipeline: Pipeline, frames: Iterator[np.ndarray | None]
             live.set_camera_notice(notice)
         if res.resighted is not None:
             live.resight(res.resighted)
+        if res.settled:         # every move on the table is committed: a card drawn may be judged
+            for v in live.table_settled() or ():
+                if log:
+                    log(f"  {v['level']} {v['rule']}: {v['message']}")
         if res.committed is not None:
             ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 85])
             view = live.commit(res.committed, buf.tobytes() if ok else None, detections=detections_json(res.detections),

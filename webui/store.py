@@ -201,7 +201,8 @@ class Store:
     def add_entry(self, game_id: int, kind: str, payload: dict, verdicts: list | None = None) -> int:
         """A tablet entry and what the rules said of it then (a card set out of turn, the dice's
         losses), so that a dispute review shows the answer the table was given. A card drawn is
-        judged with the next commit: that verdict is recorded with that snapshot."""
+        judged with the next commit, and that verdict is recorded with that snapshot; or, when
+        the camera sees the table settle first, in an entry of its own (``judge_draws``)."""
         cur = self.db.execute("INSERT INTO entry (game_id, t, kind, payload, verdicts) VALUES (?,?,?,?,?)",
                               (game_id, time.time(), kind, json.dumps(payload), json.dumps(verdicts or [])))
         return int(cur.lastrowid)

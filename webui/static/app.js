@@ -118,7 +118,11 @@ function render(v) {
       }
       events.appendChild(li);
     });
-    for (const ver of snap.verdicts) verdicts.appendChild(el("li", { class: ver.level }, `${ver.rule}: ${ver.message}`));
+  }
+  // the snapshots' verdicts and those of cards the camera judged on a settled table, newest first
+  const said = [...(v.recent || []), ...(v.judged || [])].sort((a, b) => (b.t || 0) - (a.t || 0));
+  for (const item of said) {
+    for (const ver of item.verdicts) verdicts.appendChild(el("li", { class: ver.level }, `${ver.rule}: ${ver.message}`));
   }
   const cam = $("#camera");
   if (!cam.hidden && v.latest && v.latest.has_frame) cam.src = `/api/snapshots/${v.latest.id}/overlay.jpg`;
@@ -175,7 +179,8 @@ function entryItems(entries) {
   for (const e of entries) {
     const worst = e.verdicts.some(v => v.level === "violation") ? "violation" : (e.verdicts.some(v => v.level === "warning") ? "warning" : "");
     const said = e.verdicts.map(v => `${v.level} ${v.rule}: ${v.message}`).join("; ");
-    out.push(el("li", { class: `entry ${worst}` }, `tablet: ${e.text}${said ? " — " + said : ""}`));
+    const who = e.kind === "judge_draws" ? "camera" : "tablet";      // the camera judged a card on a settled table
+    out.push(el("li", { class: `entry ${worst}` }, `${who}: ${e.text}${said ? " — " + said : ""}`));
   }
   return out;
 }
@@ -234,7 +239,8 @@ document.querySelectorAll("nav button[data-tab]").forEach(b => b.addEventListene
 }));
 $("#toggle-camera").addEventListener("click", () => { const c = $("#camera"); c.hidden = !c.hidden; render(view); });
 // what the rules say of an entry at once; a card drawn is judged with the next commit (the
-// camera may not have committed the conquest yet), and that verdict joins the Rules list
+// camera may not have committed the conquest yet) or once the table has stood still, and that
+// verdict joins the Rules list
 function said(what, v) {
   const out = $("#entry-said"), verdicts = v.entry_verdicts || [];
   out.textContent = verdicts.length ? verdicts.map(x => `${x.rule}: ${x.message}`).join("; ") : `${what} recorded`;
