@@ -32,9 +32,16 @@ def edge_strength(gray: np.ndarray) -> np.ndarray:
     slight blur), zero mean and unit spread: what two pictures of the same board share when their
     colours and shading do not (a camera frame and the calibration view of it, or a photo of the
     printed board and the procedural art, whose provinces are painted in other colours but
-    outlined along the same borders)."""
+    outlined along the same borders).
+
+    The magnitude is NumPy's, each operation rounded as IEEE float32 wherever the arrays lie in
+    memory. OpenCV's ``cv2.magnitude`` (5.0.0) gives results that differ in the last bits with the
+    16-byte alignment of its arrays, which moved from one call to the next: one calibration photo,
+    calibrated three times in one process, gave two poses (a rendered hard table with an arm
+    over the map: 55 and 54 regions right), and the same game could be read otherwise."""
     g = cv2.GaussianBlur(gray.astype(np.float32), (0, 0), 1.0)
-    mag = cv2.magnitude(cv2.Sobel(g, cv2.CV_32F, 1, 0), cv2.Sobel(g, cv2.CV_32F, 0, 1))
+    gx, gy = cv2.Sobel(g, cv2.CV_32F, 1, 0), cv2.Sobel(g, cv2.CV_32F, 0, 1)
+    mag = np.sqrt(gx * gx + gy * gy)
     return (mag - mag.mean()) / (mag.std() + 1e-6)
 
 

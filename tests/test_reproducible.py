@@ -58,3 +58,26 @@ class TestSameGameEveryRun:
         digests = {seed: _digest(seed) for seed in ("0", "1", "2", "3")}
         assert int(digests["0"].split()[0]) > 300          # the games were played and read
         assert len(set(digests.values())) == 1, digests
+
+
+
+class TestSamePhotoSameEdges:
+    def test_the_edges_of_a_picture_do_not_depend_on_where_it_lies_in_memory(self):
+        """The calibration's pose is aligned by the edges (calibration.align.edge_strength). OpenCV's
+        magnitude gave other last bits with the alignment of the arrays it was handed, which moves
+        with what the heap holds, so one photo calibrated twice in one process could give two
+        poses. Called between allocations of random sizes (other work), the edges of one picture
+        must be the same every time (the OpenCV magnitude gave two versions in each of three
+        runs of this loop)."""
+        import cv2
+        import numpy as np
+        from calibration.align import edge_strength
+        rng = np.random.default_rng(7)
+        gray = cv2.GaussianBlur(rng.integers(0, 256, (355, 490), dtype=np.uint8), (0, 0), 1.5)
+        edges, held = set(), []
+        for _ in range(48):
+            held.append(np.empty(int(rng.integers(1, 200_000)), np.uint8))
+            edges.add(edge_strength(gray).tobytes())
+            if len(held) > 6:
+                held.pop(int(rng.integers(len(held))))
+        assert len(edges) == 1
