@@ -57,8 +57,8 @@ class NotTheSamePlace(AugurError):
 
 def composed_photo(photos: Sequence[np.ndarray]) -> np.ndarray:
     """The per-pixel median of ``photos`` (one alone is returned as it is), each brought onto the
-    first (:func:`onto_first`) and to its light. Raises NotTheSamePlace for two photos, for photos of other
-    sizes, and for one that cannot be brought onto the first."""
+    first (:func:`onto_first`) and to its light. Raises NotTheSamePlace for none or two photos,
+    for photos of other sizes, and for one that cannot be brought onto the first."""
     if len(photos) == 1:
         return photos[0]
     if len(photos) < FEWEST:
