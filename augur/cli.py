@@ -10,6 +10,7 @@ import argparse
 import json
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
@@ -232,45 +233,107 @@ def _read_image(path: str):
     return read_image(path)
 
 
-def _camera_frames(index: int) -> list:
-    """Still frames of camera ``index`` for a calibration (:func:`vision.frames.still_frames`)."""
+#: Rounds of still frames ``augur calibrate --camera`` reads while something lies over the map (a
+#: player still reaching over the board, a hand resting on it): it keeps the first round with
+#: nothing over the map, or else the one with the least over it.
+CAMERA_ROUNDS = 3
+
+
+def _camera_rounds(index: int):
+    """Rounds of still frames of camera ``index`` for a calibration, one per ``next``
+    (:func:`vision.frames.still_frames`); the camera is released when the generator is closed."""
     from calibration.localise import BoardNotFound
     from vision.frames import open_camera, still_frames
     cap = open_camera(index)            # CameraLost: one line, like BoardNotFound
-    frames = still_frames(cap)
-    cap.release()
-    if not frames:
-        raise BoardNotFound(f"camera {index} is not available")
-    return frames
+    try:
+        while True:
+            frames = still_frames(cap)
+            if not frames:
+                raise BoardNotFound(f"camera {index} is not available")
+            yield frames
+    finally:
+        cap.release()
 
 
-def _calibration_photo(args: argparse.Namespace):
-    """The one photo a calibration reads, and how many it was made of: the median of the photos
-    given, or of the camera's still frames, which takes out a hand that passed over the board in
-    fewer than half of them (:mod:`calibration.composed`)."""
-    from calibration.composed import FEWEST, composed_photo
+def _photo_rounds(args: argparse.Namespace):
+    """The photos a calibration may read: those given, once; or the camera's rounds of frames."""
     if bool(args.image) == (args.camera is not None):
         raise GameError("give either photos of the empty board or --camera N")
-    photos = [_read_image(path) for path in args.image] if args.image else _camera_frames(args.camera)
-    if args.camera is not None and len(photos) < FEWEST:
-        photos = photos[-1:]            # the camera stopped delivering: its last frame alone
-    return composed_photo(photos), len(photos)
+    if args.image:
+        yield [_read_image(path) for path in args.image]
+        return
+    yield from _camera_rounds(args.camera)
+
+
+@dataclass
+class _Calibrated:
+    """A calibration as ``augur calibrate`` made it: the profile, the photo it read (the median
+    of ``photos`` photos or frames, :mod:`calibration.composed`) and what lies over its map."""
+
+    profile: object
+    image: object
+    photos: int
+    covered: object
+    notice: str
+
+    @property
+    def cover(self) -> float:
+        """How much lies over the map: 0 with nothing to say, infinite with the map off the print."""
+        if not self.notice:
+            return 0.0
+        return self.covered.area if self.covered.lined_up else float("inf")
+
+
+def _calibrated(args: argparse.Namespace, players: tuple, anchors) -> _Calibrated:
+    """Calibrate on the photos given, or on the camera's frames: with something over the map, the
+    camera is read again, up to CAMERA_ROUNDS rounds, and the round with the least over it kept."""
+    from calibration.composed import FEWEST, composed_photo
+    from calibration.covered import covered_notice, profile_covered
+    from calibration.localise import BoardNotFound
+    from calibration.profile import calibrate
+    from vision.synth.board_art import procedural_art
+    art, best = procedural_art(args.board), None
+    rounds = _photo_rounds(args)
+    try:
+        for k, photos in enumerate(rounds, start=1):
+            last = bool(args.image) or k == CAMERA_ROUNDS
+            if args.camera is not None and len(photos) < FEWEST:
+                photos = photos[-1:]        # the camera stopped delivering: its last frame alone
+            image = composed_photo(photos)
+            try:
+                profile = calibrate(image, art, args.board, players, anchors)
+            except BoardNotFound as exc:
+                if last and best is None:
+                    raise
+                if not last:
+                    print(f"reading the camera again (round {k + 1} of {CAMERA_ROUNDS}): {exc}", file=sys.stderr)
+                    continue
+                break
+            covered = profile_covered(profile)
+            made = _Calibrated(profile, image, len(photos), covered, covered_notice(covered, profile.geometry))
+            if best is None or made.cover < best.cover:
+                best = made
+            if not made.notice or last:
+                break
+            where = ", ".join(profile.geometry.board.name(r) for r in covered.regions[:3]) or "much of the board"
+            print(f"something lies over the map (over {where}): clear it; reading the camera again "
+                  f"(round {k + 1} of {CAMERA_ROUNDS})", file=sys.stderr)
+    finally:
+        rounds.close()
+    return best
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    from calibration.covered import covered_notice, profile_covered
+    from calibration.covered import covered_notice
     from calibration.map_fit import read_anchors
-    from calibration.profile import calibrate
     from vision.frames import CAPTURE_SIZE
-    from vision.synth.board_art import procedural_art
     anchors = read_anchors(Path(args.anchors)) if args.anchors else None
-    image, photos = _calibration_photo(args)
     players = tuple(_players(args.players) or ())
-    profile = calibrate(image, procedural_art(args.board), args.board, players, anchors)
+    made = _calibrated(args, players, anchors)
+    profile, image, photos, covered = made.profile, made.image, made.photos, made.covered
     profile.save(Path(args.output))
     from calibration.overlay import draw_overlay
     preview = Path(args.preview) if args.preview else Path(args.output).with_suffix(".preview.jpg")
-    covered = profile_covered(profile)
     _write_image(preview, draw_overlay(profile.undistort(image), profile.pose, profile.geometry, covered=covered.mask),
                  done=f"wrote {args.output}, but ")
     fitted = f"; region map moved by {len(anchors)} anchor(s)" if anchors else ""

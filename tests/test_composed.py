@@ -181,3 +181,62 @@ class TestCalibrateCommand:
         assert Camera.reads == WARMUP_FRAMES + 1 + (CALIBRATION_FRAMES - 1) * CALIBRATION_SPACING
         profile = CalibrationProfile.load(out)
         assert not profile_covered(profile)
+
+
+class _RestingArm:
+    """A camera whose frames show an arm resting over the map for its first ``resting`` reads, and
+    the clean table after."""
+    reads = 0
+
+    def __init__(self, resting: int, arm: np.ndarray, clean: list[np.ndarray]):
+        self.resting, self.arm, self.clean = resting, arm, clean
+
+    def __call__(self, index):          # stands in for cv2.VideoCapture
+        return self
+
+    def isOpened(self):
+        return True
+
+    def set(self, prop, value):
+        return True
+
+    def read(self):
+        self.reads += 1
+        return True, self.arm if self.reads <= self.resting else self.clean[self.reads % len(self.clean)]
+
+    def release(self):
+        pass
+
+
+class TestCalibrateFromTheCameraWaits:
+    def _run(self, camera, monkeypatch, tmp_path, capsys):
+        import vision.frames
+        from augur.cli import main
+        monkeypatch.setattr(vision.frames.cv2, "VideoCapture", camera)
+        out = tmp_path / "cal.json"
+        code = main(["calibrate", "--camera", "0", "--players", ",".join(PLAYERS), "-o", str(out)])
+        return code, capsys.readouterr().err.strip().splitlines(), CalibrationProfile.load(out)
+
+    def test_an_arm_resting_through_the_first_round_is_waited_out(self, clean, passing, monkeypatch, tmp_path,
+                                                                   capsys):
+        """The first three seconds show an arm over the map in every frame, so the median keeps
+        it: the camera is read again, and the clear round is kept, with no warning."""
+        from augur.cli import CAMERA_ROUNDS
+        from vision.frames import CALIBRATION_FRAMES, CALIBRATION_SPACING, WARMUP_FRAMES
+        per_round = WARMUP_FRAMES + 1 + (CALIBRATION_FRAMES - 1) * CALIBRATION_SPACING
+        camera = _RestingArm(per_round, passing[4], clean)
+        code, err, profile = self._run(camera, monkeypatch, tmp_path, capsys)
+        assert code == 0 and CAMERA_ROUNDS == 3 and camera.reads == 2 * per_round
+        assert len(err) == 1 and err[0].startswith("something lies over the map (over ")
+        assert err[0].endswith("reading the camera again (round 2 of 3)")
+        assert not profile_covered(profile)
+
+    def test_an_arm_that_stays_is_warned_of_after_the_last_round(self, clean, passing, monkeypatch, tmp_path,
+                                                                  capsys):
+        from augur.cli import CAMERA_ROUNDS
+        camera = _RestingArm(10 ** 6, passing[4], clean)
+        code, err, profile = self._run(camera, monkeypatch, tmp_path, capsys)
+        assert code == 0
+        assert [line.split(" (round ")[-1] for line in err[:-1]] == ["2 of 3)", "3 of 3)"]
+        assert err[-1].startswith("warning: something lay over the map") and len(err) == CAMERA_ROUNDS
+        assert profile_covered(profile)                  # the profile is still written, as with a photo
