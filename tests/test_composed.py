@@ -66,6 +66,16 @@ class TestComposedPhoto:
         assert under_arm < 6, under_arm
         assert np.abs(passing[4].astype(int) - clean[0])[arm].mean() > 60
 
+    def test_the_photo_kept_is_one_of_the_frames_not_their_smoother_median(self, clean, passing):
+        """The network was trained on references with one photo's sensor noise: with nothing passing,
+        the composed photo is one of the frames as it came; with the arm in three, one of the six
+        without it."""
+        assert any(np.array_equal(composed_photo(clean), frame) for frame in clean)
+        without = [passing[k] for k in range(FRAMES) if k not in ARM_IN]
+        assert any(np.array_equal(composed_photo(passing), frame) for frame in without)
+        median = np.median(np.stack(clean), axis=0).round().astype(np.uint8)
+        assert not any(np.array_equal(median, frame) for frame in clean)
+
     def test_the_calibration_no_longer_warns_of_the_arm(self, passing):
         """The arm's frame alone is warned about; the frames' median is not."""
         alone = profile_covered(calibrate(passing[4], procedural_art(), players=PLAYERS))
@@ -118,6 +128,29 @@ class TestComposedPhoto:
             composed_photo([clean[0], clean[1], noise])
 
 
+class _Camera:
+    """Stands in for ``cv2.VideoCapture``: read number n (from 1) delivers ``frame_at(n)``."""
+
+    def __init__(self, frame_at):
+        self.frame_at, self.reads = frame_at, 0
+
+    def __call__(self, index):
+        return self
+
+    def isOpened(self):
+        return True
+
+    def set(self, prop, value):
+        return True
+
+    def read(self):
+        self.reads += 1
+        return True, self.frame_at(self.reads)
+
+    def release(self):
+        pass
+
+
 class TestCalibrateCommand:
     def test_three_photos_with_an_arm_in_one_calibrate_without_a_warning(self, passing, tmp_path, capsys):
         from augur.cli import main
@@ -129,7 +162,7 @@ class TestCalibrateCommand:
         code = main(["calibrate", *paths, "--players", ",".join(PLAYERS), "-o", str(out)])
         captured = capsys.readouterr()
         assert code == 0 and "warning" not in captured.err
-        assert "(the median of 3 photos)" in captured.out
+        assert "(composed of 3 photos)" in captured.out
         assert CalibrationProfile.load(out).board_id == "spqrisiko"
 
     def test_two_photos_are_one_line_and_write_nothing(self, clean, tmp_path, capsys):
@@ -144,68 +177,27 @@ class TestCalibrateCommand:
         assert code == 2 and len(err.strip().splitlines()) == 1 and "3 or more" in err
         assert not out.exists()
 
-    def test_the_camera_path_takes_the_median_of_its_still_frames(self, passing, monkeypatch, tmp_path, capsys):
+    def test_the_camera_path_composes_its_still_frames(self, passing, monkeypatch, tmp_path, capsys):
         """A camera whose frames show an arm passing while the calibration watches: the profile is
         made without the arm, and no warning is given."""
         import vision.frames
         from augur.cli import main
         from vision.frames import CALIBRATION_FRAMES, CALIBRATION_SPACING, WARMUP_FRAMES
 
-        class Camera:
-            reads = 0
+        def frame_at(read: int) -> np.ndarray:
+            # the frames the calibration keeps are the warm-up's last and every spacing-th after it
+            return passing[min(max(0, (read - WARMUP_FRAMES - 1) // CALIBRATION_SPACING), FRAMES - 1)]
 
-            def __init__(self, index):
-                pass
-
-            def isOpened(self):
-                return True
-
-            def set(self, prop, value):
-                return True
-
-            def read(self):
-                Camera.reads += 1
-                # the frames the calibration keeps are the warm-up's last and every spacing-th after it
-                kept = max(0, (Camera.reads - WARMUP_FRAMES - 1) // CALIBRATION_SPACING)
-                return True, passing[min(kept, FRAMES - 1)]
-
-            def release(self):
-                pass
-
-        monkeypatch.setattr(vision.frames.cv2, "VideoCapture", Camera)
+        camera = _Camera(frame_at)
+        monkeypatch.setattr(vision.frames.cv2, "VideoCapture", camera)
         out = tmp_path / "cal.json"
         code = main(["calibrate", "--camera", "0", "--players", ",".join(PLAYERS), "-o", str(out)])
         captured = capsys.readouterr()
         assert code == 0 and "warning" not in captured.err, captured.err
-        assert f"(the median of {CALIBRATION_FRAMES} frames)" in captured.out
-        assert Camera.reads == WARMUP_FRAMES + 1 + (CALIBRATION_FRAMES - 1) * CALIBRATION_SPACING
+        assert f"(composed of {CALIBRATION_FRAMES} frames)" in captured.out
+        assert camera.reads == WARMUP_FRAMES + 1 + (CALIBRATION_FRAMES - 1) * CALIBRATION_SPACING
         profile = CalibrationProfile.load(out)
         assert not profile_covered(profile)
-
-
-class _RestingArm:
-    """A camera whose frames show an arm resting over the map for its first ``resting`` reads, and
-    the clean table after."""
-    reads = 0
-
-    def __init__(self, resting: int, arm: np.ndarray, clean: list[np.ndarray]):
-        self.resting, self.arm, self.clean = resting, arm, clean
-
-    def __call__(self, index):          # stands in for cv2.VideoCapture
-        return self
-
-    def isOpened(self):
-        return True
-
-    def set(self, prop, value):
-        return True
-
-    def read(self):
-        self.reads += 1
-        return True, self.arm if self.reads <= self.resting else self.clean[self.reads % len(self.clean)]
-
-    def release(self):
-        pass
 
 
 class TestCalibrateFromTheCameraWaits:
@@ -224,7 +216,7 @@ class TestCalibrateFromTheCameraWaits:
         from augur.cli import CAMERA_ROUNDS
         from vision.frames import CALIBRATION_FRAMES, CALIBRATION_SPACING, WARMUP_FRAMES
         per_round = WARMUP_FRAMES + 1 + (CALIBRATION_FRAMES - 1) * CALIBRATION_SPACING
-        camera = _RestingArm(per_round, passing[4], clean)
+        camera = _Camera(lambda read: passing[4] if read <= per_round else clean[read % FRAMES])
         code, err, profile = self._run(camera, monkeypatch, tmp_path, capsys)
         assert code == 0 and CAMERA_ROUNDS == 3 and camera.reads == 2 * per_round
         assert len(err) == 1 and err[0].startswith("something lies over the map (over ")
@@ -234,7 +226,7 @@ class TestCalibrateFromTheCameraWaits:
     def test_an_arm_that_stays_is_warned_of_after_the_last_round(self, clean, passing, monkeypatch, tmp_path,
                                                                   capsys):
         from augur.cli import CAMERA_ROUNDS
-        camera = _RestingArm(10 ** 6, passing[4], clean)
+        camera = _Camera(lambda read: passing[4])
         code, err, profile = self._run(camera, monkeypatch, tmp_path, capsys)
         assert code == 0
         assert [line.split(" (round ")[-1] for line in err[:-1]] == ["2 of 3)", "3 of 3)"]
