@@ -267,8 +267,8 @@ def _photo_rounds(args: argparse.Namespace):
 
 @dataclass
 class _Calibrated:
-    """A calibration as ``augur calibrate`` made it: the profile, the photo it read (the median
-    of ``photos`` photos or frames, :mod:`calibration.composed`) and what lies over its map."""
+    """A calibration as ``augur calibrate`` made it: the profile, the photo it read (composed of
+    ``photos`` photos or frames, :mod:`calibration.composed`) and what lies over its map."""
 
     profile: object
     image: object
@@ -1025,10 +1025,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("calibrate", help="learn the board pose and piece colours from a photo of the empty board")
     p.add_argument("image", nargs="*", help="photo of the empty board with the score markers on box 0; or three or "
-                                            "more from the same place, whose median takes out a hand that is in "
-                                            "fewer than half of them")
-    p.add_argument("--camera", type=int, help="take the photo from this camera instead (the median of its frames over "
-                                              "a few seconds)")
+                                            "more from the same place, composed so that a hand in fewer than half "
+                                            "of them is taken out")
+    p.add_argument("--camera", type=int, help="take the photo from this camera instead (its frames over a few "
+                                              "seconds, composed)")
     p.add_argument("--board", default="spqrisiko")
     p.add_argument("--players", help="colours of the score markers on box 0, e.g. red,blue,yellow")
     p.add_argument("-o", "--output", required=True)

@@ -59,7 +59,7 @@ def settled_frame(cap: cv2.VideoCapture, warmup: int = WARMUP_FRAMES) -> np.ndar
 
 
 #: Frames kept for a calibration from the camera, one every CALIBRATION_SPACING reads (about
-#: three seconds at 30 fps): their median (calibration.composed) takes out a hand that passes
+#: three seconds at 30 fps): composed (calibration.composed), they take out a hand that passes
 #: over the board in fewer than half of them, that is for up to a second and a half.
 CALIBRATION_FRAMES = 9
 CALIBRATION_SPACING = 10

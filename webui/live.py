@@ -201,7 +201,7 @@ class LiveGame:
             view = self.view()
         self.broadcast(view)
 
-    def table_settled(self, now: float | None = None) -> dict | None:
+    def table_settled(self, now: float | None = None) -> list[dict] | None:
         """The camera's still run has had its last say (:attr:`vision.pipeline.FrameResult.settled`),
         so every move made on the table is committed: a card drawn in the turn the tracker follows,
         entered DRAW_GRACE_S or more before ``now``, is judged on the board as it stands
