@@ -295,7 +295,16 @@ def _calibrated(args: argparse.Namespace, players: tuple, anchors) -> _Calibrate
     art, best = procedural_art(args.board), None
     rounds = _photo_rounds(args)
     try:
-        for k, photos in enumerate(rounds, start=1):
+        for k in range(1, CAMERA_ROUNDS + 1):
+            try:
+                photos = next(rounds)
+            except StopIteration:
+                break
+            except BoardNotFound as exc:    # the camera went away: a round read before stands
+                if best is None:
+                    raise
+                print(f"{exc}: keeping the round read before", file=sys.stderr)
+                break
             last = bool(args.image) or k == CAMERA_ROUNDS
             if args.camera is not None and len(photos) < FEWEST:
                 photos = photos[-1:]        # the camera stopped delivering: its last frame alone

@@ -232,3 +232,23 @@ class TestCalibrateFromTheCameraWaits:
         assert [line.split(" (round ")[-1] for line in err[:-1]] == ["2 of 3)", "3 of 3)"]
         assert err[-1].startswith("warning: something lay over the map") and len(err) == CAMERA_ROUNDS
         assert profile_covered(profile)                  # the profile is still written, as with a photo
+
+    def test_a_camera_gone_in_a_later_round_keeps_the_round_read_before(self, clean, passing, monkeypatch, tmp_path,
+                                                                        capsys):
+        """The camera stops delivering while the calibration waits for an arm to go: the first
+        round's calibration is written, with its warning, not lost to an error."""
+        from vision.frames import CALIBRATION_FRAMES, CALIBRATION_SPACING, WARMUP_FRAMES
+        per_round = WARMUP_FRAMES + 1 + (CALIBRATION_FRAMES - 1) * CALIBRATION_SPACING
+        camera = _Camera(lambda read: passing[4])
+        delivered = camera.read
+
+        def read():
+            ok, frame = delivered()
+            return (ok, frame) if camera.reads <= per_round else (False, None)
+
+        camera.read = read
+        code, err, profile = self._run(camera, monkeypatch, tmp_path, capsys)
+        assert code == 0 and profile_covered(profile)
+        assert err[0].endswith("(round 2 of 3)")
+        assert err[1] == "camera 0 is not available: keeping the round read before"
+        assert err[2].startswith("warning: something lay over the map")
