@@ -288,7 +288,7 @@ def _calibrated(args: argparse.Namespace, players: tuple, anchors) -> _Calibrate
     """Calibrate on the photos given, or on the camera's frames: with something over the map, the
     camera is read again, up to CAMERA_ROUNDS rounds, and the round with the least over it kept."""
     from calibration.composed import FEWEST, composed_photo
-    from calibration.covered import covered_notice, profile_covered
+    from calibration.covered import covered_names, covered_notice, profile_covered
     from calibration.localise import BoardNotFound
     from calibration.profile import calibrate
     from vision.synth.board_art import procedural_art
@@ -324,7 +324,7 @@ def _calibrated(args: argparse.Namespace, players: tuple, anchors) -> _Calibrate
                 best = made
             if not made.notice or last:
                 break
-            where = ", ".join(profile.geometry.board.name(r) for r in covered.regions[:3]) or "much of the board"
+            where = covered_names(covered, profile.geometry) or "much of the board"
             print(f"something lies over the map (over {where}): clear it; reading the camera again "
                   f"(round {k + 1} of {CAMERA_ROUNDS})", file=sys.stderr)
     finally:

@@ -108,17 +108,14 @@ def covered_map(reference: np.ndarray, labels: np.ndarray, region_ids: tuple[str
     lab = labels.astype(np.int32)
     if reference.shape[:2] != lab.shape:
         reference = cv2.resize(reference, (lab.shape[1], lab.shape[0]), interpolation=cv2.INTER_AREA)
-    border = border_mask(lab) & (lab > 0)
-    if in_view is not None:
-        border &= in_view
+    searched = (lab > 0) if in_view is None else (lab > 0) & in_view
+    border = border_mask(lab) & searched
     nothing = np.zeros(lab.shape, bool)
     if not border.any():
         return CoveredMap(nothing, (), 0.0, float("inf"))
     grey = cv2.cvtColor(reference, cv2.COLOR_BGR2GRAY) if reference.ndim == 3 else reference
     edges = edge_strength(grey)
-    off = (cv2.dilate(border.astype(np.uint8), np.ones((2 * OFF_BORDER + 1,) * 2, np.uint8)) == 0) & (lab > 0)
-    if in_view is not None:
-        off &= in_view
+    off = (cv2.dilate(border.astype(np.uint8), np.ones((2 * OFF_BORDER + 1,) * 2, np.uint8)) == 0) & searched
     on = cv2.dilate(edges, np.ones((3, 3), np.uint8))[border]
     contrast = float(np.median(on) - np.median(edges[off])) if off.any() else float("inf")
     strongest = cv2.dilate(edges, np.ones((REACH, REACH), np.uint8))
@@ -127,9 +124,7 @@ def covered_map(reference: np.ndarray, labels: np.ndarray, region_ids: tuple[str
     pooled = cv2.boxFilter(border.astype(np.float32), -1, (WINDOW, WINDOW))
     seen_share = cv2.boxFilter(seen.astype(np.float32), -1, (WINDOW, WINDOW)) / np.maximum(pooled, 1e-6)
     # a window holds a border when at least one border's worth of its pixels are border
-    has_border = (pooled > 1.0 / WINDOW) & (lab > 0)
-    if in_view is not None:
-        has_border &= in_view
+    has_border = (pooled > 1.0 / WINDOW) & searched
     unseen = (has_border & (seen_share <= SUPPORTED_SHARE)).astype(np.uint8)
     n, comp, stats, _ = cv2.connectedComponentsWithStats(unseen, connectivity=8)
     areas = stats[1:, cv2.CC_STAT_AREA]
@@ -173,6 +168,14 @@ def profile_covered(profile) -> CoveredMap:
 NAMED = 5
 
 
+def covered_names(covered: CoveredMap, geo) -> str:
+    """The regions under ``covered`` as the players read them: at most NAMED by ``geo``'s board,
+    the rest counted ("" when none)."""
+    names = ", ".join(geo.board.name(r) for r in covered.regions[:NAMED])
+    more = f" and {len(covered.regions) - NAMED} more" if len(covered.regions) > NAMED else ""
+    return names + more
+
+
 def covered_notice(covered: CoveredMap, geo, preview=None) -> str:
     """One line for the players about ``covered`` ("" when there is nothing to say), naming at most
     NAMED of its regions by ``geo``'s board; ``preview``: where the map is drawn for them."""
@@ -182,8 +185,6 @@ def covered_notice(covered: CoveredMap, geo, preview=None) -> str:
                 f"board, the photo is blurred, or the board was found wrongly): check the map{where} and calibrate again")
     if not covered:
         return ""
-    names = ", ".join(geo.board.name(r) for r in covered.regions[:NAMED])
-    more = f" and {len(covered.regions) - NAMED} more" if len(covered.regions) > NAMED else ""
     tinted = f" (tinted red{where})" if preview is not None else ""
-    return (f"something lay over the map in the calibration photo, over {names}{more} (a hand, an arm, a card?): the "
+    return (f"something lay over the map in the calibration photo, over {covered_names(covered, geo)} (a hand, an arm, a card?): the "
             f"counter takes it for the empty board there{tinted}; clear the map and calibrate again")
