@@ -81,13 +81,17 @@ def _print_step(step, board, as_json: bool) -> None:
         out = {"line": step.line, "verdicts": [v.to_dict() for v in step.verdicts],
                "scores": [{"colour": s.colour, "round": s.round_no, "turn": s.turn_no, "claimed": s.score.to_dict(),
                            "total": s.total_after} for s in step.scores]}
+        if step.placements:
+            out["events"] = [e.to_dict() for e in step.placements]
         if report:
             out.update({"actor": report.actor, "round": report.round_no, "turn": report.turn_no,
                         "events": [e.to_dict() for e in report.events],
                         "alternatives": len(report.readings) - 1, "ambiguous": report.ambiguous})
         print(json.dumps(out))
         return
-    if report is None:
+    for e in step.placements:
+        print(f"[line {step.line}] {e.describe(board)}")
+    if report is None and not step.placements:
         print(f"[line {step.line}] set-up board" + ("" if step.verdicts else ": ok"))
     for s in step.scores:
         print(f"== round {s.round_no}, turn {s.turn_no}: {s.colour} {s.score.describe()} -> {s.total_after}")

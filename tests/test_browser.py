@@ -400,3 +400,26 @@ def test_a_damaged_frame_is_said_so_not_drawn_grey(browser, dashboard):
     wait_for(lambda: "damaged" in browser.find_element(By.CSS_SELECTOR, "#snap-a p.doubt").text)
     assert not browser.find_elements(By.CSS_SELECTOR, "#snap-a img")
     assert browser.find_elements(By.CSS_SELECTOR, "#snap-a li")
+
+
+def test_a_setup_being_made_shows_its_progress_not_a_doubt_on_every_free_province(browser, dashboard):
+    from selenium.webdriver.common.by import By
+    from tests.test_webui import setup_steps
+    from tracker.state import ObservedState
+    live = dashboard
+    final = game_states(1)[0]
+    steps = setup_steps(final)
+    live.commit(steps[0])
+    status = browser.find_element(By.ID, "round")
+    wait_for(lambda: status.text.startswith("Set-up: 0 of 45 provinces taken"))
+    assert "red 0/9" in status.text and "black 0/9" in status.text
+    def outlined():
+        return {e.get_attribute("id")[2:] for e in browser.find_elements(By.CSS_SELECTOR, "#map path.doubt")}
+    assert outlined() == set()          # every free province read at 0.15: no check asked
+    # the first pair placed, read doubtfully: that province, and only it, asks for a check
+    first = sorted(final.owners)[0]
+    d = steps[1].to_dict()
+    d["confidence"][first] = 0.5
+    live.commit(ObservedState.from_dict(d))
+    wait_for(lambda: status.text.startswith("Set-up: 1 of 45 provinces taken"))
+    wait_for(lambda: outlined() == {first})

@@ -156,6 +156,31 @@ class TestReplayAndSimulate:
         assert "== round 1, turn 1: red claims" in out
         assert "places" in out and "0 violation(s)" in out
 
+    def test_replay_follows_a_setup_filmed_from_the_empty_board(self, tmp_path, capsys):
+        """A game file that begins on the empty board: the set-up placement by placement, then
+        the game as from its finished set-up, with the same score."""
+        path = tmp_path / "game.jsonl"
+        main(["simulate", "--seed", "6", "--turns", "8", "-o", str(path)])
+        capsys.readouterr()
+        assert main(["replay", str(path), "--json"]) == 0
+        plain = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+        header, setup, *rest = path.read_text().splitlines()
+        final = json.loads(setup)["state"]
+        placed, lines = {}, [json.dumps({"state": {"board": final["board"], "regions": {}}})]
+        for province in sorted(final["regions"]):
+            placed[province] = final["regions"][province]
+            lines.append(json.dumps({"state": {"board": final["board"], "regions": dict(placed)}}))
+        followed = tmp_path / "followed.jsonl"
+        followed.write_text("\n".join([header, *lines, *rest]) + "\n")
+        assert main(["replay", str(followed), "--json"]) == 0
+        rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+        assert [e["kind"] for r in rows[1:len(lines)] for e in r["events"]] == ["setup_placement"] * (len(lines) - 1)
+        assert rows[len(lines) - 1]["scores"] == plain[0]["scores"]      # the first claim, on the set-up done
+        assert rows[len(lines):] == [dict(r, line=r["line"] + len(lines) - 1) for r in plain[1:]]
+        assert main(["replay", str(followed)]) == 0
+        out = capsys.readouterr().out
+        assert out.count(" occupies ") == len(lines) - 1 and "0 violation(s)" in out
+
     def test_replay_json_lines(self, tmp_path, capsys):
         path = tmp_path / "game.jsonl"
         main(["simulate", "--seed", "2", "--turns", "9", "-o", str(path)])

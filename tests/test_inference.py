@@ -1112,6 +1112,84 @@ class TestSetupObservation:
         _, verdicts = game.observe_setup(self._empty({"italia": ("black", 3), "baetica": ("red", 3)}))
         assert {v.rule for v in verdicts} == {"§3.7"}
 
+    def _finished(self, players=("red", "blue", "yellow"), seed=5):
+        import random
+        from tracker.spqrisiko.setup import random_setup
+        return random_setup(self._empty().board, players, random.Random(seed))
+
+    def _less(self, state, provinces, confidence=None):
+        """``state`` without the armies of ``provinces`` (piles the camera missed, or not placed yet)."""
+        from tracker.state import ObservedState
+        d = state.to_dict()
+        for p in provinces:
+            d["regions"].pop(p)
+        d["confidence"] = dict(confidence or {})
+        return ObservedState.from_dict(d)
+
+    def test_which_boards_are_a_setup_under_way(self):
+        from tracker.state import ObservedState
+        from tracker.spqrisiko.setup import SETUP_MISSES, setup_under_way
+        final = self._finished()
+        held = sorted(final.owners)
+        assert setup_under_way(self._empty())                                   # the empty board
+        assert setup_under_way(self._less(final, held[:20]))                    # half placed
+        assert not setup_under_way(final)                                       # done
+        assert not setup_under_way(self._less(final, held[:SETUP_MISSES]))     # done, piles missed
+        assert setup_under_way(self._less(final, held[:SETUP_MISSES + 1]))
+        d = self._less(final, held[:20]).to_dict()
+        d["regions"]["aegeum"] = {"red": {"trireme": 1}}                        # a fleet: a game on
+        assert not setup_under_way(ObservedState.from_dict(d))
+
+    def test_setup_followed_ends_when_every_province_is_held(self):
+        final = self._finished()
+        held = sorted(final.owners)
+        game = Game(("red", "blue", "yellow"))
+        game.begin_setup(self._empty())
+        assert game.placing and game.setup_over(self._less(final, held[:1])) is None
+        assert game.setup_over(final) == "now"
+        assert [e.target for e in game.setup_placements(self._less(final, held[:2]), final)] == held[:2]
+
+    def test_first_turn_on_a_setup_read_with_a_pile_missed(self):
+        from tracker.state import ObservedState
+        final = self._finished()
+        missed = sorted(final.owners)[0]
+        game = Game(("red", "blue", "yellow"))
+        game.begin_setup(self._empty())
+        game.observe_setup(self._less(final, [missed]))
+        assert game.placing
+        own = next(p for p, c in sorted(final.owners.items()) if c == "red" and p != missed)
+        d = self._less(final, [missed]).to_dict()
+        d["regions"][own] = {"red": {"legionary": 5}}        # red's reinforcements on a held province
+        assert game.setup_over(ObservedState.from_dict(d)) == "before"
+
+    def test_pieces_added_to_a_held_province_mid_setup_break_3_7(self):
+        from tracker.state import ObservedState
+        final = self._finished()
+        held = sorted(final.owners)
+        game = Game(("red", "blue", "yellow"))
+        game.begin_setup(self._empty())
+        half = self._less(final, held[20:])
+        game.observe_setup(half)
+        d = half.to_dict()
+        d["regions"][held[0]] = {final.owners[held[0]]: {"legionary": 4}}
+        more = ObservedState.from_dict(d)
+        assert game.setup_over(more) is None           # still the set-up's: many provinces are free
+        _, verdicts = game.observe_setup(more)
+        assert [(v.rule, v.level) for v in verdicts] == [("§3.7", "violation")]
+
+    def test_a_breach_in_the_setup_rests_on_the_new_reading_alone(self):
+        """Every free province reads doubtfully (none is free once the game is on): that doubt
+        before a placement does not soften its breach; a doubtful reading of the placement does."""
+        from tracker.state import ObservedState
+        free = {p: 0.15 for p in self._empty().board.provinces}
+        for sure, level in ((0.95, "violation"), (0.5, "warning")):
+            game = Game(("red", "blue", "yellow"))
+            game.begin_setup(ObservedState.from_dict({"board": "spqrisiko", "regions": {}, "confidence": free}))
+            placed = ObservedState.from_dict({"board": "spqrisiko", "regions": {"baetica": {"red": {"legionary": 3}}},
+                                              "confidence": dict(free, baetica=sure)})
+            _, verdicts = game.observe_setup(placed)
+            assert [(v.rule, v.level) for v in verdicts] == [("§3.7", level)]
+
 
 class TestTimeLimit:
     def test_leader_wins_when_time_is_up_2_5(self):

@@ -673,6 +673,88 @@ class TestSetup:
         assert r.status_code == 404
 
 
+def setup_steps(final: ObservedState, missed: tuple[str, ...] = ()):
+    """The boards of ``final``'s set-up being made, one province occupied at a time (in the
+    order of their names), every free province read at 0.15 (the camera doubts an empty
+    province: none is empty once the game is on); ``missed``: provinces the camera never sees."""
+    board = final.board
+    regions, out = {}, []
+    order = [p for p in sorted(final.owners) if p not in missed]
+    for k in range(len(order) + 1):
+        if k:
+            regions[order[k - 1]] = final.to_dict()["regions"][order[k - 1]]
+        confidence = {p: 0.15 for p in board.provinces if p not in regions}
+        out.append(ObservedState.from_dict({"board": board.id, "regions": dict(regions), "confidence": confidence}))
+    return out
+
+
+class TestSetupFollowed:
+    """A game begun on the empty board follows the set-up (§3.7-3.9) placement by placement."""
+
+    def test_whole_setup_followed_then_the_first_turn(self, live):
+        final = game_states(1)[0]
+        steps = setup_steps(final)
+        v = live.commit(steps[0])
+        assert v["current"] is None and len(v["placing"]["free"]) == 45 and v["recent"][0]["verdicts"] == []
+        assert v["placing"]["shares"] == {"red": 9, "blue": 9, "yellow": 9, "green": 9, "black": 9}
+        v = live.commit(steps[1])
+        first = sorted(final.owners)[0]
+        assert [e["target"] for e in v["recent"][0]["events"]] == [first]
+        assert v["placing"]["held"][final.owners[first]] == 1 and live.store.latest(live.game_id).source == "placing"
+        for s in steps[2:]:
+            v = live.commit(s)
+        assert v["placing"] is None and v["current"] == "red" and v["recent"][0]["verdicts"] == []
+        assert live.store.latest(live.game_id).source == "setup" and not v["out_of_sync"]
+        # a restart follows the recorded set-up again and goes on in the same turn
+        again = LiveGame.open(live.store, PLAYERS)
+        assert again.game.current == "red" and not again.game.placing
+        assert again.game.state.same_counts(live.game.state)
+
+    def test_restart_in_the_middle_of_the_setup(self, live):
+        steps = setup_steps(game_states(1)[0])
+        for s in steps[:4]:
+            live.commit(s)
+        again = LiveGame.open(live.store, PLAYERS)
+        assert again.game.placing and len(again.view()["placing"]["free"]) == 42
+        v = again.commit(steps[4])
+        assert len(v["recent"][0]["events"]) == 1 and v["recent"][0]["verdicts"] == []
+
+    def test_first_turn_on_a_setup_read_with_a_pile_missed(self, live):
+        final = game_states(1)[0]
+        missed = sorted(p for p, c in final.owners.items() if c == "blue")[0]
+        steps = setup_steps(final, missed=(missed,))
+        for s in steps:
+            live.commit(s)
+        assert live.game.placing           # one province free: the set-up may go on
+        d = steps[-1].to_dict()
+        own = sorted(p for p, c in final.owners.items() if c == "red")[0]
+        d["regions"][own] = {"red": {"legionary": 5}}     # red's first reinforcements
+        v = live.commit(ObservedState.from_dict(d))
+        started, turn = live.store.snapshots(live.game_id)[-2:]
+        assert started.source == "setup" and turn.source == "camera" and v["placing"] is None
+        # the province read empty was blue's, the one army short: the set-up rules settled it
+        assert started.state["regions"][missed] == {"blue": {"legionary": 2}}
+        assert [e["kind"] for e in turn.events] == ["reinforcement"] and turn.events[0]["target"] == own
+        again = LiveGame.open(live.store, PLAYERS)
+        assert again.game.current == live.game.current and again.game.state.same_counts(live.game.state)
+
+    def test_a_hand_resting_on_the_board_during_the_setup_is_only_marked(self, live):
+        steps = setup_steps(game_states(1)[0])
+        for s in steps[:3]:
+            live.commit(s)
+        n = len(live.store.snapshots(live.game_id))
+        d = steps[2].to_dict()
+        d["unseen"] = ["italia"]
+        live.resight(ObservedState.from_dict(d))
+        v = live.view()
+        assert v["state"]["unseen"] == ["italia"] and "italia" not in v["placing"]["free"]
+        assert len(live.store.snapshots(live.game_id)) == n and live.game.placing
+
+    def test_a_board_in_play_starts_at_once(self, live):
+        v = live.commit(game_states(1)[0])
+        assert v["placing"] is None and v["current"] == "red"
+
+
 class TestDisputeTools:
     def test_dice_entered_for_a_dispute(self, client, live):
         live.commit(game_states(1)[0])

@@ -26,13 +26,13 @@ from tracker.overrides import GUESSED, Override
 from tracker.pieces import CENTRE, CENTRE_SUPPLY, LEGIONARY, NEUTRAL, VP_TRACK_MAX
 from tracker.spqrisiko.cards import CARD_SYMBOLS, set_value
 from tracker.readings import (LEAST_OTHER_TURN_COST, SPLIT_TURN_COST, TURN_CHANGE_COST, Reading, doubted, joined,
-                              verdict_basis)
+                              soften_low_confidence, verdict_basis)
 from tracker.spqrisiko.explain import TurnContext, explain
 from tracker.spqrisiko.options import SpqrOptions
 from tracker.spqrisiko.reinforcements import entitlement
 from tracker.spqrisiko.scoring import Score, score
 from tracker.spqrisiko.setup import (SetupPlan, check_players, settle_setup, settled_verdict, setup_plan,
-                                     validate_setup, vouched_setup)
+                                     setup_step, setup_under_way, validate_setup, vouched_setup)
 from tracker.state import ObservedState
 from tracker.verdicts import VIOLATION, WARNING, Verdict
 
@@ -123,6 +123,17 @@ class TurnFollower:
     @property
     def current(self) -> str | None:
         return self.ctx.actor if self.ctx else None
+
+    @property
+    def placing(self) -> bool:
+        """Whether the opening occupation is being followed placement by placement, before the
+        first turn (:meth:`Game.begin_setup`). Only S.P.Q.RisiKo!'s set-up is followed so."""
+        return False
+
+    def setup_under_way(self, state: ObservedState) -> bool:
+        """Whether a game that has not begun should follow ``state`` as a set-up being made
+        (:meth:`Game.begin_setup`) rather than start on it as a finished one (:meth:`start`)."""
+        return False
 
     def active_players(self) -> list[str]:
         return [c for c in self.players if c not in self.eliminated]
@@ -666,6 +677,24 @@ class Game(TurnFollower):
                          for r in sorted(vouched_setup(state, self.plan) - set(settled)))
         return overrides, [settled_verdict(self.board, settled)] if settled else []
 
+    @property
+    def placing(self) -> bool:
+        return self.setup_state is not None and self.ctx is None
+
+    def setup_under_way(self, state: ObservedState) -> bool:
+        return setup_under_way(state)
+
+    def setup_over(self, state: ObservedState) -> str | None:
+        """While the set-up is followed (:attr:`placing`), what the next committed ``state`` says
+        of it: None, a step of it (:meth:`observe_setup`); ``"now"``, the step that finishes it
+        (every province held), after which the game starts on ``state``; ``"before"``, the first
+        turn begun on a set-up the camera read with a pile or two missed
+        (:func:`~tracker.spqrisiko.setup.setup_step`), so the game starts on the set-up as last
+        read and ``state`` is the first turn's."""
+        if not setup_step(self.state, state):
+            return "before"
+        return "now" if len(state.owners) == len(self.board.provinces) else None
+
     def begin_setup(self, state: ObservedState) -> list[Verdict]:
         """Follow the opening occupation (§3.7–3.8) from the empty board, placement by placement.
 
@@ -674,7 +703,9 @@ class Game(TurnFollower):
         self._check_board(state)
         self.setup_state = state
         self.state = state
-        return self._setup_verdicts(None, state)
+        verdicts = soften_low_confidence(self._setup_verdicts(None, state), state, state)
+        self.question(state, verdicts)
+        return verdicts
 
     def _setup_verdicts(self, prev: ObservedState | None, state: ObservedState) -> list[Verdict]:
         verdicts = []
@@ -702,15 +733,21 @@ class Game(TurnFollower):
         if self.setup_state is None or self.ctx is not None:
             raise GameError("the set-up is not being followed: call begin_setup() with the empty board")
         prev = self.state
-        events = [Event(ev.SETUP_PLACEMENT, c, target=p, amount=state.legions[p])
-                  for p, c in sorted(state.owners.items()) if p not in prev.owners]
-        verdicts = self._setup_verdicts(prev, state)
+        events = self.setup_placements(prev, state)
+        # a breach rests on the new reading alone: a province free before is no doubt of the camera's
+        # (it reads every free province doubtfully, as no province stands free once the game is on)
+        verdicts = soften_low_confidence(self._setup_verdicts(prev, state), state, state)
         self.state = state
         self.question(state, verdicts, state.changed_regions(prev))
         if len(state.owners) == len(self.board.provinces):
             verdicts += validate_setup(state, self.plan)
             self.start(state)
         return events, verdicts
+
+    def setup_placements(self, prev: ObservedState, state: ObservedState) -> list[Event]:
+        """The provinces occupied between two boards of the set-up, one event each (§3.7)."""
+        return [Event(ev.SETUP_PLACEMENT, c, target=p, amount=state.legions[p])
+                for p, c in sorted(state.owners.items()) if p not in prev.owners]
 
     @journaled
     def time_up(self) -> list[str]:

@@ -103,6 +103,8 @@ class ReplayStep:
     extra_verdicts: list[Verdict]
     #: score claims made at this line (the first player's claim is made on the set-up board)
     start_scores: list = field(default_factory=list)
+    #: provinces occupied at this line while the set-up was followed (§3.7; see :func:`iterate`)
+    placements: list = field(default_factory=list)
 
     @property
     def scores(self) -> list:
@@ -124,10 +126,31 @@ def replay(lines: Sequence[ReplayLine], players: Sequence[str], ruleset: str = "
 
 
 def iterate(game, lines: Sequence[ReplayLine]) -> Iterator[ReplayStep]:
+    """One step per line. A file whose first board is a set-up being made (S.P.Q.RisiKo!,
+    :meth:`tracker.game.Game.setup_under_way`) is followed placement by placement until the set-up
+    is done, as the live game follows it (:class:`webui.live.LiveGame`); the game starts there."""
     first, rest = lines[0], lines[1:]
-    verdicts = game.start(first.state, first.turn)
-    yield ReplayStep(first.number, None, verdicts, list(game.score_track))
+    if game.setup_under_way(first.state):
+        yield ReplayStep(first.number, None, game.begin_setup(first.state))
+    else:
+        verdicts = game.start(first.state, first.turn)
+        yield ReplayStep(first.number, None, verdicts, list(game.score_track))
     for ln in rest:
+        if game.placing:
+            over = game.setup_over(ln.state)
+            if over is None:
+                events, verdicts = game.observe_setup(ln.state)
+                yield ReplayStep(ln.number, None, verdicts, placements=events)
+                continue
+            if over == "now":
+                events = game.setup_placements(game.state, ln.state)
+                verdicts = game.start(ln.state, ln.turn)
+                yield ReplayStep(ln.number, None, verdicts, list(game.score_track), events)
+                continue
+            start = game.start(game.state, ln.turn)      # the first turn began: the set-up was done
+            scores = list(game.score_track)
+        else:
+            start, scores = [], []
         extra: list[Verdict] = []
         for entry in ln.entries:
             extra += apply_entry(game, entry["kind"], {k: v for k, v in entry.items() if k != "kind"})
@@ -136,7 +159,7 @@ def iterate(game, lines: Sequence[ReplayLine]) -> Iterator[ReplayStep]:
         report = game.observe(ln.state, ln.turn)
         if ln.card_drawn:
             extra += game.draw_card(game.current)
-        yield ReplayStep(ln.number, report, extra)
+        yield ReplayStep(ln.number, report, start + extra, scores)
 
 
 def load_game_file(path: str | Path, players: Sequence[str] | None = None, ruleset: str | None = None,

@@ -20,6 +20,7 @@ from tracker.overrides import GUESSED, Override, apply_overrides, doubt_moved, s
 from tracker.pieces import VP_TRACK_MAX
 from tracker.readings import LOW_CONFIDENCE
 from tracker.rulesets import JUDGE_DRAWS, apply_entry, describe_entry, make_game
+from tracker.spqrisiko.setup import free_provinces
 from tracker.state import ObservedState
 from webui.store import Snapshot, Store
 
@@ -47,6 +48,13 @@ _DOUBTED_BY = (GUESSED_BY_RULES, MOVED_SINCE_SET)
 DRAW_GRACE_S = 3.0
 #: How many recent snapshots the dashboard lists the events and verdicts of
 RECENT = 8
+#: the source the store gives the camera's commit of a finished set-up, on which the game starts
+SETUP = "setup"
+#: ... and each of its commits while the set-up is being made (S.P.Q.RisiKo! §3.7–3.8), the
+#: camera's or a game file's
+PLACING = "placing"
+#: ... and of a state a player's correction (or its undo) made
+CORRECTION = "correction"
 
 
 @dataclass
@@ -98,8 +106,12 @@ class LiveGame:
                 self._apply_entry(pending["kind"], pending["payload"])
                 pending = next(entries, None)
             state = ObservedState.from_dict(snap.state)
-            if self.game.state is None:
+            if self.game.state is None and snap.source == PLACING:
+                self.game.begin_setup(state)
+            elif self.game.state is None or (self.game.placing and snap.source == SETUP):
                 self.game.start(state)
+            elif self.game.placing:
+                self.game.observe_setup(state)
             else:
                 self.game.observe(state)
         while pending is not None:
@@ -117,7 +129,8 @@ class LiveGame:
 
     def restart(self, players: list[str], ruleset: str = "2005", target_vp: int | None = None,
                 neutrals: list[str] | None = None) -> dict:
-        """A new game at this table (the set-up form); it starts on the board the camera sees now."""
+        """A new game at this table (the set-up form), on the board the camera sees now: it starts
+        on it, or follows the set-up being made there (:meth:`commit`)."""
         players = list(players)
         extra = {"neutrals": list(neutrals)} if neutrals else {}
         game = make_game(ruleset, players, target_vp, **extra)
@@ -137,7 +150,13 @@ class LiveGame:
         """Track and record a state. ``moved``, with the camera's: the regions whose pieces a hand
         changed since its last commit (:attr:`vision.pipeline.FrameResult.changed`); a count set
         over the camera's there is doubted (:func:`tracker.overrides.doubt_moved`), and that is
-        recorded, so that a restart doubts it too."""
+        recorded, so that a restart doubts it too.
+
+        A new game whose first board is a set-up still being made (S.P.Q.RisiKo!: more provinces
+        free than the camera misses, nothing but legionaries; :meth:`tracker.game.Game.setup_under_way`)
+        follows it placement by placement (:meth:`_placed`), each step recorded as PLACING, and
+        starts when the set-up is done (:meth:`_started`); any other first board starts the game
+        at once."""
         doubted: list[str] = []
         with self.lock:
             if source == "camera":
@@ -145,43 +164,86 @@ class LiveGame:
                 self.frame_jpeg = jpeg
                 doubted = doubt_moved(self.overrides, state, moved)
                 state = self._with_overrides(state)
-            if self.game.state is None:
-                settling, notes = self.game.settle_setup(state) if source == "camera" else ({}, [])
-                state = apply_overrides(settling, state)
-                verdicts = [v.to_dict() for v in self.game.start(state) + notes]
-                entry = self.game.score_track[-1]
-                sid = self.store.add_snapshot(self.game_id, "setup" if source == "camera" else source, state.to_dict(),
-                                              entry.colour, entry.round_no, entry.turn_no, [], verdicts,
-                                              self._scores(), jpeg, detections)
-                for region, o in settling.items():     # recorded, so that a restart keeps them and undo can lift them
-                    o.correction_id = self.store.add_correction(sid, region, o.camera_value, o.value,
-                                                                author=VOUCHED_BY_SETUP if o.vouched else SETUP_RULES)
-                    self.overrides[region] = o
+            if self.game.state is None and source != CORRECTION and self.game.setup_under_way(state):
+                sid = self._placed(state, jpeg, source, detections, first=True)
+            elif self.game.state is None:
+                sid = self._started(state, jpeg, source, detections)
+            elif self.game.placing:
+                over = self.game.setup_over(state)
+                if over is None:
+                    sid = self._placed(state, jpeg, source, detections)
+                elif over == "now":
+                    sid = self._started(state, jpeg, source, detections,
+                                        self.game.setup_placements(self.game.state, state))
+                else:       # the first turn began on a set-up read with a pile or two missed:
+                    # the game starts on the set-up as last read
+                    self._started(self.game.state, None, source, None, recorded=SETUP)
+                    sid = self._observed(state, jpeg, source, detections)
             else:
-                # a player's correction stands over the rules' hold
-                held, notes = self.game.hold_permanent(state) if source == "camera" else ({}, [])
-                held = {r: o for r, o in held.items() if r not in self.overrides}
-                notes = [v for v in notes if set(v.regions) & set(held)]
-                state = apply_overrides(held, state)
-                report = self.game.observe(state)
-                events = [dict(e.to_dict(), text=e.describe(self.game.board)) for e in report.events]
-                verdicts = [v.to_dict() for v in report.verdicts + notes]
-                self.out_of_sync = report.level == "violation"
-                sid = self.store.add_snapshot(self.game_id, source, state.to_dict(), report.actor, report.round_no,
-                                              report.turn_no, events, verdicts, self._scores(), jpeg, detections)
-                for region, o in held.items():     # recorded, as the set-up's: a restart keeps them, undo lifts them
-                    o.correction_id = self.store.add_correction(
-                        sid, region, o.camera_value, o.value,
-                        author=KEPT_BY_RULES if o.confidence is None else GUESSED_BY_RULES)
-                    self.overrides[region] = o
-                for region in doubted:
-                    o = self.overrides[region]
-                    o.correction_id = self.store.add_correction(sid, region, o.camera_value, o.value,
-                                                                author=MOVED_SINCE_SET)
+                sid = self._observed(state, jpeg, source, detections)
+            for region in doubted:
+                o = self.overrides[region]
+                o.correction_id = self.store.add_correction(sid, region, o.camera_value, o.value,
+                                                            author=MOVED_SINCE_SET)
             payload = self.view()
             payload["snapshot"] = sid
         self.broadcast(payload)
         return payload
+
+    def _placed(self, state: ObservedState, jpeg: bytes | None, source: str, detections: list | None,
+                first: bool = False) -> int:
+        """One step of the set-up followed (§3.7–3.8): the provinces occupied, and what breaks
+        the rules for occupying them; recorded as PLACING (a camera's) so that a restart follows
+        the set-up again."""
+        if first:
+            events, verdicts = [], self.game.begin_setup(state)
+        else:
+            events, verdicts = self.game.observe_setup(state)
+        self.out_of_sync = any(v.level == "violation" for v in verdicts)
+        return self.store.add_snapshot(self.game_id, source if source == CORRECTION else PLACING, state.to_dict(),
+                                       None, 0, 0, [dict(e.to_dict(), text=e.describe(self.game.board)) for e in events],
+                                       [v.to_dict() for v in verdicts], self._scores(), jpeg, detections)
+
+    def _started(self, state: ObservedState, jpeg: bytes | None, source: str, detections: list | None,
+                 events: list | None = None, recorded: str | None = None) -> int:
+        """The game starts on a finished set-up (§3.9): the camera's counts the set-up rules settle
+        are held over its reading (recorded as corrections, so that a restart keeps them and undo
+        can lift them), and the first player claims. ``events``: the set-up's last placements,
+        when the set-up was followed; ``recorded``: the snapshot's source, if not the commit's
+        (the camera's is SETUP)."""
+        settling, notes = self.game.settle_setup(state) if source == "camera" else ({}, [])
+        state = apply_overrides(settling, state)
+        verdicts = [v.to_dict() for v in self.game.start(state) + notes]
+        entry = self.game.score_track[-1]
+        sid = self.store.add_snapshot(self.game_id, recorded or (SETUP if source == "camera" else source), state.to_dict(),
+                                      entry.colour, entry.round_no, entry.turn_no,
+                                      [dict(e.to_dict(), text=e.describe(self.game.board)) for e in events or []],
+                                      verdicts, self._scores(), jpeg, detections)
+        for region, o in settling.items():
+            o.correction_id = self.store.add_correction(sid, region, o.camera_value, o.value,
+                                                        author=VOUCHED_BY_SETUP if o.vouched else SETUP_RULES)
+            self.overrides[region] = o
+        return sid
+
+    def _observed(self, state: ObservedState, jpeg: bytes | None, source: str, detections: list | None) -> int:
+        """A change in the game: the tracker reads it, and the pieces the rules never take off the
+        board that the camera stopped seeing are held (a player's correction stands over them)."""
+        held, notes = self.game.hold_permanent(state) if source == "camera" else ({}, [])
+        held = {r: o for r, o in held.items() if r not in self.overrides}
+        notes = [v for v in notes if set(v.regions) & set(held)]
+        state = apply_overrides(held, state)
+        report = self.game.observe(state)
+        events = [dict(e.to_dict(), text=e.describe(self.game.board)) for e in report.events]
+        verdicts = [v.to_dict() for v in report.verdicts + notes]
+        self.out_of_sync = report.level == "violation"
+        sid = self.store.add_snapshot(self.game_id, source, state.to_dict(), report.actor, report.round_no,
+                                      report.turn_no, events, verdicts, self._scores(), jpeg, detections)
+        for region, o in held.items():     # recorded, as the set-up's: a restart keeps them, undo lifts them
+            o.correction_id = self.store.add_correction(
+                sid, region, o.camera_value, o.value,
+                author=KEPT_BY_RULES if o.confidence is None else GUESSED_BY_RULES)
+            self.overrides[region] = o
+        return sid
 
     def resight(self, state: ObservedState) -> None:
         """The camera's committed counts stand, but it sees the board otherwise (a hand resting on
@@ -274,7 +336,7 @@ class LiveGame:
             latest = self.store.latest(self.game_id)
             cid = self.store.add_correction(latest.id, region, current["regions"].get(region, {}), value)
             self.overrides[region] = Override(cid, camera_value, value)
-        return self.commit(corrected, source="correction")
+        return self.commit(corrected, source=CORRECTION)
 
     def undo(self) -> dict:
         """Undo the newest correction by appending its reverse (history is never rewritten). A count
@@ -304,7 +366,7 @@ class LiveGame:
                     and c["region"] in camera.confidence:
                 d.setdefault("confidence", {})[c["region"]] = camera.confidence_of(c["region"])
             state = ObservedState.from_dict(d, self.game.board)
-        return self.commit(state, source="correction")
+        return self.commit(state, source=CORRECTION)
 
     def decide(self, snapshot_id: int, event_index: int, verdict: str) -> dict:
         if verdict not in ("confirmed", "rejected"):
@@ -371,6 +433,7 @@ class LiveGame:
             "vp": g.vp, "vp_max": VP_TRACK_MAX, "round": g.round_no, "turn": g.turn_no, "current": g.current,
             "low_confidence": LOW_CONFIDENCE,
             "phase": g.ctx.phase.name.lower() if g.ctx else None, "winner": g.winner,
+            "placing": self._placing() if g.placing else None,
             "eliminated": sorted(g.eliminated), "state": g.state.to_dict() if g.state else None,
             "scores": self._scores(), "out_of_sync": self.out_of_sync, "camera_notice": self.camera_notice,
             "latest": latest.to_dict() if latest else None,
@@ -392,6 +455,15 @@ class LiveGame:
             # arena-paid power centres the camera has not seen placed: the tablet asks where they stand
             "centres_owed": [o.to_dict() for o in g.centres_owed()],
         }
+
+    def _placing(self) -> dict:
+        """The set-up being followed, for the tablets: the provinces the camera sees free, and how
+        many each army holds of its share (§3.9). A free province is no doubt of the camera's
+        then: the dashboard does not ask for a check of its count."""
+        g = self.game
+        shares = g.plan.shares
+        return {"free": free_provinces(g.state), "provinces": len(g.board.provinces), "shares": shares,
+                "held": {c: len(g.state.provinces_of(c)) for c in shares}}
 
     def snapshot_detail(self, sid: int) -> dict | None:
         snap: Snapshot | None = self.store.snapshot(sid)

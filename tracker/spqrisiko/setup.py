@@ -29,6 +29,12 @@ SETTLE_STRAYS = 1
 #: The most pieces a province's reading may be off its set-up garrison to be settled. A camera
 #: misses or adds one or two pieces of a pile; a garrison further off was placed so.
 SETTLE_REACH = 2
+#: Provinces a finished set-up may still show free as the camera reads it: piles it missed whole
+#: (a lone pair on a print of its own colour, one under a hand's shadow). A board with more free
+#: than that and nothing but legionaries on it is a set-up under way (:func:`setup_under_way`);
+#: with no more than that, a change no set-up step makes is the first turn begun
+#: (:func:`setup_step`).
+SETUP_MISSES = 3
 
 
 @dataclass(frozen=True)
@@ -40,6 +46,11 @@ class SetupPlan:
     player_provinces: int
     neutral_groups: dict[str, int]
     fixed_neutral: str | None  # province pre-occupied by a neutral group (4 players, §3.4)
+
+    @property
+    def shares(self) -> dict[str, int]:
+        """How many provinces each army, player or neutral, holds when the set-up is done."""
+        return {c: self.player_provinces for c in self.players} | dict(self.neutral_groups)
 
 
 def check_players(players: Sequence[str]) -> tuple[str, ...]:
@@ -64,6 +75,37 @@ def setup_plan(board: Board, players: Sequence[str], options: SpqrOptions = Spqr
     return SetupPlan(players, neutrals, per_player, groups, fixed)
 
 
+def free_provinces(state: ObservedState) -> list[str]:
+    """The provinces the camera sees with no army on them."""
+    return [p for p in state.board.provinces if p not in state.owners and p not in state.unseen]
+
+
+def _legionaries_only(state: ObservedState) -> bool:
+    """Nothing on the board but legionaries: no vexillum, fleet or power centre (§3.7–3.11)."""
+    return all(k == LEGIONARY for cols in state.regions.values() for kinds in cols.values() for k in kinds)
+
+
+def setup_under_way(state: ObservedState) -> bool:
+    """Whether ``state`` shows the opening occupation (§3.7–3.8) still being made: more
+    provinces free than a camera misses on a finished set-up (:data:`SETUP_MISSES`), and nothing
+    on the board but legionaries. A game resumed mid-way holds every province (§14.1) and soon
+    has fleets and vexilla; an empty board, or one being set up, is neither."""
+    return len(free_provinces(state)) > SETUP_MISSES and _legionaries_only(state)
+
+
+def setup_step(prev: ObservedState, state: ObservedState) -> bool:
+    """Whether the change from ``prev`` to ``state`` belongs to the set-up being followed,
+    rather than being the first turn begun on a finished one. Every change a set-up step makes
+    occupies a free province (§3.7), and a breach of that (pieces added to a held province) is
+    still the set-up's while more provinces are free than the camera may have missed
+    (:data:`SETUP_MISSES`); once no more are, such a change, or any fleet, vexillum or centre, is
+    the first player's turn: the set-up was finished, with a pile or two the camera read empty."""
+    if len(free_provinces(prev)) > SETUP_MISSES:
+        return True
+    occupies = all(r in prev.board.provinces and r not in prev.owners for r in state.changed_regions(prev))
+    return occupies and _legionaries_only(state)
+
+
 def validate_setup(state: ObservedState, plan: SetupPlan) -> list[Verdict]:
     """Check a finished set-up (§3.9): 9 provinces of 2 per player, neutral provinces of 3.
 
@@ -79,7 +121,7 @@ def validate_setup(state: ObservedState, plan: SetupPlan) -> list[Verdict]:
     verdicts = []
     board = state.board
     unseen = tuple(p for p in board.provinces if p not in state.owners and p in state.unseen)
-    empty = [p for p in board.provinces if p not in state.owners and p not in state.unseen]
+    empty = free_provinces(state)
     if empty:
         verdicts.append(Verdict.violation("§3.8", f"{len(empty)} provinces are still free after the set-up",
                                           tuple(sorted(empty))))
@@ -87,7 +129,7 @@ def validate_setup(state: ObservedState, plan: SetupPlan) -> list[Verdict]:
         verdicts.append(Verdict.warning("§3.8", f"{len(unseen)} provinces are not seen by the camera: "
                                                 f"the set-up is checked without them", unseen))
 
-    shares = {c: plan.player_provinces for c in plan.players} | dict(plan.neutral_groups)
+    shares = plan.shares
     doubtful = {p for p in board.provinces if p not in state.unseen and state.confidence_of(p) < LOW_CONFIDENCE}
     surplus = {p for p in doubtful if state.owners.get(p) in shares
                and len(state.provinces_of(state.owners[p])) > shares[state.owners[p]]}
@@ -200,8 +242,7 @@ def _unheld(state: ObservedState, held: dict[str, int], provinces: dict[str, int
         -> tuple[list[str], dict[str, int]]:
     """The provinces read empty (seen, no army), and each army short of its set-up share by how
     many (``held`` and ``provinces`` as :func:`_armies_of_setup` gives them)."""
-    free = [p for p in state.board.provinces if p not in state.owners and p not in state.unseen]
-    return free, {c: n - held[c] for c, n in provinces.items() if held[c] < n}
+    return free_provinces(state), {c: n - held[c] for c, n in provinces.items() if held[c] < n}
 
 
 def _armies_of_setup(state: ObservedState, plan: SetupPlan) \
@@ -211,7 +252,7 @@ def _armies_of_setup(state: ObservedState, plan: SetupPlan) \
     the set-up gives it. None: the reading is too far from a finished set-up to settle anything."""
     board = state.board
     read = state.to_dict()["regions"]
-    provinces = {c: plan.player_provinces for c in plan.players} | dict(plan.neutral_groups)
+    provinces = plan.shares
     held = {c: len(state.provinces_of(c)) for c in provinces}
     as_set = sum(read.get(p) == setup_garrison(c, plan) for p, c in state.owners.items())
     beyond = sum(max(0, held[c] - n) for c, n in provinces.items())

@@ -42,7 +42,10 @@ function doubtOf(state, rid) {
   if (view && (view.guessed || []).includes(rid)) return "the camera sees no legionary here: the rules keep one (check the count)";
   if (view && (view.moved || []).includes(rid)) return "pieces were moved here since its count was set by hand or by the rules, and the camera still reads what it read then: check the count";
   const c = state && state.confidence && state.confidence[rid];
-  if (c !== undefined && view && c < view.low_confidence) return `check the count (camera ${Math.round(100 * c)}% sure)`;
+  // a province free while the set-up is being made is no doubt: the camera doubts every empty
+  // province only because none stands empty once the game is on
+  const freeInSetup = view && view.placing && view.placing.free.includes(rid);
+  if (c !== undefined && view && c < view.low_confidence && !freeInSetup) return `check the count (camera ${Math.round(100 * c)}% sure)`;
   if (view && (view.questioned || []).includes(rid)) return "a rule was broken when this count was read: check it (set the count if it is wrong)";
   return "";
 }
@@ -84,10 +87,18 @@ function renderTrack(v) {
   }
 }
 
+// the set-up being made: provinces taken, and each army's of its share (§3.9)
+function setupLine(p) {
+  const armies = Object.entries(p.shares).map(([c, n]) => `${c} ${p.held[c]}/${n}`).join(" · ");
+  const taken = Object.values(p.held).reduce((a, b) => a + b, 0);
+  return `Set-up: ${taken} of ${p.provinces} provinces taken · ${armies}`;
+}
+
 function render(v) {
   if (!v || !v.players) return;
   view = v;
-  $("#round").textContent = v.current ? `Round ${v.round} · turn ${v.turn} · ${v.current} · ${v.phase || ""}` + (v.winner ? ` · ${v.winner} wins!` : "") : "waiting for the board…";
+  $("#round").textContent = v.current ? `Round ${v.round} · turn ${v.turn} · ${v.current} · ${v.phase || ""}` + (v.winner ? ` · ${v.winner} wins!` : "")
+    : v.placing ? setupLine(v.placing) : "waiting for the board…";
   const sync = $("#sync"); sync.textContent = v.out_of_sync ? "check the table" : "in sync"; sync.className = "pill " + (v.out_of_sync ? "bad" : "ok");
   const notice = $("#camera-notice"); notice.textContent = v.camera_notice || ""; notice.hidden = !v.camera_notice;
   renderMap(v.state, null);
