@@ -203,6 +203,15 @@ def cmd_bench(args: argparse.Namespace) -> int:
                           settle=not args.no_settle, board_print=board_print, partial=not args.read_whole,
                           record=Path(args.record) if args.record else None)
         return 0
+    if args.what == "setup":
+        from vision.environment import bench_environment
+        from vision.setup_bench import bench_setup_videos
+        from vision.synth.render import FRAME_SIZE
+        first = _or(args.seed, GAME_BENCH_SEED)
+        print(f"environment: {bench_environment().describe()}")
+        bench_setup_videos(args.tiers, seeds=range(first, first + _or(args.games, 2)),
+                           size=_size(args.size) if args.size else FRAME_SIZE, verbose=args.verbose)
+        return 0
     if args.what == "vision":
         from vision.bench import run_vision_bench
         from vision.synth.render import FRAME_SIZE
@@ -887,19 +896,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_simulate)
 
     p = sub.add_parser("bench", help="print speed figures")
-    p.add_argument("what", choices=["tracker", "synth", "vision", "game", "dashboard"],
+    p.add_argument("what", choices=["tracker", "synth", "vision", "game", "setup", "dashboard"],
                    help="game: the live loop over whole rendered game videos (commits, phantom changes, "
-                        "the tracker's verdicts)")
+                        "the tracker's verdicts); setup: the live game following a filmed set-up from the "
+                        "empty board (placements, verdicts, when the game starts)")
+    p.add_argument("--verbose", action="store_true", help="setup: print every verdict given while the set-up was "
+                                                          "followed")
     p.add_argument("--commits", type=int, default=1440, help="dashboard: committed states (one per 5 s for 2 hours)")
-    p.add_argument("--games", type=int, help="tracker: simulated games (default 5); game: game videos per tier "
+    p.add_argument("--games", type=int, help="tracker: simulated games (default 5); game, setup: videos per tier "
                                              "(default 2)")
     p.add_argument("--images", type=int, default=40, help="synth: images timed per tier; vision: images per tier")
     p.add_argument("--detector", default="auto", choices=DETECTORS,
                    help="vision: the detector to measure (auto: every shipped one, side by side)")
     p.add_argument("--tiers", nargs="+", default=["easy", "medium", "hard"], choices=["easy", "medium", "hard"],
-                   help="vision, game: the tiers to measure")
+                   help="vision, game, setup: the tiers to measure")
     p.add_argument("--size", metavar="WxH",
-                   help="vision, game: the camera frame the tables are filmed at (default: the renderer's, 720p)")
+                   help="vision, game, setup: the camera frame the tables are filmed at (default: the renderer's, 720p)")
     p.add_argument("--no-video", action="store_true", help="vision: skip the video figures (gating, commit delay, the live loop's peak memory)")
     p.add_argument("--relight", metavar="KELVIN:LEVEL",
                    help="vision: light the tables otherwise than their calibration photos, e.g. --relight=-2000:0.7 "
@@ -917,7 +929,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dataset", type=int, default=300, help="synth: images in the streamed dataset run")
     p.add_argument("--turns", type=int, help="tracker: turns per game (default 300); game: turns per video "
                                              "(default 3)")
-    p.add_argument("--seed", type=int, help=f"tracker, synth: the seed (default 0); game: the first game's seed "
+    p.add_argument("--seed", type=int, help=f"tracker, synth: the seed (default 0); game, setup: the first video's seed "
                                             f"(default {GAME_BENCH_SEED})")
     p.add_argument("--no-hold", action="store_true",
                    help="game: count every region afresh at every still frame, untouched ones too")

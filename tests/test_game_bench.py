@@ -21,6 +21,12 @@ def line(frame: int, state: ObservedState, hand: bool) -> dict:
     return {"frame": frame, "hand_present": hand, "state": state.to_dict()}
 
 
+def json_corners(truth: dict) -> str:
+    """A frame's board corners as one comparable string."""
+    import json
+    return json.dumps(truth["board_corners"])
+
+
 def with_region(state: ObservedState, region: str, content: dict) -> ObservedState:
     d = state.to_dict()
     d["regions"] = dict(d["regions"], **{region: content})
@@ -369,3 +375,69 @@ class TestRecording:
         assert err.startswith("augur: error: ") and "line 8: not JSON" in err and "\n" not in err
         assert main(["bench", "game", "--replay", str(tmp_path / "none")]) == 2
         assert "no game recordings" in capsys.readouterr().err
+
+
+class TestSetupBench:
+    """The set-up film (vision.synth.video.setup_frames) and the scoring of the live game that
+    followed it (vision.setup_bench)."""
+
+    @staticmethod
+    def truths(players=("red", "blue", "yellow")):
+        from vision.synth.video import setup_frames
+        return [t for _, t, _ in setup_frames(seed=6, size=(320, 180), fps=2, players=players)]
+
+    def test_the_film_places_one_province_a_move_then_the_first_reinforcements(self):
+        truths = self.truths()
+        states = [ObservedState.from_dict(t["state"]) for t in truths]
+        steps = sorted({t["step"] for t in truths})
+        assert steps == list(range(len(steps))) and states[0].regions == {}
+        by_step = {t["step"]: s for t, s in zip(truths, states)}
+        for k in steps[1:-1]:           # each placement: one free province occupied, by its player's turn
+            assert by_step[k].changed_regions(by_step[k - 1]) == {*by_step[k].owners} - {*by_step[k - 1].owners}
+            assert len(by_step[k].changed_regions(by_step[k - 1])) == 1
+        finished, first_turn = by_step[steps[-2]], by_step[steps[-1]]
+        assert len(finished.owners) == 45 and sorted(finished.legions.values()).count(3) == 18     # 2 neutral armies
+        (moved,) = first_turn.changed_regions(finished)
+        assert finished.owners[moved] == "red" and first_turn.legions[moved] == finished.legions[moved] + 3
+        assert {t["actor"] for t in truths if t["step"]} == {"red", "blue", "yellow"}
+        assert len({json_corners(t) for t in truths}) == 1       # one camera, fixed
+        # with 4 players a neutral group stands on Italia from the start (§3.4)
+        four = self.truths(("red", "blue", "yellow", "green"))
+        assert [r for r in four[0]["state"]["regions"]] == ["italia"]
+
+    def score(self, truths, missed=()):
+        """A live game fed every filmed board change as the camera would commit it, ``missed``
+        provinces never seen; its figures."""
+        import tempfile
+        from pathlib import Path
+        from vision.setup_bench import SetupFigures, _score
+        from webui.live import LiveGame
+        from webui.store import Store
+        store = Store(Path(tempfile.mkdtemp()))
+        live = LiveGame.open(store, ["red", "blue", "yellow"], resume=False)
+        seen = None
+        for t in truths:
+            d = dict(t["state"], regions={r: v for r, v in t["state"]["regions"].items() if r not in missed})
+            state = ObservedState.from_dict(d)
+            if seen is None or not state.same_counts(seen):
+                live.commit(state)
+                seen = state
+        figures = SetupFigures("easy", 6)
+        _score(figures, live, truths)
+        store.close()
+        return figures
+
+    def test_a_setup_seen_whole_scores_clean(self):
+        f = self.score(self.truths())
+        assert (f.placements, f.right, f.wrong, f.violations, f.warnings) == (45, 45, 0, 0, 0)
+        assert f.started == "at the last placement" and f.start_wrong == 0 and f.first_move and f.commits == 45
+
+    def test_a_pile_never_seen_starts_the_game_at_the_first_move(self):
+        truths = self.truths()
+        last = ObservedState.from_dict(truths[-1]["state"])
+        missed = sorted(p for p, c in last.owners.items() if c == "blue")[0]
+        f = self.score(truths, missed=(missed,))
+        assert (f.right, f.wrong, f.violations) == (44, 0, 0)
+        # the set-up rules gave the province read empty to blue, the one army short: as placed
+        assert f.started == "at the first move" and f.start_wrong == 0 and f.first_move
+        assert f.warnings == 1 and "differs from what the set-up leaves" in f.messages[0]

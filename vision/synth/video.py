@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import replace
+import random
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterator
 
@@ -89,25 +90,80 @@ def calibration_photo(seed: int = 3, tier: str = "easy", size: tuple[int, int] =
     return img
 
 
+@dataclass(frozen=True)
+class _Move:
+    """One move filmed: who makes it, the board and victory points after it, the tablet entries
+    made as its hand comes in, and the simulated step it comes from (None for the set-up's)."""
+    actor: str | None
+    state: ObservedState
+    vp: dict
+    entries: list = field(default_factory=list)
+    step: SimStep | None = None
+
+
 def frames(seed: int = 3, turns: int = 6, tier: str = "easy", size: tuple[int, int] = (1280, 720),
            fps: int = DEFAULT_FPS, art: np.ndarray | None = None,
            geometry: BoardGeometry | None = None) -> Iterator[tuple[np.ndarray, dict, bytes]]:
     """Yield (image, per-frame truth, JPEG bytes) for a seeded game of ``turns`` turns. On a real
     print (``art``) the pieces stand inside its own borders, ``geometry`` (``printed_map``), as
     they do on a player's copy."""
-    geo = geometry if geometry is not None else load_geometry()
     sim = Simulator(PLAYERS, seed=seed, max_turns=turns)
     steps: list[SimStep] = list(sim.steps())
+    moves = [_Move(step.actor, step.state, step.vp, _tablet_entries(steps[k - 2] if k >= 2 else None, step), step)
+             for k, step in enumerate(steps, start=1)]
+    yield from _film(seed, sim.initial_state, moves, tier, size, fps, art, geometry)
+
+
+def setup_frames(seed: int = 3, tier: str = "easy", size: tuple[int, int] = (1280, 720), fps: int = DEFAULT_FPS,
+                 players: tuple[str, ...] = PLAYERS) -> Iterator[tuple[np.ndarray, dict, bytes]]:
+    """The opening occupation filmed from the empty board (§3.7–3.8): a seeded finished set-up
+    (:func:`tracker.spqrisiko.setup.random_setup`) made one placement at a time, each player in
+    turn putting a pair in a free province and, while neutral groups are left, a neutral group of
+    3 in another (two hands a turn, one a province). Then the first player's first reinforcements:
+    3 legionaries on one of their provinces. The same camera and light as :func:`frames` of the
+    same seed, and the same per-frame truth (``actor``: the army placed)."""
+    from tracker.spqrisiko.setup import random_setup, setup_plan
+    empty = ObservedState.from_dict({"regions": {}})
+    rng = np.random.default_rng([seed, 78])
+    final = random_setup(empty.board, players, random.Random(seed))
+    plan = setup_plan(empty.board, players)
+    # with 4 players a neutral group stands on Italia from the start (§3.4)
+    regions = {plan.fixed_neutral: final.regions[plan.fixed_neutral]} if plan.fixed_neutral else {}
+    by_army = {c: sorted(p for p, o in final.owners.items() if o == c and p not in regions) for c in plan.shares}
+    for provinces in by_army.values():
+        rng.shuffle(provinces)
+    order = []                       # (player, province), in the order the table places them
+    while any(by_army.values()):
+        for c in plan.players:
+            for army in (c, *[n for n in plan.neutrals if by_army[n]][:1]):
+                if by_army[army]:
+                    order.append((c, by_army[army].pop()))
+    start, moves = ObservedState.from_dict({"regions": dict(regions)}), []
+    for player, province in order:
+        regions[province] = final.regions[province]
+        moves.append(_Move(player, ObservedState.from_dict({"regions": dict(regions)}), {c: 0 for c in players}))
+    first = plan.players[0]
+    own = sorted(p for p, o in final.owners.items() if o == first)[int(rng.integers(plan.player_provinces))]
+    regions[own] = {first: {"legionary": final.legions[own] + 3}}
+    moves.append(_Move(first, ObservedState.from_dict({"regions": dict(regions)}), {c: 0 for c in players}))
+    yield from _film(seed, start, moves, tier, size, fps, players=players)
+
+
+def _film(seed: int, state: ObservedState, moves: list[_Move], tier: str, size: tuple[int, int], fps: int,
+          art: np.ndarray | None = None, geometry: BoardGeometry | None = None,
+          players: tuple[str, ...] = PLAYERS) -> Iterator[tuple[np.ndarray, dict, bytes]]:
+    """The table still on ``state``, then each move: a hand reaches in towards a region it
+    changes, the pieces change under it, the hand leaves, and the table stays still a second or so."""
+    geo = geometry if geometry is not None else load_geometry()
     cam, rng = video_camera(seed, tier, size)
     scene_seed = (seed, 1)
     placement = Placement(geo, seed)
-    state, vp = sim.initial_state, {c: 0 for c in PLAYERS}
+    vp = {c: 0 for c in players}
     pieces = placement.update(state, vp)
     n = 0
-    for k, step in enumerate([None] + steps):
-        entries = _tablet_entries(steps[k - 2] if k >= 2 else None, step)
-        if step is not None:
-            changed = _changed_regions(state, step.state) or list(step.state.regions)[:1]
+    for k, move in enumerate([None] + moves):
+        if move is not None:
+            changed = _changed_regions(state, move.state) or list(move.state.regions)[:1]
             target_region = changed[int(rng.integers(len(changed)))]
             tx, ty = geo.label_points[target_region]
             target = cam.project(np.array([[tx, ty, 0.0]]))[0]
@@ -120,17 +176,17 @@ def frames(seed: int = 3, turns: int = 6, tier: str = "easy", size: tuple[int, i
                 elif f < enter + hold:
                     reach = 1.0
                     if f == enter + hold // 2:          # the pieces change under the hand
-                        state, vp = step.state, step.vp
+                        state, vp = move.state, move.vp
                         pieces = placement.update(state, vp)
                 else:
                     reach = 1 - (f - enter - hold + 1) / (leave + 1)
                 tip = np.array(pose.start) + (np.array(pose.tip) - np.array(pose.start)) * reach
                 hand = HandPose(pose.start, (float(tip[0]), float(tip[1])), pose.width, pose.skin, pose.sleeve)
-                yield _frame(n, k, state, pieces, tier, scene_seed, cam, [hand], size, step, art, geometry,
-                             entries if f == 0 else ())
+                yield _frame(n, k, state, pieces, tier, scene_seed, cam, [hand], size, move, art, geometry,
+                             move.entries if f == 0 else ())
                 n += 1
         for _ in range(int(fps * rng.uniform(0.8, 1.6))):
-            yield _frame(n, k, state, pieces, tier, scene_seed, cam, [], size, step, art, geometry)
+            yield _frame(n, k, state, pieces, tier, scene_seed, cam, [], size, move, art, geometry)
             n += 1
 
 
