@@ -1177,6 +1177,18 @@ class TestSetupObservation:
         _, verdicts = game.observe_setup(more)
         assert [(v.rule, v.level) for v in verdicts] == [("§3.7", "violation")]
 
+    def test_the_rules_vouch_for_placements_read_as_made(self):
+        from tracker.state import ObservedState
+        from tracker.spqrisiko.setup import vouched_placements
+        game = Game(("red", "blue", "yellow"))
+        regions = {"baetica": {"red": {"legionary": 2}}, "galicia": {"green": {"legionary": 3}},
+                   "italia": {"blue": {"legionary": 3}}}
+        state = ObservedState.from_dict({"board": "spqrisiko", "regions": regions, "unseen": []})
+        assert vouched_placements(state, game.plan) == {"baetica", "galicia"}      # blue's 3 is no placement
+        too_many = dict(regions, **{p: {"red": {"legionary": 2}} for p in sorted(game.board.provinces)[:10]})
+        assert vouched_placements(ObservedState.from_dict({"board": "spqrisiko", "regions": too_many}),
+                                  game.plan) == set()        # red over its share of 9: a colour misread somewhere
+
     def test_a_breach_in_the_setup_rests_on_the_new_reading_alone(self):
         """Every free province reads doubtfully (none is free once the game is on): that doubt
         before a placement does not soften its breach; a doubtful reading of the placement does."""

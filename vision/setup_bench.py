@@ -11,12 +11,14 @@ move is read.
 """
 from __future__ import annotations
 
+import json
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tracker.events import SETUP_PLACEMENT
 from tracker.readings import LOW_CONFIDENCE
+from tracker.spqrisiko.setup import vouched_placements
 from tracker.state import ObservedState
 from vision.synth.render import FRAME_SIZE
 
@@ -32,7 +34,7 @@ class SetupFigures:
     wrong: int = 0               # placements committed that were not made so
     violations: int = 0          # verdicts while the set-up was followed (the truth gives none)
     warnings: int = 0
-    checks: int = 0              # held provinces the map asked a check of, summed over the set-up's commits
+    checks: int = 0              # checks the map asked of held provinces while placing (each province and reading once)
     commits: int = 0             # ... those commits
     started: str = "never"       # "at the last placement", "at the first move", or "never"
     start_wrong: int = -1        # regions of the set-up the game started on that differ from the true one
@@ -82,6 +84,7 @@ def _score(out: SetupFigures, live, truths: list[dict]) -> None:
     out.placements = len(placed)
     moved = next(p for p in final_move if final_move[p] != finished.get(p))
     snaps = live.store.snapshots(live.game_id)
+    marks: set[tuple[str, str]] = set()
     start = next((k for k, s in enumerate(snaps) if s.source == SETUP), None)
     for k, s in enumerate(snaps):
         following = start is None or k <= start
@@ -98,9 +101,12 @@ def _score(out: SetupFigures, live, truths: list[dict]) -> None:
                     setattr(out, v["level"] + "s", getattr(out, v["level"] + "s") + 1)
                     out.messages.append(f"{v['level']} {v['rule']}: {v['message']}")
             if start is None or k < start:
-                conf = s.state.get("confidence", {})
-                out.checks += sum(1 for r in s.state["regions"] if conf.get(r, 1.0) < LOW_CONFIDENCE)
+                state = ObservedState.from_dict(s.state)
+                vouched = vouched_placements(state, live.game.plan)
+                marks |= {(r, json.dumps(state.regions[r], sort_keys=True)) for r in state.owners
+                          if r not in vouched and state.confidence_of(r) < LOW_CONFIDENCE}
                 out.commits += 1
+    out.checks = len(marks)
     if start is not None:
         out.started = "at the last placement" if snaps[start].events else "at the first move"
         out.start_wrong = len(ObservedState.from_dict(snaps[start].state).changed_regions(setup))
@@ -115,8 +121,8 @@ def describe(figures: list[SetupFigures]) -> str:
     return (f"{f0.tier}: {len(figures)} set-ups, {total('frames')} frames; placements committed right "
             f"{total('right')} of {total('placements')} ({total('wrong')} committed otherwise than made); "
             f"while the set-up was followed {total('violations')} violation(s), {total('warnings')} warning(s) "
-            f"(the truth gives none), {total('checks')} check(s) asked on held provinces over "
-            f"{total('commits')} commits; the game started {started['at the last placement']} time(s) at the last "
+            f"(the truth gives none), {total('checks')} check(s) asked of held provinces (a province and "
+            f"its reading once) over {total('commits')} commits; the game started {started['at the last placement']} time(s) at the last "
             f"placement, {started['at the first move']} at the first move, {started['never']} never; "
             f"regions of the set-up it started on off the true one: {sum(wrong)} over {len(wrong)} game(s); "
             f"first move read {total('first_move')} of {len(figures)}")

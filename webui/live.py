@@ -20,7 +20,7 @@ from tracker.overrides import GUESSED, Override, apply_overrides, doubt_moved, s
 from tracker.pieces import VP_TRACK_MAX
 from tracker.readings import LOW_CONFIDENCE
 from tracker.rulesets import JUDGE_DRAWS, apply_entry, describe_entry, make_game
-from tracker.spqrisiko.setup import free_provinces
+from tracker.spqrisiko.setup import free_provinces, vouched_placements
 from tracker.state import ObservedState
 from webui.store import Snapshot, Store
 
@@ -458,12 +458,14 @@ class LiveGame:
 
     def _placing(self) -> dict:
         """The set-up being followed, for the tablets: the provinces the camera sees free, and how
-        many each army holds of its share (§3.9). A free province is no doubt of the camera's
-        then: the dashboard does not ask for a check of its count."""
+        many each army holds of its share (§3.9). The dashboard asks no check of a free province
+        then, nor of one the rules vouch for as placed
+        (:func:`~tracker.spqrisiko.setup.vouched_placements`)."""
         g = self.game
         shares = g.plan.shares
         return {"free": free_provinces(g.state), "provinces": len(g.board.provinces), "shares": shares,
-                "held": {c: len(g.state.provinces_of(c)) for c in shares}}
+                "held": {c: len(g.state.provinces_of(c)) for c in shares},
+                "vouched": sorted(vouched_placements(g.state, g.plan))}
 
     def snapshot_detail(self, sid: int) -> dict | None:
         snap: Snapshot | None = self.store.snapshot(sid)

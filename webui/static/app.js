@@ -42,10 +42,11 @@ function doubtOf(state, rid) {
   if (view && (view.guessed || []).includes(rid)) return "the camera sees no legionary here: the rules keep one (check the count)";
   if (view && (view.moved || []).includes(rid)) return "pieces were moved here since its count was set by hand or by the rules, and the camera still reads what it read then: check the count";
   const c = state && state.confidence && state.confidence[rid];
-  // a province free while the set-up is being made is no doubt: the camera doubts every empty
-  // province only because none stands empty once the game is on
-  const freeInSetup = view && view.placing && view.placing.free.includes(rid);
-  if (c !== undefined && view && c < view.low_confidence && !freeInSetup) return `check the count (camera ${Math.round(100 * c)}% sure)`;
+  // while the set-up is being made, a free province is no doubt (the camera doubts every empty
+  // province only because none stands empty once the game is on), nor one read as placed, which
+  // the rules vouch for (tracker.spqrisiko.setup.vouched_placements)
+  const setupSure = view && view.placing && (view.placing.free.includes(rid) || view.placing.vouched.includes(rid));
+  if (c !== undefined && view && c < view.low_confidence && !setupSure) return `check the count (camera ${Math.round(100 * c)}% sure)`;
   if (view && (view.questioned || []).includes(rid)) return "a rule was broken when this count was read: check it (set the count if it is wrong)";
   return "";
 }
