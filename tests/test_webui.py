@@ -750,6 +750,17 @@ class TestSetupFollowed:
         assert v["state"]["unseen"] == ["italia"] and "italia" not in v["placing"]["free"]
         assert len(live.store.snapshots(live.game_id)) == n and live.game.placing
 
+    def test_a_game_file_replayed_on_the_dashboard_follows_its_setup(self, live):
+        """``augur replay --serve`` commits a file's states as "replay": a file that begins on the
+        empty board is followed the same way, and a restart of its recording agrees."""
+        final = game_states(1)[0]
+        for s in setup_steps(final):
+            v = live.commit(s, source="replay")
+        sources = [s.source for s in live.store.snapshots(live.game_id)]
+        assert sources == ["placing"] * 45 + ["replay"] and v["current"] == "red" and v["placing"] is None
+        again = LiveGame.open(live.store, PLAYERS)
+        assert again.game.current == "red" and again.game.state.same_counts(final)
+
     def test_a_board_in_play_starts_at_once(self, live):
         v = live.commit(game_states(1)[0])
         assert v["placing"] is None and v["current"] == "red"
