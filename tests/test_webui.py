@@ -761,6 +761,23 @@ class TestSetupFollowed:
         again = LiveGame.open(live.store, PLAYERS)
         assert again.game.current == "red" and again.game.state.same_counts(final)
 
+    def test_a_count_corrected_during_the_setup_is_judged_as_placed_so(self, live):
+        """A player's count is no piece put on an occupied province, and near the set-up's end no
+        first move: the province is judged as occupied with what the player set (§3.7)."""
+        final = game_states(1)[0]
+        steps = setup_steps(final)
+        for s in steps[:-2]:                       # two provinces left free
+            live.commit(s)
+        first = sorted(final.owners)[0]
+        colour = final.owners[first]
+        v = live.correct(first, {colour: {"legionary": 2}})
+        assert v["recent"][0]["verdicts"] == [] and v["placing"] is not None
+        v = live.correct(first, {colour: {"legionary": 3}})
+        assert [(x["rule"], x["level"]) for x in v["recent"][0]["verdicts"]] == [("§3.7", "violation")]
+        assert "exactly 2" in v["recent"][0]["verdicts"][0]["message"] and v["placing"] is not None
+        again = LiveGame.open(live.store, PLAYERS)
+        assert again.game.placing and again.game.state.legions[first] == 3
+
     def test_a_board_in_play_starts_at_once(self, live):
         v = live.commit(game_states(1)[0])
         assert v["placing"] is None and v["current"] == "red"

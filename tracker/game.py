@@ -728,15 +728,22 @@ class Game(TurnFollower):
             verdicts.append(Verdict.violation("§3.10", "no triremes or centres are placed during the set-up"))
         return verdicts
 
-    def observe_setup(self, state: ObservedState) -> tuple[list[Event], list[Verdict]]:
-        """One step of the opening occupation; when every province is taken the first turn starts."""
+    def observe_setup(self, state: ObservedState, corrected: bool = False) -> tuple[list[Event], list[Verdict]]:
+        """One step of the opening occupation; when every province is taken the first turn starts.
+        ``corrected``: the step is a player's correction of counts the camera read, so the
+        provinces it changed are judged as placed the way the player set them, not as pieces
+        put on an occupied province (§3.7)."""
         if self.setup_state is None or self.ctx is not None:
             raise GameError("the set-up is not being followed: call begin_setup() with the empty board")
         prev = self.state
         events = self.setup_placements(prev, state)
+        judged_from = prev
+        if corrected:
+            blank = ObservedState(self.board, {}, {}, frozenset())
+            judged_from = prev.with_regions_of(blank, set(state.changed_regions(prev)))
         # a breach rests on the new reading alone: a province free before is no doubt of the camera's
         # (it reads every free province doubtfully, as no province stands free once the game is on)
-        verdicts = soften_low_confidence(self._setup_verdicts(prev, state), state, state)
+        verdicts = soften_low_confidence(self._setup_verdicts(judged_from, state), state, state)
         self.state = state
         self.question(state, verdicts, state.changed_regions(prev))
         if len(state.owners) == len(self.board.provinces):

@@ -111,7 +111,7 @@ class LiveGame:
             elif self.game.state is None or (self.game.placing and snap.source == SETUP):
                 self.game.start(state)
             elif self.game.placing:
-                self.game.observe_setup(state)
+                self.game.observe_setup(state, corrected=snap.source == CORRECTION)
             else:
                 self.game.observe(state)
         while pending is not None:
@@ -170,6 +170,8 @@ class LiveGame:
                 sid = self._started(state, jpeg, source, detections)
             elif self.game.placing:
                 over = self.game.setup_over(state)
+                if source == CORRECTION and over == "before":     # a player's count is no first move
+                    over = None
                 if over is None:
                     sid = self._placed(state, jpeg, source, detections)
                 elif over == "now":
@@ -198,7 +200,7 @@ class LiveGame:
         if first:
             events, verdicts = [], self.game.begin_setup(state)
         else:
-            events, verdicts = self.game.observe_setup(state)
+            events, verdicts = self.game.observe_setup(state, corrected=source == CORRECTION)
         self.out_of_sync = any(v.level == "violation" for v in verdicts)
         return self.store.add_snapshot(self.game_id, source if source == CORRECTION else PLACING, state.to_dict(),
                                        None, 0, 0, [dict(e.to_dict(), text=e.describe(self.game.board)) for e in events],
