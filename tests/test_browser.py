@@ -425,3 +425,8 @@ def test_a_setup_being_made_shows_its_progress_not_a_doubt_on_every_free_provinc
     live.commit(ObservedState.from_dict(d))
     wait_for(lambda: status.text.startswith("Set-up: 2 of 45 provinces taken"))
     wait_for(lambda: outlined() == {second})
+    # in review, a step of the set-up says so (it has no turn)
+    browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="review"]').click()
+    wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#timeline button"))
+    browser.find_elements(By.CSS_SELECTOR, "#timeline button")[-1].click()
+    wait_for(lambda: "set-up being made" in browser.find_element(By.CSS_SELECTOR, "#snap-a h2").text)

@@ -197,12 +197,17 @@ function entryItems(entries) {
   return out;
 }
 
+// what a snapshot was: its source, and whose turn (a step of the set-up being made has none)
+function snapLabel(s) {
+  return s.source === "placing" ? "set-up being made" : `${s.source} · ${s.actor || ""} · round ${s.round}`;
+}
+
 async function loadTimeline() {
   const list = await (await fetch("/api/snapshots")).json();
   const tl = $("#timeline"); tl.innerHTML = "";
   for (const s of list) {
     const entered = s.entries ? ` · ${s.entries} tablet entr${s.entries === 1 ? "y" : "ies"} before it` : "";
-    const b = el("button", { class: `${s.level}${s.entries ? " entered" : ""}`, title: `${s.source} · ${s.actor || ""} · round ${s.round}${entered}` }, String(s.id));
+    const b = el("button", { class: `${s.level}${s.entries ? " entered" : ""}`, title: `${snapLabel(s)}${entered}` }, String(s.id));
     b.addEventListener("click", () => pick(s.id, b));
     tl.appendChild(b);
   }
@@ -222,7 +227,7 @@ async function pick(id, button) {
   for (const [i, sid] of selected.entries()) {
     const d = await (await fetch(`/api/snapshots/${sid}`)).json();
     const box = $(i === 0 ? "#snap-a" : "#snap-b"); box.innerHTML = "";
-    box.appendChild(el("h2", {}, `#${d.id} · ${d.source} · ${d.actor || ""} · round ${d.round}`));
+    box.appendChild(el("h2", {}, `#${d.id} · ${snapLabel(d)}`));
     if (d.has_frame) {
       const img = el("img", { src: `/api/snapshots/${d.id}/overlay.jpg`, alt: "frame with what the camera counted" });
       img.onerror = () => {
