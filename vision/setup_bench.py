@@ -77,8 +77,8 @@ def play_setup_video(tier: str, seed: int, fps: int = 12, size: tuple[int, int] 
 def _score(out: SetupFigures, live, truths: list[dict]) -> None:
     """Score a live game's recording against the filmed truth (its frames' ``state``s)."""
     from webui.live import SETUP
-    final_move = truths[-1]["state"]["regions"]
-    finished = truths[[t["step"] for t in truths].index(truths[-1]["step"]) - 1]["state"]["regions"]
+    final_move = truths[-1]["state"]["regions"]          # after the first move, the film's last step
+    finished = next(t for t in reversed(truths) if t["step"] == truths[-1]["step"] - 1)["state"]["regions"]
     setup = ObservedState.from_dict({"regions": finished})
     placed = {p: kinds for p, kinds in finished.items() if p not in truths[0]["state"]["regions"]}
     out.placements = len(placed)
@@ -98,7 +98,8 @@ def _score(out: SetupFigures, live, truths: list[dict]) -> None:
         if following:
             for v in s.verdicts:
                 if v["level"] in ("violation", "warning"):
-                    setattr(out, v["level"] + "s", getattr(out, v["level"] + "s") + 1)
+                    out.violations += v["level"] == "violation"
+                    out.warnings += v["level"] == "warning"
                     out.messages.append(f"{v['level']} {v['rule']}: {v['message']}")
             if start is None or k < start:
                 state = ObservedState.from_dict(s.state)
