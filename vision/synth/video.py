@@ -92,13 +92,12 @@ def calibration_photo(seed: int = 3, tier: str = "easy", size: tuple[int, int] =
 
 @dataclass(frozen=True)
 class _Move:
-    """One move filmed: who makes it, the board and victory points after it, the tablet entries
-    made as its hand comes in, and the simulated step it comes from (None for the set-up's)."""
+    """One move filmed: who makes it, the board and victory points after it, and the tablet
+    entries made as its hand comes in."""
     actor: str | None
     state: ObservedState
     vp: dict
     entries: list = field(default_factory=list)
-    step: SimStep | None = None
 
 
 def frames(seed: int = 3, turns: int = 6, tier: str = "easy", size: tuple[int, int] = (1280, 720),
@@ -109,7 +108,7 @@ def frames(seed: int = 3, turns: int = 6, tier: str = "easy", size: tuple[int, i
     they do on a player's copy."""
     sim = Simulator(PLAYERS, seed=seed, max_turns=turns)
     steps: list[SimStep] = list(sim.steps())
-    moves = [_Move(step.actor, step.state, step.vp, _tablet_entries(steps[k - 2] if k >= 2 else None, step), step)
+    moves = [_Move(step.actor, step.state, step.vp, _tablet_entries(steps[k - 2] if k >= 2 else None, step))
              for k, step in enumerate(steps, start=1)]
     yield from _film(seed, sim.initial_state, moves, tier, size, fps, art, geometry)
 
@@ -121,7 +120,7 @@ def setup_frames(seed: int = 3, tier: str = "easy", size: tuple[int, int] = (128
     turn putting a pair in a free province and, while neutral groups are left, a neutral group of
     3 in another (two hands a turn, one a province). Then the first player's first reinforcements:
     3 legionaries on one of their provinces. The same camera and light as :func:`frames` of the
-    same seed, and the same per-frame truth (``actor``: the army placed)."""
+    same seed, and the same per-frame truth (``actor``: the player placing, a neutral group too)."""
     from tracker.spqrisiko.setup import random_setup, setup_plan
     empty = ObservedState.from_dict({"regions": {}})
     rng = np.random.default_rng([seed, 78])
