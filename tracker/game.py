@@ -684,14 +684,15 @@ class Game(TurnFollower):
     def setup_under_way(self, state: ObservedState) -> bool:
         return setup_under_way(state)
 
-    def setup_over(self, state: ObservedState) -> str | None:
+    def setup_over(self, state: ObservedState, corrected: bool = False) -> str | None:
         """While the set-up is followed (:attr:`placing`), what the next committed ``state`` says
         of it: None, a step of it (:meth:`observe_setup`); ``"now"``, the step that finishes it
         (every province held), after which the game starts on ``state``; ``"before"``, the first
         turn begun on a set-up the camera read with a pile or two missed
         (:func:`~tracker.spqrisiko.setup.setup_step`), so the game starts on the set-up as last
-        read and ``state`` is the first turn's."""
-        if not setup_step(self.state, state):
+        read and ``state`` is the first turn's. A player's correction (``corrected``) is never
+        a first move."""
+        if not corrected and not setup_step(self.state, state):
             return "before"
         return "now" if len(state.owners) == len(self.board.provinces) else None
 

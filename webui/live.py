@@ -169,9 +169,7 @@ class LiveGame:
             elif self.game.state is None:
                 sid = self._started(state, jpeg, source, detections)
             elif self.game.placing:
-                over = self.game.setup_over(state)
-                if source == CORRECTION and over == "before":     # a player's count is no first move
-                    over = None
+                over = self.game.setup_over(state, corrected=source == CORRECTION)
                 if over is None:
                     sid = self._placed(state, jpeg, source, detections)
                 elif over == "now":
@@ -203,7 +201,7 @@ class LiveGame:
             events, verdicts = self.game.observe_setup(state, corrected=source == CORRECTION)
         self.out_of_sync = any(v.level == "violation" for v in verdicts)
         return self.store.add_snapshot(self.game_id, source if source == CORRECTION else PLACING, state.to_dict(),
-                                       None, 0, 0, [dict(e.to_dict(), text=e.describe(self.game.board)) for e in events],
+                                       None, 0, 0, self._described(events),
                                        [v.to_dict() for v in verdicts], self._scores(), jpeg, detections)
 
     def _started(self, state: ObservedState, jpeg: bytes | None, source: str, detections: list | None,
@@ -219,7 +217,7 @@ class LiveGame:
         entry = self.game.score_track[-1]
         sid = self.store.add_snapshot(self.game_id, recorded or (SETUP if source == "camera" else source), state.to_dict(),
                                       entry.colour, entry.round_no, entry.turn_no,
-                                      [dict(e.to_dict(), text=e.describe(self.game.board)) for e in events or []],
+                                      self._described(events or []),
                                       verdicts, self._scores(), jpeg, detections)
         for region, o in settling.items():
             o.correction_id = self.store.add_correction(sid, region, o.camera_value, o.value,
@@ -235,17 +233,20 @@ class LiveGame:
         notes = [v for v in notes if set(v.regions) & set(held)]
         state = apply_overrides(held, state)
         report = self.game.observe(state)
-        events = [dict(e.to_dict(), text=e.describe(self.game.board)) for e in report.events]
         verdicts = [v.to_dict() for v in report.verdicts + notes]
         self.out_of_sync = report.level == "violation"
         sid = self.store.add_snapshot(self.game_id, source, state.to_dict(), report.actor, report.round_no,
-                                      report.turn_no, events, verdicts, self._scores(), jpeg, detections)
+                                      report.turn_no, self._described(report.events), verdicts, self._scores(), jpeg, detections)
         for region, o in held.items():     # recorded, as the set-up's: a restart keeps them, undo lifts them
             o.correction_id = self.store.add_correction(
                 sid, region, o.camera_value, o.value,
                 author=KEPT_BY_RULES if o.confidence is None else GUESSED_BY_RULES)
             self.overrides[region] = o
         return sid
+
+    def _described(self, events) -> list[dict]:
+        """Events as the store records them: each with its sentence for the tablets."""
+        return [dict(e.to_dict(), text=e.describe(self.game.board)) for e in events]
 
     def resight(self, state: ObservedState) -> None:
         """The camera's committed counts stand, but it sees the board otherwise (a hand resting on

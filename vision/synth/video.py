@@ -201,12 +201,12 @@ def _tablet_entries(previous: SimStep | None, step: SimStep | None) -> list[dict
     return entries
 
 
-def _frame(n, k, state, pieces, tier, scene_seed, cam, hands, size, step, art=None, geometry=None, entries=()):
+def _frame(n, k, state, pieces, tier, scene_seed, cam, hands, size, move, art=None, geometry=None, entries=()):
     # one camera: its focus and compression are the video's, only the sensor noise is the frame's
     img, truth = render(state, tier, seed=scene_seed, size=size, camera=cam, placement=pieces, hand_poses=hands,
                         noise_seed=(scene_seed[0], 2), sensor_seed=(scene_seed[0], 2, n), art=art,
                         geometry=geometry)
-    line = {"frame": n, "step": k, "actor": step.actor if step else None, "hand_present": bool(hands),
+    line = {"frame": n, "step": k, "actor": move.actor if move else None, "hand_present": bool(hands),
             "state": truth.state, "occluded_fraction": round(truth.occluded_fraction, 4),
             "hand_fraction": round(truth.hand_fraction, 4),
             "board_corners": truth.board_corners}
