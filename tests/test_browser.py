@@ -404,21 +404,21 @@ def test_a_damaged_frame_is_said_so_not_drawn_grey(browser, dashboard):
 
 def test_a_setup_being_made_shows_its_progress_not_a_doubt_on_every_free_province(browser, dashboard):
     from selenium.webdriver.common.by import By
-    from tests.test_webui import setup_steps
+    from tests.test_webui import setup_order, setup_steps
     from tracker.state import ObservedState
     live = dashboard
     final = game_states(1)[0]
     steps = setup_steps(final)
     live.commit(steps[0])
     status = browser.find_element(By.ID, "round")
-    wait_for(lambda: status.text.startswith("Set-up: 0 of 45 provinces taken"))
+    wait_for(lambda: status.text.startswith("Set-up: 0 of 45 provinces taken · red to place a pair and a neutral group"))
     assert "red 0/9" in status.text and "black 0/9" in status.text
     def outlined():
         return {e.get_attribute("id")[2:] for e in browser.find_elements(By.CSS_SELECTOR, "#map path.doubt")}
     assert outlined() == set()          # every free province read at 0.15: no check asked
     # two placements read doubtfully: the one read as a placement leaves it needs no check (the
     # rules vouch for it), the one read a legionary over does
-    first, second = sorted(final.owners)[:2]
+    first, second = setup_order(final)[:2]
     d = steps[2].to_dict()
     d["regions"][second] = {final.owners[second]: {"legionary": final.legions[second] + 1}}
     d["confidence"].update({first: 0.5, second: 0.5})

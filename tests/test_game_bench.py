@@ -440,4 +440,6 @@ class TestSetupBench:
         assert (f.right, f.wrong, f.violations) == (44, 0, 0)
         # the set-up rules gave the province read empty to blue, the one army short: as placed
         assert f.started == "at the first move" and f.start_wrong == 0 and f.first_move
-        assert f.warnings == 1 and "differs from what the set-up leaves" in f.messages[0]
+        # once, when the next placement passed blue's turn (§3.7), and at the start
+        assert f.warnings == 2 and "differs from what the set-up leaves" in f.messages[1]
+        assert "in blue's turn" in f.messages[0] and "blue's pair not seen by the camera" in f.messages[0]

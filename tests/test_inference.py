@@ -1093,14 +1093,14 @@ class TestSetupObservation:
     def test_whole_setup_then_first_turn_3_7_3_9(self):
         import random
         from tracker.spqrisiko.setup import random_setup
+        from tracker.spqrisiko.setup_turns import in_turns
         players = ("red", "blue", "yellow", "green")
         final = random_setup(self._empty().board, players, random.Random(5))
         game = Game(players)
         assert game.begin_setup(self._empty({"italia": (final.owners["italia"], 3)})) == []
         placed = {"italia": (final.owners["italia"], 3)}
-        for p in sorted(final.owners):
-            if p == "italia":
-                continue
+        armies = {c: sorted(p for p in final.provinces_of(c) if p != "italia") for c in game.plan.shares}
+        for _, p in in_turns(armies, game.plan):
             placed[p] = (final.owners[p], final.legions[p])
             events, verdicts = game.observe_setup(self._empty(placed))
             assert verdicts == [] and [e.target for e in events] == [p]

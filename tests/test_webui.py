@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 
 from tracker.board import load_board
+from tracker.spqrisiko.setup import setup_plan
+from tracker.spqrisiko.setup_turns import in_turns
 from tracker.spqrisiko.simulator import Simulator
 from tracker.state import ObservedState
 from webui.app import create_app
@@ -673,13 +675,20 @@ class TestSetup:
         assert r.status_code == 404
 
 
+def setup_order(final: ObservedState) -> list[str]:
+    """The provinces of ``final``'s set-up in an order of play that makes it (§3.7): each army's
+    in the order of their names."""
+    plan = setup_plan(final.board, PLAYERS)
+    return [p for _, p in in_turns({c: sorted(final.provinces_of(c)) for c in plan.shares}, plan)]
+
+
 def setup_steps(final: ObservedState, missed: tuple[str, ...] = ()):
-    """The boards of ``final``'s set-up being made, one province occupied at a time (in the
-    order of their names), every free province read at 0.15 (the camera doubts an empty
+    """The boards of ``final``'s set-up being made, one province occupied at a time in the order
+    of play (:func:`setup_order`), every free province read at 0.15 (the camera doubts an empty
     province: none is empty once the game is on); ``missed``: provinces the camera never sees."""
     board = final.board
     regions, out = {}, []
-    order = [p for p in sorted(final.owners) if p not in missed]
+    order = [p for p in setup_order(final) if p not in missed]
     for k in range(len(order) + 1):
         if k:
             regions[order[k - 1]] = final.to_dict()["regions"][order[k - 1]]
@@ -698,7 +707,7 @@ class TestSetupFollowed:
         assert v["current"] is None and len(v["placing"]["free"]) == 45 and v["recent"][0]["verdicts"] == []
         assert v["placing"]["shares"] == {"red": 9, "blue": 9, "yellow": 9, "green": 9, "black": 9}
         v = live.commit(steps[1])
-        first = sorted(final.owners)[0]
+        first = setup_order(final)[0]
         assert [e["target"] for e in v["recent"][0]["events"]] == [first]
         assert v["placing"]["held"][final.owners[first]] == 1 and live.store.latest(live.game_id).source == "placing"
         for s in steps[2:]:
@@ -768,7 +777,7 @@ class TestSetupFollowed:
         steps = setup_steps(final)
         for s in steps[:-2]:                       # two provinces left free
             live.commit(s)
-        first = sorted(final.owners)[0]
+        first = setup_order(final)[0]
         colour = final.owners[first]
         v = live.correct(first, {colour: {"legionary": 2}})
         assert v["recent"][0]["verdicts"] == [] and v["placing"] is not None
@@ -777,6 +786,27 @@ class TestSetupFollowed:
         assert "exactly 2" in v["recent"][0]["verdicts"][0]["message"] and v["placing"] is not None
         again = LiveGame.open(live.store, PLAYERS)
         assert again.game.placing and again.game.state.legions[first] == 3
+
+    def test_the_next_placement_is_shown_and_one_out_of_turn_is_marked(self, live):
+        """§3.7: the status line says whose placement is next; a pair in a colour the order of
+        play does not expect (blue's read as yellow's, say) is a warning, and its province is
+        marked for a check although its count reads as a placement leaves it."""
+        final = game_states(1)[0]
+        steps = setup_steps(final)
+        v = live.commit(steps[0])
+        assert v["placing"]["turn"]["text"] == "red to place a pair and a neutral group"
+        v = live.commit(steps[1])
+        assert v["placing"]["turn"]["text"] == "red to place a neutral group"
+        v = live.commit(steps[2])
+        assert v["placing"]["turn"] == {"player": "blue", "pair": True, "group": True,
+                                        "text": "blue to place a pair and a neutral group"}
+        blue = setup_order(final)[2]
+        d = steps[3].to_dict()
+        d["regions"][blue] = {"yellow": {"legionary": 2}}
+        v = live.commit(ObservedState.from_dict(d))
+        (warning,) = v["recent"][0]["verdicts"]
+        assert warning["level"] == "warning" and warning["regions"] == [blue] and "in blue's turn" in warning["message"]
+        assert not v["out_of_sync"] and blue in v["placing"]["vouched"] and blue in v["questioned"]
 
     def test_a_board_in_play_starts_at_once(self, live):
         v = live.commit(game_states(1)[0])

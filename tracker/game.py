@@ -33,6 +33,7 @@ from tracker.spqrisiko.reinforcements import entitlement
 from tracker.spqrisiko.scoring import Score, score
 from tracker.spqrisiko.setup import (SetupPlan, check_players, settle_setup, settled_verdict, setup_plan,
                                      setup_step, setup_under_way, validate_setup, vouched_setup)
+from tracker.spqrisiko.setup_turns import SetupTurn, group_verdicts, setup_turn, turn_verdicts
 from tracker.state import ObservedState
 from tracker.verdicts import VIOLATION, WARNING, Verdict
 
@@ -582,6 +583,9 @@ class Game(TurnFollower):
         #: §2.5: play to a time limit instead of (or as well as) a score; see :meth:`time_up`.
         self.time_limit_min = time_limit_min
         self.setup_state: ObservedState | None = None
+        #: while the set-up is followed: the provinces each of its commits occupied first, in order
+        #: (:func:`tracker.spqrisiko.setup_turns.turn_verdicts` reads the order of play from it)
+        self.placement_log: list[list[str]] = []
         self.board = load_board(board_id)
         self.plan: SetupPlan = setup_plan(self.board, self.players, options)
         self.vp = {c: 0 for c in self.players}
@@ -704,7 +708,9 @@ class Game(TurnFollower):
         self._check_board(state)
         self.setup_state = state
         self.state = state
+        self.placement_log = [sorted(state.owners)]
         verdicts = soften_low_confidence(self._setup_verdicts(None, state), state, state)
+        verdicts += turn_verdicts(self.placement_log, state, self.plan)
         self.question(state, verdicts)
         return verdicts
 
@@ -727,7 +733,7 @@ class Game(TurnFollower):
                                               (self.plan.fixed_neutral,)))
         if state.triremes or state.centres:
             verdicts.append(Verdict.violation("§3.10", "no triremes or centres are placed during the set-up"))
-        return verdicts
+        return verdicts + group_verdicts(prev or ObservedState(self.board, {}, {}, frozenset()), state, self.plan)
 
     def observe_setup(self, state: ObservedState, corrected: bool = False) -> tuple[list[Event], list[Verdict]]:
         """One step of the opening occupation; when every province is taken the first turn starts.
@@ -745,12 +751,22 @@ class Game(TurnFollower):
         # a breach rests on the new reading alone: a province free before is no doubt of the camera's
         # (it reads every free province doubtfully, as no province stands free once the game is on)
         verdicts = soften_low_confidence(self._setup_verdicts(judged_from, state), state, state)
+        logged = {p for provinces in self.placement_log for p in provinces}
+        self.placement_log.append(sorted(p for p in state.owners if p not in logged))
+        verdicts += turn_verdicts(self.placement_log, state, self.plan)
         self.state = state
         self.question(state, verdicts, state.changed_regions(prev))
         if len(state.owners) == len(self.board.provinces):
             verdicts += validate_setup(state, self.plan)
             self.start(state)
         return events, verdicts
+
+    def setup_turn(self) -> SetupTurn | None:
+        """While the set-up is followed: the next placement, as the order of play gives it
+        (:func:`~tracker.spqrisiko.setup_turns.setup_turn`); None otherwise."""
+        if not self.placing:
+            return None
+        return setup_turn(self.state, self.plan, self.placement_log)
 
     def setup_placements(self, prev: ObservedState, state: ObservedState) -> list[Event]:
         """The provinces occupied between two boards of the set-up, one event each (§3.7)."""

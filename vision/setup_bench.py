@@ -34,6 +34,7 @@ class SetupFigures:
     wrong: int = 0               # placements committed that were not made so
     violations: int = 0          # verdicts while the set-up was followed (the truth gives none)
     warnings: int = 0
+    on_misread: int = 0          # ... of those, the ones that name a held province the camera misread
     checks: int = 0              # checks the map asked of held provinces while placing (each province and reading once)
     commits: int = 0             # ... those commits
     started: str = "never"       # "at the last placement", "at the first move", or "never"
@@ -96,10 +97,12 @@ def _score(out: SetupFigures, live, truths: list[dict]) -> None:
             elif start is not None and k > start and e.get("target") == moved:
                 out.first_move = True
         if following:
+            read = s.state["regions"]
             for v in s.verdicts:
                 if v["level"] in ("violation", "warning"):
                     out.violations += v["level"] == "violation"
                     out.warnings += v["level"] == "warning"
+                    out.on_misread += any(read.get(r) and read[r] != finished.get(r) for r in v["regions"])
                     out.messages.append(f"{v['level']} {v['rule']}: {v['message']}")
             if start is None or k < start:
                 state = ObservedState.from_dict(s.state)
@@ -122,7 +125,7 @@ def describe(figures: list[SetupFigures]) -> str:
     return (f"{f0.tier}: {len(figures)} set-ups, {total('frames')} frames; placements committed right "
             f"{total('right')} of {total('placements')} ({total('wrong')} committed otherwise than made); "
             f"while the set-up was followed {total('violations')} violation(s), {total('warnings')} warning(s) "
-            f"(the truth gives none), {total('checks')} check(s) asked of held provinces (a province and "
+            f"(the truth gives none; {total('on_misread')} of them name a province misread), {total('checks')} check(s) asked of held provinces (a province and "
             f"its reading once) over {total('commits')} commits; the game started {started['at the last placement']} time(s) at the last "
             f"placement, {started['at the first move']} at the first move, {started['never']} never; "
             f"regions of the set-up it started on off the true one: {sum(wrong)} over {len(wrong)} game(s); "

@@ -460,15 +460,18 @@ class LiveGame:
         }
 
     def _placing(self) -> dict:
-        """The set-up being followed, for the tablets: the provinces the camera sees free, and how
-        many each army holds of its share (§3.9). The dashboard asks no check of a free province
+        """The set-up being followed, for the tablets: the provinces the camera sees free, how
+        many each army holds of its share (§3.9), and whose placement is next (§3.7). The dashboard asks no check of a free province
         then, nor of one the rules vouch for as placed
         (:func:`~tracker.spqrisiko.setup.vouched_placements`)."""
         g = self.game
         shares = g.plan.shares
+        turn = g.setup_turn()
         return {"free": free_provinces(g.state), "provinces": len(g.board.provinces), "shares": shares,
                 "held": {c: len(g.state.provinces_of(c)) for c in shares},
-                "vouched": sorted(vouched_placements(g.state, g.plan))}
+                "vouched": sorted(vouched_placements(g.state, g.plan)),
+                # the next placement, as the order of play gives it (§3.7)
+                "turn": turn.to_dict() if turn else None}
 
     def snapshot_detail(self, sid: int) -> dict | None:
         snap: Snapshot | None = self.store.snapshot(sid)

@@ -122,6 +122,7 @@ def setup_frames(seed: int = 3, tier: str = "easy", size: tuple[int, int] = (128
     3 legionaries on one of their provinces. The same camera and light as :func:`frames` of the
     same seed, and the same per-frame truth (``actor``: the player placing, a neutral group too)."""
     from tracker.spqrisiko.setup import random_setup, setup_plan
+    from tracker.spqrisiko.setup_turns import in_turns
     empty = ObservedState.from_dict({"regions": {}})
     rng = np.random.default_rng([seed, 78])
     final = random_setup(empty.board, players, random.Random(seed))
@@ -131,12 +132,8 @@ def setup_frames(seed: int = 3, tier: str = "easy", size: tuple[int, int] = (128
     by_army = {c: sorted(p for p, o in final.owners.items() if o == c and p not in regions) for c in plan.shares}
     for provinces in by_army.values():
         rng.shuffle(provinces)
-    order = []                       # (player, province), in the order the table places them
-    while any(by_army.values()):
-        for c in plan.players:
-            for army in (c, *[n for n in plan.neutrals if by_army[n]][:1]):
-                if by_army[army]:
-                    order.append((c, by_army[army].pop()))
+    # (player, province), in the order the table places them; each army's from the end of its list
+    order = in_turns({c: provinces[::-1] for c, provinces in by_army.items()}, plan)
     start, moves = ObservedState.from_dict({"regions": dict(regions)}), []
     for player, province in order:
         regions[province] = final.regions[province]

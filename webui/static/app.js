@@ -92,7 +92,8 @@ function renderTrack(v) {
 function setupLine(p) {
   const armies = Object.entries(p.shares).map(([c, n]) => `${c} ${p.held[c]}/${n}`).join(" · ");
   const taken = Object.values(p.held).reduce((a, b) => a + b, 0);
-  return `Set-up: ${taken} of ${p.provinces} provinces taken · ${armies}`;
+  const turn = p.turn ? ` · ${p.turn.text}` : "";
+  return `Set-up: ${taken} of ${p.provinces} provinces taken${turn} · ${armies}`;
 }
 
 function render(v) {

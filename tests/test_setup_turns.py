@@ -1,0 +1,156 @@
+"""The order of play during the opening occupation (§3.7–3.8): ``tracker.spqrisiko.setup_turns``
+and the set-up followed by ``Game`` placement by placement."""
+from __future__ import annotations
+
+from tracker.board import load_board
+from tracker.game import Game
+from tracker.spqrisiko.setup_turns import follow_turns, in_turns
+from tracker.state import ObservedState
+
+PLAYERS = ("red", "blue", "yellow")          # neutrals: black and green (§3.3)
+PROVINCES = sorted(load_board().provinces)
+
+
+class Table:
+    """A set-up being made on the empty board, committed as the camera would see it."""
+
+    def __init__(self, players=PLAYERS):
+        self.game = Game(players)
+        self.placed: dict[str, tuple[str, int]] = {}
+        self.last: list[str] = []
+        self.free = [p for p in PROVINCES if p != self.game.plan.fixed_neutral]
+        if self.game.plan.fixed_neutral:
+            self.placed[self.game.plan.fixed_neutral] = (self.game.plan.neutrals[0], 3)
+        self.first = self.game.begin_setup(self.state())
+
+    def state(self, confidence=None) -> ObservedState:
+        d = ObservedState.from_summary(load_board(), self.placed).to_dict()
+        d["confidence"] = confidence or {}
+        return ObservedState.from_dict(d)
+
+    def put(self, *armies: str) -> list[str]:
+        """Each army's placement on the next free province (a pair, or a neutral group of 3)."""
+        out = []
+        for army in armies:
+            province = self.free.pop(0)
+            self.placed[province] = (army, 2 if army in self.game.players else 3)
+            out.append(province)
+        self.last = out
+        return out
+
+    def commit(self, *armies: str, corrected: bool = False):
+        """``armies`` placed, then one commit; its verdicts."""
+        self.put(*armies)
+        return self.game.observe_setup(self.state(), corrected=corrected)[1]
+
+    def turn(self) -> str:
+        return self.game.setup_turn().describe()
+
+
+def in_order(rounds: int, table: Table):
+    """``rounds`` of turns made right, one commit each placement: the verdicts."""
+    verdicts = []
+    for _ in range(rounds):
+        for c in table.game.players:
+            verdicts += table.commit(c)
+            if table.game.setup_turn() and table.game.setup_turn().group:
+                verdicts += table.commit(table.game.plan.neutrals[0])
+    return verdicts
+
+
+class TestOrderOfPlay:
+    def test_a_setup_made_in_turn_raises_nothing(self):
+        t = Table()
+        assert t.first == [] and in_order(3, t) == []
+        assert t.turn() == "red to place a pair and a neutral group"
+
+    def test_a_player_placing_twice_is_named(self):
+        t = Table()
+        assert t.commit("red", "black") == []
+        (v,) = t.commit("red")
+        assert v.level == "warning" and v.rule == "§3.7" and v.regions == tuple(t.last)
+        assert "red occupied" in v.message and "in blue's turn" in v.message
+        # the likeliest reading: that pair was blue's, read as red's, and blue's group is to come
+        assert t.turn() == "blue to place a neutral group"
+
+    def test_a_pair_read_in_the_wrong_colour_is_named_once(self):
+        """Blue's pair read as yellow's: the order names it; yellow's own pair after it is in turn."""
+        t = Table()
+        t.commit("red", "black")
+        (v,) = t.commit("yellow")                 # blue's, misread
+        misread = t.last[0]
+        assert v.regions == (misread,) and "yellow occupied" in v.message and "in blue's turn" in v.message
+        assert t.commit("green") == []             # blue's neutral group
+        assert t.commit("yellow", "black") == []   # yellow's own turn: nothing more
+        assert t.turn() == "red to place a pair and a neutral group"
+        # the player sets the misread pair right on the tablet: the order is whole again
+        t.placed[misread] = ("blue", 2)
+        assert t.game.observe_setup(t.state(), corrected=True)[1] == []
+        assert t.turn() == "red to place a pair and a neutral group"
+
+    def test_the_hypotheses_cost_what_they_leave_unexplained(self):
+        plan = Game(PLAYERS).plan
+        assert follow_turns([], plan)[0] == {"red": 0}
+        assert follow_turns([{"a": "red"}, {"b": "blue"}], plan)[0] == {"yellow": 0, "red": 1, "blue": 2}
+        turns, step = follow_turns([{"a": "red"}, {"b": "red"}], plan)
+        assert min(turns.values()) == 1 and step.unexplained == {"b": "red"} and step.passed == ("blue",)
+
+    def test_a_pair_the_camera_never_sees_is_named_once(self):
+        t = Table()
+        t.commit("red", "black")
+        hidden = t.put("blue")[0]
+        del t.placed[hidden]                       # on a print of its own colour: read empty
+        assert t.commit("green") == []
+        (v,) = t.commit("yellow")
+        assert v.regions == tuple(t.last) and "blue's pair not seen by the camera" in v.message
+        assert t.commit("black") + t.commit("red", "green") + t.commit("blue", "black") == []
+
+    def test_placements_of_one_commit_are_taken_in_any_order(self):
+        t = Table()
+        assert t.commit("yellow", "black", "blue", "green", "red", "black") == []
+        assert t.turn() == "red to place a pair and a neutral group"
+
+    def test_the_first_board_may_show_a_setup_under_way(self):
+        game = Game(PLAYERS)
+        placed = dict(zip(PROVINCES, [("red", 2), ("black", 3), ("blue", 2), ("green", 3), ("yellow", 2),
+                                      ("black", 3), ("red", 2), ("green", 3)]))
+        assert game.begin_setup(ObservedState.from_summary(load_board(), placed)) == []
+        assert game.setup_turn().describe() == "blue to place a pair and a neutral group"
+
+    def test_in_turns_makes_a_setup_in_the_order_of_play(self):
+        game = Game(PLAYERS)
+        order = in_turns({"red": ["a", "b"], "blue": ["c"], "yellow": ["d"], "black": ["e", "f"], "green": ["g"]},
+                         game.plan)
+        # each turn's group from the first neutral army (green, then black) with groups left
+        assert order == [("red", "a"), ("red", "g"), ("blue", "c"), ("blue", "e"), ("yellow", "d"),
+                         ("yellow", "f"), ("red", "b")]
+
+
+class TestNeutralGroups:
+    def test_the_group_owed_is_the_next_placement(self):
+        t = Table()
+        t.commit("red")
+        assert t.turn() == "red to place a neutral group"
+        t.commit("black")
+        assert t.turn() == "blue to place a pair and a neutral group"
+        t.commit("green")                          # blue puts the group down first
+        assert t.turn() == "blue to place a pair"
+
+    def test_a_turn_without_its_group_is_named_once(self):
+        t = Table()
+        t.commit("red")                            # red forgets the neutral group
+        (v,) = t.commit("blue")
+        assert v.rule == "§3.8" and v.level == "warning" and v.regions == (PROVINCES[1],)
+        assert t.commit("black") + t.commit("yellow", "green") == []
+
+    def test_a_neutral_army_has_nine_groups(self):
+        t = Table(("red", "blue", "yellow", "green"))     # black neutral: Italia and 8 groups
+        assert t.first == []
+        in_order(8, t)
+        assert t.turn() == "red to place a pair"           # the groups have run out (§3.8)
+        verdicts = t.commit("black")
+        assert any(v.rule == "§3.3" and "neutral black has 9 groups" in v.message for v in verdicts)
+
+    def test_with_four_players_the_set_up_ends_on_pairs_alone(self):
+        t = Table(("red", "blue", "yellow", "green"))
+        assert in_order(9, t) == [] and not t.game.placing and t.game.current == "red"

@@ -1,0 +1,219 @@
+"""Whose placement it is while the opening occupation is made (§3.7–3.8), and placements the
+order of play does not explain.
+
+The players occupy the provinces in the order of play (§3.2: the dice decide it, and a game
+lists its players in that order): each in turn puts a pair of their own legionaries on a free
+province and, while neutral groups are left, one neutral group of 3 on another (§3.7–3.8).
+
+The camera commits whenever the table is still, half way through a turn or after two; it may
+miss a pair whole (a pile on a print of its own colour) or read it in another army's colour.
+So the order is followed as a few hypotheses, each the player whose turn it is with the
+irregularities it needs to explain the placements seen so far, commit by commit (a commit's
+placements in whatever order suits): a turn passed with no pair seen costs one, and so does a
+pair in a colour other than the turn's (read wrong, or placed out of turn). A set-up made in
+turn and read right costs nothing. A commit whose placements raise that least cost gets a
+warning naming them: the camera cannot tell a player placing out of turn from a pair it read in
+the wrong colour, or from the pair before it that it missed, and a player's look settles it.
+A pair read in the wrong colour with the count of a pair looks right on every other count; the
+order is what names it.
+
+The neutral groups are judged on counts: with ``T`` pairs on the board, ``T`` groups stand with
+them (all there are, once they run out), or one fewer or one more while a player is between
+their pair and their group.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from tracker.spqrisiko.setup import SetupPlan
+from tracker.state import ObservedState
+from tracker.verdicts import Verdict
+
+
+#: The hypotheses about the order of play: the player whose turn it is -> the irregularities
+#: (turns passed with no pair seen, pairs in another colour than the turn's) they need.
+Turns = dict[str, int]
+
+
+@dataclass(frozen=True)
+class SetupTurn:
+    """The next placement the order of play asks for: ``player``'s, of their pair and (while
+    neutral groups are left) a neutral group, or of whichever of the two they still owe."""
+
+    player: str
+    pair: bool
+    group: bool
+
+    def describe(self) -> str:
+        what = " and ".join(w for w, due in (("a pair", self.pair), ("a neutral group", self.group)) if due)
+        return f"{self.player} to place {what}"
+
+    def to_dict(self) -> dict:
+        return {"player": self.player, "pair": self.pair, "group": self.group, "text": self.describe()}
+
+
+@dataclass(frozen=True)
+class _Step:
+    """How one commit's pairs were fitted to the order of play: what it cost (the turns taken
+    that got no pair of their own colour), the pairs no turn of theirs explains (province ->
+    colour), and the players whose turns got none of their own."""
+
+    cost: int
+    unexplained: dict[str, str]
+    passed: tuple[str, ...]
+
+
+def groups_to_place(plan: SetupPlan) -> int:
+    """The neutral groups the players place during the set-up (§3.3–3.4)."""
+    return sum(plan.neutral_groups.values()) - (1 if plan.fixed_neutral else 0)
+
+
+def _groups_placed(state: ObservedState, plan: SetupPlan) -> int:
+    fixed = 1 if plan.fixed_neutral and state.owners.get(plan.fixed_neutral) in plan.neutrals else 0
+    return sum(len(state.provinces_of(c)) for c in plan.neutrals) - fixed
+
+
+def _pairs_placed(state: ObservedState, plan: SetupPlan) -> int:
+    return sum(len(state.provinces_of(c)) for c in plan.players)
+
+
+def in_turns(provinces: dict[str, list[str]], plan: SetupPlan) -> list[tuple[str, str]]:
+    """A set-up made in the order of play: ``(player, province)`` for each placement, where
+    ``provinces`` lists the provinces each army (player or neutral) occupies, in the order it
+    occupies them. Each player places a pair, then a group of the first neutral army with
+    groups left, while any are."""
+    left = {c: list(ps) for c, ps in provinces.items()}
+    order = []
+    while any(left.values()):
+        for c in plan.players:
+            for army in (c, *[n for n in plan.neutrals if left.get(n)][:1]):
+                if left.get(army):
+                    order.append((c, left[army].pop(0)))
+    return order
+
+
+def _fit(turn: str, pairs: dict[str, str], plan: SetupPlan) -> list[tuple[str, _Step]]:
+    """Each way a commit's ``pairs`` (province -> colour) may have taken turns from ``turn``'s
+    on: the turn after them, and the step. Taking ``L`` turns costs the turns that got no pair
+    of their own colour (passed, or given to a pair of another's)."""
+    players, n = plan.players, len(plan.players)
+    at = players.index(turn)
+    out = []
+    for taken in range(len(pairs), len(pairs) + n):
+        slots = [players[(at + k) % n] for k in range(taken)]
+        unexplained, free = {}, list(slots)
+        for province, colour in sorted(pairs.items()):
+            if colour in free:
+                free.remove(colour)
+            else:
+                unexplained[province] = colour
+        passed = tuple(dict.fromkeys(free))
+        out.append((players[(at + taken) % n], _Step(len(free), unexplained, passed)))
+    return out
+
+
+def follow_turns(commits: Sequence[dict[str, str]], plan: SetupPlan) -> tuple[Turns, _Step | None]:
+    """The hypotheses about whose turn it is after ``commits`` (each commit's new pairs,
+    province -> colour), starting at the first player's turn, with the least-cost way the last
+    commit was fitted (None before any)."""
+    turns: Turns = {plan.players[0]: 0}
+    last = None
+    for pairs in commits:
+        nxt: Turns = {}
+        best: tuple[int, _Step] | None = None
+        for turn, cost in turns.items():
+            for after, step in _fit(turn, pairs, plan):
+                total = cost + step.cost
+                if total < nxt.get(after, total + 1):
+                    nxt[after] = total
+                if best is None or total < best[0]:
+                    best = (total, step)
+        turns, last = nxt, (best[1] if best else None)
+    return turns, last
+
+
+def _pairs(log: Sequence[Sequence[str]], state: ObservedState, plan: SetupPlan) -> list[dict[str, str]]:
+    """Each commit's new pairs (``log``: the provinces each commit occupied first) in the colours
+    ``state`` reads them now; a province no player holds now is no pair."""
+    return [{p: state.owners[p] for p in provinces if state.owners.get(p) in plan.players} for provinces in log]
+
+
+def setup_turn(state: ObservedState, plan: SetupPlan, log: Sequence[Sequence[str]]) -> SetupTurn | None:
+    """The next placement of the set-up on ``state``, as the likeliest hypothesis about the
+    order of play (:func:`follow_turns` on ``log``, as :func:`turn_verdicts` takes it) gives it;
+    None once every pair is placed."""
+    turns, _ = follow_turns(_pairs(log, state, plan), plan)
+    total, groups = _pairs_placed(state, plan), _groups_placed(state, plan)
+    if total >= plan.player_provinces * len(plan.players) or not turns:
+        return None
+    least = min(turns.values())
+    player = next(c for c in plan.players if turns.get(c) == least)
+    before = plan.players[plan.players.index(player) - 1]
+    owed = groups_to_place(plan)
+    if groups < min(total, owed):                   # the last player's group is still to come
+        return SetupTurn(before, pair=False, group=True)
+    if groups > total:                              # the next player put their group down first
+        return SetupTurn(player, pair=True, group=False)
+    return SetupTurn(player, pair=True, group=groups < owed)
+
+
+def turn_verdicts(log: Sequence[Sequence[str]], state: ObservedState, plan: SetupPlan) -> list[Verdict]:
+    """§3.7 warnings on the last commit of ``log`` (the provinces each commit of the set-up
+    occupied first, in order; the colours as ``state`` reads them now) where the order of play
+    no longer explains the placements as cheaply as before it (module doc)."""
+    commits = _pairs(log, state, plan)
+    if not commits or not commits[-1]:
+        return []
+    before, _ = follow_turns(commits[:-1], plan)
+    after, step = follow_turns(commits, plan)
+    if min(after.values()) <= min(before.values()) or step is None:
+        return []
+    board, order = state.board, " → ".join(plan.players)
+    if step.unexplained:
+        out = []
+        for province, colour in sorted(step.unexplained.items()):
+            due = " or ".join(c for c in step.passed if c != colour) or "another player"
+            out.append(Verdict.warning(
+                "§3.7", f"{colour} occupied {board.name(province)} in {due}'s turn (order of play {order}): "
+                        f"{due}'s pieces read as {colour}'s, {due}'s pair not seen by the camera, or {colour} "
+                        f"placing out of turn; check", (province,)))
+        return out
+    who = " and ".join(step.passed)
+    return [Verdict.warning("§3.7", f"the order of play ({order}) has passed {who} with no pair of theirs seen: "
+                                    f"the camera has not seen it, or {who} let the turn go; check the free provinces")]
+
+
+def group_verdicts(prev: ObservedState, state: ObservedState, plan: SetupPlan) -> list[Verdict]:
+    """§3.3 and §3.7–3.8 warnings on the neutral groups placed between two boards of the set-up:
+    groups lagging behind the pairs or ahead of them, further than before, and a neutral army
+    read with more groups than it has. Only a change that puts the board further off is judged,
+    and each warning names the placements it made."""
+    new = {p: c for p, c in state.owners.items() if p not in prev.owners}
+    owed = groups_to_place(plan)
+
+    def off(s: ObservedState) -> tuple[int, int, int]:
+        total, groups = _pairs_placed(s, plan), _groups_placed(s, plan)
+        return min(total - 1, owed) - groups, groups - min(total + 1, owed), total
+
+    lag_before, over_before, _ = off(prev)
+    lag, over, total = off(state)
+    groups = _groups_placed(state, plan)
+    pairs_new = tuple(sorted(p for p, c in new.items() if c in plan.players))
+    groups_new = tuple(sorted(p for p, c in new.items() if c in plan.neutrals))
+    verdicts = []
+    if pairs_new and lag > max(0, lag_before):
+        verdicts.append(Verdict.warning(
+            "§3.8", f"{total} pairs and {groups} neutral groups are on the board: each player places a neutral group "
+                    f"with their pair while groups are left; check", pairs_new))
+    if groups_new and over > max(0, over_before):
+        verdicts.append(Verdict.warning(
+            "§3.7", f"{groups} neutral groups and {total} pairs are on the board: each player places one neutral "
+                    f"group with their pair; check", groups_new))
+    for colour, share in plan.neutral_groups.items():
+        mine = tuple(sorted(p for p, c in new.items() if c == colour))
+        held = len(state.provinces_of(colour))
+        if mine and held > share:
+            verdicts.append(Verdict.warning("§3.3", f"neutral {colour} has {share} groups, and {held} provinces are "
+                                                    f"read as {colour}'s; check", mine))
+    return verdicts
