@@ -1203,6 +1203,36 @@ class TestSetupObservation:
             assert [(v.rule, v.level) for v in verdicts] == [("§3.7", level)]
 
 
+class TestPlacementsSettled:
+    """§3.7 fixes the count of each placement (``tracker.spqrisiko.setup.settle_placements``)."""
+
+    def boards(self, read, unseen=()):
+        from tracker.state import ObservedState
+        before = {"baetica": {"red": {"legionary": 2}}}
+        return (ObservedState.from_dict({"regions": before}),
+                ObservedState.from_dict({"regions": dict(before, **read), "unseen": list(unseen)}))
+
+    def plan(self):
+        return Game(("red", "blue", "yellow")).plan
+
+    def test_a_new_placement_read_a_piece_or_two_off_takes_its_count(self):
+        from tracker.spqrisiko.setup import settle_placements
+        prev, state = self.boards({"galicia": {"green": {"legionary": 4}}, "italia": {"blue": {"legionary": 1}},
+                                   "sicilia": {"red": {"legionary": 2}}})
+        assert settle_placements(prev, state, self.plan()) == {
+            "galicia": ({"green": {"legionary": 4}}, {"green": {"legionary": 3}}),
+            "italia": ({"blue": {"legionary": 1}}, {"blue": {"legionary": 2}})}
+
+    def test_what_the_rules_leave_alone(self):
+        from tracker.spqrisiko.setup import settle_placements
+        for read, unseen in (({"galicia": {"green": {"legionary": 6}}}, ()),                 # 3 off: placed so
+                             ({"galicia": {"green": {"legionary": 2, "vexillum": 1}}}, ()),  # a vexillum read
+                             ({"galicia": {"green": {"legionary": 4}}}, ("galicia",)),      # not seen
+                             ({"baetica": {"red": {"legionary": 3}}}, ())):                 # held before
+            prev, state = self.boards(read, unseen)
+            assert settle_placements(prev, state, self.plan()) == {}, read
+
+
 class TestTimeLimit:
     def test_leader_wins_when_time_is_up_2_5(self):
         t = Table()

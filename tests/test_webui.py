@@ -808,6 +808,31 @@ class TestSetupFollowed:
         assert warning["level"] == "warning" and warning["regions"] == [blue] and "in blue's turn" in warning["message"]
         assert not v["out_of_sync"] and blue in v["placing"]["vouched"] and blue in v["questioned"]
 
+    def test_a_placement_read_with_a_wrong_count_is_held_at_the_rules_count(self, live):
+        """§3.7 fixes a placement's count: a neutral group read surely as 4 is taken as 3 (a
+        warning names it, and the correction is recorded), not a violation, and a restart keeps it."""
+        final = game_states(1)[0]
+        steps = setup_steps(final)
+        live.commit(steps[0])
+        live.commit(steps[1])
+        group = setup_order(final)[1]
+        army = final.owners[group]
+        assert army not in PLAYERS
+        d = steps[2].to_dict()
+        d["regions"][group] = {army: {"legionary": 4}}
+        d["confidence"][group] = 0.95
+        v = live.commit(ObservedState.from_dict(d))
+        (warning,) = v["recent"][0]["verdicts"]
+        assert warning["level"] == "warning" and warning["regions"] == [group] and not v["out_of_sync"]
+        assert v["state"]["regions"][group] == {army: {"legionary": 3}}
+        assert [e["amount"] for e in v["recent"][0]["events"]] == [3]
+        (c,) = live.store.corrections(live.game_id)
+        assert c["author"] == "set-up rules" and c["after"] == {army: {"legionary": 3}}
+        live.commit(steps[3])          # the camera still reads 4 there: the rules' 3 holds
+        assert live.game.state.legions[group] == 3
+        again = LiveGame.open(live.store, PLAYERS)
+        assert again.game.placing and again.game.state.legions[group] == 3
+
     def test_a_board_in_play_starts_at_once(self, live):
         v = live.commit(game_states(1)[0])
         assert v["placing"] is None and v["current"] == "red"

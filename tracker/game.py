@@ -31,8 +31,8 @@ from tracker.spqrisiko.explain import TurnContext, explain
 from tracker.spqrisiko.options import SpqrOptions
 from tracker.spqrisiko.reinforcements import entitlement
 from tracker.spqrisiko.scoring import Score, score
-from tracker.spqrisiko.setup import (SetupPlan, check_players, settle_setup, settled_verdict, setup_plan,
-                                     setup_step, setup_under_way, validate_setup, vouched_setup)
+from tracker.spqrisiko.setup import (SetupPlan, check_players, settle_placements, settle_setup, settled_verdict,
+                                     setup_plan, setup_step, setup_under_way, validate_setup, vouched_setup)
 from tracker.spqrisiko.setup_turns import SetupTurn, group_verdicts, setup_turn, turn_verdicts
 from tracker.state import ObservedState
 from tracker.verdicts import VIOLATION, WARNING, Verdict
@@ -679,6 +679,15 @@ class Game(TurnFollower):
         read = state.to_dict()["regions"]
         overrides.update((r, Override(None, read.get(r, {}), copy.deepcopy(read.get(r, {})), vouched=True))
                          for r in sorted(vouched_setup(state, self.plan) - set(settled)))
+        return overrides, [settled_verdict(self.board, settled)] if settled else []
+
+    def settle_placements(self, state: ObservedState) -> tuple[dict[str, Override], list[Verdict]]:
+        """While the set-up is followed (:attr:`placing`): the placements of the next committed
+        ``state`` whose counts §3.7 fixes and the camera read otherwise
+        (:func:`tracker.spqrisiko.setup.settle_placements`), and the warning that names them."""
+        self._check_board(state)
+        settled = settle_placements(self.state, state, self.plan) if self.placing else {}
+        overrides = {r: Override(None, read, value) for r, (read, value) in settled.items()}
         return overrides, [settled_verdict(self.board, settled)] if settled else []
 
     @property

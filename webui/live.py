@@ -173,8 +173,7 @@ class LiveGame:
                 if over is None:
                     sid = self._placed(state, jpeg, source, detections)
                 elif over == "now":
-                    sid = self._started(state, jpeg, source, detections,
-                                        self.game.setup_placements(self.game.state, state))
+                    sid = self._started(state, jpeg, source, detections, last_placed=True)
                 else:       # the first turn began on a set-up read with a pile or two missed:
                     # the game starts on the set-up as last read
                     self._started(self.game.state, None, source, None, recorded=SETUP)
@@ -194,36 +193,47 @@ class LiveGame:
                 first: bool = False) -> int:
         """One step of the set-up followed (§3.7–3.8): the provinces occupied, and what breaks
         the rules for occupying them; recorded as PLACING (a camera's) so that a restart follows
-        the set-up again."""
+        the set-up again. The camera's counts of new placements that §3.7 fixes otherwise are
+        held at the rules' count, as the finished set-up's are (:meth:`_started`)."""
+        settling, notes = self.game.settle_placements(state) if source == "camera" and not first else ({}, [])
+        state = apply_overrides(settling, state)
         if first:
             events, verdicts = [], self.game.begin_setup(state)
         else:
             events, verdicts = self.game.observe_setup(state, corrected=source == CORRECTION)
+        verdicts += notes
         self.out_of_sync = any(v.level == "violation" for v in verdicts)
-        return self.store.add_snapshot(self.game_id, source if source == CORRECTION else PLACING, state.to_dict(),
-                                       None, 0, 0, self._described(events),
-                                       [v.to_dict() for v in verdicts], self._scores(), jpeg, detections)
+        sid = self.store.add_snapshot(self.game_id, source if source == CORRECTION else PLACING, state.to_dict(),
+                                      None, 0, 0, self._described(events),
+                                      [v.to_dict() for v in verdicts], self._scores(), jpeg, detections)
+        self._hold(sid, settling, SETUP_RULES)
+        return sid
 
     def _started(self, state: ObservedState, jpeg: bytes | None, source: str, detections: list | None,
-                 events: list | None = None, recorded: str | None = None) -> int:
+                 last_placed: bool = False, recorded: str | None = None) -> int:
         """The game starts on a finished set-up (§3.9): the camera's counts the set-up rules settle
         are held over its reading (recorded as corrections, so that a restart keeps them and undo
-        can lift them), and the first player claims. ``events``: the set-up's last placements,
-        when the set-up was followed; ``recorded``: the snapshot's source, if not the commit's
-        (the camera's is SETUP)."""
+        can lift them), and the first player claims. ``last_placed``: the set-up was followed,
+        and this state makes its last placements, recorded as its events; ``recorded``: the
+        snapshot's source, if not the commit's (the camera's is SETUP)."""
         settling, notes = self.game.settle_setup(state) if source == "camera" else ({}, [])
         state = apply_overrides(settling, state)
+        events = self.game.setup_placements(self.game.state, state) if last_placed else []
         verdicts = [v.to_dict() for v in self.game.start(state) + notes]
         entry = self.game.score_track[-1]
         sid = self.store.add_snapshot(self.game_id, recorded or (SETUP if source == "camera" else source), state.to_dict(),
-                                      entry.colour, entry.round_no, entry.turn_no,
-                                      self._described(events or []),
+                                      entry.colour, entry.round_no, entry.turn_no, self._described(events),
                                       verdicts, self._scores(), jpeg, detections)
-        for region, o in settling.items():
-            o.correction_id = self.store.add_correction(sid, region, o.camera_value, o.value,
-                                                        author=VOUCHED_BY_SETUP if o.vouched else SETUP_RULES)
-            self.overrides[region] = o
+        self._hold(sid, {r: o for r, o in settling.items() if not o.vouched}, SETUP_RULES)
+        self._hold(sid, {r: o for r, o in settling.items() if o.vouched}, VOUCHED_BY_SETUP)
         return sid
+
+    def _hold(self, sid: int, overrides: dict[str, Override], author: str) -> None:
+        """Counts the rules set over the camera's in snapshot ``sid``: held from now on, and
+        recorded as corrections by ``author``, so that a restart keeps them and undo lifts them."""
+        for region, o in overrides.items():
+            o.correction_id = self.store.add_correction(sid, region, o.camera_value, o.value, author=author)
+            self.overrides[region] = o
 
     def _observed(self, state: ObservedState, jpeg: bytes | None, source: str, detections: list | None) -> int:
         """A change in the game: the tracker reads it, and the pieces the rules never take off the
@@ -237,11 +247,8 @@ class LiveGame:
         self.out_of_sync = report.level == "violation"
         sid = self.store.add_snapshot(self.game_id, source, state.to_dict(), report.actor, report.round_no,
                                       report.turn_no, self._described(report.events), verdicts, self._scores(), jpeg, detections)
-        for region, o in held.items():     # recorded, as the set-up's: a restart keeps them, undo lifts them
-            o.correction_id = self.store.add_correction(
-                sid, region, o.camera_value, o.value,
-                author=KEPT_BY_RULES if o.confidence is None else GUESSED_BY_RULES)
-            self.overrides[region] = o
+        self._hold(sid, {r: o for r, o in held.items() if o.confidence is None}, KEPT_BY_RULES)
+        self._hold(sid, {r: o for r, o in held.items() if o.confidence is not None}, GUESSED_BY_RULES)
         return sid
 
     def _described(self, events) -> list[dict]:

@@ -233,6 +233,31 @@ def settle_setup(state: ObservedState, plan: SetupPlan) -> dict[str, tuple[dict,
     return settled
 
 
+def settle_placements(prev: ObservedState, state: ObservedState, plan: SetupPlan) -> dict[str, tuple[dict, dict]]:
+    """The placements between two boards of a set-up being made whose counts the rules settle:
+    ``region -> (as read, as set)``.
+
+    A placement's count is fixed (§3.7): a pair of the player's legionaries, a neutral group of
+    3. A province free on ``prev`` and read on ``state`` with one army's legionaries alone, up to
+    :data:`SETTLE_REACH` more or fewer than that, is taken at its placement's count, as
+    :func:`settle_setup` takes a finished set-up's. Filmed hard set-ups read a neutral group as 2
+    and as 4, both surely: each stood as a §3.7 violation until the set-up was done and settled it
+    (``docs/measured.md``, session 77). The caller shows what was settled
+    (:func:`settled_verdict`), so that a placement really made otherwise is put right on the
+    table, or the settlement undone. Nothing is settled in a region the camera could not see, nor
+    where a province was held before (pieces put on it are a breach, or the first turn)."""
+    read = state.to_dict()["regions"]
+    settled = {}
+    for p, colour in state.owners.items():
+        want = setup_garrison(colour, plan)
+        if p in prev.owners or p in state.unseen or want is None or read[p] == want:
+            continue
+        if set(read[p]) == {colour} and set(read[p][colour]) == {LEGIONARY} \
+                and abs(read[p][colour][LEGIONARY] - want[colour][LEGIONARY]) <= SETTLE_REACH:
+            settled[p] = (read[p], want)
+    return settled
+
+
 def _standing(read: dict, province: str) -> int:
     """The land pieces read in ``province`` (``read``: the state's regions), whatever their value."""
     return sum(n for kinds in read[province].values() for k, n in kinds.items() if k in LAND_KINDS)
