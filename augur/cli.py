@@ -683,7 +683,8 @@ def _serve_and_wait(app, host: str, port: int, stop, worker=None, what: str = "t
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    """The embedded default: a seeded game video, no camera, through vision, tracker and dashboard."""
+    """The embedded default: a seeded game video, no camera, through vision, tracker and dashboard
+    (``--setup``: the set-up made from the empty board, followed placement by placement)."""
     import tempfile
     import threading
 
@@ -697,9 +698,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from webui.loop import feed, say
     from webui.store import Store
 
-    if not (default_video_dir() / "video.json").is_file():
-        say("first run: rendering the demo video (about a minute; cached for next time)...")
-    folder = ensure_default_video()
+    if not (default_video_dir(args.setup) / "video.json").is_file():
+        what = "the set-up film (about two minutes" if args.setup else "the demo video (about a minute"
+        say(f"first run: rendering {what}; cached for next time)...")
+    folder = ensure_default_video(setup=args.setup)
     meta = json.loads((folder / "video.json").read_text())
     import cv2
     profile = calibrate(cv2.imread(str(folder / "calibration.jpg")), procedural_art(), players=PLAYERS)
@@ -1108,6 +1110,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fast", action="store_true", help="do not pace the video at its frame rate")
     p.add_argument("--frames", type=int, help="stop after this many frames")
     p.add_argument("--no-serve", action="store_true", help="print the events instead of serving the dashboard")
+    p.add_argument("--setup", action="store_true", help="play the set-up instead: made from the empty board one "
+                                                        "placement at a time, in the order of play, then the first move")
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser("narrate", help="narrate a seeded simulated game followed by the tracker (text only)")

@@ -286,6 +286,21 @@ class TestDemo:
         assert game is not None and game["players"] == ["red", "blue", "yellow", "green"]
         assert len(store.snapshots(game["id"])) >= int(summary[2])
 
+    def test_the_setup_demo_follows_the_placements_in_the_order_of_play(self, demo_cache, tmp_path):
+        """``augur demo --setup``: the set-up film from the empty board, each placement followed
+        (§3.7), in turn, with no verdict."""
+        from webui.store import Store
+        proc = subprocess.run([sys.executable, "-m", "augur", "demo", "--setup", "--no-serve", "--fast",
+                               "--frames", "220", "--record", str(tmp_path / "rec")],
+                              capture_output=True, text=True, timeout=900)
+        assert proc.returncode == 0, proc.stderr
+        store = Store(tmp_path / "rec")
+        snaps = store.snapshots(store.last_game()["id"])
+        assert {s.source for s in snaps} == {"placing"} and not any(s.verdicts for s in snaps)
+        placed = [e for s in snaps for e in s.events]
+        assert len(placed) >= 4 and [e["actor"] for e in placed[:4]] == ["red", "black", "blue", "black"]
+        assert proc.stdout.count(" occupies ") == len(placed), proc.stdout
+
     def test_the_whole_demo_game_is_committed_move_by_move_without_a_violation(self, demo_cache):
         """The first thing a new user sees. A gate that took a hand's first sliver for the still
         table committed 3 of its 8 moves, and a legionary stood two bases off Baleares, read

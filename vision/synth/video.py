@@ -218,13 +218,7 @@ def write_video(out: Path, seed: int = 3, turns: int = 6, tier: str = "easy", si
     a real print (``art``, its map ``geometry``) as :func:`frames` films it, the calibration photo
     on the same print."""
     out = Path(out)
-    (out / "frames").mkdir(parents=True, exist_ok=True)
-    count = 0
-    with open(out / "truth.jsonl", "w", encoding="utf-8") as fh:
-        for img, line, jpeg in frames(seed, turns, tier, size, fps, art=art, geometry=geometry):
-            (out / "frames" / f"{line['frame']:06d}.jpg").write_bytes(jpeg)
-            fh.write(json.dumps(line, separators=(",", ":")) + "\n")
-            count += 1
+    count = _write_film(out, frames(seed, turns, tier, size, fps, art=art, geometry=geometry))
     from tracker.spqrisiko.simulator import write_game
     write_game(out / "game.jsonl", PLAYERS, seed, turns)
     cv2.imwrite(str(out / "calibration.jpg"), calibration_photo(seed, tier, size, art=art))
@@ -233,17 +227,51 @@ def write_video(out: Path, seed: int = 3, turns: int = 6, tier: str = "easy", si
     return count
 
 
-def default_video_dir() -> Path:
-    """Where the demo's embedded default video is generated on first use and cached."""
+def write_setup_video(out: Path, seed: int = 3, tier: str = "easy", size: tuple[int, int] = (1280, 720),
+                      fps: int = DEFAULT_FPS) -> int:
+    """Write the set-up film of ``seed`` (:func:`setup_frames`) as :func:`write_video` writes a
+    game's, with its calibration photo; return the frame count."""
+    out = Path(out)
+    count = _write_film(out, setup_frames(seed, tier, size, fps))
+    cv2.imwrite(str(out / "calibration.jpg"), calibration_photo(seed, tier, size))
+    (out / "video.json").write_text(json.dumps({"fps": fps, "frames": count, "seed": seed, "setup": True,
+                                                "tier": tier, "size": list(size), "print": False}))
+    return count
+
+
+def _write_film(out: Path, film: Iterator[tuple[np.ndarray, dict, bytes]]) -> int:
+    """Each frame of ``film`` as a JPEG under ``out/frames`` and its truth as a line of
+    ``out/truth.jsonl``; the frame count."""
+    (out / "frames").mkdir(parents=True, exist_ok=True)
+    count = 0
+    with open(out / "truth.jsonl", "w", encoding="utf-8") as fh:
+        for _, line, jpeg in film:
+            (out / "frames" / f"{line['frame']:06d}.jpg").write_bytes(jpeg)
+            fh.write(json.dumps(line, separators=(",", ":")) + "\n")
+            count += 1
+    return count
+
+
+def default_video_dir(setup: bool = False) -> Path:
+    """Where the demo's embedded default video (``setup``: its set-up film) is generated on
+    first use and cached."""
     base = Path(os.environ.get("AUGUR_CACHE", Path.home() / ".cache" / "augur"))
-    return base / "demo-video-v2"
+    return base / ("demo-setup-v1" if setup else "demo-video-v2")
 
 
-def ensure_default_video(progress=None) -> Path:
-    """The demo video (seed 3, 4 turns, easy tier at 1280x720), generated once and cached."""
-    out = default_video_dir()
+def ensure_default_video(progress=None, setup: bool = False) -> Path:
+    """The demo video (seed 3, 4 turns, easy tier at 1280x720; ``setup``: the set-up of seed 3
+    made from the empty board, then the first move), generated once and cached."""
+    out = default_video_dir(setup)
     if (out / "video.json").is_file():
         return out
+    tmp = out.with_name(out.name + ".partial")
+    if setup:
+        write_setup_video(tmp, seed=3, tier="easy")
+    else:
+        write_video(tmp, seed=3, turns=4, tier="easy")
+    tmp.rename(out) if not out.exists() else None
+    return out
     tmp = out.with_name(out.name + ".partial")
     write_video(tmp, seed=3, turns=4, tier="easy")
     tmp.rename(out) if not out.exists() else None
