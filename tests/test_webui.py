@@ -832,6 +832,10 @@ class TestSetupFollowed:
         assert live.game.state.legions[group] == 3
         again = LiveGame.open(live.store, PLAYERS)
         assert again.game.placing and again.game.state.legions[group] == 3
+        # undo lifts the rules' count: the camera's 4 is judged as placed so (§3.7)
+        v = live.undo()
+        assert v["state"]["regions"][group] == {army: {"legionary": 4}} and v["out_of_sync"]
+        assert [(x["rule"], x["level"]) for x in v["recent"][0]["verdicts"]] == [("§3.7", "violation")]
 
     def test_a_board_in_play_starts_at_once(self, live):
         v = live.commit(game_states(1)[0])
