@@ -468,9 +468,9 @@ class LiveGame:
 
     def _placing(self) -> dict:
         """The set-up being followed, for the tablets: the provinces the camera sees free, how
-        many each army holds of its share (§3.9), and whose placement is next (§3.7). The dashboard asks no check of a free province
-        then, nor of one the rules vouch for as placed
-        (:func:`~tracker.spqrisiko.setup.vouched_placements`)."""
+        many each army holds of its share (§3.9), and whose placement is next (§3.7). The
+        dashboard asks no check of a free province then, nor of one the rules vouch for as
+        placed (:func:`~tracker.spqrisiko.setup.vouched_placements`)."""
         g = self.game
         shares = g.plan.shares
         turn = g.setup_turn()
