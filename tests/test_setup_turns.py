@@ -142,6 +142,11 @@ class TestNeutralGroups:
         (v,) = t.commit("blue")
         assert v.rule == "§3.8" and v.level == "warning" and v.regions == (PROVINCES[1],)
         assert t.commit("black") + t.commit("yellow", "green") == []
+        # the groups stay one behind the pairs for the rest of the set-up: named once, not each turn
+        assert [t.commit(*turn) for turn in [("red",), ("black",), ("blue",), ("green",), ("yellow", "black")]] == [[]] * 5
+        assert t.commit("red") == []               # red's group to come...
+        (v,) = t.commit("blue")                    # ... or missed: one further behind
+        assert v.rule == "§3.8" and "8 pairs and 5 neutral groups" in v.message
 
     def test_a_neutral_army_has_nine_groups(self):
         t = Table(("red", "blue", "yellow", "green"))     # black neutral: Italia and 8 groups

@@ -33,7 +33,8 @@ from tracker.spqrisiko.reinforcements import entitlement
 from tracker.spqrisiko.scoring import Score, score
 from tracker.spqrisiko.setup import (SetupPlan, check_players, settle_placements, settle_setup, settled_verdict,
                                      setup_plan, setup_step, setup_under_way, validate_setup, vouched_setup)
-from tracker.spqrisiko.setup_turns import SetupTurn, group_verdicts, setup_turn, turn_verdicts
+from tracker.spqrisiko.setup_turns import (SetupTurn, group_verdicts, neutral_share_verdicts, setup_turn,
+                                           turn_verdicts)
 from tracker.state import ObservedState
 from tracker.verdicts import VIOLATION, WARNING, Verdict
 
@@ -719,7 +720,7 @@ class Game(TurnFollower):
         self.state = state
         self.placement_log = [sorted(state.owners)]
         verdicts = soften_low_confidence(self._setup_verdicts(None, state), state, state)
-        verdicts += turn_verdicts(self.placement_log, state, self.plan)
+        verdicts += self._order_verdicts(state)
         self.question(state, verdicts)
         return verdicts
 
@@ -742,7 +743,7 @@ class Game(TurnFollower):
                                               (self.plan.fixed_neutral,)))
         if state.triremes or state.centres:
             verdicts.append(Verdict.violation("§3.10", "no triremes or centres are placed during the set-up"))
-        return verdicts + group_verdicts(prev or ObservedState(self.board, {}, {}, frozenset()), state, self.plan)
+        return verdicts + neutral_share_verdicts(prev or ObservedState(self.board, {}, {}, frozenset()), state, self.plan)
 
     def observe_setup(self, state: ObservedState, corrected: bool = False) -> tuple[list[Event], list[Verdict]]:
         """One step of the opening occupation; when every province is taken the first turn starts.
@@ -762,13 +763,19 @@ class Game(TurnFollower):
         verdicts = soften_low_confidence(self._setup_verdicts(judged_from, state), state, state)
         logged = {p for provinces in self.placement_log for p in provinces}
         self.placement_log.append(sorted(p for p in state.owners if p not in logged))
-        verdicts += turn_verdicts(self.placement_log, state, self.plan)
+        verdicts += self._order_verdicts(state)
         self.state = state
         self.question(state, verdicts, state.changed_regions(prev))
         if len(state.owners) == len(self.board.provinces):
             verdicts += validate_setup(state, self.plan)
             self.start(state)
         return events, verdicts
+
+    def _order_verdicts(self, state: ObservedState) -> list[Verdict]:
+        """The order of play's warnings on the set-up's last commit (§3.7–3.8,
+        :mod:`tracker.spqrisiko.setup_turns`): its pairs, and its neutral groups."""
+        return (turn_verdicts(self.placement_log, state, self.plan)
+                + group_verdicts(self.placement_log, state, self.plan))
 
     def setup_turn(self) -> SetupTurn | None:
         """While the set-up is followed: the next placement, as the order of play gives it

@@ -184,34 +184,45 @@ def turn_verdicts(log: Sequence[Sequence[str]], state: ObservedState, plan: Setu
                                     f"the camera has not seen it, or {who} let the turn go; check the free provinces")]
 
 
-def group_verdicts(prev: ObservedState, state: ObservedState, plan: SetupPlan) -> list[Verdict]:
-    """§3.3 and §3.7–3.8 warnings on the neutral groups placed between two boards of the set-up:
-    groups lagging behind the pairs or ahead of them, further than before, and a neutral army
-    read with more groups than it has. Only a change that puts the board further off is judged,
-    and each warning names the placements it made."""
-    new = {p: c for p, c in state.owners.items() if p not in prev.owners}
+def group_verdicts(log: Sequence[Sequence[str]], state: ObservedState, plan: SetupPlan) -> list[Verdict]:
+    """§3.7–3.8 warnings on the last commit of ``log`` (as :func:`turn_verdicts` takes it) where
+    the neutral groups fall further behind the pairs, or get further ahead of them, than ever
+    before. With ``T`` pairs placed the groups number ``T`` (all there are, once they run out),
+    or one fewer while a player is between their pair and their group, or one more when a player
+    put their group down first; a group the camera missed leaves them one further behind for the
+    rest of the set-up, and is named once, at the first pair placed after it."""
     owed = groups_to_place(plan)
-
-    def off(s: ObservedState) -> tuple[int, int, int]:
-        total, groups = _pairs_placed(s, plan), _groups_placed(s, plan)
-        return min(total - 1, owed) - groups, groups - min(total + 1, owed), total
-
-    lag_before, over_before, _ = off(prev)
-    lag, over, total = off(state)
-    groups = _groups_placed(state, plan)
-    pairs_new = tuple(sorted(p for p, c in new.items() if c in plan.players))
-    groups_new = tuple(sorted(p for p, c in new.items() if c in plan.neutrals))
+    pairs = groups = 0
+    lag_worst = over_worst = 1                  # what a turn half made leaves
+    lag = over = 0
+    for k, provinces in enumerate(log):
+        if k:
+            lag_worst, over_worst = max(lag_worst, lag), max(over_worst, over)
+        pairs += sum(state.owners.get(p) in plan.players for p in provinces)
+        groups += sum(state.owners.get(p) in plan.neutrals and p != plan.fixed_neutral for p in provinces)
+        lag, over = min(pairs, owed) - groups, groups - min(pairs, owed)
+    last = log[-1] if log else ()
+    pairs_new = tuple(sorted(p for p in last if state.owners.get(p) in plan.players))
+    groups_new = tuple(sorted(p for p in last if state.owners.get(p) in plan.neutrals))
     verdicts = []
-    if pairs_new and lag > max(0, lag_before):
+    if pairs_new and lag > lag_worst:
         verdicts.append(Verdict.warning(
-            "§3.8", f"{total} pairs and {groups} neutral groups are on the board: each player places a neutral group "
+            "§3.8", f"{pairs} pairs and {groups} neutral groups are on the board: each player places a neutral group "
                     f"with their pair while groups are left; check", pairs_new))
-    if groups_new and over > max(0, over_before):
+    if groups_new and over > over_worst:
         verdicts.append(Verdict.warning(
-            "§3.7", f"{groups} neutral groups and {total} pairs are on the board: each player places one neutral "
+            "§3.7", f"{groups} neutral groups and {pairs} pairs are on the board: each player places one neutral "
                     f"group with their pair; check", groups_new))
+    return verdicts
+
+
+def neutral_share_verdicts(prev: ObservedState, state: ObservedState, plan: SetupPlan) -> list[Verdict]:
+    """§3.3 warnings on the placements between two boards of the set-up that leave a neutral
+    army read with more groups than it has (a player's pair or another army's group read in its
+    colour: there are no more pieces to place)."""
+    verdicts = []
     for colour, share in plan.neutral_groups.items():
-        mine = tuple(sorted(p for p, c in new.items() if c == colour))
+        mine = tuple(sorted(p for p, c in state.owners.items() if c == colour and p not in prev.owners))
         held = len(state.provinces_of(colour))
         if mine and held > share:
             verdicts.append(Verdict.warning("§3.3", f"neutral {colour} has {share} groups, and {held} provinces are "
