@@ -92,8 +92,9 @@ class TestOrderOfPlay:
         plan = Game(PLAYERS).plan
         assert follow_turns([], plan)[0] == {"red": 0}
         assert follow_turns([{"a": "red"}, {"b": "blue"}], plan)[0] == {"yellow": 0, "red": 1, "blue": 2}
-        turns, step = follow_turns([{"a": "red"}, {"b": "red"}], plan)
-        assert min(turns.values()) == 1 and step.unexplained == {"b": "red"} and step.passed == ("blue",)
+        turns, (first, step) = follow_turns([{"a": "red"}, {"b": "red"}], plan)
+        assert min(turns.values()) == 1 and first is None
+        assert step.unexplained == {"b": "red"} and step.passed == ("blue",)
 
     def test_a_pair_the_camera_never_sees_is_named_once(self):
         t = Table()
@@ -124,6 +125,31 @@ class TestOrderOfPlay:
         # each turn's group from the first neutral army (green, then black) with groups left
         assert order == [("red", "a"), ("red", "g"), ("blue", "c"), ("blue", "e"), ("yellow", "d"),
                          ("yellow", "f"), ("red", "b")]
+
+
+class TestMisreadPairSettled:
+    def test_the_pair_placed_in_anothers_turn_goes_back_to_that_player_at_the_start(self):
+        """Two players' pairs look alike (2 legionaries): only the order of play tells which of
+        blue's ten provinces is yellow's, read in blue's colour, when yellow is one short (§3.9)."""
+        import random
+        from tracker.spqrisiko.setup import random_setup
+        game = Game(PLAYERS)
+        final = random_setup(game.board, PLAYERS, random.Random(4))
+        order = [p for _, p in in_turns({c: sorted(final.provinces_of(c)) for c in game.plan.shares}, game.plan)]
+        misread = next(p for p in order[10:] if final.owners[p] == "yellow")
+        placed = {}
+        game.begin_setup(ObservedState.from_summary(game.board, {}))
+        for p in order:
+            placed[p] = ("blue" if p == misread else final.owners[p], final.legions[p])
+            state = ObservedState.from_summary(game.board, placed)
+            if len(placed) < len(order):
+                game.observe_setup(state)
+        overrides, (note,) = game.settle_setup(state)
+        assert set(overrides) == {misread} and overrides[misread].value == {"yellow": {"legionary": 2}}
+        assert "taken as 2 yellow legionaries" in note.message
+        # without the order of play, nothing says which of blue's pairs it was
+        from tracker.spqrisiko.setup import settle_setup
+        assert settle_setup(state, game.plan) == {}
 
 
 class TestNeutralGroups:

@@ -33,7 +33,7 @@ from tracker.spqrisiko.reinforcements import entitlement
 from tracker.spqrisiko.scoring import Score, score
 from tracker.spqrisiko.setup import (SetupPlan, check_players, settle_placements, settle_setup, settled_verdict,
                                      setup_plan, setup_step, setup_under_way, validate_setup, vouched_setup)
-from tracker.spqrisiko.setup_turns import (SetupTurn, group_verdicts, neutral_share_verdicts, setup_turn,
+from tracker.spqrisiko.setup_turns import (SetupTurn, group_verdicts, misplaced, neutral_share_verdicts, setup_turn,
                                            turn_verdicts)
 from tracker.state import ObservedState
 from tracker.verdicts import VIOLATION, WARNING, Verdict
@@ -675,11 +675,13 @@ class Game(TurnFollower):
         (:func:`~tracker.spqrisiko.setup.vouched_setup`; ``Override.vouched``); the warning names
         only the counts settled otherwise than read."""
         self._check_board(state)
-        settled = settle_setup(state, self.plan)
+        # a followed set-up tells which pair was placed in another player's turn
+        turn_of = misplaced(self.placement_log, state, self.plan) if self.placing else {}
+        settled = settle_setup(state, self.plan, turn_of)
         overrides = {r: Override(None, read, value) for r, (read, value) in settled.items()}
         read = state.to_dict()["regions"]
         overrides.update((r, Override(None, read.get(r, {}), copy.deepcopy(read.get(r, {})), vouched=True))
-                         for r in sorted(vouched_setup(state, self.plan) - set(settled)))
+                         for r in sorted(vouched_setup(state, self.plan, turn_of) - set(settled)))
         return overrides, [settled_verdict(self.board, settled)] if settled else []
 
     def settle_placements(self, state: ObservedState) -> tuple[dict[str, Override], list[Verdict]]:

@@ -187,7 +187,8 @@ def setup_garrison(colour: str, plan: SetupPlan) -> dict[str, dict[str, int]] | 
     return None if n is None else {colour: {LEGIONARY: n}}
 
 
-def settle_setup(state: ObservedState, plan: SetupPlan) -> dict[str, tuple[dict, dict]]:
+def settle_setup(state: ObservedState, plan: SetupPlan, turn_of: dict[str, str] | None = None) \
+        -> dict[str, tuple[dict, dict]]:
     """The counts of a finished set-up that the rules settle: ``region -> (as read, as set)``.
 
     A finished set-up leaves nothing to chance but who holds each province (§3.7–3.11): 2
@@ -201,6 +202,10 @@ def settle_setup(state: ObservedState, plan: SetupPlan) -> dict[str, tuple[dict,
     - where one army holds one province too many and one army one too few (§3.9), and exactly
       one province of the first holds the second's set-up count (3 for a neutral group, 2 for
       a player) and not its own, that province is the second army's, read in the wrong colour;
+      between two players, whose pairs look alike, it is the one province of the first that was
+      placed in the second's turn, when the set-up was followed (``turn_of``: province -> the
+      player whose turn a pair took in another's colour,
+      :func:`tracker.spqrisiko.setup_turns.misplaced`);
     - a province read empty is given to the one army short of provinces, when no other army
       is short and it lacks at least as many as are read empty.
 
@@ -212,7 +217,7 @@ def settle_setup(state: ObservedState, plan: SetupPlan) -> dict[str, tuple[dict,
     settled (:func:`settled_verdict`), so that a set-up really made otherwise is put right on
     the table, or the settlement undone.
     """
-    found = _armies_of_setup(state, plan)
+    found = _armies_of_setup(state, plan, turn_of)
     if found is None:
         return {}
     owners, held, provinces = found
@@ -270,11 +275,12 @@ def _unheld(state: ObservedState, held: dict[str, int], provinces: dict[str, int
     return free_provinces(state), {c: n - held[c] for c, n in provinces.items() if held[c] < n}
 
 
-def _armies_of_setup(state: ObservedState, plan: SetupPlan) \
+def _armies_of_setup(state: ObservedState, plan: SetupPlan, turn_of: dict[str, str] | None = None) \
         -> tuple[dict[str, str], dict[str, int], dict[str, int]] | None:
     """Who holds each seen province of a finished set-up as read, one army's misread colour put
-    right (§3.9, see :func:`settle_setup`); how many provinces each army then holds, and how many
-    the set-up gives it. None: the reading is too far from a finished set-up to settle anything."""
+    right (§3.9, see :func:`settle_setup`; ``turn_of`` as it takes it); how many provinces each
+    army then holds, and how many the set-up gives it. None: the reading is too far from a
+    finished set-up to settle anything."""
     board = state.board
     read = state.to_dict()["regions"]
     provinces = plan.shares
@@ -290,14 +296,17 @@ def _armies_of_setup(state: ObservedState, plan: SetupPlan) \
     if len(over) == 1 and len(under) == 1:
         wrong, right = over[0], under[0]
         count = {c: setup_legions(c, plan) for c in (wrong, right)}
-        misread = [p for p, c in owners.items() if c == wrong and _standing(read, p) == count[right]]
-        if count[wrong] != count[right] and len(misread) == 1:
+        if count[wrong] != count[right]:
+            misread = [p for p, c in owners.items() if c == wrong and _standing(read, p) == count[right]]
+        else:       # two players' pairs look alike: the pair placed in the other's turn, if one was
+            misread = [p for p, c in owners.items() if c == wrong and (turn_of or {}).get(p) == right]
+        if len(misread) == 1:
             owners[misread[0]] = right
             held[wrong], held[right] = held[wrong] - 1, held[right] + 1
     return owners, held, provinces
 
 
-def vouched_setup(state: ObservedState, plan: SetupPlan) -> set[str]:
+def vouched_setup(state: ObservedState, plan: SetupPlan, turn_of: dict[str, str] | None = None) -> set[str]:
     """The regions of a finished set-up that the camera read as the rules leave them but doubts
     (below ``LOW_CONFIDENCE``): the rules vouch for their counts as read.
 
@@ -314,8 +323,8 @@ def vouched_setup(state: ObservedState, plan: SetupPlan) -> set[str]:
     all the same (until session 63 they were not: on the print's hard game of seed 30 a card over
     nine provinces and one read empty left four right counts to check). Nothing is vouched for
     where :func:`settle_setup` would settle nothing for being too far from a finished set-up, nor
-    in a region the camera could not see."""
-    found = _armies_of_setup(state, plan)
+    in a region the camera could not see. ``turn_of``: as :func:`settle_setup` takes it."""
+    found = _armies_of_setup(state, plan, turn_of)
     if found is None:
         return set()
     owners, held, provinces = found

@@ -113,12 +113,12 @@ def _fit(turn: str, pairs: dict[str, str], plan: SetupPlan) -> list[tuple[str, _
     return out
 
 
-def follow_turns(commits: Sequence[dict[str, str]], plan: SetupPlan) -> tuple[Turns, _Step | None]:
+def follow_turns(commits: Sequence[dict[str, str]], plan: SetupPlan) -> tuple[Turns, list[_Step | None]]:
     """The hypotheses about whose turn it is after ``commits`` (each commit's new pairs,
-    province -> colour), starting at the first player's turn, with the least-cost way the last
-    commit was fitted (None before any)."""
+    province -> colour), starting at the first player's turn; and for each commit, the least-cost
+    way it was fitted where that raised the least cost so far (None where it did not)."""
     turns: Turns = {plan.players[0]: 0}
-    last = None
+    raised: list[_Step | None] = []
     for pairs in commits:
         nxt: Turns = {}
         best: tuple[int, _Step] | None = None
@@ -129,8 +129,23 @@ def follow_turns(commits: Sequence[dict[str, str]], plan: SetupPlan) -> tuple[Tu
                     nxt[after] = total
                 if best is None or total < best[0]:
                     best = (total, step)
-        turns, last = nxt, (best[1] if best else None)
-    return turns, last
+        raised.append(best[1] if best[0] > min(turns.values()) else None)
+        turns = nxt
+    return turns, raised
+
+
+def misplaced(log: Sequence[Sequence[str]], state: ObservedState, plan: SetupPlan) -> dict[str, str]:
+    """The pairs the order of play did not explain as they were placed (:func:`turn_verdicts`
+    named each), where the turn they took was one player's: province -> that player. A pair read
+    in the wrong colour is one of these, and :func:`tracker.spqrisiko.setup.settle_setup` gives
+    it back to its army when the finished set-up leaves that army one province short."""
+    out = {}
+    for step in follow_turns(_pairs(log, state, plan), plan)[1]:
+        for province, colour in (step.unexplained if step else {}).items():
+            due = [c for c in step.passed if c != colour]
+            if len(due) == 1:
+                out[province] = due[0]
+    return out
 
 
 def _pairs(log: Sequence[Sequence[str]], state: ObservedState, plan: SetupPlan) -> list[dict[str, str]]:
@@ -165,9 +180,8 @@ def turn_verdicts(log: Sequence[Sequence[str]], state: ObservedState, plan: Setu
     commits = _pairs(log, state, plan)
     if not commits or not commits[-1]:
         return []
-    before, _ = follow_turns(commits[:-1], plan)
-    after, step = follow_turns(commits, plan)
-    if min(after.values()) <= min(before.values()) or step is None:
+    step = follow_turns(commits, plan)[1][-1]
+    if step is None:
         return []
     board, order = state.board, " → ".join(plan.players)
     if step.unexplained:
