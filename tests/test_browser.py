@@ -417,10 +417,11 @@ def test_a_setup_being_made_shows_its_progress_not_a_doubt_on_every_free_provinc
         return {e.get_attribute("id")[2:] for e in browser.find_elements(By.CSS_SELECTOR, "#map path.doubt")}
     assert outlined() == set()          # every free province read at 0.15: no check asked
     # two placements read doubtfully: the one read as a placement leaves it needs no check (the
-    # rules vouch for it), the one read a legionary over does
+    # rules vouch for it), the one read three legionaries over does (one or two over, the rules
+    # would take it at its placement's count)
     first, second = setup_order(final)[:2]
     d = steps[2].to_dict()
-    d["regions"][second] = {final.owners[second]: {"legionary": final.legions[second] + 1}}
+    d["regions"][second] = {final.owners[second]: {"legionary": final.legions[second] + 3}}
     d["confidence"].update({first: 0.5, second: 0.5})
     live.commit(ObservedState.from_dict(d))
     wait_for(lambda: status.text.startswith("Set-up: 2 of 45 provinces taken"))
