@@ -185,6 +185,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from vision.game_recording import bench_replays
         bench_replays(Path(args.replay))
         return 0
+    if args.what == "setup" and args.replay:
+        from vision.setup_bench import bench_setup_replays
+        bench_setup_replays(Path(args.replay), verbose=args.verbose)
+        return 0
     if args.what == "game":
         # the game videos are filmed flat, in the calibration's light: a vision-only option would
         # be ignored, and the figures taken for what it asked
@@ -210,7 +214,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         first = _or(args.seed, GAME_BENCH_SEED)
         print(f"environment: {bench_environment().describe()}")
         bench_setup_videos(args.tiers, seeds=range(first, first + _or(args.games, 2)),
-                           size=_size(args.size) if args.size else FRAME_SIZE, verbose=args.verbose)
+                           size=_size(args.size) if args.size else FRAME_SIZE, verbose=args.verbose,
+                           record=Path(args.record) if args.record else None)
         return 0
     if args.what == "vision":
         from vision.bench import run_vision_bench
@@ -942,10 +947,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "settles them and says so)")
     p.add_argument("--record", metavar="DIR",
                    help="game: record what was committed on every frame of each game in DIR, one file a game, "
-                        "for --replay")
+                        "for --replay; setup: the states the live game was given, one file a set-up")
     p.add_argument("--replay", metavar="DIR",
-                   help="game: instead of filming games, replay the games recorded in DIR through the tracker as it "
-                        "now is (seconds, not minutes: for measuring a change to the tracker)")
+                   help="game, setup: instead of filming, replay what was recorded in DIR through the tracker (and, "
+                        "setup, the dashboard's live game) as it now is (seconds, not minutes: for measuring a change "
+                        "to the tracker)")
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("train", help="reproduce the shipped piece detector (needs the [train] extra)")

@@ -410,7 +410,7 @@ class TestSetupBench:
         provinces never seen; its figures."""
         import tempfile
         from pathlib import Path
-        from vision.setup_bench import SetupFigures, _score
+        from vision.setup_bench import SetupFigures, _score, truth_ends
         from webui.live import LiveGame
         from webui.store import Store
         store = Store(Path(tempfile.mkdtemp()))
@@ -423,9 +423,47 @@ class TestSetupBench:
                 live.commit(state)
                 seen = state
         figures = SetupFigures("easy", 6)
-        _score(figures, live, truths)
+        _score(figures, live, truth_ends(truths))
         store.close()
         return figures
+
+    def test_a_recorded_setup_replays_as_it_scored(self, tmp_path, capsys):
+        """``augur bench setup --record`` / ``--replay``: the states the live game was given,
+        fed to a new one, score as they did; a damaged recording is a one-line error."""
+        import tempfile
+        from pathlib import Path
+        import pytest
+        from augur.cli import main
+        from vision.game_recording import RecordingError
+        from vision.setup_bench import SetupFigures, _Given, _score, replay_setup, truth_ends, write_recording
+        from webui.live import LiveGame
+        from webui.store import Store
+        truths = self.truths()
+        last = ObservedState.from_dict(truths[-1]["state"])
+        missed = sorted(p for p, c in last.owners.items() if c == "blue")[0]     # a warning to replay too
+        store = Store(Path(tempfile.mkdtemp()))
+        given = _Given(LiveGame.open(store, ["red", "blue", "yellow"], resume=False))
+        seen = None
+        for t in truths:
+            state = ObservedState.from_dict(dict(t["state"], regions={r: v for r, v in t["state"]["regions"].items()
+                                                                       if r != missed}))
+            if seen is None or not state.same_counts(seen):
+                given.commit(state, moved=frozenset(state.changed_regions(seen)) if seen else None)
+                seen = state
+        played = SetupFigures("easy", 6, frames=len(truths))
+        _score(played, given.live, truth_ends(truths))
+        store.close()
+        path = write_recording(tmp_path, played, 2, truth_ends(truths), ["red", "blue", "yellow"], given.lines)
+        assert replay_setup(path) == played and played.warnings == 2 and played.right == 44
+        assert main(["bench", "setup", "--replay", str(tmp_path), "--verbose"]) == 0
+        out = capsys.readouterr().out
+        assert "easy: 1 set-ups" in out and "placements committed right 44 of 45" in out and "in blue's turn" in out
+        lines = path.read_text().splitlines()
+        path.write_text("\n".join(lines[:5] + [lines[5][:40]]))
+        with pytest.raises(RecordingError, match="line 6: not JSON"):
+            replay_setup(path)
+        assert main(["bench", "setup", "--replay", str(tmp_path / "none")]) == 2
+        assert "no set-up recordings" in capsys.readouterr().err
 
     def test_a_setup_seen_whole_scores_clean(self):
         f = self.score(self.truths())

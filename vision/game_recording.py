@@ -60,8 +60,8 @@ def replay_recording(path: Path):
     fed again, with the tracker as it now is; and the recording's frame rate."""
     from vision.game_bench import GameScorer, GameVideoFigures
     from vision.synth.video import PLAYERS
-    lines = _lines(path)
-    header = _parse(path, 1, lines[0])
+    lines = recording_lines(path)
+    header = parse_recorded(path, 1, lines[0])
     if header.get("format") != FORMAT or header.get("version") != VERSION:
         raise RecordingError(f"{path} is not an {FORMAT} of version {VERSION}")
     try:
@@ -70,7 +70,7 @@ def replay_recording(path: Path):
     except KeyError as exc:
         raise RecordingError(f"{path}: its header has no {exc}") from None
     for number, text in enumerate(lines[1:], start=2):
-        frame = _parse(path, number, text)
+        frame = parse_recorded(path, number, text)
         try:
             committed = ObservedState.from_dict(frame["committed"]) if frame["committed"] is not None else None
             moved = frozenset(frame["moved"]) if frame["moved"] is not None else None
@@ -97,23 +97,25 @@ def bench_replays(folder: Path) -> dict:
     return by_tier
 
 
-def _lines(path: Path) -> list[str]:
+def recording_lines(path: Path) -> list[str]:
+    """The lines of a recording file, or a one-line :class:`RecordingError`."""
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
-        raise RecordingError(f"game recording not found: {path}") from None
+        raise RecordingError(f"recording not found: {path}") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise RecordingError(f"{path} is not a game recording ({exc.__class__.__name__})") from None
+        raise RecordingError(f"{path} is not a recording ({exc.__class__.__name__})") from None
     if not lines:
-        raise RecordingError(f"{path} is empty, not a game recording")
+        raise RecordingError(f"{path} is empty, not a recording")
     return lines
 
 
-def _parse(path: Path, number: int, text: str) -> dict:
+def parse_recorded(path: Path, number: int, text: str) -> dict:
+    """Line ``number`` of a recording, a JSON object, or a one-line :class:`RecordingError`."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError:
         raise RecordingError(f"{path}, line {number}: not JSON (a truncated recording?)") from None
     if not isinstance(data, dict):
-        raise RecordingError(f"{path}, line {number}: not a recorded frame")
+        raise RecordingError(f"{path}, line {number}: not a recorded line")
     return data

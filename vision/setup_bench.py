@@ -8,6 +8,12 @@ dashboard follows the opening occupation: placements committed as made, the rule
 a set-up made right (the truth gives none), the checks the map asks meanwhile, whether and when
 the game starts, the set-up it starts on against the true one, and whether the first turn's
 move is read.
+
+Filming and reading a tier's set-ups takes about ten minutes here; the tracker's and the
+dashboard's part of it, a second. So ``--record DIR`` writes, one file a set-up
+(``<tier>-<seed>.jsonl``), the states the live game was given (each commit with the regions a
+hand changed, and each re-sighting) after a header with the truth the scoring needs, and
+``--replay DIR`` feeds them to a new live game as the code now stands and prints the same lines.
 """
 from __future__ import annotations
 
@@ -16,11 +22,16 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tracker.errors import AugurError
 from tracker.events import SETUP_PLACEMENT
 from tracker.readings import LOW_CONFIDENCE
 from tracker.spqrisiko.setup import vouched_placements
 from tracker.state import ObservedState
+from vision.game_recording import RecordingError, parse_recorded, recording_lines, recording_path
 from vision.synth.render import FRAME_SIZE
+
+FORMAT = "augur-setup-recording"
+VERSION = 1
 
 
 @dataclass
@@ -44,9 +55,11 @@ class SetupFigures:
     messages: list[str] = field(default_factory=list)
 
 
-def play_setup_video(tier: str, seed: int, fps: int = 12, size: tuple[int, int] = FRAME_SIZE) -> SetupFigures:
+def play_setup_video(tier: str, seed: int, fps: int = 12, size: tuple[int, int] = FRAME_SIZE,
+                     record: Path | None = None) -> SetupFigures:
     """Film the set-up of ``seed`` on a ``tier`` table, calibrate on its empty-table photo, feed
-    every frame to a live game and score what it recorded."""
+    every frame to a live game and score what it recorded. ``record``: a folder to write what the
+    live game was given in, for :func:`replay_setup`."""
     from calibration.profile import calibrate
     from vision.pipeline import Pipeline
     from vision.synth.board_art import procedural_art
@@ -67,21 +80,112 @@ def play_setup_video(tier: str, seed: int, fps: int = 12, size: tuple[int, int] 
     with tempfile.TemporaryDirectory(prefix="augur-setup-bench-") as folder:
         store = Store(Path(folder))
         try:
-            live = LiveGame.open(store, list(PLAYERS), resume=False)
-            out.frames = feed(live, Pipeline(profile), filmed())["frames"]
-            _score(out, live, truths)
+            given = _Given(LiveGame.open(store, list(PLAYERS), resume=False))
+            out.frames = feed(given, Pipeline(profile), filmed())["frames"]
+            ends = truth_ends(truths)
+            _score(out, given.live, ends)
+        finally:
+            store.close()
+    if record is not None:
+        write_recording(Path(record), out, fps, ends, list(PLAYERS), given.lines)
+    return out
+
+
+def write_recording(folder: Path, figures: SetupFigures, fps: int, ends: dict[str, dict], players: list[str],
+                    lines: list[dict]) -> Path:
+    """Write one set-up's recording (module doc) in ``folder``: ``players``' live game was given
+    ``lines``; its path."""
+    header = {"format": FORMAT, "version": VERSION, "tier": figures.tier, "seed": figures.seed, "fps": fps,
+              "frames": figures.frames, "players": players, "truth": ends}
+    folder.mkdir(parents=True, exist_ok=True)
+    path = recording_path(folder, figures.tier, figures.seed)
+    with open(path, "w", encoding="utf-8") as fh:
+        for line in [header, *lines]:
+            fh.write(json.dumps(line, separators=(",", ":")) + "\n")
+    return path
+
+
+class _Given:
+    """A live game as :func:`webui.loop.feed` drives it, keeping each state it is given."""
+
+    def __init__(self, live):
+        self.live, self.lines = live, []
+
+    def commit(self, state: ObservedState, jpeg=None, source: str = "camera", detections=None, moved=None) -> dict:
+        self.lines.append({"commit": state.to_dict(), "moved": sorted(moved) if moved is not None else None})
+        return self.live.commit(state, jpeg, source, detections, moved)
+
+    def resight(self, state: ObservedState) -> None:
+        self.lines.append({"resight": state.to_dict()})
+        self.live.resight(state)
+
+    def __getattr__(self, name):
+        return getattr(self.live, name)
+
+
+def truth_ends(truths: list[dict]) -> dict[str, dict]:
+    """What the scoring needs of a set-up film's truth (its frames' ``state``s): the board it
+    began on, the finished set-up, and the board after the first move."""
+    final_move = truths[-1]["state"]["regions"]          # after the first move, the film's last step
+    finished = next(t for t in reversed(truths) if t["step"] == truths[-1]["step"] - 1)["state"]["regions"]
+    return {"first": truths[0]["state"]["regions"], "finished": finished, "final": final_move}
+
+
+def replay_setup(path: Path) -> SetupFigures:
+    """The figures of one recorded set-up (``augur bench setup --record``): the states its live
+    game was given, fed to a new one with the tracker and dashboard as they now are."""
+    from webui.live import LiveGame
+    from webui.store import Store
+    lines = recording_lines(path)
+    header = parse_recorded(path, 1, lines[0])
+    if header.get("format") != FORMAT or header.get("version") != VERSION:
+        raise RecordingError(f"{path} is not an {FORMAT} of version {VERSION}")
+    try:
+        out = SetupFigures(header["tier"], header["seed"], frames=header["frames"])
+        ends, players = header["truth"], list(header["players"])
+    except KeyError as exc:
+        raise RecordingError(f"{path}: its header has no {exc}") from None
+    with tempfile.TemporaryDirectory(prefix="augur-setup-replay-") as folder:
+        store = Store(Path(folder))
+        try:
+            live = LiveGame.open(store, players, resume=False)
+            for number, text in enumerate(lines[1:], start=2):
+                line = parse_recorded(path, number, text)
+                try:
+                    if "resight" in line:
+                        live.resight(ObservedState.from_dict(line["resight"]))
+                    else:
+                        moved = frozenset(line["moved"]) if line["moved"] is not None else None
+                        live.commit(ObservedState.from_dict(line["commit"]), moved=moved)
+                except (KeyError, TypeError, AugurError) as exc:
+                    raise RecordingError(f"{path}, line {number}: not a recorded state ({exc})") from None
+            _score(out, live, ends)
         finally:
             store.close()
     return out
 
 
-def _score(out: SetupFigures, live, truths: list[dict]) -> None:
-    """Score a live game's recording against the filmed truth (its frames' ``state``s)."""
+def bench_setup_replays(folder: Path, verbose: bool = False) -> dict:
+    """Replay every set-up recorded in ``folder``; print one line per tier, as the bench does."""
+    paths = sorted(Path(folder).glob("*.jsonl")) if Path(folder).is_dir() else []
+    if not paths:
+        raise RecordingError(f"no set-up recordings (*.jsonl) in {folder}")
+    by_tier: dict[str, list[SetupFigures]] = {}
+    for path in paths:
+        f = replay_setup(path)
+        by_tier.setdefault(f.tier, []).append(f)
+    for tier in ("easy", "medium", "hard"):
+        if tier in by_tier:
+            _print(sorted(by_tier[tier], key=lambda f: f.seed), verbose)
+    return by_tier
+
+
+def _score(out: SetupFigures, live, ends: dict[str, dict]) -> None:
+    """Score a live game's recording against the filmed truth (:func:`truth_ends`)."""
     from webui.live import SETUP
-    final_move = truths[-1]["state"]["regions"]          # after the first move, the film's last step
-    finished = next(t for t in reversed(truths) if t["step"] == truths[-1]["step"] - 1)["state"]["regions"]
+    final_move, finished = ends["final"], ends["finished"]
     setup = ObservedState.from_dict({"regions": finished})
-    placed = {p: kinds for p, kinds in finished.items() if p not in truths[0]["state"]["regions"]}
+    placed = {p: kinds for p, kinds in finished.items() if p not in ends["first"]}
     out.placements = len(placed)
     moved = next(p for p in final_move if final_move[p] != finished.get(p))
     snaps = live.store.snapshots(live.game_id)
@@ -133,15 +237,20 @@ def describe(figures: list[SetupFigures]) -> str:
 
 
 def bench_setup_videos(tiers=("easy", "hard"), seeds=(5,), fps: int = 12, size: tuple[int, int] = FRAME_SIZE,
-                       verbose: bool = False) -> dict:
+                       verbose: bool = False, record: Path | None = None) -> dict:
     """Every set-up of ``seeds`` on each tier; prints one line per tier (and, ``verbose``, each
-    verdict) and returns the figures."""
+    verdict) and returns the figures. ``record``: a folder to record each set-up in, one file
+    a set-up, for ``--replay`` (:func:`bench_setup_replays`)."""
     out = {}
     for tier in tiers:
-        out[tier] = [play_setup_video(tier, s, fps, size) for s in seeds]
-        if verbose:
-            for f in out[tier]:
-                for m in f.messages:
-                    print(f"  {tier} seed {f.seed}: {m}", flush=True)
-        print(describe(out[tier]), flush=True)
+        out[tier] = [play_setup_video(tier, s, fps, size, record) for s in seeds]
+        _print(out[tier], verbose)
     return out
+
+
+def _print(figures: list[SetupFigures], verbose: bool) -> None:
+    if verbose:
+        for f in figures:
+            for m in f.messages:
+                print(f"  {f.tier} seed {f.seed}: {m}", flush=True)
+    print(describe(figures), flush=True)

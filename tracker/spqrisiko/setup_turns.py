@@ -116,20 +116,24 @@ def _fit(turn: str, pairs: dict[str, str], plan: SetupPlan) -> list[tuple[str, _
 def follow_turns(commits: Sequence[dict[str, str]], plan: SetupPlan) -> tuple[Turns, list[_Step | None]]:
     """The hypotheses about whose turn it is after ``commits`` (each commit's new pairs,
     province -> colour), starting at the first player's turn; and for each commit, the least-cost
-    way it was fitted where that raised the least cost so far (None where it did not)."""
+    way it was fitted where that raised the least cost so far (None where it did not). The way
+    named is the cheapest from the hypotheses that were the likeliest before it, which are the
+    ones the players were shown: one that cost more may fit the commit in turn, having paid
+    for an irregularity earlier that no warning named."""
     turns: Turns = {plan.players[0]: 0}
     raised: list[_Step | None] = []
     for pairs in commits:
         nxt: Turns = {}
-        best: tuple[int, _Step] | None = None
+        least = min(turns.values())
+        named: tuple[int, _Step] | None = None
         for turn, cost in turns.items():
             for after, step in _fit(turn, pairs, plan):
                 total = cost + step.cost
                 if total < nxt.get(after, total + 1):
                     nxt[after] = total
-                if best is None or total < best[0]:
-                    best = (total, step)
-        raised.append(best[1] if best[0] > min(turns.values()) else None)
+                if cost == least and (named is None or total < named[0]):
+                    named = (total, step)
+        raised.append(named[1] if min(nxt.values()) > least else None)
         turns = nxt
     return turns, raised
 
