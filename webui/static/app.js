@@ -47,7 +47,7 @@ function doubtOf(state, rid) {
   // the rules vouch for (tracker.spqrisiko.setup.vouched_placements)
   const setupSure = view && view.placing && (view.placing.free.includes(rid) || view.placing.vouched.includes(rid));
   if (c !== undefined && view && c < view.low_confidence && !setupSure) return `check the count (camera ${Math.round(100 * c)}% sure)`;
-  if (view && (view.questioned || []).includes(rid)) return "a rule was broken when this count was read: check it (set the count if it is wrong)";
+  if (view && (view.questioned || []).includes(rid)) return "a rule questioned this count when it was read: check it (set the count if it is wrong)";
   return "";
 }
 
