@@ -54,7 +54,8 @@ def in_order(rounds: int, table: Table):
         for c in table.game.players:
             verdicts += table.commit(c)
             if table.game.setup_turn() and table.game.setup_turn().group:
-                verdicts += table.commit(table.game.plan.neutrals[0])
+                plan, held = table.game.plan, [c for c, _ in table.placed.values()]
+                verdicts += table.commit(next(n for n in plan.neutrals if held.count(n) < plan.neutral_groups[n]))
     return verdicts
 
 
@@ -185,3 +186,10 @@ class TestNeutralGroups:
     def test_with_four_players_the_set_up_ends_on_pairs_alone(self):
         t = Table(("red", "blue", "yellow", "green"))
         assert in_order(9, t) == [] and not t.game.placing and t.game.current == "red"
+
+    def test_whole_setups_of_three_and_five_players(self):
+        three = Table()                                     # 18 groups, 6 rounds with them
+        assert in_order(9, three) == [] and not three.game.placing
+        five = Table(("red", "blue", "yellow", "green", "black"))     # no neutral army (§2.6)
+        assert five.turn() == "red to place a pair"
+        assert in_order(9, five) == [] and not five.game.placing and five.game.current == "red"
