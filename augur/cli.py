@@ -215,7 +215,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         print(f"environment: {bench_environment().describe()}")
         bench_setup_videos(args.tiers, seeds=range(first, first + _or(args.games, 2)),
                            size=_size(args.size) if args.size else FRAME_SIZE, verbose=args.verbose,
-                           record=Path(args.record) if args.record else None)
+                           record=Path(args.record) if args.record else None, board_print=_board_print(args))
         return 0
     if args.what == "vision":
         from vision.bench import run_vision_bench
@@ -927,8 +927,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="vision: a board folded in four that rises up to MM millimetres off the table along its "
                         "creases, as at the calibration (e.g. --relief 4)")
     p.add_argument("--board-photo", metavar="PHOTO",
-                   help="vision, game: render the tables on the real print of this top-down photo of an empty board "
-                        "(e.g. ../shared/reference/spqrisiko/board-photo-topdown.jpeg --rotate ccw) instead of "
+                   help="vision, game, setup: render the tables on the real print of this top-down photo of an "
+                        "empty board (e.g. ../shared/reference/spqrisiko/board-photo-topdown.jpeg --rotate ccw) instead of "
                         "the procedural art, the pieces standing inside its printed borders; the calibration "
                         "still compares with the procedural art, as at a real table")
     p.add_argument("--rotate", default="none", choices=ROTATIONS,

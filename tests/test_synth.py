@@ -321,6 +321,21 @@ class TestVideo:
         assert len(placed) == 5                          # seed 4 sets up 2 in Judea and 3 in Arabia
         assert all(other.region_at(p.x, p.y) == p.region != geo.region_at(p.x, p.y) for p in placed)
 
+    def test_a_setup_on_a_print_is_filmed_on_it(self, monkeypatch):
+        """``augur bench setup --board-photo``: the set-up film is rendered on the print, with its
+        pieces placed by the print's map, as a game's is."""
+        import vision.synth.video as video
+        other = swapped_map(load_geometry(), "judea", "arabia")
+        art = np.zeros((8, 8, 3), np.uint8)
+        calls = []
+        def watched(state, tier, **kw):
+            calls.append(kw)
+            return np.zeros((4, 4, 3), np.uint8), SimpleNamespace(state={}, occluded_fraction=0.0, board_corners=[],
+                                                                   jpeg=b"", hand_fraction=0.0)
+        monkeypatch.setattr(video, "render", watched)
+        list(video.setup_frames(seed=4, size=(320, 180), fps=2, art=art, geometry=other))
+        assert len(calls) > 45 and all(kw["art"] is art and kw["geometry"] is other for kw in calls)
+
     def test_card_sets_and_draws_are_entered_as_the_hand_comes_in(self, monkeypatch):
         """The truth lines carry what the players enter at the tablet: a step's card set on the
         frame its hand comes in, after the card the previous step's player drew (§17)."""

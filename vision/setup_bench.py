@@ -56,13 +56,15 @@ class SetupFigures:
 
 
 def play_setup_video(tier: str, seed: int, fps: int = 12, size: tuple[int, int] = FRAME_SIZE,
-                     record: Path | None = None) -> SetupFigures:
+                     record: Path | None = None, board_print=None) -> SetupFigures:
     """Film the set-up of ``seed`` on a ``tier`` table, calibrate on its empty-table photo, feed
     every frame to a live game and score what it recorded. ``record``: a folder to write what the
-    live game was given in, for :func:`replay_setup`."""
+    live game was given in, for :func:`replay_setup`. ``board_print``
+    (:class:`vision.synth.board_art.PrintedBoard`): the table shows that real print, and the
+    calibration compares it with the procedural art, as ``augur bench game`` does."""
     from calibration.profile import calibrate
     from vision.pipeline import Pipeline
-    from vision.synth.board_art import procedural_art
+    from vision.synth.board_art import PrintedBoard, procedural_art
     from vision.synth.video import PLAYERS, calibration_photo, setup_frames
     from webui.live import LiveGame
     from webui.loop import feed
@@ -70,13 +72,14 @@ def play_setup_video(tier: str, seed: int, fps: int = 12, size: tuple[int, int] 
 
     out = SetupFigures(tier, seed)
     truths: list[dict] = []
+    art, geometry = PrintedBoard.parts(board_print)
 
     def filmed():
-        for img, truth, _ in setup_frames(seed, tier, size, fps):
+        for img, truth, _ in setup_frames(seed, tier, size, fps, art=art, geometry=geometry):
             truths.append(truth)
             yield img
 
-    profile = calibrate(calibration_photo(seed, tier, size), procedural_art(), players=PLAYERS)
+    profile = calibrate(calibration_photo(seed, tier, size, art=art), procedural_art(), players=PLAYERS)
     with tempfile.TemporaryDirectory(prefix="augur-setup-bench-") as folder:
         store = Store(Path(folder))
         try:
@@ -229,21 +232,22 @@ def describe(figures: list[SetupFigures]) -> str:
     return (f"{f0.tier}: {len(figures)} set-ups, {total('frames')} frames; placements committed right "
             f"{total('right')} of {total('placements')} ({total('wrong')} committed otherwise than made); "
             f"while the set-up was followed {total('violations')} violation(s), {total('warnings')} warning(s) "
-            f"(the truth gives none; {total('on_misread')} of them name a province misread), {total('checks')} check(s) asked of held provinces (a province and "
-            f"its reading once) over {total('commits')} commits; the game started {started['at the last placement']} time(s) at the last "
+            f"(the truth gives none; {total('on_misread')} of them name a province misread), "
+            f"{total('checks')} check(s) asked of held provinces (a province and its reading once) over "
+            f"{total('commits')} commits; the game started {started['at the last placement']} time(s) at the last "
             f"placement, {started['at the first move']} at the first move, {started['never']} never; "
             f"regions of the set-up it started on off the true one: {sum(wrong)} over {len(wrong)} game(s); "
             f"first move read {total('first_move')} of {len(figures)}")
 
 
 def bench_setup_videos(tiers=("easy", "hard"), seeds=(5,), fps: int = 12, size: tuple[int, int] = FRAME_SIZE,
-                       verbose: bool = False, record: Path | None = None) -> dict:
-    """Every set-up of ``seeds`` on each tier; prints one line per tier (and, ``verbose``, each
-    verdict) and returns the figures. ``record``: a folder to record each set-up in, one file
-    a set-up, for ``--replay`` (:func:`bench_setup_replays`)."""
+                       verbose: bool = False, record: Path | None = None, board_print=None) -> dict:
+    """Every set-up of ``seeds`` on each tier (on ``board_print`` when given); prints one line
+    per tier (and, ``verbose``, each verdict) and returns the figures. ``record``: a folder to
+    record each set-up in, one file a set-up, for ``--replay`` (:func:`bench_setup_replays`)."""
     out = {}
     for tier in tiers:
-        out[tier] = [play_setup_video(tier, s, fps, size, record) for s in seeds]
+        out[tier] = [play_setup_video(tier, s, fps, size, record, board_print) for s in seeds]
         _print(out[tier], verbose)
     return out
 

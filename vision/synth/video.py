@@ -114,13 +114,15 @@ def frames(seed: int = 3, turns: int = 6, tier: str = "easy", size: tuple[int, i
 
 
 def setup_frames(seed: int = 3, tier: str = "easy", size: tuple[int, int] = (1280, 720), fps: int = DEFAULT_FPS,
-                 players: tuple[str, ...] = PLAYERS) -> Iterator[tuple[np.ndarray, dict, bytes]]:
+                 players: tuple[str, ...] = PLAYERS, art: np.ndarray | None = None,
+                 geometry: BoardGeometry | None = None) -> Iterator[tuple[np.ndarray, dict, bytes]]:
     """The opening occupation filmed from the empty board (§3.7–3.8): a seeded finished set-up
     (:func:`tracker.spqrisiko.setup.random_setup`) made one placement at a time, each player in
     turn putting a pair in a free province and, while neutral groups are left, a neutral group of
     3 in another (two hands a turn, one a province). Then the first player's first reinforcements:
     3 legionaries on one of their provinces. The same camera and light as :func:`frames` of the
-    same seed, and the same per-frame truth (``actor``: the player placing, a neutral group too)."""
+    same seed, and the same per-frame truth (``actor``: the player placing, a neutral group too).
+    On a real print (``art``, its map ``geometry``) as :func:`frames` films a game there."""
     from tracker.spqrisiko.setup import random_setup, setup_plan
     from tracker.spqrisiko.setup_turns import in_turns
     empty = ObservedState.from_dict({"regions": {}})
@@ -142,7 +144,7 @@ def setup_frames(seed: int = 3, tier: str = "easy", size: tuple[int, int] = (128
     own = sorted(p for p, o in final.owners.items() if o == first)[int(rng.integers(plan.player_provinces))]
     regions[own] = {first: {"legionary": final.legions[own] + 3}}
     moves.append(_Move(first, ObservedState.from_dict({"regions": dict(regions)}), {c: 0 for c in players}))
-    yield from _film(seed, start, moves, tier, size, fps, players=players)
+    yield from _film(seed, start, moves, tier, size, fps, art=art, geometry=geometry, players=players)
 
 
 def _film(seed: int, state: ObservedState, moves: list[_Move], tier: str, size: tuple[int, int], fps: int,
