@@ -1177,6 +1177,18 @@ class TestSetupObservation:
         _, verdicts = game.observe_setup(more)
         assert [(v.rule, v.level) for v in verdicts] == [("§3.7", "violation")]
 
+    def test_a_held_province_read_in_another_army_mid_setup_is_a_misreading(self):
+        """Nobody clears an army off a province during the set-up (§3.7): a province read as one
+        army's and then another's was misread once; a warning, not pieces put on it."""
+        from tracker.state import ObservedState
+        game = Game(("red", "blue", "yellow"))
+        game.begin_setup(self._empty())
+        game.observe_setup(self._empty({"cilicia": ("black", 3)}))
+        _, verdicts = game.observe_setup(ObservedState.from_dict(
+            {"regions": {"cilicia": {"blue": {"legionary": 2}}}, "confidence": {"cilicia": 0.95}}))
+        assert [(v.rule, v.level) for v in verdicts if v.regions == ("cilicia",)] == [("§3.7", "warning")]
+        assert "read as black's and now as blue's" in verdicts[0].message
+
     def test_the_rules_vouch_for_placements_read_as_made(self):
         from tracker.state import ObservedState
         from tracker.spqrisiko.setup import vouched_placements
