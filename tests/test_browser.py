@@ -178,7 +178,7 @@ def test_a_count_a_rule_questioned_is_outlined_until_a_player_sets_it(browser, d
     wait_for(lambda: outlined() == {region})
     assert browser.find_element(By.ID, "check").text == "1 to check"
     title = browser.find_element(By.CSS_SELECTOR, f"#r-{region} title").get_attribute("textContent")
-    assert "a rule was broken" in title
+    assert "a rule questioned this count" in title
     live.correct(region, states[1].to_dict()["regions"][region])
     wait_for(lambda: outlined() == set())
 
