@@ -282,6 +282,18 @@ class TestDataset:
                                              and p.box[2] - p.box[0] >= 2 and p.box[3] - p.box[1] >= 2)
 
 
+
+def watch_render(monkeypatch, video) -> list[dict]:
+    """``video.render`` replaced by a stub that draws nothing and keeps the keywords of each call."""
+    calls = []
+
+    def watched(state, tier, **kw):
+        calls.append(kw)
+        return np.zeros((4, 4, 3), np.uint8), SimpleNamespace(state={}, occluded_fraction=0.0, board_corners=[],
+                                                               jpeg=b"", hand_fraction=0.0)
+    monkeypatch.setattr(video, "render", watched)
+    return calls
+
 class TestVideo:
     def test_game_video_frames_and_truth(self, tmp_path):
         from vision.synth.video import write_video
@@ -307,12 +319,7 @@ class TestVideo:
         geo = load_geometry()
         other = swapped_map(geo, "judea", "arabia")
         art = np.zeros((8, 8, 3), np.uint8)             # never drawn: render is only watched here
-        calls = []
-        def watched(state, tier, **kw):
-            calls.append(kw)
-            return np.zeros((4, 4, 3), np.uint8), SimpleNamespace(state={}, occluded_fraction=0.0, board_corners=[],
-                                                                   jpeg=b"", hand_fraction=0.0)
-        monkeypatch.setattr(video, "render", watched)
+        calls = watch_render(monkeypatch, video)
         list(video.frames(seed=4, turns=1, size=(320, 180), fps=2, art=art, geometry=other))
         video.calibration_photo(4, "easy", (320, 180), art=art)
         assert len(calls) > 3 and all(kw["art"] is art for kw in calls)
@@ -327,12 +334,7 @@ class TestVideo:
         import vision.synth.video as video
         other = swapped_map(load_geometry(), "judea", "arabia")
         art = np.zeros((8, 8, 3), np.uint8)
-        calls = []
-        def watched(state, tier, **kw):
-            calls.append(kw)
-            return np.zeros((4, 4, 3), np.uint8), SimpleNamespace(state={}, occluded_fraction=0.0, board_corners=[],
-                                                                   jpeg=b"", hand_fraction=0.0)
-        monkeypatch.setattr(video, "render", watched)
+        calls = watch_render(monkeypatch, video)
         list(video.setup_frames(seed=4, size=(320, 180), fps=2, art=art, geometry=other))
         assert len(calls) > 45 and all(kw["art"] is art and kw["geometry"] is other for kw in calls)
 
