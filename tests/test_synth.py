@@ -282,7 +282,6 @@ class TestDataset:
                                              and p.box[2] - p.box[0] >= 2 and p.box[3] - p.box[1] >= 2)
 
 
-
 def watch_render(monkeypatch, video) -> list[dict]:
     """``video.render`` replaced by a stub that draws nothing and keeps the keywords of each call."""
     calls = []
@@ -293,6 +292,7 @@ def watch_render(monkeypatch, video) -> list[dict]:
                                                                jpeg=b"", hand_fraction=0.0)
     monkeypatch.setattr(video, "render", watched)
     return calls
+
 
 class TestVideo:
     def test_game_video_frames_and_truth(self, tmp_path):
