@@ -678,18 +678,22 @@ class Game(TurnFollower):
         # a followed set-up tells which pair was placed in another player's turn
         turn_of = misplaced(self.placement_log, state, self.plan) if self.placing else {}
         settled = settle_setup(state, self.plan, turn_of)
-        overrides = {r: Override(None, read, value) for r, (read, value) in settled.items()}
+        overrides, notes = self._settled(settled)
         read = state.to_dict()["regions"]
         overrides.update((r, Override(None, read.get(r, {}), copy.deepcopy(read.get(r, {})), vouched=True))
                          for r in sorted(vouched_setup(state, self.plan, turn_of) - set(settled)))
-        return overrides, [settled_verdict(self.board, settled)] if settled else []
+        return overrides, notes
 
     def settle_placements(self, state: ObservedState) -> tuple[dict[str, Override], list[Verdict]]:
         """While the set-up is followed (:attr:`placing`): the placements of the next committed
         ``state`` whose counts §3.7 fixes and the camera read otherwise
         (:func:`tracker.spqrisiko.setup.settle_placements`), and the warning that names them."""
         self._check_board(state)
-        settled = settle_placements(self.state, state, self.plan) if self.placing else {}
+        return self._settled(settle_placements(self.state, state, self.plan) if self.placing else {})
+
+    def _settled(self, settled: dict[str, tuple[dict, dict]]) -> tuple[dict[str, Override], list[Verdict]]:
+        """Counts the set-up rules settle (``region -> (as read, as set)``) as overrides of the
+        camera's, and the warning that names them."""
         overrides = {r: Override(None, read, value) for r, (read, value) in settled.items()}
         return overrides, [settled_verdict(self.board, settled)] if settled else []
 

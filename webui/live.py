@@ -14,6 +14,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from tracker.errors import AugurError, GameError
 from tracker.overrides import GUESSED, Override, apply_overrides, doubt_moved, still_questioned
@@ -206,7 +207,7 @@ class LiveGame:
         sid = self.store.add_snapshot(self.game_id, source if source == CORRECTION else PLACING, state.to_dict(),
                                       None, 0, 0, self._described(events),
                                       [v.to_dict() for v in verdicts], self._scores(), jpeg, detections)
-        self._hold(sid, settling, SETUP_RULES)
+        self._hold(sid, settling, lambda o: SETUP_RULES)
         return sid
 
     def _started(self, state: ObservedState, jpeg: bytes | None, source: str, detections: list | None,
@@ -224,15 +225,15 @@ class LiveGame:
         sid = self.store.add_snapshot(self.game_id, recorded or (SETUP if source == "camera" else source), state.to_dict(),
                                       entry.colour, entry.round_no, entry.turn_no, self._described(events),
                                       verdicts, self._scores(), jpeg, detections)
-        self._hold(sid, {r: o for r, o in settling.items() if not o.vouched}, SETUP_RULES)
-        self._hold(sid, {r: o for r, o in settling.items() if o.vouched}, VOUCHED_BY_SETUP)
+        self._hold(sid, settling, lambda o: VOUCHED_BY_SETUP if o.vouched else SETUP_RULES)
         return sid
 
-    def _hold(self, sid: int, overrides: dict[str, Override], author: str) -> None:
+    def _hold(self, sid: int, overrides: dict[str, Override], author: Callable[[Override], str]) -> None:
         """Counts the rules set over the camera's in snapshot ``sid``: held from now on, and
-        recorded as corrections by ``author``, so that a restart keeps them and undo lifts them."""
+        recorded as corrections by ``author(override)``, so that a restart keeps them and undo
+        lifts them."""
         for region, o in overrides.items():
-            o.correction_id = self.store.add_correction(sid, region, o.camera_value, o.value, author=author)
+            o.correction_id = self.store.add_correction(sid, region, o.camera_value, o.value, author=author(o))
             self.overrides[region] = o
 
     def _observed(self, state: ObservedState, jpeg: bytes | None, source: str, detections: list | None) -> int:
@@ -247,8 +248,7 @@ class LiveGame:
         self.out_of_sync = report.level == "violation"
         sid = self.store.add_snapshot(self.game_id, source, state.to_dict(), report.actor, report.round_no,
                                       report.turn_no, self._described(report.events), verdicts, self._scores(), jpeg, detections)
-        self._hold(sid, {r: o for r, o in held.items() if o.confidence is None}, KEPT_BY_RULES)
-        self._hold(sid, {r: o for r, o in held.items() if o.confidence is not None}, GUESSED_BY_RULES)
+        self._hold(sid, held, lambda o: KEPT_BY_RULES if o.confidence is None else GUESSED_BY_RULES)
         return sid
 
     def _described(self, events) -> list[dict]:

@@ -220,12 +220,12 @@ def write_video(out: Path, seed: int = 3, turns: int = 6, tier: str = "easy", si
     a real print (``art``, its map ``geometry``) as :func:`frames` films it, the calibration photo
     on the same print."""
     out = Path(out)
-    count = _write_film(out, frames(seed, turns, tier, size, fps, art=art, geometry=geometry))
+    count = _write_film(out, frames(seed, turns, tier, size, fps, art=art, geometry=geometry),
+                        calibration_photo(seed, tier, size, art=art),
+                        {"fps": fps, "seed": seed, "turns": turns, "tier": tier, "size": list(size),
+                         "print": art is not None})
     from tracker.spqrisiko.simulator import write_game
     write_game(out / "game.jsonl", PLAYERS, seed, turns)
-    cv2.imwrite(str(out / "calibration.jpg"), calibration_photo(seed, tier, size, art=art))
-    (out / "video.json").write_text(json.dumps({"fps": fps, "frames": count, "seed": seed, "turns": turns,
-                                                "tier": tier, "size": list(size), "print": art is not None}))
     return count
 
 
@@ -233,17 +233,15 @@ def write_setup_video(out: Path, seed: int = 3, tier: str = "easy", size: tuple[
                       fps: int = DEFAULT_FPS) -> int:
     """Write the set-up film of ``seed`` (:func:`setup_frames`) as :func:`write_video` writes a
     game's, with its calibration photo; return the frame count."""
-    out = Path(out)
-    count = _write_film(out, setup_frames(seed, tier, size, fps))
-    cv2.imwrite(str(out / "calibration.jpg"), calibration_photo(seed, tier, size))
-    (out / "video.json").write_text(json.dumps({"fps": fps, "frames": count, "seed": seed, "setup": True,
-                                                "tier": tier, "size": list(size), "print": False}))
-    return count
+    return _write_film(Path(out), setup_frames(seed, tier, size, fps), calibration_photo(seed, tier, size),
+                       {"fps": fps, "seed": seed, "setup": True, "tier": tier, "size": list(size), "print": False})
 
 
-def _write_film(out: Path, film: Iterator[tuple[np.ndarray, dict, bytes]]) -> int:
+def _write_film(out: Path, film: Iterator[tuple[np.ndarray, dict, bytes]], calibration: np.ndarray,
+                meta: dict) -> int:
     """Each frame of ``film`` as a JPEG under ``out/frames`` and its truth as a line of
-    ``out/truth.jsonl``; the frame count."""
+    ``out/truth.jsonl``, the ``calibration`` photo, and ``meta`` with the frame count as
+    ``video.json``; the frame count."""
     (out / "frames").mkdir(parents=True, exist_ok=True)
     count = 0
     with open(out / "truth.jsonl", "w", encoding="utf-8") as fh:
@@ -251,6 +249,8 @@ def _write_film(out: Path, film: Iterator[tuple[np.ndarray, dict, bytes]]) -> in
             (out / "frames" / f"{line['frame']:06d}.jpg").write_bytes(jpeg)
             fh.write(json.dumps(line, separators=(",", ":")) + "\n")
             count += 1
+    cv2.imwrite(str(out / "calibration.jpg"), calibration)
+    (out / "video.json").write_text(json.dumps({"fps": meta["fps"], "frames": count, **meta}))
     return count
 
 
