@@ -232,6 +232,7 @@ class TestSetup:
             from tracker.state import ObservedState
             verdicts = validate_setup(ObservedState.from_dict(d), setup_plan(board, P3))
             assert [(v.level, v.rule, v.regions) for v in verdicts] == [(level, "§3.8", (red,)), (level, "§3.9", basis)]
+            assert verdicts[0].message.startswith("1 province is still free after the set-up")
             assert verdicts[1].message.startswith("red holds 8 provinces, expected 9")
 
     def test_armies_a_province_read_in_doubt_in_another_colour_moves_between_are_warnings_3_9(self, board):
@@ -352,6 +353,39 @@ class TestSetupSettlement:
         other = self._of(legal, "blue", 2)[1]
         read = self._read(P3, {blue: None, other: {"red": {"legionary": 2}}})
         assert settle_setup(read, setup_plan(board, P3)) == {blue: ({}, {"blue": {"legionary": 2}})}
+
+    def test_a_colour_misread_is_put_right_while_another_army_misses_a_pile_3_9(self, board):
+        """One army over, two short: one short army's piles read in the over army's colour, and
+        the other's pile missed whole. The misread province is the only one of the over army that
+        may be a short army's, so it goes back, and the free province then goes to the one army
+        still short. A hard set-up filmed on the print read a pair in another player's colour
+        while a neutral group was read as nothing."""
+        players = P3 + ("green",)                   # the one neutral army: black
+        plan = setup_plan(board, players)
+        legal = self._read(players)
+        black, green, yellow = (self._of(legal, c)[0] for c in ("black", "green", "yellow"))
+        # black's group read as blue's (3, where blue's pairs are 2), green's pair missed
+        read = self._read(players, {black: {"blue": {"legionary": 3}}, green: None})
+        assert settle_setup(read, plan) == {black: ({"blue": {"legionary": 3}}, {"black": {"legionary": 3}}),
+                                            green: ({}, {"green": {"legionary": 2}})}
+        # yellow's pair read as blue's, black's group missed: the order of play names the pair
+        # placed in yellow's turn
+        read = self._read(players, {yellow: {"blue": {"legionary": 2}}, black: None})
+        assert settle_setup(read, plan, {yellow: "yellow"}) == {
+            yellow: ({"blue": {"legionary": 2}}, {"yellow": {"legionary": 2}}),
+            black: ({}, {"black": {"legionary": 3}})}
+        assert settle_setup(read, plan) == {}       # without it, which of blue's pairs is yellow's?
+        # a candidate for each army short (a blue pile of 3 may be black's group): none is put right
+        blue = self._of(legal, "blue")[0]
+        read = self._read(players, {yellow: {"blue": {"legionary": 2}}, black: None, blue: {"blue": {"legionary": 3}}})
+        assert settle_setup(read, plan, {yellow: "yellow"}) == {blue: ({"blue": {"legionary": 3}},
+                                                                       {"blue": {"legionary": 2}})}
+        # two neutral armies short, each with a group's count: which army's group was misread?
+        legal = self._read(P3)
+        black, green = self._of(legal, "black")[0], self._of(legal, "green")[0]
+        read = self._read(P3, {black: {"blue": {"legionary": 3}}, green: None})
+        assert settle_setup(read, setup_plan(board, P3)) == {black: ({"blue": {"legionary": 3}},
+                                                                     {"blue": {"legionary": 2}})}
 
     def test_regions_the_camera_cannot_see_are_not_settled(self, board):
         legal = self._read(P3)

@@ -9,6 +9,12 @@ VIOLATION = "violation"
 LEVELS = (OK, WARNING, VIOLATION)
 
 
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``n`` and its noun as a verdict's sentence says it: "1 province", "3 provinces" (the
+    tablets read these aloud to the table, so "1 provinces" will not do)."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
 @dataclass(frozen=True)
 class Verdict:
     """One finding about a transition. ``rule`` is the rulebook section, e.g. ``§12.2``."""

@@ -11,7 +11,7 @@ from tracker.pieces import ARMY_COLOURS, LAND_KINDS, LEGIONARY
 from tracker.readings import LOW_CONFIDENCE, soften_low_confidence
 from tracker.spqrisiko.options import SpqrOptions
 from tracker.state import ObservedState
-from tracker.verdicts import Verdict
+from tracker.verdicts import Verdict, counted
 
 PLAYER_START_LEGIONS = 2     # §3.7
 NEUTRAL_GROUP = 3            # §3.3, §3.7
@@ -123,10 +123,10 @@ def validate_setup(state: ObservedState, plan: SetupPlan) -> list[Verdict]:
     unseen = tuple(p for p in board.provinces if p not in state.owners and p in state.unseen)
     empty = free_provinces(state)
     if empty:
-        verdicts.append(Verdict.violation("§3.8", f"{len(empty)} provinces are still free after the set-up",
+        verdicts.append(Verdict.violation("§3.8", f"{counted(len(empty), 'province')} {_are(empty)} still free after the set-up",
                                           tuple(sorted(empty))))
     if unseen:
-        verdicts.append(Verdict.warning("§3.8", f"{len(unseen)} provinces are not seen by the camera: "
+        verdicts.append(Verdict.warning("§3.8", f"{counted(len(unseen), 'province')} {_are(unseen)} not seen by the camera: "
                                                 f"the set-up is checked without them", unseen))
 
     shares = plan.shares
@@ -144,7 +144,7 @@ def validate_setup(state: ObservedState, plan: SetupPlan) -> list[Verdict]:
         maybe = doubtful & set(owned) if len(owned) > expected else \
             {p for p in doubtful if p not in state.owners} | surplus
         basis = tuple(sorted(maybe)) if len(maybe) >= abs(len(owned) - expected) else ()
-        verdicts.append(Verdict.violation(rule, f"{who} holds {len(owned)} provinces, expected {expected}", basis))
+        verdicts.append(Verdict.violation(rule, f"{who} holds {counted(len(owned), 'province')}, expected {expected}", basis))
 
     for colour in plan.players:
         owned = state.provinces_of(colour)
@@ -199,9 +199,9 @@ def settle_setup(state: ObservedState, plan: SetupPlan, turn_of: dict[str, str] 
     - a province read with one army and up to :data:`SETTLE_REACH` pieces more or fewer, or
       with a stray piece, is settled at its army's set-up garrison;
     - a sea read with pieces is settled empty;
-    - where one army holds one province too many and one army one too few (§3.9), and exactly
-      one province of the first holds the second's set-up count (3 for a neutral group, 2 for
-      a player) and not its own, that province is the second army's, read in the wrong colour;
+    - where one army holds too many provinces and others too few (§3.9), and exactly one
+      province of the first holds one short army's set-up count (3 for a neutral group, 2 for a
+      player) and not its own, that province is the short army's, read in the wrong colour;
       between two players, whose pairs look alike, it is the one province of the first that was
       placed in the second's turn, when the set-up was followed (``turn_of``: province -> the
       player whose turn a pair took in another's colour,
@@ -293,17 +293,30 @@ def _armies_of_setup(state: ObservedState, plan: SetupPlan, turn_of: dict[str, s
     owners = {p: c for p, c in state.owners.items() if p not in state.unseen}
     over = [c for c, n in provinces.items() if held[c] > n]
     under = [c for c, n in provinces.items() if held[c] < n]
-    if len(over) == 1 and len(under) == 1:
-        wrong, right = over[0], under[0]
-        count = {c: setup_legions(c, plan) for c in (wrong, right)}
-        if count[wrong] != count[right]:
-            misread = [p for p, c in owners.items() if c == wrong and _standing(read, p) == count[right]]
-        else:       # two players' pairs look alike: the pair placed in the other's turn, if one was
-            misread = [p for p, c in owners.items() if c == wrong and (turn_of or {}).get(p) == right]
+    if len(over) == 1 and under:
+        wrong = over[0]
+        misread = [(p, right) for right in under for p in _misread_as(wrong, right, owners, read, plan, turn_of)]
         if len(misread) == 1:
-            owners[misread[0]] = right
+            (p, right), = misread
+            owners[p] = right
             held[wrong], held[right] = held[wrong] - 1, held[right] + 1
     return owners, held, provinces
+
+
+def _misread_as(wrong: str, right: str, owners: dict[str, str], read: dict, plan: SetupPlan,
+                turn_of: dict[str, str] | None) -> list[str]:
+    """The provinces of army ``wrong`` that may be army ``right``'s, read in the wrong colour: those
+    holding ``right``'s set-up count and not ``wrong``'s; between two players, whose pairs look
+    alike, the one placed in ``right``'s turn (``turn_of``, see :func:`settle_setup`).
+
+    Another army short as well (a pile missed whole: hard set-ups filmed on the print read a
+    neutral group as nothing beside a pair read in another player's colour) leaves the misread
+    province as sure as when it is the only one short, provided it is the only candidate among
+    all the armies short (:func:`_armies_of_setup`)."""
+    count = {c: setup_legions(c, plan) for c in (wrong, right)}
+    if count[wrong] != count[right]:
+        return [p for p, c in owners.items() if c == wrong and _standing(read, p) == count[right]]
+    return [p for p, c in owners.items() if c == wrong and (turn_of or {}).get(p) == right]
 
 
 def vouched_setup(state: ObservedState, plan: SetupPlan, turn_of: dict[str, str] | None = None) -> set[str]:
@@ -351,14 +364,17 @@ def vouched_placements(state: ObservedState, plan: SetupPlan) -> set[str]:
     return {p for p, c in state.owners.items() if p not in state.unseen and read[p] == setup_garrison(c, plan)}
 
 
+def _are(things) -> str:
+    return "is" if len(things) == 1 else "are"
+
+
 def settled_verdict(board: Board, settled: dict[str, tuple[dict, dict]]) -> Verdict:
     """The warning that tells the table which counts the set-up rules settled, and what the
     camera read there, so that the players can look."""
     pieces = board.pieces.describe
     detail = "; ".join(f"{board.name(r)} read as {pieces(read)}, taken as {pieces(value)}"
                        for r, (read, value) in sorted(settled.items()))
-    regions = f"{len(settled)} regions" if len(settled) != 1 else "1 region"
-    return Verdict.warning("§3.9", f"the camera's reading of {regions} differs from what the set-up "
+    return Verdict.warning("§3.9", f"the camera's reading of {counted(len(settled), 'region')} differs from what the set-up "
                                    f"leaves there, and the set-up's counts were taken: check {detail}",
                            tuple(sorted(settled)))
 

@@ -28,7 +28,7 @@ from typing import Sequence
 
 from tracker.spqrisiko.setup import SetupPlan
 from tracker.state import ObservedState
-from tracker.verdicts import Verdict
+from tracker.verdicts import Verdict, counted
 
 
 #: The hypotheses about the order of play: the player whose turn it is -> the irregularities
@@ -225,11 +225,11 @@ def group_verdicts(log: Sequence[Sequence[str]], state: ObservedState, plan: Set
     verdicts = []
     if pairs_new and lag > lag_worst:
         verdicts.append(Verdict.warning(
-            "§3.8", f"{pairs} pairs and {groups} neutral groups are on the board: each player places a neutral group "
+            "§3.8", f"{counted(pairs, 'pair')} and {counted(groups, 'neutral group')} are on the board: each player places a neutral group "
                     f"with their pair while groups are left; check", pairs_new))
     if groups_new and over > over_worst:
         verdicts.append(Verdict.warning(
-            "§3.7", f"{groups} neutral groups and {pairs} pairs are on the board: each player places one neutral "
+            "§3.7", f"{counted(groups, 'neutral group')} and {counted(pairs, 'pair')} are on the board: each player places one neutral "
                     f"group with their pair; check", groups_new))
     return verdicts
 
@@ -243,6 +243,6 @@ def neutral_share_verdicts(prev: ObservedState, state: ObservedState, plan: Setu
         mine = tuple(sorted(p for p, c in state.owners.items() if c == colour and p not in prev.owners))
         held = len(state.provinces_of(colour))
         if mine and held > share:
-            verdicts.append(Verdict.warning("§3.3", f"neutral {colour} has {share} groups, and {held} provinces are "
+            verdicts.append(Verdict.warning("§3.3", f"neutral {colour} has {counted(share, 'group')}, and {counted(held, 'province')} are "
                                                     f"read as {colour}'s; check", mine))
     return verdicts
