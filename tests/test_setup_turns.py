@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tracker.board import load_board
 from tracker.game import Game
-from tracker.spqrisiko.setup_turns import follow_turns, in_turns
+from tracker.spqrisiko.setup_turns import follow_turns, in_turns, misplaced
 from tracker.state import ObservedState
 
 PLAYERS = ("red", "blue", "yellow")          # neutrals: black and green (§3.3)
@@ -88,6 +88,30 @@ class TestOrderOfPlay:
         t.placed[misread] = ("blue", 2)
         assert t.game.observe_setup(t.state(), corrected=True)[1] == []
         assert t.turn() == "red to place a pair and a neutral group"
+
+    def test_a_pile_read_first_in_another_colour_is_dated_where_the_order_explains_it(self):
+        """Red's neutral group spills into the free province beside it, read as a black pile;
+        blue's second pair goes there, in blue's turn, and the camera reads it blue from then.
+        Dated at its first reading, blue's pair came a round early: every later turn looked out
+        of order. Dated when it was read blue, the set-up was made in turn."""
+        t = Table()
+        verdicts = t.commit("red")
+        t.put("black")
+        phantom = t.free.pop()
+        t.placed[phantom] = ("black", 3)
+        verdicts += t.game.observe_setup(t.state())[1]
+        for army in ("blue", "black", "yellow", "black", "red", "black"):
+            verdicts += t.commit(army)
+        t.placed[phantom] = ("blue", 2)                     # blue's pair, in blue's turn
+        verdicts += t.game.observe_setup(t.state())[1]
+        for army in ("black", "yellow", "black", "red", "black"):
+            verdicts += t.commit(army)
+        assert not [v for v in verdicts if "'s turn (order of play" in v.message or "has passed" in v.message]
+        assert t.turn() == "blue to place a pair and a neutral group"
+        assert misplaced(t.game.placement_log, t.state(), t.game.plan, t.game.recolour_log) == {}
+        # the one warning: the province read in two colours
+        (v,) = [v for v in verdicts if v.regions == (phantom,)]
+        assert "read as black's and now as blue's" in v.message
 
     def test_the_hypotheses_cost_what_they_leave_unexplained(self):
         plan = Game(PLAYERS).plan

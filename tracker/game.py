@@ -587,6 +587,9 @@ class Game(TurnFollower):
         #: while the set-up is followed: the provinces each of its commits occupied first, in order
         #: (:func:`tracker.spqrisiko.setup_turns.turn_verdicts` reads the order of play from it)
         self.placement_log: list[list[str]] = []
+        #: ...and the provinces each read in another army's colour than the commit before
+        #: (:func:`tracker.spqrisiko.setup_turns._pairs` dates such a placement by the order of play)
+        self.recolour_log: list[list[str]] = []
         self.board = load_board(board_id)
         self.plan: SetupPlan = setup_plan(self.board, self.players, options)
         self.vp = {c: 0 for c in self.players}
@@ -676,7 +679,7 @@ class Game(TurnFollower):
         only the counts settled otherwise than read."""
         self._check_board(state)
         # a followed set-up tells which pair was placed in another player's turn
-        turn_of = misplaced(self.placement_log, state, self.plan) if self.placing else {}
+        turn_of = misplaced(self.placement_log, state, self.plan, self.recolour_log) if self.placing else {}
         settled = settle_setup(state, self.plan, turn_of)
         overrides, notes = self._settled(settled)
         read = state.to_dict()["regions"]
@@ -725,6 +728,7 @@ class Game(TurnFollower):
         self.setup_state = state
         self.state = state
         self.placement_log = [sorted(state.owners)]
+        self.recolour_log = [[]]
         verdicts = soften_low_confidence(self._setup_verdicts(None, state), state, state)
         verdicts += self._order_verdicts(state)
         self.question(state, verdicts)
@@ -775,6 +779,7 @@ class Game(TurnFollower):
         verdicts = soften_low_confidence(self._setup_verdicts(judged_from, state), state, state)
         logged = {p for provinces in self.placement_log for p in provinces}
         self.placement_log.append(sorted(p for p in state.owners if p not in logged))
+        self.recolour_log.append(sorted(p for p, c in state.owners.items() if prev.owners.get(p, c) != c))
         verdicts += self._order_verdicts(state)
         self.state = state
         self.question(state, verdicts, state.changed_regions(prev))
@@ -786,7 +791,7 @@ class Game(TurnFollower):
     def _order_verdicts(self, state: ObservedState) -> list[Verdict]:
         """The order of play's warnings on the set-up's last commit (§3.7–3.8,
         :mod:`tracker.spqrisiko.setup_turns`): its pairs, and its neutral groups."""
-        return (turn_verdicts(self.placement_log, state, self.plan)
+        return (turn_verdicts(self.placement_log, state, self.plan, self.recolour_log)
                 + group_verdicts(self.placement_log, state, self.plan))
 
     def setup_turn(self) -> SetupTurn | None:
@@ -794,7 +799,7 @@ class Game(TurnFollower):
         (:func:`~tracker.spqrisiko.setup_turns.setup_turn`); None otherwise."""
         if not self.placing:
             return None
-        return setup_turn(self.state, self.plan, self.placement_log)
+        return setup_turn(self.state, self.plan, self.placement_log, self.recolour_log)
 
     def setup_placements(self, prev: ObservedState, state: ObservedState) -> list[Event]:
         """The provinces occupied between two boards of the set-up, one event each (§3.7)."""

@@ -177,7 +177,12 @@ class LiveGame:
                     sid = self._started(state, jpeg, source, detections, last_placed=True)
                 else:       # the first turn began on a set-up read with a pile or two missed:
                     # the game starts on the set-up as last read
+                    before = dict(self.overrides)
                     self._started(self.game.state, None, source, None, recorded=SETUP)
+                    if source == "camera":      # the counts the set-up rules settled hold over this reading too
+                        settled = {r: o for r, o in self.overrides.items() if before.get(r) is not o}
+                        doubted += doubt_moved(settled, self.last_camera, moved)
+                        state = self._with_overrides(self.last_camera)
                     sid = self._observed(state, jpeg, source, detections)
             else:
                 sid = self._observed(state, jpeg, source, detections)
@@ -231,8 +236,17 @@ class LiveGame:
     def _hold(self, sid: int, overrides: dict[str, Override], author: Callable[[Override], str]) -> None:
         """Counts the rules set over the camera's in snapshot ``sid``: held from now on, and
         recorded as corrections by ``author(override)``, so that a restart keeps them and undo
-        lifts them."""
+        lifts them.
+
+        A count set over one already set over the camera's (a placement's count the set-up rules
+        held, then given to another army when the set-up was done) holds while the camera reads
+        the region as it did under the first: Galicia's pair, read as 3 blue legionaries, held at
+        2 blue, then given to green, was read as 3 blue again at the next commit, and green's
+        pair went back to blue as a conquest (the print's hard set-up of seed 12)."""
         for region, o in overrides.items():
+            under = self.overrides.get(region)
+            if under is not None and o.camera_value == under.value:
+                o.camera_value = copy.deepcopy(under.camera_value)
             o.correction_id = self.store.add_correction(sid, region, o.camera_value, o.value, author=author(o))
             self.overrides[region] = o
 

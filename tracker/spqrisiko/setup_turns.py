@@ -24,12 +24,17 @@ their pair and their group.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import product
 from typing import Sequence
 
 from tracker.spqrisiko.setup import SetupPlan
 from tracker.state import ObservedState
 from tracker.verdicts import Verdict, counted
 
+
+#: The most provinces read in another army's colour during the set-up whose placement is dated by
+#: the order of play (:func:`_pairs`); past it, each is dated when it was first read.
+RETIMED = 4
 
 #: The hypotheses about the order of play: the player whose turn it is -> the irregularities
 #: (turns passed with no pair seen, pairs in another colour than the turn's) they need.
@@ -138,13 +143,14 @@ def follow_turns(commits: Sequence[dict[str, str]], plan: SetupPlan) -> tuple[Tu
     return turns, raised
 
 
-def misplaced(log: Sequence[Sequence[str]], state: ObservedState, plan: SetupPlan) -> dict[str, str]:
+def misplaced(log: Sequence[Sequence[str]], state: ObservedState, plan: SetupPlan,
+              recoloured: Sequence[Sequence[str]] = ()) -> dict[str, str]:
     """The pairs the order of play did not explain as they were placed (:func:`turn_verdicts`
     named each), where the turn they took was one player's: province -> that player. A pair read
     in the wrong colour is one of these, and :func:`tracker.spqrisiko.setup.settle_setup` gives
     it back to its army when the finished set-up leaves that army one province short."""
     out = {}
-    for step in follow_turns(_pairs(log, state, plan), plan)[1]:
+    for step in follow_turns(_pairs(log, state, plan, recoloured), plan)[1]:
         for province, colour in (step.unexplained if step else {}).items():
             due = [c for c in step.passed if c != colour]
             if len(due) == 1:
@@ -152,17 +158,44 @@ def misplaced(log: Sequence[Sequence[str]], state: ObservedState, plan: SetupPla
     return out
 
 
-def _pairs(log: Sequence[Sequence[str]], state: ObservedState, plan: SetupPlan) -> list[dict[str, str]]:
+def _pairs(log: Sequence[Sequence[str]], state: ObservedState, plan: SetupPlan,
+           recoloured: Sequence[Sequence[str]] = ()) -> list[dict[str, str]]:
     """Each commit's new pairs (``log``: the provinces each commit occupied first) in the colours
-    ``state`` reads them now; a province no player holds now is no pair."""
-    return [{p: state.owners[p] for p in provinces if state.owners.get(p) in plan.players} for provinces in log]
+    ``state`` reads them now; a province no player holds now is no pair.
+
+    A province read in another army's colour at a later commit (``recoloured``: the provinces
+    each commit read so, aligned with ``log``) was placed either when it was first read (its
+    colour misread then, and read right once a hand touched it) or at that later commit (a
+    phantom pile read first: on the print's hard set-up of seed 12, black's group put down in
+    Galatia spilled into Cilicia, read as black's until blue's pair went there). Each is dated
+    where the order of play explains the set-up best, at its first reading on a tie
+    (:data:`RETIMED` of them at most)."""
+    commits = [{p: state.owners[p] for p in provinces if state.owners.get(p) in plan.players} for provinces in log]
+    first = {p: i for i, provinces in enumerate(log) for p in provinces}
+    later = {p: j for j, provinces in enumerate(recoloured) for p in provinces
+             if state.owners.get(p) in plan.players and j > first.get(p, j)}
+    if not later or len(later) > RETIMED:
+        return commits
+    best, least = commits, min(follow_turns(commits, plan)[0].values())
+    for moved in product((False, True), repeat=len(later)):
+        if not any(moved):
+            continue
+        trial = [dict(c) for c in commits]
+        for (p, j), move in zip(sorted(later.items()), moved):
+            if move:
+                trial[j][p] = trial[first[p]].pop(p)
+        cost = min(follow_turns(trial, plan)[0].values())
+        if cost < least:
+            best, least = trial, cost
+    return best
 
 
-def setup_turn(state: ObservedState, plan: SetupPlan, log: Sequence[Sequence[str]]) -> SetupTurn | None:
+def setup_turn(state: ObservedState, plan: SetupPlan, log: Sequence[Sequence[str]],
+               recoloured: Sequence[Sequence[str]] = ()) -> SetupTurn | None:
     """The next placement of the set-up on ``state``, as the likeliest hypothesis about the
     order of play (:func:`follow_turns` on ``log``, as :func:`turn_verdicts` takes it) gives it;
     None once every pair is placed."""
-    turns, _ = follow_turns(_pairs(log, state, plan), plan)
+    turns, _ = follow_turns(_pairs(log, state, plan, recoloured), plan)
     total, groups = _pairs_placed(state, plan), _groups_placed(state, plan)
     if total >= plan.player_provinces * len(plan.players) or not turns:
         return None
@@ -177,11 +210,12 @@ def setup_turn(state: ObservedState, plan: SetupPlan, log: Sequence[Sequence[str
     return SetupTurn(player, pair=True, group=groups < owed)
 
 
-def turn_verdicts(log: Sequence[Sequence[str]], state: ObservedState, plan: SetupPlan) -> list[Verdict]:
+def turn_verdicts(log: Sequence[Sequence[str]], state: ObservedState, plan: SetupPlan,
+                  recoloured: Sequence[Sequence[str]] = ()) -> list[Verdict]:
     """§3.7 warnings on the last commit of ``log`` (the provinces each commit of the set-up
     occupied first, in order; the colours as ``state`` reads them now) where the order of play
     no longer explains the placements as cheaply as before it (module doc)."""
-    commits = _pairs(log, state, plan)
+    commits = _pairs(log, state, plan, recoloured)
     if not commits or not commits[-1]:
         return []
     step = follow_turns(commits, plan)[1][-1]
