@@ -283,12 +283,23 @@ def _learn_from_markers(profile: CalibrationProfile, rect: np.ndarray, art: np.n
         c = _marker_blob(stats[1:, cv2.CC_STAT_AREA], 15 * WORK_SCALE ** 2, largest)
         if c is None:
             continue
-        profile.colours_lab[name] = tuple(float(v) for v in lab[comp == c].mean(axis=0))
+        profile.colours_lab[name] = marker_colour(lab[comp == c], centroids[k])
         learned.append(name)
         areas.append(stats[c, cv2.CC_STAT_AREA] / WORK_SCALE ** 2)
     if areas:
         profile.legionary_area = float(np.median(areas))
     profile.learned = tuple(learned)
+
+
+def marker_colour(pixels: np.ndarray, default: np.ndarray) -> tuple[float, float, float]:
+    """A marker's colour (Lab) from its blob's ``pixels``: the mean of the half of them nearest
+    the army's ``default`` colour. The blob's rim blends the piece with the box behind it (score
+    box 0 is yellow) and its shaded side with the board's red, and a mean of every pixel carried
+    that blend into the colour the classical detector then sought on the map: on 12 rendered
+    tables per set it read 1.2 / 0.4 points fewer regions right on easy / hard tables of the
+    procedural art, 3.0 / 2.2 on the real print (docs/measured.md, session 79)."""
+    d = np.linalg.norm(pixels - default, axis=1)
+    return tuple(float(v) for v in pixels[d <= np.median(d)].mean(axis=0))
 
 
 def _marker_blob(areas: np.ndarray, smallest: float, largest: float) -> int | None:

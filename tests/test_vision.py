@@ -352,6 +352,18 @@ class TestCalibration:
         assert _marker_blob(np.array([9000, 10]), 15, 3500) is None
         assert _marker_blob(np.array([], np.int64), 15, 3500) is None
 
+    def test_a_markers_colour_is_its_pieces_not_the_box_behind_its_rim(self):
+        """A red marker's blob: 60 pixels of the piece, 40 of its rim blended with yellow box 0.
+        Its colour is the piece's; the mean of every pixel was pulled 23 Lab units towards yellow."""
+        from calibration.profile import DEFAULT_COLOURS_LAB, marker_colour
+        red, yellow = np.float32(DEFAULT_COLOURS_LAB["red"]), np.float32(DEFAULT_COLOURS_LAB["yellow"])
+        rng = np.random.default_rng(0)
+        piece = red + rng.normal(0, 2, (60, 3)).astype(np.float32)
+        rim = (0.5 * red + 0.5 * yellow) + rng.normal(0, 2, (40, 3)).astype(np.float32)
+        pixels = np.concatenate([piece, rim])
+        assert np.linalg.norm(np.float32(marker_colour(pixels, red)) - red) < 3
+        assert np.linalg.norm(pixels.mean(axis=0) - red) > 20
+
     @pytest.mark.parametrize("content, fragment", [
         ("not json", "not a calibration file"),
         ('{"hello": 1}', "not an Augur calibration file"),
