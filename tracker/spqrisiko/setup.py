@@ -123,11 +123,11 @@ def validate_setup(state: ObservedState, plan: SetupPlan) -> list[Verdict]:
     unseen = tuple(p for p in board.provinces if p not in state.owners and p in state.unseen)
     empty = free_provinces(state)
     if empty:
-        verdicts.append(Verdict.violation("§3.8", f"{counted(len(empty), 'province')} {_are(empty)} still free after the set-up",
-                                          tuple(sorted(empty))))
+        verdicts.append(Verdict.violation(
+            "§3.8", f"{counted(len(empty), 'province')} {_are(empty)} still free after the set-up", tuple(sorted(empty))))
     if unseen:
-        verdicts.append(Verdict.warning("§3.8", f"{counted(len(unseen), 'province')} {_are(unseen)} not seen by the camera: "
-                                                f"the set-up is checked without them", unseen))
+        verdicts.append(Verdict.warning("§3.8", f"{counted(len(unseen), 'province')} {_are(unseen)} not seen by the "
+                                                f"camera: the set-up is checked without them", unseen))
 
     shares = plan.shares
     doubtful = {p for p in board.provinces if p not in state.unseen and state.confidence_of(p) < LOW_CONFIDENCE}
@@ -144,7 +144,8 @@ def validate_setup(state: ObservedState, plan: SetupPlan) -> list[Verdict]:
         maybe = doubtful & set(owned) if len(owned) > expected else \
             {p for p in doubtful if p not in state.owners} | surplus
         basis = tuple(sorted(maybe)) if len(maybe) >= abs(len(owned) - expected) else ()
-        verdicts.append(Verdict.violation(rule, f"{who} holds {counted(len(owned), 'province')}, expected {expected}", basis))
+        verdicts.append(Verdict.violation(rule, f"{who} holds {counted(len(owned), 'province')}, expected {expected}",
+                                          basis))
 
     for colour in plan.players:
         owned = state.provinces_of(colour)

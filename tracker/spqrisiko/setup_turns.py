@@ -259,12 +259,12 @@ def group_verdicts(log: Sequence[Sequence[str]], state: ObservedState, plan: Set
     verdicts = []
     if pairs_new and lag > lag_worst:
         verdicts.append(Verdict.warning(
-            "§3.8", f"{counted(pairs, 'pair')} and {counted(groups, 'neutral group')} are on the board: each player places a neutral group "
-                    f"with their pair while groups are left; check", pairs_new))
+            "§3.8", f"{counted(pairs, 'pair')} and {counted(groups, 'neutral group')} are on the board: each player "
+                    f"places a neutral group with their pair while groups are left; check", pairs_new))
     if groups_new and over > over_worst:
         verdicts.append(Verdict.warning(
-            "§3.7", f"{counted(groups, 'neutral group')} and {counted(pairs, 'pair')} are on the board: each player places one neutral "
-                    f"group with their pair; check", groups_new))
+            "§3.7", f"{counted(groups, 'neutral group')} and {counted(pairs, 'pair')} are on the board: each player "
+                    f"places one neutral group with their pair; check", groups_new))
     return verdicts
 
 
@@ -277,6 +277,6 @@ def neutral_share_verdicts(prev: ObservedState, state: ObservedState, plan: Setu
         mine = tuple(sorted(p for p, c in state.owners.items() if c == colour and p not in prev.owners))
         held = len(state.provinces_of(colour))
         if mine and held > share:
-            verdicts.append(Verdict.warning("§3.3", f"neutral {colour} has {counted(share, 'group')}, and {counted(held, 'province')} are "
-                                                    f"read as {colour}'s; check", mine))
+            verdicts.append(Verdict.warning("§3.3", f"neutral {colour} has {counted(share, 'group')}, and "
+                                                    f"{counted(held, 'province')} are read as {colour}'s; check", mine))
     return verdicts
