@@ -18,14 +18,18 @@ class Table:
         self.game = Game(players)
         self.placed: dict[str, tuple[str, int]] = {}
         self.last: list[str] = []
+        self.hidden: set[str] = set()
         self.free = [p for p in PROVINCES if p != self.game.plan.fixed_neutral]
         if self.game.plan.fixed_neutral:
             self.placed[self.game.plan.fixed_neutral] = (self.game.plan.neutrals[0], 3)
         self.first = self.game.begin_setup(self.state())
 
     def state(self, confidence=None) -> ObservedState:
+        """The board as the camera reads it: what lies under :attr:`hidden` (a card) unseen."""
         d = ObservedState.from_summary(load_board(), self.placed).to_dict()
         d["confidence"] = confidence or {}
+        d["regions"] = {r: v for r, v in d["regions"].items() if r not in self.hidden}
+        d["unseen"] = sorted(self.hidden)
         return ObservedState.from_dict(d)
 
     def put(self, *armies: str) -> list[str]:
@@ -108,10 +112,29 @@ class TestOrderOfPlay:
             verdicts += t.commit(army)
         assert not [v for v in verdicts if "'s turn (order of play" in v.message or "has passed" in v.message]
         assert t.turn() == "blue to place a pair and a neutral group"
-        assert misplaced(t.game.placement_log, t.state(), t.game.plan, t.game.recolour_log) == {}
+        assert misplaced(t.game.placement_log, t.state(), t.game.plan) == {}
         # the one warning: the province read in two colours
         (v,) = [v for v in verdicts if v.regions == (phantom,)]
         assert "read as black's and now as blue's" in v.message
+
+    def test_pairs_placed_where_the_camera_cannot_see_take_their_turns(self):
+        """A card lies over three free provinces, and red puts two pairs under it: the camera sees
+        red's turns pass with no pair, which the card explains (each of the two was named as blue
+        placing in red's turn). When the card is lifted, the two pairs are the ones it hid."""
+        t = Table()
+        card = t.free[-3:]
+        t.hidden = set(card)
+        verdicts = []
+        for _ in range(2):
+            t.placed[t.free.pop()] = ("red", 2)            # under the card
+            for army in ("black", "blue", "black", "yellow", "black"):
+                verdicts += t.commit(army)
+        assert t.turn() == "red to place a pair and a neutral group"
+        t.hidden = set()
+        verdicts += t.game.observe_setup(t.state())[1]
+        verdicts += t.commit("red", "black")
+        assert not [v for v in verdicts if v.rule == "§3.7"], verdicts
+        assert t.turn() == "blue to place a pair and a neutral group"
 
     def test_the_hypotheses_cost_what_they_leave_unexplained(self):
         plan = Game(PLAYERS).plan

@@ -33,8 +33,8 @@ from tracker.spqrisiko.reinforcements import entitlement
 from tracker.spqrisiko.scoring import Score, score
 from tracker.spqrisiko.setup import (SetupPlan, check_players, settle_placements, settle_setup, settled_verdict,
                                      setup_plan, setup_step, setup_under_way, validate_setup, vouched_setup)
-from tracker.spqrisiko.setup_turns import (SetupTurn, group_verdicts, misplaced, neutral_share_verdicts, setup_turn,
-                                           turn_verdicts)
+from tracker.spqrisiko.setup_turns import (SetupCommit, SetupTurn, group_verdicts, misplaced, neutral_share_verdicts,
+                                           setup_turn, turn_verdicts)
 from tracker.state import ObservedState
 from tracker.verdicts import VIOLATION, WARNING, Verdict
 
@@ -584,12 +584,10 @@ class Game(TurnFollower):
         #: §2.5: play to a time limit instead of (or as well as) a score; see :meth:`time_up`.
         self.time_limit_min = time_limit_min
         self.setup_state: ObservedState | None = None
-        #: while the set-up is followed: the provinces each of its commits occupied first, in order
-        #: (:func:`tracker.spqrisiko.setup_turns.turn_verdicts` reads the order of play from it)
-        self.placement_log: list[list[str]] = []
-        #: ...and the provinces each read in another army's colour than the commit before
-        #: (:func:`tracker.spqrisiko.setup_turns._pairs` dates such a placement by the order of play)
-        self.recolour_log: list[list[str]] = []
+        #: while the set-up is followed: what each of its commits showed, in order (the provinces
+        #: occupied first, read in another colour, hidden; :func:`tracker.spqrisiko.setup_turns.turn_verdicts`
+        #: reads the order of play from it)
+        self.placement_log: list[SetupCommit] = []
         self.board = load_board(board_id)
         self.plan: SetupPlan = setup_plan(self.board, self.players, options)
         self.vp = {c: 0 for c in self.players}
@@ -679,7 +677,7 @@ class Game(TurnFollower):
         only the counts settled otherwise than read."""
         self._check_board(state)
         # a followed set-up tells which pair was placed in another player's turn
-        turn_of = misplaced(self.placement_log, state, self.plan, self.recolour_log) if self.placing else {}
+        turn_of = misplaced(self.placement_log, state, self.plan) if self.placing else {}
         settled = settle_setup(state, self.plan, turn_of)
         overrides, notes = self._settled(settled)
         read = state.to_dict()["regions"]
@@ -727,8 +725,7 @@ class Game(TurnFollower):
         self._check_board(state)
         self.setup_state = state
         self.state = state
-        self.placement_log = [sorted(state.owners)]
-        self.recolour_log = [[]]
+        self.placement_log = [SetupCommit.of(None, state, set())]
         verdicts = soften_low_confidence(self._setup_verdicts(None, state), state, state)
         verdicts += self._order_verdicts(state)
         self.question(state, verdicts)
@@ -777,9 +774,8 @@ class Game(TurnFollower):
         # a breach rests on the new reading alone: a province free before is no doubt of the camera's
         # (it reads every free province doubtfully, as no province stands free once the game is on)
         verdicts = soften_low_confidence(self._setup_verdicts(judged_from, state), state, state)
-        logged = {p for provinces in self.placement_log for p in provinces}
-        self.placement_log.append(sorted(p for p in state.owners if p not in logged))
-        self.recolour_log.append(sorted(p for p, c in state.owners.items() if prev.owners.get(p, c) != c))
+        logged = {p for c in self.placement_log for p in c.occupied}
+        self.placement_log.append(SetupCommit.of(prev, state, logged))
         verdicts += self._order_verdicts(state)
         self.state = state
         self.question(state, verdicts, state.changed_regions(prev))
@@ -791,7 +787,7 @@ class Game(TurnFollower):
     def _order_verdicts(self, state: ObservedState) -> list[Verdict]:
         """The order of play's warnings on the set-up's last commit (§3.7–3.8,
         :mod:`tracker.spqrisiko.setup_turns`): its pairs, and its neutral groups."""
-        return (turn_verdicts(self.placement_log, state, self.plan, self.recolour_log)
+        return (turn_verdicts(self.placement_log, state, self.plan)
                 + group_verdicts(self.placement_log, state, self.plan))
 
     def setup_turn(self) -> SetupTurn | None:
@@ -799,7 +795,7 @@ class Game(TurnFollower):
         (:func:`~tracker.spqrisiko.setup_turns.setup_turn`); None otherwise."""
         if not self.placing:
             return None
-        return setup_turn(self.state, self.plan, self.placement_log, self.recolour_log)
+        return setup_turn(self.state, self.plan, self.placement_log)
 
     def setup_placements(self, prev: ObservedState, state: ObservedState) -> list[Event]:
         """The provinces occupied between two boards of the set-up, one event each (§3.7)."""

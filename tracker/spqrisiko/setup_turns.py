@@ -59,6 +59,26 @@ class SetupTurn:
 
 
 @dataclass(frozen=True)
+class SetupCommit:
+    """What one commit of the set-up showed, as the order of play reads it: the provinces read
+    held for the first time, those read in another army's colour than at the commit before, and
+    the provinces the camera could not see and did not read held (each may hide a placement)."""
+
+    occupied: tuple[str, ...]
+    recoloured: tuple[str, ...] = ()
+    hidden: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, prev: ObservedState | None, state: ObservedState, logged: set[str]) -> "SetupCommit":
+        """The commit that read ``state`` after ``prev`` (None: the first), ``logged`` the provinces
+        read held before it."""
+        board = state.board
+        return cls(tuple(sorted(p for p in state.owners if p not in logged)),
+                   tuple(sorted(p for p, c in state.owners.items() if prev is not None and prev.owners.get(p, c) != c)),
+                   tuple(sorted(p for p in state.unseen if p in board.provinces and p not in state.owners)))
+
+
+@dataclass(frozen=True)
 class _Step:
     """How one commit's pairs were fitted to the order of play: what it cost (the turns taken
     that got no pair of their own colour), the pairs no turn of theirs explains (province ->
@@ -118,39 +138,55 @@ def _fit(turn: str, pairs: dict[str, str], plan: SetupPlan) -> list[tuple[str, _
     return out
 
 
-def follow_turns(commits: Sequence[dict[str, str]], plan: SetupPlan) -> tuple[Turns, list[_Step | None]]:
+def follow_turns(commits: Sequence[dict[str, str]], plan: SetupPlan,
+                 hidden: Sequence[tuple[int, frozenset[str]]] = ()) -> tuple[Turns, list[_Step | None]]:
     """The hypotheses about whose turn it is after ``commits`` (each commit's new pairs,
     province -> colour), starting at the first player's turn; and for each commit, the least-cost
     way it was fitted where that raised the least cost so far (None where it did not). The way
     named is the cheapest from the hypotheses that were the likeliest before it, which are the
     ones the players were shown: one that cost more may fit the commit in turn, having paid
-    for an irregularity earlier that no warning named."""
-    turns: Turns = {plan.players[0]: 0}
+    for an irregularity earlier that no warning named.
+
+    ``hidden``, for each commit: how many provinces the camera could not see and did not read
+    held, and the new pairs it read where it could not see at the commit before. A turn passed
+    with no pair seen costs nothing while fewer turns were taken so than there are such
+    provinces (a card over Asia Minor hid three of red's pairs on a filmed hard set-up, and each
+    was named as blue placing in red's turn); a pair seen where it was hidden before is one of
+    those, and takes no turn of its own."""
+    turns: dict[tuple[str, int], int] = {(plan.players[0], 0): 0}     # (turn, hidden pairs) -> cost
     raised: list[_Step | None] = []
-    for pairs in commits:
-        nxt: Turns = {}
+    for k, pairs in enumerate(commits):
+        cover, revealed = hidden[k] if k < len(hidden) else (0, frozenset())
+        nxt: dict[tuple[str, int], int] = {}
         least = min(turns.values())
         named: tuple[int, _Step] | None = None
-        for turn, cost in turns.items():
-            for after, step in _fit(turn, pairs, plan):
-                total = cost + step.cost
-                if total < nxt.get(after, total + 1):
-                    nxt[after] = total
+        for (turn, under), cost in turns.items():
+            back = [p for p in sorted(pairs) if p in revealed][:under]
+            under -= len(back)
+            for after, step in _fit(turn, {p: c for p, c in pairs.items() if p not in back}, plan):
+                passes = step.cost - len(step.unexplained)          # turns that got no pair at all
+                covered = min(passes, max(0, cover - under))
+                total = cost + step.cost - covered
+                key = (after, under + covered)
+                if total < nxt.get(key, total + 1):
+                    nxt[key] = total
                 if cost == least and (named is None or total < named[0]):
                     named = (total, step)
         raised.append(named[1] if min(nxt.values()) > least else None)
         turns = nxt
-    return turns, raised
+    best: Turns = {}
+    for (turn, _), cost in turns.items():
+        best[turn] = min(cost, best.get(turn, cost))
+    return best, raised
 
 
-def misplaced(log: Sequence[Sequence[str]], state: ObservedState, plan: SetupPlan,
-              recoloured: Sequence[Sequence[str]] = ()) -> dict[str, str]:
+def misplaced(log: Sequence[SetupCommit], state: ObservedState, plan: SetupPlan) -> dict[str, str]:
     """The pairs the order of play did not explain as they were placed (:func:`turn_verdicts`
     named each), where the turn they took was one player's: province -> that player. A pair read
     in the wrong colour is one of these, and :func:`tracker.spqrisiko.setup.settle_setup` gives
     it back to its army when the finished set-up leaves that army one province short."""
     out = {}
-    for step in follow_turns(_pairs(log, state, plan, recoloured), plan)[1]:
+    for step in follow_turns(_pairs(log, state, plan), plan, _hidden(log))[1]:
         for province, colour in (step.unexplained if step else {}).items():
             due = [c for c in step.passed if c != colour]
             if len(due) == 1:
@@ -158,25 +194,24 @@ def misplaced(log: Sequence[Sequence[str]], state: ObservedState, plan: SetupPla
     return out
 
 
-def _pairs(log: Sequence[Sequence[str]], state: ObservedState, plan: SetupPlan,
-           recoloured: Sequence[Sequence[str]] = ()) -> list[dict[str, str]]:
-    """Each commit's new pairs (``log``: the provinces each commit occupied first) in the colours
-    ``state`` reads them now; a province no player holds now is no pair.
+def _pairs(log: Sequence[SetupCommit], state: ObservedState, plan: SetupPlan) -> list[dict[str, str]]:
+    """Each commit's new pairs (``log``, :class:`SetupCommit`) in the colours ``state`` reads them
+    now; a province no player holds now is no pair.
 
-    A province read in another army's colour at a later commit (``recoloured``: the provinces
-    each commit read so, aligned with ``log``) was placed either when it was first read (its
-    colour misread then, and read right once a hand touched it) or at that later commit (a
-    phantom pile read first: on the print's hard set-up of seed 12, black's group put down in
-    Galatia spilled into Cilicia, read as black's until blue's pair went there). Each is dated
-    where the order of play explains the set-up best, at its first reading on a tie
+    A province read in another army's colour at a later commit was placed either when it was
+    first read (its colour misread then, and read right once a hand touched it) or at that later
+    commit (a phantom pile read first: on the print's hard set-up of seed 12, black's group put
+    down in Galatia spilled into Cilicia, read as black's until blue's pair went there). Each is
+    dated where the order of play explains the set-up best, at its first reading on a tie
     (:data:`RETIMED` of them at most)."""
-    commits = [{p: state.owners[p] for p in provinces if state.owners.get(p) in plan.players} for provinces in log]
-    first = {p: i for i, provinces in enumerate(log) for p in provinces}
-    later = {p: j for j, provinces in enumerate(recoloured) for p in provinces
+    commits = [{p: state.owners[p] for p in c.occupied if state.owners.get(p) in plan.players} for c in log]
+    first = {p: i for i, c in enumerate(log) for p in c.occupied}
+    later = {p: j for j, c in enumerate(log) for p in c.recoloured
              if state.owners.get(p) in plan.players and j > first.get(p, j)}
     if not later or len(later) > RETIMED:
         return commits
-    best, least = commits, min(follow_turns(commits, plan)[0].values())
+    hidden = _hidden(log)
+    best, least = commits, min(follow_turns(commits, plan, hidden)[0].values())
     for moved in product((False, True), repeat=len(later)):
         if not any(moved):
             continue
@@ -184,18 +219,24 @@ def _pairs(log: Sequence[Sequence[str]], state: ObservedState, plan: SetupPlan,
         for (p, j), move in zip(sorted(later.items()), moved):
             if move:
                 trial[j][p] = trial[first[p]].pop(p)
-        cost = min(follow_turns(trial, plan)[0].values())
+        cost = min(follow_turns(trial, plan, hidden)[0].values())
         if cost < least:
             best, least = trial, cost
     return best
 
 
-def setup_turn(state: ObservedState, plan: SetupPlan, log: Sequence[Sequence[str]],
-               recoloured: Sequence[Sequence[str]] = ()) -> SetupTurn | None:
+def _hidden(log: Sequence[SetupCommit]) -> list[tuple[int, frozenset[str]]]:
+    """For :func:`follow_turns`: each commit's provinces hidden, and those it read held for the
+    first time that the commit before could not see."""
+    return [(len(c.hidden), frozenset(c.occupied) & frozenset(log[k - 1].hidden if k else ()))
+            for k, c in enumerate(log)]
+
+
+def setup_turn(state: ObservedState, plan: SetupPlan, log: Sequence[SetupCommit]) -> SetupTurn | None:
     """The next placement of the set-up on ``state``, as the likeliest hypothesis about the
     order of play (:func:`follow_turns` on ``log``, as :func:`turn_verdicts` takes it) gives it;
     None once every pair is placed."""
-    turns, _ = follow_turns(_pairs(log, state, plan, recoloured), plan)
+    turns, _ = follow_turns(_pairs(log, state, plan), plan, _hidden(log))
     total, groups = _pairs_placed(state, plan), _groups_placed(state, plan)
     if total >= plan.player_provinces * len(plan.players) or not turns:
         return None
@@ -205,20 +246,19 @@ def setup_turn(state: ObservedState, plan: SetupPlan, log: Sequence[Sequence[str
     owed = groups_to_place(plan)
     if groups < min(total, owed):                   # the last player's group is still to come
         return SetupTurn(before, pair=False, group=True)
-    if groups > total:                              # the next player put their group down first
+    if groups > total + len(log[-1].hidden if log else ()):   # the next player put their group down first
         return SetupTurn(player, pair=True, group=False)
     return SetupTurn(player, pair=True, group=groups < owed)
 
 
-def turn_verdicts(log: Sequence[Sequence[str]], state: ObservedState, plan: SetupPlan,
-                  recoloured: Sequence[Sequence[str]] = ()) -> list[Verdict]:
+def turn_verdicts(log: Sequence[SetupCommit], state: ObservedState, plan: SetupPlan) -> list[Verdict]:
     """§3.7 warnings on the last commit of ``log`` (the provinces each commit of the set-up
     occupied first, in order; the colours as ``state`` reads them now) where the order of play
     no longer explains the placements as cheaply as before it (module doc)."""
-    commits = _pairs(log, state, plan, recoloured)
+    commits = _pairs(log, state, plan)
     if not commits or not commits[-1]:
         return []
-    step = follow_turns(commits, plan)[1][-1]
+    step = follow_turns(commits, plan, _hidden(log))[1][-1]
     if step is None:
         return []
     board, order = state.board, " → ".join(plan.players)
@@ -236,24 +276,27 @@ def turn_verdicts(log: Sequence[Sequence[str]], state: ObservedState, plan: Setu
                                     f"the camera has not seen it, or {who} let the turn go; check the free provinces")]
 
 
-def group_verdicts(log: Sequence[Sequence[str]], state: ObservedState, plan: SetupPlan) -> list[Verdict]:
+def group_verdicts(log: Sequence[SetupCommit], state: ObservedState, plan: SetupPlan) -> list[Verdict]:
     """§3.7–3.8 warnings on the last commit of ``log`` (as :func:`turn_verdicts` takes it) where
     the neutral groups fall further behind the pairs, or get further ahead of them, than ever
     before. With ``T`` pairs placed the groups number ``T`` (all there are, once they run out),
     or one fewer while a player is between their pair and their group, or one more when a player
     put their group down first; a group the camera missed leaves them one further behind for the
-    rest of the set-up, and is named once, at the first pair placed after it."""
+    rest of the set-up, and is named once, at the first pair placed after it. A province the
+    camera cannot see may hold a pair or a group (:class:`SetupCommit`), which makes up as much."""
     owed = groups_to_place(plan)
     pairs = groups = 0
     lag_worst = over_worst = 1                  # what a turn half made leaves
     lag = over = 0
-    for k, provinces in enumerate(log):
+    for k, commit in enumerate(log):
+        provinces = commit.occupied
         if k:
             lag_worst, over_worst = max(lag_worst, lag), max(over_worst, over)
         pairs += sum(state.owners.get(p) in plan.players for p in provinces)
         groups += sum(state.owners.get(p) in plan.neutrals and p != plan.fixed_neutral for p in provinces)
-        lag, over = min(pairs, owed) - groups, groups - min(pairs, owed)
-    last = log[-1] if log else ()
+        cover = len(commit.hidden)
+        lag, over = min(pairs, owed) - groups - cover, groups - min(pairs + cover, owed)
+    last = log[-1].occupied if log else ()
     pairs_new = tuple(sorted(p for p in last if state.owners.get(p) in plan.players))
     groups_new = tuple(sorted(p for p in last if state.owners.get(p) in plan.neutrals))
     verdicts = []
