@@ -200,6 +200,25 @@ class TestMisreadPairSettled:
         assert settle_setup(state, game.plan) == {}
 
 
+class TestFleetsDuringTheSetup:
+    def test_a_fleet_read_during_the_setup_is_named_once_where_it_stands_3_10(self):
+        """Nobody puts a fleet down during the set-up (§3.10). A fleet the camera reads on every
+        commit from then on (the print's hard set-up of seed 14: a black trireme in Sinus
+        Gallicus) is one breach, named with its sea, not one at every commit."""
+        t = Table()
+        t.commit("red", "black")
+        sea = load_board().seas[0]
+        t.put("blue")
+        d = t.state().to_dict()
+        d["regions"][sea] = {"black": {"trireme": 1}}
+        (v,) = [v for v in t.game.observe_setup(ObservedState.from_dict(d))[1] if v.rule == "§3.10"]
+        assert v.level == "violation" and v.regions == (sea,) and load_board().name(sea) in v.message
+        t.put("green")
+        d = t.state().to_dict()
+        d["regions"][sea] = {"black": {"trireme": 1}}
+        assert not [v for v in t.game.observe_setup(ObservedState.from_dict(d))[1] if v.rule == "§3.10"]
+
+
 class TestNeutralGroups:
     def test_the_group_owed_is_the_next_placement(self):
         t = Table()

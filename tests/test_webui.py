@@ -885,6 +885,28 @@ class TestSetupFollowed:
         assert v["state"]["regions"][group] == {army: {"legionary": 4}} and v["out_of_sync"]
         assert [(x["rule"], x["level"]) for x in v["recent"][0]["verdicts"]] == [("§3.7", "violation")]
 
+    def test_a_fleet_read_during_the_setup_is_taken_as_the_rules_leave_the_sea(self, live):
+        """The print's hard set-up of seed 14 read a black trireme in Sinus Gallicus, surely, from
+        its fourth commit on: a §3.10 violation at every commit, the dashboard out of sync for the
+        whole set-up. Nobody puts a fleet down then, so the sea is taken empty, as a finished
+        set-up's is: a warning names what the camera read, and the rules' count holds."""
+        steps = setup_steps(game_states(1)[0])
+        sea = "sinus_gallicus"
+        for k, s in enumerate(steps[:12]):
+            d = s.to_dict()
+            if k >= 3:
+                d["regions"][sea] = {"black": {"trireme": 1}}
+                d["confidence"][sea] = 0.97
+            v = live.commit(ObservedState.from_dict(d))
+            verdicts = v["recent"][0]["verdicts"]
+            assert not v["out_of_sync"] and not [x for x in verdicts if x["level"] == "violation"]
+            assert sea not in v["state"]["regions"]
+            if k == 3:
+                (w,) = verdicts
+                assert w["rule"] == "§3.9" and w["regions"] == [sea] and "1 black trireme, taken as nothing" in w["message"]
+            elif k > 3:
+                assert verdicts == []
+
     def test_a_board_in_play_starts_at_once(self, live):
         v = live.commit(game_states(1)[0])
         assert v["placing"] is None and v["current"] == "red"

@@ -754,8 +754,13 @@ class Game(TurnFollower):
             verdicts.append(Verdict.violation("§3.4", f"with 4 players a neutral group stands on "
                                                       f"{self.board.name(self.plan.fixed_neutral)} from the start",
                                               (self.plan.fixed_neutral,)))
-        if state.triremes or state.centres:
-            verdicts.append(Verdict.violation("§3.10", "no triremes or centres are placed during the set-up"))
+        before = (prev.triremes, prev.centres) if prev is not None else ({}, {})
+        placed = sorted({r for r, n in state.triremes.items() if before[0].get(r) != n}
+                        | {r for r, n in state.centres.items() if before[1].get(r) != n})
+        if placed:      # judged as they come: one read on every commit was named at every commit
+            verdicts.append(Verdict.violation(
+                "§3.10", f"no triremes or centres are placed during the set-up: "
+                         f"{', '.join(self.board.name(r) for r in placed)}", tuple(placed)))
         return verdicts + neutral_share_verdicts(prev or ObservedState(self.board, {}, {}, frozenset()), state, self.plan)
 
     def observe_setup(self, state: ObservedState, corrected: bool = False) -> tuple[list[Event], list[Verdict]]:

@@ -251,9 +251,15 @@ def settle_placements(prev: ObservedState, state: ObservedState, plan: SetupPlan
     (``docs/measured.md``, session 77). The caller shows what was settled
     (:func:`settled_verdict`), so that a placement really made otherwise is put right on the
     table, or the settlement undone. Nothing is settled in a region the camera could not see, nor
-    where a province was held before (pieces put on it are a breach, or the first turn)."""
+    where a province was held before (pieces put on it are a breach, or the first turn).
+
+    A sea newly read with pieces is taken empty, as a finished set-up's is (§3.10: nobody puts a
+    fleet down during the set-up): the print's hard set-up of seed 14 read a black trireme in
+    Sinus Gallicus, surely, from its fourth commit to its last."""
     read = state.to_dict()["regions"]
-    settled = {}
+    before = prev.to_dict()["regions"]
+    settled = {sea: (read[sea], {}) for sea in state.board.seas
+               if sea in read and sea not in state.unseen and read[sea] != before.get(sea)}
     for p, colour in state.owners.items():
         want = setup_garrison(colour, plan)
         if p in prev.owners or p in state.unseen or want is None or read[p] == want:
