@@ -750,10 +750,10 @@ class Game(TurnFollower):
             elif colour in self.plan.neutrals and state.legions[p] != 3:
                 verdicts.append(Verdict.violation("§3.7", f"neutral groups are of 3 legionaries, "
                                                           f"{self.board.name(p)} has {state.legions[p]}", (p,)))
-        if self.plan.fixed_neutral and self.plan.fixed_neutral not in state.owners:
+        fixed = self.plan.fixed_neutral
+        if fixed and fixed not in state.owners and (prev is None or fixed in prev.owners):     # once, as it goes
             verdicts.append(Verdict.violation("§3.4", f"with 4 players a neutral group stands on "
-                                                      f"{self.board.name(self.plan.fixed_neutral)} from the start",
-                                              (self.plan.fixed_neutral,)))
+                                                      f"{self.board.name(fixed)} from the start", (fixed,)))
         before = (prev.triremes, prev.centres) if prev is not None else ({}, {})
         placed = sorted({r for r, n in state.triremes.items() if before[0].get(r) != n}
                         | {r for r, n in state.centres.items() if before[1].get(r) != n})
