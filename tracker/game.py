@@ -754,9 +754,9 @@ class Game(TurnFollower):
         if fixed and fixed not in state.owners and (prev is None or fixed in prev.owners):     # once, as it goes
             verdicts.append(Verdict.violation("§3.4", f"with 4 players a neutral group stands on "
                                                       f"{self.board.name(fixed)} from the start", (fixed,)))
-        before = (prev.triremes, prev.centres) if prev is not None else ({}, {})
-        placed = sorted({r for r, n in state.triremes.items() if before[0].get(r) != n}
-                        | {r for r, n in state.centres.items() if before[1].get(r) != n})
+        fleets, centres = (prev.triremes, prev.centres) if prev is not None else ({}, {})
+        placed = sorted({r for r, n in state.triremes.items() if fleets.get(r) != n}
+                        | {r for r, n in state.centres.items() if centres.get(r) != n})
         if placed:      # judged as they come: one read on every commit was named at every commit
             verdicts.append(Verdict.violation(
                 "§3.10", f"no triremes or centres are placed during the set-up: "

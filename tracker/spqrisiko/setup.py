@@ -222,15 +222,13 @@ def settle_setup(state: ObservedState, plan: SetupPlan, turn_of: dict[str, str] 
     if found is None:
         return {}
     owners, held, provinces = found
-    board, read = state.board, state.to_dict()["regions"]
+    read = state.to_dict()["regions"]
     settled: dict[str, tuple[dict, dict]] = {}
     for p, colour in owners.items():
         want = setup_garrison(colour, plan)
         if want is not None and read[p] != want and abs(_standing(read, p) - want[colour][LEGIONARY]) <= SETTLE_REACH:
             settled[p] = (read[p], want)
-    for sea in board.seas:
-        if sea in read and sea not in state.unseen:
-            settled[sea] = (read[sea], {})
+    settled.update(_fleets_read(state))
     free, short = _unheld(state, held, provinces)
     if free and len(short) == 1 and sum(short.values()) >= len(free):
         colour = next(iter(short))
@@ -257,9 +255,7 @@ def settle_placements(prev: ObservedState, state: ObservedState, plan: SetupPlan
     fleet down during the set-up): the print's hard set-up of seed 14 read a black trireme in
     Sinus Gallicus, surely, from its fourth commit to its last."""
     read = state.to_dict()["regions"]
-    before = prev.to_dict()["regions"]
-    settled = {sea: (read[sea], {}) for sea in state.board.seas
-               if sea in read and sea not in state.unseen and read[sea] != before.get(sea)}
+    settled = _fleets_read(state, since=prev)
     for p, colour in state.owners.items():
         want = setup_garrison(colour, plan)
         if p in prev.owners or p in state.unseen or want is None or read[p] == want:
@@ -268,6 +264,15 @@ def settle_placements(prev: ObservedState, state: ObservedState, plan: SetupPlan
                 and abs(read[p][colour][LEGIONARY] - want[colour][LEGIONARY]) <= SETTLE_REACH:
             settled[p] = (read[p], want)
     return settled
+
+
+def _fleets_read(state: ObservedState, since: ObservedState | None = None) -> dict[str, tuple[dict, dict]]:
+    """The seas the camera sees read with pieces (read otherwise than on ``since``, where given),
+    each settled empty (§3.10): ``sea -> (as read, {})``."""
+    read = state.to_dict()["regions"]
+    before = since.to_dict()["regions"] if since is not None else {}
+    return {sea: (read[sea], {}) for sea in state.board.seas
+            if sea in read and sea not in state.unseen and read[sea] != before.get(sea)}
 
 
 def _standing(read: dict, province: str) -> int:

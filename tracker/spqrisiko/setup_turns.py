@@ -33,7 +33,7 @@ from tracker.verdicts import Verdict, counted
 
 
 #: The most provinces read in another army's colour during the set-up whose placement is dated by
-#: the order of play (:func:`_pairs`); past it, each is dated when it was first read.
+#: the order of play (:func:`_followed`); past it, each is dated when it was first read.
 RETIMED = 4
 
 #: The hypotheses about the order of play: the player whose turn it is -> the irregularities
@@ -186,7 +186,7 @@ def misplaced(log: Sequence[SetupCommit], state: ObservedState, plan: SetupPlan)
     in the wrong colour is one of these, and :func:`tracker.spqrisiko.setup.settle_setup` gives
     it back to its army when the finished set-up leaves that army one province short."""
     out = {}
-    for step in follow_turns(_pairs(log, state, plan), plan, _hidden(log))[1]:
+    for step in _followed(log, state, plan)[2]:
         for province, colour in (step.unexplained if step else {}).items():
             due = [c for c in step.passed if c != colour]
             if len(due) == 1:
@@ -194,9 +194,11 @@ def misplaced(log: Sequence[SetupCommit], state: ObservedState, plan: SetupPlan)
     return out
 
 
-def _pairs(log: Sequence[SetupCommit], state: ObservedState, plan: SetupPlan) -> list[dict[str, str]]:
-    """Each commit's new pairs (``log``, :class:`SetupCommit`) in the colours ``state`` reads them
-    now; a province no player holds now is no pair.
+def _followed(log: Sequence[SetupCommit], state: ObservedState, plan: SetupPlan) \
+        -> tuple[list[dict[str, str]], Turns, list[_Step | None]]:
+    """The order of play followed through ``log`` (:func:`follow_turns`): each commit's new pairs
+    (:class:`SetupCommit`) in the colours ``state`` reads them now (a province no player holds
+    now is no pair), the hypotheses after them, and each commit's step.
 
     A province read in another army's colour at a later commit was placed either when it was
     first read (its colour misread then, and read right once a hand touched it) or at that later
@@ -205,13 +207,13 @@ def _pairs(log: Sequence[SetupCommit], state: ObservedState, plan: SetupPlan) ->
     dated where the order of play explains the set-up best, at its first reading on a tie
     (:data:`RETIMED` of them at most)."""
     commits = [{p: state.owners[p] for p in c.occupied if state.owners.get(p) in plan.players} for c in log]
+    hidden = _hidden(log)
+    best = (commits, *follow_turns(commits, plan, hidden))
     first = {p: i for i, c in enumerate(log) for p in c.occupied}
     later = {p: j for j, c in enumerate(log) for p in c.recoloured
              if state.owners.get(p) in plan.players and j > first.get(p, j)}
-    if not later or len(later) > RETIMED:
-        return commits
-    hidden = _hidden(log)
-    best, least = commits, min(follow_turns(commits, plan, hidden)[0].values())
+    if len(later) > RETIMED:
+        return best
     for moved in product((False, True), repeat=len(later)):
         if not any(moved):
             continue
@@ -219,9 +221,9 @@ def _pairs(log: Sequence[SetupCommit], state: ObservedState, plan: SetupPlan) ->
         for (p, j), move in zip(sorted(later.items()), moved):
             if move:
                 trial[j][p] = trial[first[p]].pop(p)
-        cost = min(follow_turns(trial, plan, hidden)[0].values())
-        if cost < least:
-            best, least = trial, cost
+        followed = (trial, *follow_turns(trial, plan, hidden))
+        if min(followed[1].values()) < min(best[1].values()):
+            best = followed
     return best
 
 
@@ -236,7 +238,7 @@ def setup_turn(state: ObservedState, plan: SetupPlan, log: Sequence[SetupCommit]
     """The next placement of the set-up on ``state``, as the likeliest hypothesis about the
     order of play (:func:`follow_turns` on ``log``, as :func:`turn_verdicts` takes it) gives it;
     None once every pair is placed."""
-    turns, _ = follow_turns(_pairs(log, state, plan), plan, _hidden(log))
+    _, turns, _ = _followed(log, state, plan)
     total, groups = _pairs_placed(state, plan), _groups_placed(state, plan)
     if total >= plan.player_provinces * len(plan.players) or not turns:
         return None
@@ -255,10 +257,10 @@ def turn_verdicts(log: Sequence[SetupCommit], state: ObservedState, plan: SetupP
     """§3.7 warnings on the last commit of ``log`` (the provinces each commit of the set-up
     occupied first, in order; the colours as ``state`` reads them now) where the order of play
     no longer explains the placements as cheaply as before it (module doc)."""
-    commits = _pairs(log, state, plan)
+    commits, _, steps = _followed(log, state, plan)
     if not commits or not commits[-1]:
         return []
-    step = follow_turns(commits, plan, _hidden(log))[1][-1]
+    step = steps[-1]
     if step is None:
         return []
     board, order = state.board, " → ".join(plan.players)
