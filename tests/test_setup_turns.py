@@ -259,3 +259,34 @@ class TestNeutralGroups:
         five = Table(("red", "blue", "yellow", "green", "black"))     # no neutral army (§2.6)
         assert five.turn() == "red to place a pair"
         assert in_order(9, five) == [] and not five.game.placing and five.game.current == "red"
+
+
+class TestFirstBoard:
+    """Piles on the set-up's first board that no placement leaves (§3.7)."""
+
+    @staticmethod
+    def board(regions: dict, confidence: dict) -> ObservedState:
+        game = Game(PLAYERS)
+        return game, ObservedState.from_dict({"board": game.board.id, "regions": regions, "confidence": confidence})
+
+    def test_a_doubtful_odd_pile_on_an_empty_board_is_taken_as_nothing(self):
+        game, state = self.board({"galatia": {"yellow": {"legionary": 1}}, "raetia": {"blue": {"legionary": 3}},
+                                  "dacia": {"red": {"legionary": 4}}},
+                                 {"galatia": 0.15, "raetia": 0.34, "dacia": 0.95})
+        overrides, (note,) = game.settle_first_board(state)
+        # Dacia's 4 red legionaries are read surely: the camera is not doubted there
+        assert sorted(overrides) == ["galatia", "raetia"] and overrides["galatia"].value == {}
+        assert overrides["galatia"].camera_value == {"yellow": {"legionary": 1}}
+        assert note.rule == "§3.7" and note.regions == ("galatia", "raetia") and "2 piles" in note.message
+
+    def test_a_board_filmed_after_the_setup_began_loses_nothing(self):
+        """A pair already placed says the camera began late: an odd pile is then a placement
+        misread, as :func:`tracker.spqrisiko.setup.settle_placements` takes it."""
+        game, state = self.board({"galatia": {"yellow": {"legionary": 1}}, "dacia": {"red": {"legionary": 2}}},
+                                 {"galatia": 0.15})
+        assert game.settle_first_board(state) == ({}, [])
+
+    def test_a_doubtful_pair_or_neutral_group_is_a_placement(self):
+        for pile in ({"yellow": {"legionary": 2}}, {"green": {"legionary": 3}}):     # green: neutral with 3 players
+            game, state = self.board({"galatia": pile}, {"galatia": 0.15})
+            assert game.settle_first_board(state) == ({}, [])

@@ -907,6 +907,36 @@ class TestSetupFollowed:
             elif k > 3:
                 assert verdicts == []
 
+    def test_a_doubtful_pile_on_the_first_board_is_no_placement(self, live):
+        """The print's hard set-up of seed 15 read 1 yellow legionary in Galatia (0.15) from its
+        first board on, where blue's pair went later: taken as placed, it was named out of turn,
+        without its neutral group, and again when the pair went there. No placement leaves one
+        legionary, and nothing else is placed yet: it is held as nothing while the camera reads it
+        so, said once, and the pair placed there later is followed as any other."""
+        final = game_states(1)[0]
+        order = setup_order(final)
+        ghost = next(p for p in order[8:] if final.owners[p] == "blue")
+        steps = setup_steps(final)
+        placed_at = next(k for k, s in enumerate(steps) if ghost in s.regions)
+        for k, s in enumerate(steps):
+            d = s.to_dict()
+            if k < placed_at:
+                d["regions"][ghost] = {"yellow": {"legionary": 1}}
+            v = live.commit(ObservedState.from_dict(d))
+            verdicts = v["recent"][0]["verdicts"]
+            if k == 0:
+                (w,) = verdicts
+                assert w["rule"] == "§3.7" and w["regions"] == [ghost] and "1 yellow legionary" in w["message"]
+                assert ghost not in v["state"]["regions"]
+            elif k == 4:           # a restart holds it as nothing too
+                live = LiveGame.open(live.store, PLAYERS)
+                assert ghost not in live.game.state.regions
+            else:
+                assert verdicts == [], (k, verdicts)
+            if k == placed_at:
+                assert [e["target"] for e in v["recent"][0]["events"]] == [ghost]
+        assert v["placing"] is None and live.game.state.regions[ghost] == {"blue": {"legionary": 2}}
+
     def test_a_board_in_play_starts_at_once(self, live):
         v = live.commit(game_states(1)[0])
         assert v["placing"] is None and v["current"] == "red"

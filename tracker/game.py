@@ -31,8 +31,9 @@ from tracker.spqrisiko.explain import TurnContext, explain
 from tracker.spqrisiko.options import SpqrOptions
 from tracker.spqrisiko.reinforcements import entitlement
 from tracker.spqrisiko.scoring import Score, score
-from tracker.spqrisiko.setup import (SetupPlan, check_players, settle_placements, settle_setup, settled_verdict,
-                                     setup_plan, setup_step, setup_under_way, validate_setup, vouched_setup)
+from tracker.spqrisiko.setup import (SetupPlan, check_players, first_board_phantoms, phantoms_verdict,
+                                     settle_placements, settle_setup, settled_verdict, setup_plan, setup_step,
+                                     setup_under_way, validate_setup, vouched_setup)
 from tracker.spqrisiko.setup_turns import (SetupCommit, SetupTurn, group_verdicts, misplaced, neutral_share_verdicts,
                                            setup_turn, turn_verdicts)
 from tracker.state import ObservedState
@@ -691,6 +692,14 @@ class Game(TurnFollower):
         (:func:`tracker.spqrisiko.setup.settle_placements`), and the warning that names them."""
         self._check_board(state)
         return self._settled(settle_placements(self.state, state, self.plan) if self.placing else {})
+
+    def settle_first_board(self, state: ObservedState) -> tuple[dict[str, Override], list[Verdict]]:
+        """The doubtful piles of a set-up's first board that no placement leaves, taken as nothing
+        (:func:`tracker.spqrisiko.setup.first_board_phantoms`), and the warning that names them."""
+        self._check_board(state)
+        phantoms = first_board_phantoms(state, self.plan)
+        overrides = {r: Override(None, read, value) for r, (read, value) in phantoms.items()}
+        return overrides, [phantoms_verdict(self.board, phantoms)] if phantoms else []
 
     def _settled(self, settled: dict[str, tuple[dict, dict]]) -> tuple[dict[str, Override], list[Verdict]]:
         """Counts the set-up rules settle (``region -> (as read, as set)``) as overrides of the

@@ -200,8 +200,15 @@ class LiveGame:
         """One step of the set-up followed (§3.7–3.8): the provinces occupied, and what breaks
         the rules for occupying them; recorded as PLACING (a camera's) so that a restart follows
         the set-up again. The camera's counts of new placements that §3.7 fixes otherwise are
-        held at the rules' count, as the finished set-up's are (:meth:`_started`)."""
-        settling, notes = self.game.settle_placements(state) if source == "camera" and not first else ({}, [])
+        held at the rules' count, as the finished set-up's are (:meth:`_started`); on the ``first``
+        board, the doubtful piles no placement leaves are held as nothing
+        (:meth:`tracker.game.Game.settle_first_board`)."""
+        if source != "camera":
+            settling, notes = {}, []
+        elif first:
+            settling, notes = self.game.settle_first_board(state)
+        else:
+            settling, notes = self.game.settle_placements(state)
         state = apply_overrides(settling, state)
         if first:
             events, verdicts = [], self.game.begin_setup(state)

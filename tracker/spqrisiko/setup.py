@@ -266,6 +266,39 @@ def settle_placements(prev: ObservedState, state: ObservedState, plan: SetupPlan
     return settled
 
 
+def first_board_phantoms(state: ObservedState, plan: SetupPlan) -> dict[str, tuple[dict, dict]]:
+    """The piles of a set-up's first board taken as nothing: ``province -> (as read, {})``.
+
+    A set-up is filmed from the empty board (§3.4: with 4 players, Italia's neutral group on it).
+    Where its first board shows no placement as the rules leave it (a pair of one player's
+    legionaries, a neutral group of 3), a province the camera doubts (below ``LOW_CONFIDENCE``)
+    and reads with what no placement leaves is something else read as pieces: the print's hard
+    set-up of seed 15 read 1 yellow legionary in Galatia (0.15) and 3 green in Germania Inferior
+    (0.34) from its first board on, and each was judged as placed, out of turn, without its
+    neutral group, and again when the real pair went there: 8 of its 10 warnings. The caller
+    holds the province empty while the camera reads it so, and says so
+    (:func:`phantoms_verdict`); a pile read there otherwise is a placement. A board already
+    showing a placement was filmed after the set-up began, and nothing is taken from it."""
+    read = state.to_dict()["regions"]
+    odd = {}
+    for p, colour in state.owners.items():
+        if p == plan.fixed_neutral or p in state.unseen:
+            continue
+        if read[p] == setup_garrison(colour, plan):
+            return {}
+        odd[p] = read[p]
+    return {p: (pieces, {}) for p, pieces in odd.items() if state.confidence_of(p) < LOW_CONFIDENCE}
+
+
+def phantoms_verdict(board: Board, phantoms: dict[str, tuple[dict, dict]]) -> Verdict:
+    """The warning that names the piles of a set-up's first board taken as nothing."""
+    detail = "; ".join(f"{board.name(r)} read as {board.pieces.describe(read)}"
+                       for r, (read, _) in sorted(phantoms.items()))
+    return Verdict.warning("§3.7", f"the set-up's first board shows no placement, and the camera doubts "
+                                   f"{counted(len(phantoms), 'pile')} that no placement leaves, taken as "
+                                   f"nothing there: check {detail}", tuple(sorted(phantoms)))
+
+
 def _fleets_read(state: ObservedState, since: ObservedState | None = None) -> dict[str, tuple[dict, dict]]:
     """The seas the camera sees read with pieces (read otherwise than on ``since``, where given),
     each settled empty (§3.10): ``sea -> (as read, {})``."""
