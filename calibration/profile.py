@@ -339,9 +339,9 @@ def _marker_blob(stats: np.ndarray, centres: np.ndarray, box: tuple[int, int, in
     - is a piece's shape, not a line: its longest side is at most MARKER_SIDE box widths and
       MARKER_ASPECT times its shortest. The window around box 0 takes in the printed frame, its
       red border and dark lines, and where the print and the reference art differ these are
-      all "changed" pixels near an army's colour. On the empty print (no markers, seven sizes from a quarter to the full photo)
-      the largest blob alone learned red, yellow, green and black from these lines every time,
-      and on 64 rendered tables (seed 4000: procedural art and the real print, three tiers) it
+      all "changed" pixels near an army's colour. On the empty print (no markers; seven sizes,
+      from a quarter of the photo to all of it) the largest blob alone learned three or four
+      colours from these lines every time, and on 64 rendered tables (seed 4000: procedural art and the real print, three tiers) it
       took the wrong blob for 68 of 267 markers, mostly red's from the frame. With these bounds
       nothing is learned on the empty print, 19 of 267 markers are wrong and 9 not found; on 24
       hard tables held out from the choice of bounds (seed 5000), 11 of 104 wrong and 4 not

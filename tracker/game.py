@@ -697,15 +697,14 @@ class Game(TurnFollower):
         """The doubtful piles of a set-up's first board that no placement leaves, taken as nothing
         (:func:`tracker.spqrisiko.setup.first_board_phantoms`), and the warning that names them."""
         self._check_board(state)
-        phantoms = first_board_phantoms(state, self.plan)
-        overrides = {r: Override(None, read, value) for r, (read, value) in phantoms.items()}
-        return overrides, [phantoms_verdict(self.board, phantoms)] if phantoms else []
+        return self._settled(first_board_phantoms(state, self.plan), phantoms_verdict)
 
-    def _settled(self, settled: dict[str, tuple[dict, dict]]) -> tuple[dict[str, Override], list[Verdict]]:
+    def _settled(self, settled: dict[str, tuple[dict, dict]], verdict=settled_verdict) \
+            -> tuple[dict[str, Override], list[Verdict]]:
         """Counts the set-up rules settle (``region -> (as read, as set)``) as overrides of the
-        camera's, and the warning that names them."""
+        camera's, and the warning that names them (``verdict(board, settled)``)."""
         overrides = {r: Override(None, read, value) for r, (read, value) in settled.items()}
-        return overrides, [settled_verdict(self.board, settled)] if settled else []
+        return overrides, [verdict(self.board, settled)] if settled else []
 
     @property
     def placing(self) -> bool:
