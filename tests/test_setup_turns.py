@@ -290,3 +290,18 @@ class TestFirstBoard:
         for pile in ({"yellow": {"legionary": 2}}, {"green": {"legionary": 3}}):     # green: neutral with 3 players
             game, state = self.board({"galatia": pile}, {"galatia": 0.15})
             assert game.settle_first_board(state) == ({}, [])
+
+    def test_italias_group_read_a_piece_off_is_taken_at_3(self):
+        """With 4 players a neutral group stands on Italia from the start (§3.4). Hard seed 19
+        read it as 2 from the first board on: a §3.7 violation until the set-up was done."""
+        game = Game(("red", "blue", "yellow", "green"))
+        italia, neutral = game.plan.fixed_neutral, game.plan.neutrals[0]
+        state = ObservedState.from_dict({"board": game.board.id, "regions": {italia: {neutral: {"legionary": 2}}}})
+        overrides, (note,) = game.settle_first_board(state)
+        assert overrides[italia].value == {neutral: {"legionary": 3}} and note.rule == "§3.9"
+        from tracker.overrides import apply_overrides
+        assert not [v for v in game.begin_setup(apply_overrides(overrides, state)) if v.level == "violation"]
+        assert [v.rule for v in game.begin_setup(state) if v.level == "violation"] == ["§3.7"]     # as read
+        for pile in ({neutral: {"legionary": 3}}, {neutral: {"legionary": 6}}, {"red": {"legionary": 2}}):
+            state = ObservedState.from_dict({"board": game.board.id, "regions": {italia: pile}})
+            assert game.settle_first_board(state) == ({}, [])

@@ -31,7 +31,7 @@ from tracker.spqrisiko.explain import TurnContext, explain
 from tracker.spqrisiko.options import SpqrOptions
 from tracker.spqrisiko.reinforcements import entitlement
 from tracker.spqrisiko.scoring import Score, score
-from tracker.spqrisiko.setup import (SetupPlan, check_players, first_board_phantoms, phantoms_verdict,
+from tracker.spqrisiko.setup import (SetupPlan, check_players, first_board_phantoms, fixed_group_read, phantoms_verdict,
                                      settle_placements, settle_setup, settled_verdict, setup_plan, setup_step,
                                      setup_under_way, validate_setup, vouched_setup)
 from tracker.spqrisiko.setup_turns import (SetupCommit, SetupTurn, group_verdicts, misplaced, neutral_share_verdicts,
@@ -694,10 +694,14 @@ class Game(TurnFollower):
         return self._settled(settle_placements(self.state, state, self.plan) if self.placing else {})
 
     def settle_first_board(self, state: ObservedState) -> tuple[dict[str, Override], list[Verdict]]:
-        """The doubtful piles of a set-up's first board that no placement leaves, taken as nothing
-        (:func:`tracker.spqrisiko.setup.first_board_phantoms`), and the warning that names them."""
+        """On a set-up's first board: the doubtful piles that no placement leaves, taken as nothing
+        (:func:`tracker.spqrisiko.setup.first_board_phantoms`), and Italia's neutral group read
+        a piece or two off its count, taken at it (:func:`~tracker.spqrisiko.setup.fixed_group_read`);
+        and the warnings that name them."""
         self._check_board(state)
-        return self._settled(first_board_phantoms(state, self.plan), phantoms_verdict)
+        phantoms, notes = self._settled(first_board_phantoms(state, self.plan), phantoms_verdict)
+        fixed, more = self._settled(fixed_group_read(state, self.plan))
+        return phantoms | fixed, notes + more
 
     def _settled(self, settled: dict[str, tuple[dict, dict]], verdict=settled_verdict) \
             -> tuple[dict[str, Override], list[Verdict]]:

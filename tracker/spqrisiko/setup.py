@@ -290,6 +290,23 @@ def first_board_phantoms(state: ObservedState, plan: SetupPlan) -> dict[str, tup
     return {p: (pieces, {}) for p, pieces in odd.items() if state.confidence_of(p) < LOW_CONFIDENCE}
 
 
+def fixed_group_read(state: ObservedState, plan: SetupPlan) -> dict[str, tuple[dict, dict]]:
+    """The neutral group that stands on Italia from the start with 4 players (§3.4), read on the
+    set-up's first board with the neutral army's legionaries alone, up to :data:`SETTLE_REACH`
+    off its 3: ``province -> (as read, as set)``, taken at 3 as a placement's count is
+    (:func:`settle_placements`). Hard seed 19 read it as 2 from the first board on: a §3.7
+    violation then, the dashboard out of step, and settled only when the set-up was done."""
+    p = plan.fixed_neutral
+    if p is None or p in state.unseen or state.owners.get(p) not in plan.neutrals:
+        return {}
+    colour, read = state.owners[p], state.to_dict()["regions"][p]
+    want = setup_garrison(colour, plan)
+    if read == want or set(read) != {colour} or set(read[colour]) != {LEGIONARY} \
+            or abs(read[colour][LEGIONARY] - want[colour][LEGIONARY]) > SETTLE_REACH:
+        return {}
+    return {p: (read, want)}
+
+
 def phantoms_verdict(board: Board, phantoms: dict[str, tuple[dict, dict]]) -> Verdict:
     """The warning that names the piles of a set-up's first board taken as nothing."""
     detail = "; ".join(f"{board.name(r)} read as {board.pieces.describe(read)}"
