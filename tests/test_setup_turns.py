@@ -265,7 +265,8 @@ class TestFirstBoard:
     """Piles on the set-up's first board that no placement leaves (§3.7)."""
 
     @staticmethod
-    def board(regions: dict, confidence: dict) -> ObservedState:
+    def board(regions: dict, confidence: dict) -> tuple[Game, ObservedState]:
+        """A 3-player game and its set-up's first board as the camera reads it."""
         game = Game(PLAYERS)
         return game, ObservedState.from_dict({"board": game.board.id, "regions": regions, "confidence": confidence})
 

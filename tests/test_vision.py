@@ -346,17 +346,22 @@ class TestCalibration:
         assert profile.legionary_area == DEFAULT_LEGIONARY_AREA
         assert profile.colours_lab == DEFAULT_COLOURS_LAB
 
+    @staticmethod
+    def blobs(*rows):
+        """:func:`cv2.connectedComponentsWithStats`' stats and centres (background dropped) of
+        blobs given as (x, y, w, h, area), each centred in its bounding box."""
+        stats = np.array(rows, np.int64).reshape(-1, 5)
+        return stats, stats[:, :2] + stats[:, 2:4] / 2
+
+    BOX_0 = (14, 14, 42, 146)        # score box 0 in the window round it: 28 x 132
+
     def test_a_marker_is_the_largest_blob_of_a_markers_size(self):
         from calibration.profile import _marker_blob
-
-        def blobs(*rows):      # (x, y, w, h, area): centred in its bounding box
-            stats = np.array([r for r in rows], np.int64).reshape(-1, 5)
-            return stats, stats[:, :2] + stats[:, 2:4] / 2
-        box, smallest = (14, 14, 42, 146), 15        # score box 0 in its window: 28 x 132
+        blobs, box = self.blobs, self.BOX_0
         assert _marker_blob(*blobs((20, 40, 8, 8, 40), (0, 0, 70, 160, 9000), (15, 60, 22, 20, 300)),
-                            box, smallest) == 3     # labels count from 1
-        assert _marker_blob(*blobs((0, 0, 70, 160, 9000), (20, 40, 3, 3, 10)), box, smallest) is None
-        assert _marker_blob(*blobs(), box, smallest) is None
+                            box, 15) == 3     # labels count from 1
+        assert _marker_blob(*blobs((0, 0, 70, 160, 9000), (20, 40, 3, 3, 10)), box, 15) is None
+        assert _marker_blob(*blobs(), box, 15) is None
 
     def test_the_printed_frame_round_box_0_is_no_marker(self):
         """The window round box 0 takes in its printed frame: a red border 6 units wide down the
@@ -364,11 +369,7 @@ class TestCalibration:
         The marker is the compact blob on the box, even a yellow one run together with the yellow
         box into a blob twice as tall as wide."""
         from calibration.profile import _marker_blob
-
-        def blobs(*rows):
-            stats = np.array(rows, np.int64).reshape(-1, 5)
-            return stats, stats[:, :2] + stats[:, 2:4] / 2
-        box = (14, 14, 42, 146)
+        blobs, box = self.blobs, self.BOX_0
         side, foot, beside = (40, 12, 6, 132, 500), (2, 140, 53, 13, 480), (46, 0, 10, 10, 90)
         marker, tall_yellow = (18, 60, 24, 22, 380), (16, 80, 26, 57, 680)
         assert _marker_blob(*blobs(side, foot, beside, marker), box, 15) == 4
@@ -379,12 +380,12 @@ class TestCalibration:
         """The largest blob of the marker's colour no larger than box 0, whatever its shape
         (the counting network was trained on that measure), not the marker's core alone."""
         from calibration.profile import _size_blob_area
-        stats = np.array([[40, 12, 6, 132, 500], [18, 60, 24, 22, 380], [0, 0, 70, 160, 9000]], np.int64)
-        assert _size_blob_area(stats, (14, 14, 42, 146)) == 500
+        stats, _ = self.blobs((40, 12, 6, 132, 500), (18, 60, 24, 22, 380), (0, 0, 70, 160, 9000))
+        assert _size_blob_area(stats, self.BOX_0) == 500
 
     def test_the_empty_print_teaches_no_colours(self):
         """The shared photo of the real board has no score marker on box 0: its printed frame,
-        unlike the procedural art's, taught red, yellow and green (black too at full size)."""
+        unlike the procedural art's, taught red, yellow and green (black too at larger sizes)."""
         from calibration.profile import DEFAULT_COLOURS_LAB, DEFAULT_LEGIONARY_AREA
         photo = cv2.imread(str(shared_file("reference", "spqrisiko", "board-photo-topdown.jpeg")))
         small = cv2.resize(photo, None, fx=0.35, fy=0.35, interpolation=cv2.INTER_AREA)
