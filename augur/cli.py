@@ -375,7 +375,9 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     missed = (f" (no score marker of {', '.join(unseen)} seen on box 0: their default colours are used; "
               "put every player's marker on box 0, uncovered, and calibrate again to learn them)") if unseen else ""
     median = f" (composed of {photos} {'photos' if args.image else 'frames'})" if photos > 1 else ""
-    print(f"board found in a {w}x{h} frame{median}{small}; lens k1 {profile.k1:+.2f}; learned colours: {', '.join(profile.learned) or 'none (defaults used)'}"
+    learned = ", ".join(profile.learned) or ("none" if unseen else
+                                             "none (no score marker seen on box 0: the default colours and piece size are used)")
+    print(f"board found in a {w}x{h} frame{median}{small}; lens k1 {profile.k1:+.2f}; learned colours: {learned}"
           f"{missed}{local}{fitted}; wrote {args.output}; check the fitted map in {preview}")
     notice = covered_notice(covered, profile.geometry, preview)
     if notice:

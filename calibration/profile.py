@@ -45,10 +45,12 @@ DEFAULT_COLOURS_LAB = {
 #: Area of one standing legionary seen from above in the rectified view (board units^2), when
 #: no score marker teaches better.
 DEFAULT_LEGIONARY_AREA = 140.0
-#: A score marker's blob on box 0 is at most this many box widths long, and its longest side at
-#: most MARKER_ASPECT times its shortest (:func:`_marker_blob`).
+#: A score marker's blob on box 0 is at most this many box widths long, its longest side at most
+#: MARKER_ASPECT times its shortest, and its centre at least MARKER_END box widths from either
+#: end of the box (:func:`_marker_blob`).
 MARKER_SIDE = 2.5
 MARKER_ASPECT = 2.5
+MARKER_END = 0.25
 
 
 class CalibrationError(AugurError):
@@ -335,7 +337,11 @@ def _marker_blob(stats: np.ndarray, centres: np.ndarray, box: tuple[int, int, in
       black). Taken for the marker, a hand set the legionary's size 16 to 27 times the markers'
       on rendered tables, and the counting crop that follows from it read up to half the table
       wrong;
-    - stands on the box: its centre lies inside box 0;
+    - stands on the box: its centre lies inside box 0, at least MARKER_END box widths from
+      either end of it. A marker stands wholly on the box, so its centre is about half its own
+      width (10 units) from the end it is pushed against; the box's printed foot, read as red
+      and as yellow, lay 0 to 3 units from the end on the empty print saved as a JPEG at a third
+      of its size;
     - is a piece's shape, not a line: its longest side is at most MARKER_SIDE box widths and
       MARKER_ASPECT times its shortest. The window around box 0 takes in the printed frame, its
       red border and dark lines, and where the print and the reference art differ these are
@@ -343,16 +349,20 @@ def _marker_blob(stats: np.ndarray, centres: np.ndarray, box: tuple[int, int, in
       from a quarter of the photo to all of it) the largest blob alone learned three or four
       colours from these lines every time, and on 64 rendered tables (seed 4000: procedural art and the real print, three tiers) it
       took the wrong blob for 68 of 267 markers, mostly red's from the frame. With these bounds
-      nothing is learned on the empty print, 19 of 267 markers are wrong and 9 not found; on 24
-      hard tables held out from the choice of bounds (seed 5000), 11 of 104 wrong and 4 not
+      nothing is learned on the empty print, 16 of 267 markers are wrong and 10 not found; on 24
+      hard tables held out from the choice of bounds (seed 5000), 7 of 104 wrong and 8 not
       found, against 25 wrong before (docs/measured.md, session 80)."""
     areas, w, h = stats[:, cv2.CC_STAT_AREA], stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]
     x0, y0, x1, y1 = box
     longest, shortest = np.maximum(w, h), np.minimum(w, h)
+    width = min(x1 - x0, y1 - y0)
+    end = MARKER_END * width
+    # the box's ends are across its length (box 0 stands upright on the map: its ends are its top and foot)
+    dx, dy = (end, 0.0) if x1 - x0 > y1 - y0 else (0.0, end)
     fits = np.flatnonzero((areas >= smallest) & (areas <= (x1 - x0) * (y1 - y0))
-                          & (longest <= MARKER_SIDE * (x1 - x0)) & (longest <= MARKER_ASPECT * shortest)
-                          & (centres[:, 0] >= x0) & (centres[:, 0] <= x1)
-                          & (centres[:, 1] >= y0) & (centres[:, 1] <= y1))
+                          & (longest <= MARKER_SIDE * width) & (longest <= MARKER_ASPECT * shortest)
+                          & (centres[:, 0] >= x0 + dx) & (centres[:, 0] <= x1 - dx)
+                          & (centres[:, 1] >= y0 + dy) & (centres[:, 1] <= y1 - dy))
     if not len(fits):
         return None
     return 1 + int(fits[np.argmax(areas[fits])])

@@ -365,16 +365,20 @@ class TestCalibration:
 
     def test_the_printed_frame_round_box_0_is_no_marker(self):
         """The window round box 0 takes in its printed frame: a red border 6 units wide down the
-        box's side (larger than the marker), a strip across its foot, and a blob beside the box.
-        The marker is the compact blob on the box, even a yellow one run together with the yellow
-        box into a blob twice as tall as wide."""
+        box's side (larger than the marker), a strip across its foot, the foot itself as a blob
+        43 x 19 centred 2 units from the box's end (the empty print saved as a JPEG at a third
+        of its size), and a blob beside the box. The marker is the compact blob on the box, even
+        a yellow one run together with the yellow box into a blob twice as tall as wide, and one
+        pushed against the box's end."""
         from calibration.profile import _marker_blob
         blobs, box = self.blobs, self.BOX_0
         side, foot, beside = (40, 12, 6, 132, 500), (2, 140, 53, 13, 480), (46, 0, 10, 10, 90)
-        marker, tall_yellow = (18, 60, 24, 22, 380), (16, 80, 26, 57, 680)
-        assert _marker_blob(*blobs(side, foot, beside, marker), box, 15) == 4
+        foot_blob = (12, 134, 43, 19, 520)
+        marker, tall_yellow, at_the_end = (18, 60, 24, 22, 380), (16, 80, 26, 57, 680), (18, 126, 22, 20, 350)
+        assert _marker_blob(*blobs(side, foot, beside, foot_blob, marker), box, 15) == 5
         assert _marker_blob(*blobs(side, tall_yellow), box, 15) == 2
-        assert _marker_blob(*blobs(side, foot, beside), box, 15) is None
+        assert _marker_blob(*blobs(side, foot_blob, at_the_end), box, 15) == 3
+        assert _marker_blob(*blobs(side, foot, beside, foot_blob), box, 15) is None
 
     def test_the_legionary_size_is_measured_as_the_detectors_were_fitted_to_it(self):
         """The largest blob of the marker's colour no larger than box 0, whatever its shape
@@ -1319,6 +1323,11 @@ class TestVisionCommands:
                 str(tmp_path / "cal4.json"))
         assert r.returncode == 0, r.stderr
         assert "learned colours: red, blue, yellow (no score marker of green seen on box 0" in r.stdout
+        photo = cv2.imread(str(shared_file("reference", "spqrisiko", "board-photo-topdown.jpeg")))
+        cv2.imwrite(str(tmp_path / "print.jpg"), cv2.resize(photo, None, fx=0.35, fy=0.35, interpolation=cv2.INTER_AREA))
+        r = run("calibrate", str(tmp_path / "print.jpg"), "-o", str(tmp_path / "print.json"))
+        assert r.returncode == 0, r.stderr     # the real board, empty: no marker on it
+        assert "learned colours: none (no score marker seen on box 0: the default colours and piece size" in r.stdout
         r = run("count", "--calibration", str(tmp_path / "cal.json"), str(tmp_path / "game.png"), str(tmp_path / "game.png"))
         assert r.returncode == 0, r.stderr
         lines = r.stdout.strip().splitlines()
