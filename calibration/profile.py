@@ -315,7 +315,7 @@ def _size_blob_area(stats: np.ndarray, box: tuple[int, int, int, int]) -> int:
     Up to session 79 this was also the blob taken for the marker; the shipped counting network
     was trained, and the classical baseline tuned, on it. On 30 held-out hard tables of each set
     (seed 90210, procedural / the real print), with the area of the blob :func:`_marker_blob`
-    finds instead, the network read 1,552 / 1,520 regions right against 1,558 / 1,512, within
+    found instead (its first bounds, without MARKER_END), the network read 1,552 / 1,520 regions right against 1,558 / 1,512, within
     its noise, but the classical baseline 723 / 567 against 821 / 702: it counts a blob's pieces
     by its area, and on hard tables its blobs are larger than the markers' cores. So the size
     stays measured this way, for the colours whose marker is found, until the network is
