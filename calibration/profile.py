@@ -72,6 +72,7 @@ class CalibrationProfile:
     map_warp: np.ndarray | None = None          # the region map fitted to this copy of the board (map_fit)
     surface: SurfaceField | None = None         # the print's local shifts from the pose (calibration.surface)
     borders: np.ndarray | None = None           # map pixels the printed borders give to another region (calibration.borders)
+    markers_at: dict[str, tuple[float, float]] = field(default_factory=dict)   # learned colour -> its marker's centre (board units)
     _geometry: BoardGeometry | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
@@ -134,6 +135,7 @@ class CalibrationProfile:
                 "map_warp": None if self.map_warp is None else self.map_warp.tolist(),
                 "surface": None if self.surface is None else self.surface.to_dict(),
                 "borders_png": None if self.borders is None else _png_text(self.borders),
+                "markers_at": {k: [float(x), float(y)] for k, (x, y) in self.markers_at.items()},
                 "reference_png": _png_text(self.reference)}
 
     def save(self, path: Path) -> None:
@@ -172,11 +174,15 @@ class CalibrationProfile:
                 if borders is None:
                     raise ValueError("its traced borders are not a PNG image")
                 check_moved(borders, geo)
+            markers_at = data.get("markers_at", {})        # absent from profiles made before session 80
+            if not isinstance(markers_at, dict):
+                raise ValueError("its markers are not a mapping of colours to points")
+            markers_at = {str(k): (float(x), float(y)) for k, (x, y) in markers_at.items()}
             return cls(data["board"], tuple(data["image_size"]), np.array(data["homography"], float), ref,
                        np.array(data["gains"], np.float32),
                        {k: tuple(v) for k, v in data["colours_lab"].items()}, float(data["legionary_area"]),
                        tuple(data.get("learned", ())), data["augur_calibration"], k1=float(data.get("k1", 0.0)),
-                       map_warp=warp, surface=surface, borders=borders)
+                       map_warp=warp, surface=surface, borders=borders, markers_at=markers_at)
         except (KeyError, TypeError, ValueError, MapFitError, binascii.Error) as exc:
             raise CalibrationError(f"{path} is damaged: {exc}") from None
 
@@ -291,6 +297,7 @@ def _learn_from_markers(profile: CalibrationProfile, rect: np.ndarray, art: np.n
         if c is None:
             continue
         profile.colours_lab[name] = marker_colour(lab[comp == c], centroids[k])
+        profile.markers_at[name] = ((centres[c, 0] + win[1].start) / WORK_SCALE, (centres[c, 1] + win[0].start) / WORK_SCALE)
         learned.append(name)
         areas.append(_size_blob_area(stats[1:], on_box) / WORK_SCALE ** 2)
     if areas:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import copy
+import json
 import subprocess
 import sys
 from functools import lru_cache
@@ -325,6 +326,31 @@ class TestCalibration:
         again = CalibrationProfile.load(path)
         assert np.allclose(again.H, profile.H) and again.learned == profile.learned
         assert (again.reference == profile.reference).all()
+        assert set(profile.markers_at) == set(PLAYERS) and again.markers_at == profile.markers_at
+        data = json.loads(path.read_text())
+        del data["markers_at"]                       # a profile made before session 80
+        path.write_text(json.dumps(data))
+        assert CalibrationProfile.load(path).markers_at == {}
+        data["markers_at"] = [[1, 2]]
+        path.write_text(json.dumps(data))
+        with pytest.raises(CalibrationError, match="damaged"):
+            CalibrationProfile.load(path)
+
+    def test_the_bench_knows_where_each_marker_was_found(self):
+        """``augur bench vision`` checks each learned colour's blob against where the renderer put
+        that marker, as the rectified view shows its piece (a tilted camera shows the body off
+        its foot, most of the way to the next marker's)."""
+        import dataclasses
+        from vision.bench import markers_found
+        from vision.synth.render import calibration_scene
+        _, truth, _ = scene()
+        cal, cal_truth = calibration_scene(truth)
+        profile = calibrate(cal, procedural_art(), players=truth.players)
+        assert markers_found(profile, cal_truth) == {"at_their_piece": len(truth.players)}
+        at = dict(profile.markers_at)
+        a, b, c = truth.players[:3]
+        swapped = dataclasses.replace(profile, markers_at={a: at[b], b: at[a], c: at[c]})
+        assert markers_found(swapped, cal_truth) == {"at_their_piece": 1, "elsewhere": 2, "not_found": len(truth.players) - 3}
 
     def test_a_hand_over_box_0_is_not_taken_for_a_marker(self):
         """A dark hand over box 0 lies within reach of blue's colour on the hard table: taken for

@@ -36,6 +36,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import cv2
 import numpy as np
 from scipy import stats
 
@@ -53,7 +54,7 @@ from vision.environment import bench_environment
 from vision.geometry import load_geometry
 from vision.synth.board_art import PrintedBoard, procedural_art
 from vision.synth.dataset import iter_still_tables
-from vision.synth.render import FRAME_SIZE, calibration_render
+from vision.synth.render import FRAME_SIZE, calibration_scene
 
 HELD_OUT_SEED = 90_210
 
@@ -119,9 +120,10 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
         sure: list[tuple[float, bool]] = []          # every seen region's confidence, and whether it was right
         map_off = map_pieces = map_tables = 0         # pieces the fitted map puts across a border, and on how many tables
         warned = warned_right = 0                      # calibration photos augur calibrate warns about, regions right on them
+        markers = Counter()                            # score markers on box 0: found at their piece, elsewhere, not
         for i, img, truth, frame in iter_still_tables(tier, n, seed, size, art=print_art, relight=relight,
                                                       relief=relief, geometry=board_map):
-            cal_img = calibration_render(truth, print_art)
+            cal_img, cal_truth = calibration_scene(truth, print_art)
             t0 = time.perf_counter()
             try:
                 profile = calibrate(cal_img, art, players=truth.players)
@@ -133,6 +135,7 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
                 table_run_right.append(0)
                 continue
             t_cal = time.perf_counter() - t0
+            markers += markers_found(profile, cal_truth)
             off, on_map = pieces_off_their_region(truth, profile.geometry)
             map_off, map_pieces, map_tables = map_off + off, map_pieces + on_map, map_tables + (off > 0)
             detector = make_detector(profile, which)
@@ -186,7 +189,8 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
                "unseen": dict(unseen), "hidden": hidden_total, "calibration_failed": failed, "latency_ms": {
             k: (pct(v, 50), pct(v, 95)) for k, v in lat.items()}, "kinds": dict(kinds), "owners": dict(colours),
                "map": {"pieces": map_pieces, "in_another_region": map_off, "tables": map_tables},
-               "calibration_warned": {"tables": warned, "regions_right": warned_right}}
+               "calibration_warned": {"tables": warned, "regions_right": warned_right},
+               "markers": {k: markers[k] for k in ("at_their_piece", "elsewhere", "not_found")}}
         if run_tables:
             res["committed_after_still_run"] = {"per_region": run_right / total, "whole_board": run_boards / n,
                                                 "frames": STILL_RUN, "frames_differ_by": "sensor noise"}
@@ -217,6 +221,9 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
         print(f"[{tier}]   calibration photos augur calibrate warns about (something over the map, or the map off the "
               f"print): {warned} of {n}"
               + (f", {100 * warned_right / (warned * len(geo.region_ids)):.1f}% of their regions read right" if warned else ""))
+        print(f"[{tier}]   score markers on box 0 in the calibration photos: {markers['at_their_piece']} of "
+              f"{sum(markers.values())} found at their own piece, {markers['elsewhere']} taken from something else, "
+              f"{markers['not_found']} not found (their colours left at the defaults)")
         if failed:
             print(f"[{tier}]   calibration failed on {len(failed)} image(s): " + "; ".join(failed[:3]))
         print(f"[{tier}]   counts alone (unseen marks ignored) {100 * res['per_region_plain']:.1f}%; "
@@ -279,6 +286,39 @@ def committed_after_still_run(detector, frames: list[np.ndarray], geo) -> Observ
         det = detector.detect_in_run(img, first=k == 0)
         fusion.offer(count(det, geo, det.unseen))
     return fusion.committed if fusion.committed is not None else ObservedState.from_dict({}, geo.board)
+
+
+#: A marker blob stands at its piece when that piece is the marker nearest its centre, this near
+#: (board units; the markers on box 0 stand about 20 apart)
+MARKER_NEAR = 15.0
+
+
+def markers_found(profile, cal_truth) -> Counter:
+    """Where calibration found each score marker of the calibration photo (``cal_truth``, its
+    renderer's truth): ``at_their_piece`` (the blob it learned the colour from stands at that
+    marker), ``elsewhere`` (the blob was something else: another marker, the printed frame), or
+    ``not_found``. Each piece is placed where the rectified view shows it, the middle of its
+    image box brought back through the calibration's lens and pose: a tilted camera shows a
+    piece's body up to 15 units off its foot, most of the way to the next marker's. Session 80
+    found red's colour taken from the frame round box 0 for a quarter of the markers of rendered
+    tables, which no other figure showed."""
+    from calibration.lens import undistort_points
+    markers = [p for p in cal_truth.pieces if p.region is None]
+    if not markers:
+        return Counter()
+    mids = np.array([[(p.box[0] + p.box[2]) / 2, (p.box[1] + p.box[3]) / 2] for p in markers], np.float64)
+    mids = undistort_points(mids, profile.image_size, profile.k1)
+    seen = cv2.perspectiveTransform(mids.reshape(-1, 1, 2), np.linalg.inv(profile.H)).reshape(-1, 2)
+    out = Counter()
+    for p in markers:
+        at = profile.markers_at.get(p.colour)
+        if at is None:
+            out["not_found"] += 1
+            continue
+        d = np.hypot(*(seen - np.asarray(at, float)).T)
+        k = int(np.argmin(d))
+        out["at_their_piece" if markers[k].colour == p.colour and d[k] <= MARKER_NEAR else "elsewhere"] += 1
+    return out
 
 
 def regions_right(got: ObservedState, want: ObservedState, hidden: set[str], geo) -> int:

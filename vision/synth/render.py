@@ -732,7 +732,11 @@ def calibration_render(truth: GroundTruth, art: np.ndarray | None = None) -> np.
     """The photo the players take at calibration of the table ``truth`` describes: the same camera
     and light, the board empty, every player's marker on box 0, no hands. ``art``: the board's
     print, when the table was rendered on another than the procedural one."""
+    return calibration_scene(truth, art)[0]
+
+
+def calibration_scene(truth: GroundTruth, art: np.ndarray | None = None) -> tuple[np.ndarray, GroundTruth]:
+    """:func:`calibration_render`'s photo and its own truth: where each score marker stands."""
     empty = ObservedState.from_dict({"regions": {}})
-    img, _ = render(empty, truth.tier, seed=tuple(truth.seed), size=tuple(truth.size),
-                    vp={c: 0 for c in truth.players}, hands=0, art=art, relief=truth.relief)
-    return img
+    return render(empty, truth.tier, seed=tuple(truth.seed), size=tuple(truth.size),
+                  vp={c: 0 for c in truth.players}, hands=0, art=art, relief=truth.relief)
