@@ -362,14 +362,12 @@ def _marker_blob(stats: np.ndarray, centres: np.ndarray, box: tuple[int, int, in
     areas, w, h = stats[:, cv2.CC_STAT_AREA], stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]
     x0, y0, x1, y1 = box
     longest, shortest = np.maximum(w, h), np.minimum(w, h)
-    width = min(x1 - x0, y1 - y0)
-    end = MARKER_END * width
-    # the box's ends are across its length (box 0 stands upright on the map: its ends are its top and foot)
-    dx, dy = (end, 0.0) if x1 - x0 > y1 - y0 else (0.0, end)
-    fits = np.flatnonzero((areas >= smallest) & (areas <= (x1 - x0) * (y1 - y0))
+    width = x1 - x0
+    end = MARKER_END * width            # box 0 stands upright on the map: its ends are its top and foot
+    fits = np.flatnonzero((areas >= smallest) & (areas <= width * (y1 - y0))
                           & (longest <= MARKER_SIDE * width) & (longest <= MARKER_ASPECT * shortest)
-                          & (centres[:, 0] >= x0 + dx) & (centres[:, 0] <= x1 - dx)
-                          & (centres[:, 1] >= y0 + dy) & (centres[:, 1] <= y1 - dy))
+                          & (centres[:, 0] >= x0) & (centres[:, 0] <= x1)
+                          & (centres[:, 1] >= y0 + end) & (centres[:, 1] <= y1 - end))
     if not len(fits):
         return None
     return 1 + int(fits[np.argmax(areas[fits])])

@@ -36,7 +36,6 @@ import time
 from collections import Counter
 from pathlib import Path
 
-import cv2
 import numpy as np
 from scipy import stats
 
@@ -308,7 +307,7 @@ def markers_found(profile, cal_truth) -> Counter:
         return Counter()
     mids = np.array([[(p.box[0] + p.box[2]) / 2, (p.box[1] + p.box[3]) / 2] for p in markers], np.float64)
     mids = undistort_points(mids, profile.image_size, profile.k1)
-    seen = cv2.perspectiveTransform(mids.reshape(-1, 1, 2), np.linalg.inv(profile.H)).reshape(-1, 2)
+    seen = profile.pose.to_board(mids)
     out = Counter()
     for p in markers:
         at = profile.markers_at.get(p.colour)

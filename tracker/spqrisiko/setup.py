@@ -260,10 +260,16 @@ def settle_placements(prev: ObservedState, state: ObservedState, plan: SetupPlan
         want = setup_garrison(colour, plan)
         if p in prev.owners or p in state.unseen or want is None or read[p] == want:
             continue
-        if set(read[p]) == {colour} and set(read[p][colour]) == {LEGIONARY} \
-                and abs(read[p][colour][LEGIONARY] - want[colour][LEGIONARY]) <= SETTLE_REACH:
+        if _within_reach(read[p], colour, want):
             settled[p] = (read[p], want)
     return settled
+
+
+def _within_reach(pile: dict, colour: str, want: dict) -> bool:
+    """Whether a new placement read as ``pile`` is ``colour``'s set-up garrison ``want`` misread:
+    that army's legionaries alone, up to :data:`SETTLE_REACH` more or fewer."""
+    return set(pile) == {colour} and set(pile[colour]) == {LEGIONARY} \
+        and abs(pile[colour][LEGIONARY] - want[colour][LEGIONARY]) <= SETTLE_REACH
 
 
 def first_board_phantoms(state: ObservedState, plan: SetupPlan) -> dict[str, tuple[dict, dict]]:
@@ -301,10 +307,7 @@ def fixed_group_read(state: ObservedState, plan: SetupPlan) -> dict[str, tuple[d
         return {}
     colour, read = state.owners[p], state.to_dict()["regions"][p]
     want = setup_garrison(colour, plan)
-    if read == want or set(read) != {colour} or set(read[colour]) != {LEGIONARY} \
-            or abs(read[colour][LEGIONARY] - want[colour][LEGIONARY]) > SETTLE_REACH:
-        return {}
-    return {p: (read, want)}
+    return {p: (read, want)} if read != want and _within_reach(read, colour, want) else {}
 
 
 def phantoms_verdict(board: Board, phantoms: dict[str, tuple[dict, dict]]) -> Verdict:
