@@ -183,7 +183,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         return 0
     if args.what == "game" and args.replay:
         from vision.game_recording import bench_replays
-        bench_replays(Path(args.replay))
+        bench_replays(Path(args.replay), verbose=args.verbose)
         return 0
     if args.what == "setup" and args.replay:
         from vision.setup_bench import bench_setup_replays
@@ -205,7 +205,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         bench_game_videos(args.tiers, seeds=range(first, first + _or(args.games, 2)), turns=_or(args.turns, 3),
                           size=_size(args.size) if args.size else FRAME_SIZE, hold_untouched=not args.no_hold,
                           settle=not args.no_settle, board_print=board_print, partial=not args.read_whole,
-                          record=Path(args.record) if args.record else None)
+                          record=Path(args.record) if args.record else None, verbose=args.verbose)
         return 0
     if args.what == "setup":
         from vision.environment import bench_environment
@@ -910,7 +910,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "the tracker's verdicts); setup: the live game following a filmed set-up from the "
                         "empty board (placements, verdicts, when the game starts)")
     p.add_argument("--verbose", action="store_true", help="setup: print every verdict given while the set-up was "
-                                                          "followed")
+                                                          "followed; game: every verdict, on the tracked states and "
+                                                          "on the true ones, and every true change missed or "
+                                                          "phantom change, with its frame")
     p.add_argument("--commits", type=int, default=1440, help="dashboard: committed states (one per 5 s for 2 hours)")
     p.add_argument("--games", type=int, help="tracker: simulated games (default 5); game, setup: videos per tier "
                                              "(default 2)")

@@ -95,6 +95,26 @@ class TestGameScorer:
         assert f.missed_changes == len(changed(s0, s1)) > 0
         assert f.phantom_changes == 0 and f.wrong_regions == len(changed(s0, s1))
 
+    def test_each_missed_and_phantom_change_is_named_with_its_frame_and_contents(self):
+        """``--verbose`` prints these: the region, what the tracked and the true state held."""
+        s0, s1 = legal_game()[:2]
+        f = self.play([(s0, False, s0), (s0, True, None), (s1, True, None), (s1, False, s0)])
+        missed = [m for m in f.messages if "true change missed" in m]
+        assert len(missed) == f.missed_changes > 0
+        region = changed(s0, s1)[0]
+        assert any(m.startswith(f"frame 3: true change missed in {region}: tracked ") for m in missed)
+        s0 = legal_game()[0]
+        region, content = next((r, c) for r, c in s0.regions.items() if "legionary" in next(iter(c.values())))
+        colour = next(iter(content))
+        n = content[colour]["legionary"]
+        wrong = with_region(s0, region, {colour: {"legionary": n + 5}})
+        f = self.play([(s0, False, s0), (s0, False, wrong)])
+        assert (f"frame 1: phantom change in {region}: tracked {n + 5} {colour} legionary (was {n} {colour} "
+                f"legionary), true {n} {colour} legionary (was {n} {colour} legionary)") in f.messages
+        verdicts = [m for m in f.messages if m.startswith("frame 1: commit, tracked: ")]
+        assert len(verdicts) == f.violations + f.warnings > 0
+        assert not any(", true: " in m for m in f.messages)       # the true states gave none
+
     def test_an_unseen_region_is_neither_wrong_nor_missed(self):
         s0, s1 = legal_game()[:2]
         moved = changed(s0, s1)
@@ -270,6 +290,8 @@ class TestGameScorer:
         for i, (truth, hand, committed, entries) in enumerate(script):
             scorer.see(dict(line(i, truth, hand), entries=list(entries)), committed)
         assert (figures.violations, figures.warnings) == (figures.truth_violations, figures.truth_warnings) == (2, 1)
+        assert sum(m.startswith("tablet cards, tracked: violation §8.2") for m in figures.messages) == 1
+        assert sum(m.startswith("tablet cards, true: violation §8.2") for m in figures.messages) == 1
 
 
 class TestVictoryPointClaims:
@@ -363,6 +385,15 @@ class TestRecording:
         out = capsys.readouterr().out
         assert out.startswith("[game hard] 1 game(s) (seed 7), 3 turns each, 7 frames: gating and counting not timed")
         assert "4 states committed" in out
+
+    def test_the_verbose_replay_prints_each_verdict_before_the_line(self, tmp_path, capsys):
+        from augur.cli import main
+        played = self.record(tmp_path)
+        assert played.messages
+        assert main(["bench", "game", "--replay", str(tmp_path), "--verbose"]) == 0
+        out = capsys.readouterr().out.splitlines()
+        assert out[:-1] == [f"  hard seed 7: {m}" for m in played.messages]
+        assert out[-1].startswith("[game hard] 1 game(s) (seed 7)")
 
     def test_a_truncated_or_missing_recording_is_a_one_line_error(self, tmp_path, capsys):
         from augur.cli import main

@@ -135,15 +135,22 @@ class GameVideoFigures:
     counting_s: list[float] = field(default_factory=list)
     #: replayed from a recording (:mod:`vision.game_recording`): nothing was gated or counted, timed
     replayed: bool = False
+    #: what ``--verbose`` prints, one line each, with the frame: every verdict on the tracked
+    #: states and on the true ones, every true change missed and every phantom change
+    messages: list[str] = field(default_factory=list)
 
     @property
     def gate_fps(self) -> float:
         return 1 / float(np.median(self.gate_s)) if self.gate_s else float("nan")
 
 
-def _tally(game, state: ObservedState) -> tuple[int, int]:
-    """Feed ``state`` to the tracker; return its (violations, warnings)."""
-    verdicts = game.start(state) if game.state is None else game.observe(state).verdicts
+def _tally(game, state: ObservedState) -> list:
+    """Feed ``state`` to the tracker; return its verdicts."""
+    return game.start(state) if game.state is None else game.observe(state).verdicts
+
+
+def _levels(verdicts) -> tuple[int, int]:
+    """(violations, warnings) among ``verdicts``."""
     violations = sum(v.level == VIOLATION for v in verdicts)
     return violations, len(verdicts) - violations
 
@@ -182,6 +189,7 @@ class GameScorer:
         out = self.out
         for e in self._entries:
             said = [apply_entry(game, e["kind"], e["payload"]) for game in (self.read, self.true)]
+            self._note(f"tablet {e['kind']}", *said)
             read, true = (sum(v.level == VIOLATION for v in verdicts) for verdicts in said)
             out.violations, out.warnings = out.violations + read, out.warnings + len(said[0]) - read
             out.truth_violations, out.truth_warnings = (out.truth_violations + true,
@@ -226,10 +234,17 @@ class GameScorer:
         if self._last is not None:
             was_read, was_true = self._last
             read_changed, truly_changed = tracked.changed_regions(was_read), now.changed_regions(was_true)
-            out.phantom_changes += len(read_changed - truly_changed)
-            out.missed_changes += len(truly_changed - read_changed - tracked.unseen)
+            phantom, missed = read_changed - truly_changed, truly_changed - read_changed - tracked.unseen
+            out.phantom_changes += len(phantom)
+            out.missed_changes += len(missed)
+            for kind, regions in (("phantom change", phantom), ("true change missed", missed)):
+                for r in sorted(regions):
+                    out.messages.append(f"frame {truth['frame']}: {kind} in {r}: tracked "
+                                        f"{_contents(tracked, r)} (was {_contents(was_read, r)}), "
+                                        f"true {_contents(now, r)} (was {_contents(was_true, r)})")
         self._last, self._committed_at = (tracked, now), truth["frame"]
-        v, w = _tally(self.read, tracked)
+        read_verdicts = _tally(self.read, tracked)
+        v, w = _levels(read_verdicts)
         out.violations, out.warnings = out.violations + v, out.warnings + w + len(notes)
         # what the dashboard marks for a check once the tracker has read the commit
         checked = to_check(tracked, self.read.questioned, self._overrides)
@@ -240,7 +255,9 @@ class GameScorer:
         out.checks_asked += len(new_marks)
         out.checks_asked_right += len(new_marks - wrong)
         self._marked = marked
-        v, w = _tally(self.true, now)
+        true_verdicts = _tally(self.true, now)
+        self._note("commit", list(notes) + list(read_verdicts), true_verdicts, truth["frame"])
+        v, w = _levels(true_verdicts)
         out.truth_violations, out.truth_warnings = out.truth_violations + v, out.truth_warnings + w
         self._enter(())
         asked = _owed(self.read) - _owed(self.true)
@@ -252,6 +269,13 @@ class GameScorer:
             out.commit_after_hand_s.append((truth["frame"] - seen[-1] + 1) / self.fps)
         self._pending = []
         self._claims()
+
+    def _note(self, what: str, read, true, frame: int | None = None) -> None:
+        """Keep, for ``--verbose``, the verdicts given on the tracked states (``read``) and on the
+        true ones (``true``) at a commit or a tablet entry."""
+        at = f"frame {frame}: " if frame is not None else ""
+        self.out.messages += [f"{at}{what}, tracked: {v}" for v in read]
+        self.out.messages += [f"{at}{what}, true: {v}" for v in true]
 
     def _committed_early(self, moved: set[str], now: ObservedState) -> bool:
         """Whether a commit made while the hand that made this move was still in the picture
@@ -340,6 +364,24 @@ def _play(calibration_image: np.ndarray, frames, out: GameVideoFigures, fps: int
     return out
 
 
+def _contents(state: ObservedState, region: str) -> str:
+    """A region's pieces as a short text ("2 red legionary", "empty"), or "unseen"."""
+    if region in state.unseen:
+        return "unseen"
+    pieces = [f"{n} {colour} {kind}" for colour, kinds in sorted(state.regions.get(region, {}).items())
+              for kind, n in sorted(kinds.items()) if n]
+    return ", ".join(pieces) or "empty"
+
+
+def print_games(figures: list[GameVideoFigures], fps: int, verbose: bool = False) -> None:
+    """Print one line for a tier's games (and, ``verbose``, each game's messages first)."""
+    if verbose:
+        for f in figures:
+            for m in f.messages:
+                print(f"  {f.tier} seed {f.seed}: {m}", flush=True)
+    print(describe(figures, fps), flush=True)
+
+
 def describe(figures: list[GameVideoFigures], fps: int) -> str:
     """One line for a tier's games together."""
     f0 = figures[0]
@@ -389,13 +431,13 @@ def describe(figures: list[GameVideoFigures], fps: int) -> str:
 def bench_game_videos(tiers=("easy", "hard"), seeds=(5,), turns: int = 2, fps: int = 12,
                       size: tuple[int, int] = FRAME_SIZE, hold_untouched: bool = True, settle: bool = True,
                       board_print: PrintedBoard | None = None, partial: bool = True,
-                      record: Path | None = None) -> dict:
+                      record: Path | None = None, verbose: bool = False) -> dict:
     """Every game of ``seeds`` on each tier (on ``board_print`` when given); prints one line per
-    tier and returns the figures. ``record``: a folder to record each game in, for
-    :func:`vision.game_recording.bench_replays`."""
+    tier (and, ``verbose``, each verdict and missed or phantom change) and returns the figures.
+    ``record``: a folder to record each game in, for :func:`vision.game_recording.bench_replays`."""
     out = {}
     for tier in tiers:
         out[tier] = [play_game_video(tier, s, turns, fps, size, hold_untouched, settle, board_print, partial, record)
                      for s in seeds]
-        print(describe(out[tier], fps), flush=True)
+        print_games(out[tier], fps, verbose)
     return out

@@ -80,9 +80,10 @@ def replay_recording(path: Path):
     return figures, header["fps"]
 
 
-def bench_replays(folder: Path) -> dict:
-    """Replay every game recorded in ``folder``; print one line per tier, as the bench does."""
-    from vision.game_bench import describe
+def bench_replays(folder: Path, verbose: bool = False) -> dict:
+    """Replay every game recorded in ``folder``; print one line per tier, as the bench does
+    (and, ``verbose``, each verdict and missed or phantom change)."""
+    from vision.game_bench import print_games
     paths = sorted(Path(folder).glob("*.jsonl")) if Path(folder).is_dir() else []
     if not paths:
         raise RecordingError(f"no game recordings (*.jsonl) in {folder}")
@@ -93,7 +94,7 @@ def bench_replays(folder: Path) -> dict:
         by_tier.setdefault(figures.tier, []).append(figures)
     for tier in ("easy", "medium", "hard"):
         if tier in by_tier:
-            print(describe(sorted(by_tier[tier], key=lambda f: f.seed), fps), flush=True)
+            print_games(sorted(by_tier[tier], key=lambda f: f.seed), fps, verbose)
     return by_tier
 
 
