@@ -149,6 +149,20 @@ def test_regions_the_camera_doubts_are_outlined_until_a_player_counts_them(brows
     live.correct(doubtful, {colour: pieces})
     wait_for(lambda: outlined() == {hidden})
     assert browser.find_element(By.ID, "check").text == "1 to check"
+    # the hidden province was never seen (unseen from the first commit): the tablet asks for its
+    # count, and its button opens the correction form for it
+    title = browser.find_element(By.CSS_SELECTOR, f"#r-{hidden} title").get_attribute("textContent")
+    assert "never seen by the camera" in title and "last count kept" not in title
+    prompt = browser.find_element(By.ID, "unknown")
+    assert prompt.is_displayed() and "no count is known there" in prompt.text
+    prompt.find_element(By.CSS_SELECTOR, f'button[data-region="{hidden}"]').click()
+    wait_for(lambda: browser.find_element(By.ID, "correct").is_displayed())
+    assert browser.find_element(By.ID, "correct-title").text.endswith(live.game.board.name(hidden))
+    browser.find_element(By.CSS_SELECTOR, '#correct button[value="cancel"]').click()
+    live.correct(hidden, state.to_dict()["regions"][hidden])     # a player sets it: no longer asked for
+    wait_for(lambda: not prompt.is_displayed())
+    title = browser.find_element(By.CSS_SELECTOR, f"#r-{hidden} title").get_attribute("textContent")
+    assert "not seen by the camera: last count kept" in title
     # the camera side's notice (the light has changed a lot) shows in the status bar until it clears
     notice = browser.find_element(By.ID, "camera-notice")
     assert not notice.is_displayed()

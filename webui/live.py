@@ -482,6 +482,10 @@ class LiveGame:
             "moved": sorted(r for r, o in self.overrides.items() if o.moved),
             # counts a rule questioned that still read so and nobody has set: the map marks them for a check
             "questioned": sorted(still_questioned(g.questioned, self.overrides)),
+            # regions the camera has never shown since the tracker began following (a card over them
+            # from the first commit) and no player has set: no count is known there (the camera
+            # commits none, so the scores count them empty), so the tablet asks for their counts
+            "unknown": sorted(r for r in g.unknown if r not in self.overrides),
             "t": time.time(),
             # arena-paid power centres the camera has not seen placed: the tablet asks where they stand
             "centres_owed": [o.to_dict() for o in g.centres_owed()],

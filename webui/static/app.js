@@ -38,6 +38,7 @@ function strength(pieces) { return Object.entries(geo.values || { legionary: 1, 
 // regions the camera is unsure of (below the tracker's LOW_CONFIDENCE), cannot see, or read as a rule
 // questioned (tracker.overrides.to_check): a player should look
 function doubtOf(state, rid) {
+  if (view && (view.unknown || []).includes(rid)) return "never seen by the camera: no count is known here (set it)";
   if (state && (state.unseen || []).includes(rid)) return "not seen by the camera: last count kept";
   if (view && (view.guessed || []).includes(rid)) return "the camera sees no legionary here: the rules keep one (check the count)";
   if (view && (view.moved || []).includes(rid)) return "pieces were moved here since its count was set by hand or by the rules, and the camera still reads what it read then: check the count";
@@ -117,6 +118,7 @@ function render(v) {
   }
   if (v.current) sel.value = v.current;
   renderOwed(v);
+  renderUnknown(v);
   const events = $("#events"); events.innerHTML = "";
   const verdicts = $("#verdicts"); verdicts.innerHTML = "";
   for (const snap of v.recent || []) {
@@ -164,6 +166,25 @@ function renderOwed(v) {
     p.append(o.count === 1 ? "Where is it? " : "Where is one? ", pick, " ", mark);
     box.appendChild(p);
   }
+}
+
+// regions the camera has never seen (something lay over them from the first commit): the camera
+// commits nothing there, so the scores count them empty until a player sets their counts or the
+// camera sees them
+function renderUnknown(v) {
+  const box = $("#unknown"), unknown = v.unknown || [];
+  box.innerHTML = "";
+  box.hidden = !unknown.length;
+  if (!unknown.length) return;
+  const names = unknown.map(r => geo.names[r]);
+  const one = unknown.length === 1;
+  const p = el("p", {}, `The camera has never seen ${names.join(", ")}: no count is known there, and the scores take ${one ? "it" : "them"} as the map shows ${one ? "it" : "them"}. Set ${one ? "its count" : "their counts"}, or uncover ${one ? "it" : "them"}. `);
+  for (const rid of unknown) {
+    const set = el("button", { type: "button", "data-region": rid }, `Set ${geo.names[rid]}`);
+    set.addEventListener("click", () => openCorrection(rid));
+    p.append(set, " ");
+  }
+  box.appendChild(p);
 }
 
 function openCorrection(rid) {
