@@ -387,11 +387,33 @@ class TestSetupSettlement:
         assert settle_setup(read, setup_plan(board, P3)) == {black: ({"blue": {"legionary": 3}},
                                                                      {"blue": {"legionary": 2}})}
 
-    def test_regions_the_camera_cannot_see_are_not_settled(self, board):
+    def test_a_count_the_camera_keeps_where_it_cannot_see_is_not_settled(self, board):
         legal = self._read(P3)
-        red, blue = self._of(legal, "red")[0], self._of(legal, "blue")[0]
-        read = self._read(P3, {red: {"red": {"legionary": 1}}, blue: None}, unseen=[red, blue])
+        red = self._of(legal, "red")[0]
+        read = self._read(P3, {red: {"red": {"legionary": 1}}}, unseen=[red])
         assert settle_setup(read, setup_plan(board, P3)) == {}
+
+    def test_a_province_never_seen_goes_to_the_only_army_short_by_exactly_what_is_unaccounted_3_9(self, board):
+        """A card over provinces when the game starts: the camera has no count there. Where one army
+        lacks exactly the provinces read empty and not seen, every one of them is its own."""
+        plan = setup_plan(board, P3)
+        legal = self._read(P3)
+        red, blue = self._of(legal, "red")[0], self._of(legal, "blue", 2)
+        read = self._read(P3, {red: {"red": {"legionary": 1}}, blue[0]: None}, unseen=[red, blue[0]])
+        assert settle_setup(read, plan) == {blue[0]: ({}, {"blue": {"legionary": 2}})}
+        read = self._read(P3, {blue[0]: None, blue[1]: None}, unseen=[blue[0]])      # one not seen, one read empty
+        assert settle_setup(read, plan) == {b: ({}, {"blue": {"legionary": 2}}) for b in blue}
+        v = settled_verdict(board, settle_setup(read, plan), read.unseen)
+        assert (f"{board.name(blue[0])} not seen, taken as 2 blue legionaries" in v.message
+                and f"{board.name(blue[1])} read as nothing, taken as 2 blue legionaries" in v.message)
+        # two armies short: whose is the province under the card?
+        yellow = self._of(legal, "yellow")[0]
+        read = self._read(P3, {blue[0]: None, yellow: None}, unseen=[blue[0], yellow])
+        assert settle_setup(read, plan) == {}
+        # blue short by one more than is unaccounted for, a blue pair read in red's colour: red
+        # holds one beyond its share, so the province not seen may be red's and that pair blue's
+        read = self._read(P3, {blue[0]: None, blue[1]: {"red": {"legionary": 2}}}, unseen=[blue[0]])
+        assert blue[0] not in settle_setup(read, plan)
 
     def test_four_players_settle_the_neutral_groups_at_3_3_4(self, board):
         players = P3 + ("green",)

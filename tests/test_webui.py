@@ -121,30 +121,45 @@ class TestLiveGame:
         live.store.close()
 
     def test_a_region_never_seen_is_asked_for_until_a_player_sets_it_or_the_camera_sees_it(self, tmp_path):
-        """A card over a province from the first commit: no count is known there, and the scores
-        count it empty, so the view lists it as unknown (the tablet asks for its count), through a
-        restart, until a player sets it (undo asks again) or the camera first sees it."""
+        """A card over two provinces of two armies from the first commit: no count is known there
+        (the set-up rules cannot tell whose each is), and the scores count them empty, so the view
+        lists them as unknown (the tablet asks for their counts), through a restart, until a
+        player sets them (undo asks again) or the camera first sees them."""
         live = LiveGame.open(Store(tmp_path / "u"), PLAYERS, resume=False)
         states = game_states(2)
+        a = sorted(states[0].owners)[2]
+        b = next(p for p in sorted(states[0].owners) if states[0].owners[p] not in (states[0].owners[a], "neutral")
+                 and states[0].owners[p] in PLAYERS)
+        colour, right = states[0].owners[a], states[0].to_dict()["regions"][a]
+        d = states[0].to_dict()
+        for p in (a, b):
+            d["regions"].pop(p)
+        d["unseen"] = sorted([a, b])
+        view = live.commit(ObservedState.from_dict(d))
+        assert view["unknown"] == sorted([a, b])
+        assert live.game.score(colour).province_count == len(states[0].provinces_of(colour)) - 1
+        assert live.commit(ObservedState.from_dict(d))["unknown"] == sorted([a, b])   # still under the card
+        live.store.close()
+        live = LiveGame.open(Store(tmp_path / "u"), PLAYERS)              # a restart replays the game
+        assert live.view()["unknown"] == sorted([a, b])
+        view = live.correct(a, right)
+        assert view["unknown"] == [b] and live.game.score(colour).province_count == len(states[0].provinces_of(colour))
+        assert live.commit(ObservedState.from_dict(d))["unknown"] == [b]      # the set count stands
+        assert live.undo()["unknown"] == sorted([a, b])
+        view = live.commit(states[0])                                      # the card lifted: seen at last
+        assert view["unknown"] == [] and live.game.state.same_counts(states[0])
+        live.store.close()
+
+    def test_a_province_never_seen_that_only_one_army_can_hold_is_settled_by_the_set_up_rules(self, live):
+        states = game_states(1)
         hidden = sorted(states[0].owners)[2]
-        colour, right = states[0].owners[hidden], states[0].to_dict()["regions"][hidden]
         d = states[0].to_dict()
         d["regions"].pop(hidden)
         d["unseen"] = [hidden]
         view = live.commit(ObservedState.from_dict(d))
-        assert view["unknown"] == [hidden]
-        assert live.game.score(colour).province_count == len(states[0].provinces_of(colour)) - 1
-        assert live.commit(ObservedState.from_dict(d))["unknown"] == [hidden]     # still under the card
-        live.store.close()
-        live = LiveGame.open(Store(tmp_path / "u"), PLAYERS)              # a restart replays the game
-        assert live.view()["unknown"] == [hidden]
-        view = live.correct(hidden, right)
-        assert view["unknown"] == [] and live.game.score(colour).province_count == len(states[0].provinces_of(colour))
-        assert live.commit(ObservedState.from_dict(d))["unknown"] == []       # the set count stands
-        assert live.undo()["unknown"] == [hidden]
-        view = live.commit(states[0])                                      # the card lifted: seen at last
         assert view["unknown"] == [] and live.game.state.same_counts(states[0])
-        live.store.close()
+        (note,) = [v for v in view["latest"]["verdicts"] if v["rule"] == "§3.9"]
+        assert note["regions"] == [hidden] and f"{live.game.board.name(hidden)} not seen, taken as" in note["message"]
 
     def test_set_up_counts_the_rules_fix_stand_over_the_camera_until_undone(self, tmp_path):
         store = Store(tmp_path / "s")

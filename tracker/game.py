@@ -680,7 +680,7 @@ class Game(TurnFollower):
         # a followed set-up tells which pair was placed in another player's turn
         turn_of = misplaced(self.placement_log, state, self.plan) if self.placing else {}
         settled = settle_setup(state, self.plan, turn_of)
-        overrides, notes = self._settled(settled)
+        overrides, notes = self._settled(settled, lambda board, s: settled_verdict(board, s, state.unseen))
         read = state.to_dict()["regions"]
         overrides.update((r, Override(None, read.get(r, {}), copy.deepcopy(read.get(r, {})), vouched=True))
                          for r in sorted(vouched_setup(state, self.plan, turn_of) - set(settled)))

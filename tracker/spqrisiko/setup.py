@@ -208,15 +208,20 @@ def settle_setup(state: ObservedState, plan: SetupPlan, turn_of: dict[str, str] 
       player whose turn a pair took in another's colour,
       :func:`tracker.spqrisiko.setup_turns.misplaced`);
     - a province read empty is given to the one army short of provinces, when no other army
-      is short and it lacks at least as many as are read empty.
+      is short and it lacks at least as many as are read empty;
+    - so is a province the camera has not seen, with nothing read there (a card over it when the
+      game starts, before the camera had any count to keep), when that army lacks exactly as
+      many as are read empty and not seen: no army then holds a province beyond its share, so
+      every province unaccounted for is the short army's. Where several armies are short, it
+      stays unknown, and the dashboard asks the players for its count.
 
     The caller vouches that the set-up is done (the game starts on it, as
     :meth:`tracker.game.Game.start` says). Even so, nothing is settled unless at least
     :data:`SETTLE_SHARE` of the provinces already read exactly as the set-up leaves them and no
     more than :data:`SETTLE_STRAYS` provinces beyond the armies' shares, or seas with pieces,
-    are read; nor in a region the camera could not see. The caller shows the players what was
-    settled (:func:`settled_verdict`), so that a set-up really made otherwise is put right on
-    the table, or the settlement undone.
+    are read; nor in a region the camera could not see where it keeps a count. The caller shows
+    the players what was settled (:func:`settled_verdict`), so that a set-up really made
+    otherwise is put right on the table, or the settlement undone.
     """
     found = _armies_of_setup(state, plan, turn_of)
     if found is None:
@@ -230,11 +235,20 @@ def settle_setup(state: ObservedState, plan: SetupPlan, turn_of: dict[str, str] 
             settled[p] = (read[p], want)
     settled.update(_fleets_read(state))
     free, short = _unheld(state, held, provinces)
-    if free and len(short) == 1 and sum(short.values()) >= len(free):
-        colour = next(iter(short))
-        for p in free:
+    unknown = unseen_free(state)
+    if len(short) == 1:
+        colour, lacking = next(iter(short.items()))
+        given = free if lacking >= len(free) else []
+        if lacking == len(free) + len(unknown):
+            given = free + unknown
+        for p in given:
             settled[p] = (read.get(p, {}), setup_garrison(colour, plan))
     return settled
+
+
+def unseen_free(state: ObservedState) -> list[str]:
+    """The provinces the camera has not seen and reads nothing in: no count is kept there."""
+    return [p for p in state.board.provinces if p in state.unseen and p not in state.regions]
 
 
 def settle_placements(prev: ObservedState, state: ObservedState, plan: SetupPlan) -> dict[str, tuple[dict, dict]]:
@@ -433,12 +447,12 @@ def _are(things) -> str:
     return "is" if len(things) == 1 else "are"
 
 
-def settled_verdict(board: Board, settled: dict[str, tuple[dict, dict]]) -> Verdict:
+def settled_verdict(board: Board, settled: dict[str, tuple[dict, dict]], unseen=frozenset()) -> Verdict:
     """The warning that tells the table which counts the set-up rules settled, and what the
-    camera read there, so that the players can look."""
+    camera read there (nothing where it could not see: ``unseen``), so that the players can look."""
     pieces = board.pieces.describe
-    detail = "; ".join(f"{board.name(r)} read as {pieces(read)}, taken as {pieces(value)}"
-                       for r, (read, value) in sorted(settled.items()))
+    detail = "; ".join(f"{board.name(r)} {'not seen' if r in unseen else 'read as ' + pieces(read)}, taken as "
+                       f"{pieces(value)}" for r, (read, value) in sorted(settled.items()))
     return Verdict.warning("§3.9", f"the camera's reading of {counted(len(settled), 'region')} differs from what the set-up "
                                    f"leaves there, and the set-up's counts were taken: check {detail}",
                            tuple(sorted(settled)))
