@@ -261,6 +261,32 @@ class TestNeutralGroups:
         assert in_order(9, five) == [] and not five.game.placing and five.game.current == "red"
 
 
+class TestUnknownAtTheStart:
+    def test_a_region_seen_while_the_setup_was_followed_is_known_when_the_game_starts_under_a_card(self):
+        """A card over a sea from the empty board on, and over the first pair as the last is
+        placed (the camera keeps that pair's count): the game starts with the sea unknown, never
+        seen, and the pair known."""
+        players = ("red", "blue", "yellow", "green")
+        t = Table(players)
+        sea = sorted(load_board().seas)[0]
+        t.hidden = {sea}
+        t.game.begin_setup(t.state())
+        in_order(8, t)
+        for c in players[:-1]:
+            t.commit(c)
+        first = next(p for p in PROVINCES if p in t.placed and p != t.game.plan.fixed_neutral)
+        t.put(players[-1])
+        d = t.state().to_dict()
+        d["unseen"] = sorted({sea, first})                  # its count kept, as the pipeline keeps it
+        t.game.observe_setup(ObservedState.from_dict(d))
+        assert not t.game.placing and t.game.current == "red"
+        assert t.game.unknown == {sea}
+        # a game the tracker begins following with the same board: neither was ever shown
+        fresh = Game(players)
+        fresh.start(ObservedState.from_dict(d))
+        assert fresh.unknown == {sea, first}
+
+
 class TestFirstBoard:
     """Piles on the set-up's first board that no placement leaves (§3.7)."""
 

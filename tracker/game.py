@@ -318,10 +318,11 @@ class TurnFollower:
         which was checked without the regions the camera could not see."""
         raise NotImplementedError
 
-    def _follow_from(self, state: ObservedState) -> None:
-        """Begin following on ``state``: the regions it marks unseen are not known yet (``unknown``)."""
+    def _follow_from(self, state: ObservedState, known: frozenset[str] = frozenset()) -> None:
+        """Begin following on ``state``: the regions it marks unseen are not known yet (``unknown``),
+        but those ``known`` from before (seen while the set-up was followed, their counts kept)."""
         self.state = state
-        self.unknown = set(state.unseen)
+        self.unknown = set(state.unseen) - known
 
     def question(self, state: ObservedState, verdicts: Sequence[Verdict], changed: set[str] = frozenset()) -> None:
         """Ask the table to check the counts a rule questions, for as long as the camera reads
@@ -589,6 +590,9 @@ class Game(TurnFollower):
         #: occupied first, read in another colour, hidden; :func:`tracker.spqrisiko.setup_turns.turn_verdicts`
         #: reads the order of play from it)
         self.placement_log: list[SetupCommit] = []
+        #: the regions some commit showed while the set-up was followed: the camera keeps their
+        #: counts when a card or a hand lies over them as the game starts, so they are not unknown
+        self.seen_in_setup: set[str] = set()
         self.board = load_board(board_id)
         self.plan: SetupPlan = setup_plan(self.board, self.players, options)
         self.vp = {c: 0 for c in self.players}
@@ -606,8 +610,9 @@ class Game(TurnFollower):
         #: since without a violation about them
         self.centres_held: set[str] = set()
         #: regions the tracker has never been shown: marked unseen when it began following the
-        #: game (a hand, a cup or a card over them) and ever since. The pipeline had no earlier
-        #: count to keep for them, so their counts in ``state`` are no reading at all.
+        #: game (a hand, a cup or a card over them), not seen while the set-up was followed, and
+        #: unseen ever since. The pipeline had no earlier count to keep for them, so their counts
+        #: in ``state`` are no reading at all (the dashboard asks the players for them).
         self.unknown: set[str] = set()
         #: counts a rule questioned, marked for a check while the camera reads them so (:meth:`question`)
         self.questioned: dict[str, dict] = {}
@@ -664,7 +669,7 @@ class Game(TurnFollower):
         if first not in self.players:
             raise GameError(f"first player '{first}' is not among the players")
         verdicts = validate_setup(state, self.plan) if round_no == 1 else []
-        self._follow_from(state)
+        self._follow_from(state, frozenset(self.seen_in_setup))
         self.question(state, verdicts)
         self.centres_held = set(state.centres)     # a game resumed mid-way: the board's centres stand
         self.round_no = round_no
@@ -738,6 +743,7 @@ class Game(TurnFollower):
         self.setup_state = state
         self.state = state
         self.placement_log = [SetupCommit.of(None, state, set())]
+        self.seen_in_setup = set(self.board.regions) - state.unseen
         verdicts = soften_low_confidence(self._setup_verdicts(None, state), state, state)
         verdicts += self._order_verdicts(state)
         self.question(state, verdicts)
@@ -793,6 +799,7 @@ class Game(TurnFollower):
         verdicts = soften_low_confidence(self._setup_verdicts(judged_from, state), state, state)
         logged = {p for c in self.placement_log for p in c.occupied}
         self.placement_log.append(SetupCommit.of(prev, state, logged))
+        self.seen_in_setup |= set(self.board.regions) - state.unseen
         verdicts += self._order_verdicts(state)
         self.state = state
         self.question(state, verdicts, state.changed_regions(prev))
