@@ -274,11 +274,16 @@ def _camera_rounds(index: int):
 
 
 def _photo_rounds(args: argparse.Namespace):
-    """The photos a calibration may read: those given, once; or the camera's rounds of frames."""
-    if bool(args.image) == (args.camera is not None):
-        raise GameError("give either photos of the empty board or --camera N")
+    """The photos a calibration may read: those given, once; the first seconds of a recorded
+    video, once; or the camera's rounds of frames."""
+    if sum((bool(args.image), args.camera is not None, args.video is not None)) != 1:
+        raise GameError("give either photos of the empty board, --camera N or --video FILE")
     if args.image:
         yield [_read_image(path) for path in args.image]
+        return
+    if args.video is not None:
+        from vision.frames import video_start_frames
+        yield video_start_frames(Path(args.video))
         return
     yield from _camera_rounds(args.camera)
 
@@ -323,9 +328,9 @@ def _calibrated(args: argparse.Namespace, players: tuple, anchors) -> _Calibrate
                     raise
                 print(f"{exc}: keeping the round read before", file=sys.stderr)
                 break
-            last = bool(args.image) or k == CAMERA_ROUNDS
-            if args.camera is not None and len(photos) < FEWEST:
-                photos = photos[-1:]        # the camera stopped delivering: its last frame alone
+            last = args.camera is None or k == CAMERA_ROUNDS
+            if not args.image and len(photos) < FEWEST:
+                photos = photos[-1:]        # the camera stopped delivering (the video ended): its last frame alone
             image = composed_photo(photos)
             try:
                 profile = calibrate(image, art, args.board, players, anchors)
@@ -739,24 +744,35 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     from calibration.profile import CalibrationError, CalibrationProfile
     from vision.pipeline import Pipeline
-    from vision.frames import NewestFrame, camera_frames
+    from vision.frames import NewestFrame, VideoFile, camera_frames
     from webui.app import create_app
     from webui.live import LiveGame
-    from webui.loop import feed
+    from webui.loop import feed, say
     from webui.store import Store
 
     players = _players(args.players) or []
     from tracker.spqrisiko.setup import check_players
     check_players(players)
     profile = CalibrationProfile.load(Path(args.calibration), args.board)
-    frames = camera_frames(args.camera, size=tuple(profile.image_size))
+    if args.video is not None and args.camera is not None:
+        raise GameError("give either --camera N or --video FILE")
+    if args.no_serve and args.video is None:
+        raise GameError("--no-serve is for --video FILE: a live camera's game is followed on the dashboard")
+    video = VideoFile(Path(args.video)) if args.video is not None else None
+    if video is not None:               # a recorded film of the table: every frame read, at its own pace
+        frames, source = video, f"video {args.video}"
+    else:
+        camera = _or(args.camera, 0)
+        frames, source = camera_frames(camera, size=tuple(profile.image_size)), f"camera {camera}"
     first = next(frames)
     if first is not None and tuple(first.shape[1::-1]) != tuple(profile.image_size):
-        raise CalibrationError(f"camera {args.camera} delivers {first.shape[1]}x{first.shape[0]} frames, the "
+        raise CalibrationError(f"{source} delivers {first.shape[1]}x{first.shape[0]} frames, the "
                                f"calibration was made at {profile.image_size[0]}x{profile.image_size[1]}: "
-                               "calibrate again from this camera")
+                               f"calibrate again from this {source.split()[0]}")
     store = Store(Path(args.record))
-    live = LiveGame.open(store, players, args.ruleset, args.target)
+    # a camera's game resumes after a restart; a video is followed from its start, as a new game
+    # beside those the recording holds
+    live = LiveGame.open(store, players, args.ruleset, args.target, resume=video is None)
     live.profile, live.profile_path = profile, Path(args.calibration)
     stop = threading.Event()
     pipeline = Pipeline(profile, which=args.detector)
@@ -765,8 +781,22 @@ def cmd_run(args: argparse.Namespace) -> int:
         yield first
         yield from frames
 
-    # the loop counts about ten frames a second of the camera's thirty: it takes the newest each time
-    worker = threading.Thread(target=feed, args=(live, pipeline, NewestFrame(frames_again()), stop), daemon=True)
+    def follow_video(log=None) -> None:
+        summary = feed(live, pipeline, frames_again(), stop, log=log)
+        if stop.is_set():
+            return
+        cut = (f" (cut short: {video.passed} of the {video.total} frames it says it holds)"
+               if video.cut_short else "")
+        say(f"-- the video has ended{cut}: {summary['frames']} frames read, {summary['commits']} committed "
+            f"states; VP " + ", ".join(f"{c} {v}" for c, v in live.game.vp.items()) + f"; recorded in {args.record}")
+
+    if video is not None and args.no_serve:
+        follow_video(log=say)
+        return 0
+    if video is not None:
+        worker = threading.Thread(target=follow_video, daemon=True)
+    else:   # the loop counts about ten frames a second of the camera's thirty: it takes the newest each time
+        worker = threading.Thread(target=feed, args=(live, pipeline, NewestFrame(frames_again()), stop), daemon=True)
     worker.start()
     token = None
     host = "127.0.0.1"
@@ -1066,6 +1096,9 @@ def build_parser() -> argparse.ArgumentParser:
                                             "of them is taken out")
     p.add_argument("--camera", type=int, help="take the photo from this camera instead (its frames over a few "
                                               "seconds, composed)")
+    p.add_argument("--video", metavar="FILE", help="take the photo from the first seconds of a recorded video of "
+                                                   "the table instead (their frames composed): film the empty "
+                                                   "board first")
     p.add_argument("--board", default="spqrisiko")
     p.add_argument("--players", help="colours of the score markers on box 0, e.g. red,blue,yellow")
     p.add_argument("-o", "--output", required=True)
@@ -1130,12 +1163,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--target", type=int, default=None)
     p.set_defaults(func=cmd_narrate)
 
-    p = sub.add_parser("run", help="follow a live game from a camera and serve the dashboard")
-    p.add_argument("--camera", type=int, default=0)
-    p.add_argument("--calibration", required=True)
-    p.add_argument("--players", required=True)
+    p = sub.add_parser("run", help="follow a live game from a camera (or a recorded video of one) and serve the "
+                                   "dashboard")
+    p.add_argument("--camera", type=int, help="the camera's index (default 0)")
+    p.add_argument("--video", metavar="FILE", help="follow a recorded video of the table instead of a camera: "
+                                                   "every frame read in order, at about 12 a second, as a new "
+                                                   "game in the recording")
+    p.add_argument("--no-serve", action="store_true", help="with --video: print the events and verdicts as they "
+                                                           "are committed, then the victory points, and stop")
+    p.add_argument("--calibration", required=True, metavar="CAL.json", help="the calibration made by augur "
+                                                                            "calibrate at this table")
+    p.add_argument("--players", required=True, help="the players' colours in the order of play, e.g. red,blue,yellow")
     p.add_argument("--ruleset", default="2005")
-    p.add_argument("--target", type=int)
+    p.add_argument("--target", type=int, help="the victory points that win the game")
     p.add_argument("--board", default="spqrisiko")
     p.add_argument("--record", default="augur-game", help="folder of the recording (resumed if it exists)")
     p.add_argument("--port", type=int, default=8350)
@@ -1171,6 +1211,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     except BrokenPipeError:
         return 0
+    except KeyboardInterrupt:       # Ctrl-C: what was recorded is committed as it came; no traceback
+        print("augur: stopped", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

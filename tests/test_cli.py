@@ -49,6 +49,16 @@ class TestScoreCommand:
 
 
 class TestBadInput:
+    def test_ctrl_c_stops_a_command_with_one_line_not_a_traceback(self):
+        import signal
+        import time
+        proc = subprocess.Popen([sys.executable, "-m", "augur", "bench", "tracker", "--games", "500"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)     # minutes of work
+        time.sleep(3)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130 and err.strip() == "augur: stopped", err
+
     @pytest.mark.parametrize("content, fragment", [
         ('{"regions": {"atlantis": {}}}', "unknown region"),
         ('{"regions": {"baetica": {"pink": {"legionary": 1}}}}', "unknown colour"),
@@ -333,6 +343,91 @@ class TestDemo:
         out = bench_real_time_commit(limit=20, folder=str(ensure_default_video()), partial=False)
         assert out["frames"] == 20 and out["moves"] == 0
         assert "[real time] the demo video at 12 frames/s" in capsys.readouterr().out
+
+
+class TestFollowAVideo:
+    """``augur calibrate --video`` and ``augur run --video``: a film of the table, recorded by a
+    phone say, followed as a camera's frames would be. The film here is the demo's: three
+    seconds of the empty board, then its game's first frames, written at 24 frames a second
+    (each frame twice), read back at 12."""
+
+    FRAMES = 150
+
+    @pytest.fixture(scope="class")
+    def film(self, demo_cache, tmp_path_factory):
+        import cv2
+        from vision.synth.video import ensure_default_video
+        folder = ensure_default_video()
+        empty = cv2.imread(str(folder / "calibration.jpg"))
+        h, w = empty.shape[:2]
+        path = tmp_path_factory.mktemp("film") / "table.avi"
+        out = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 24, (w, h))
+        for _ in range(72):
+            out.write(empty)
+        for f in sorted((folder / "frames").glob("*.jpg"))[: self.FRAMES]:
+            img = cv2.imread(str(f))
+            out.write(img)
+            out.write(img)
+        out.release()
+        small = path.with_name("small.avi")
+        out = cv2.VideoWriter(str(small), cv2.VideoWriter_fourcc(*"MJPG"), 12, (w // 2, h // 2))
+        for _ in range(3):
+            out.write(cv2.resize(empty, (w // 2, h // 2)))
+        out.release()
+        return path, small
+
+    def test_a_film_is_calibrated_on_its_first_seconds_and_followed_to_its_end(self, film, tmp_path):
+        from webui.store import Store
+        path, _ = film
+        cal = tmp_path / "cal.json"
+        proc = run("calibrate", "--video", str(path), "-o", str(cal))
+        assert proc.returncode == 0 and "composed of 9 frames" in proc.stdout, proc.stderr
+        follow = ("run", "--video", str(path), "--calibration", str(cal), "--players", "red,blue,yellow,green",
+                  "--record", str(tmp_path / "rec"), "--no-serve")
+        proc = run(*follow)
+        assert proc.returncode == 0, proc.stderr
+        summary = re.search(r"-- the video has ended: (\d+) frames read, (\d+) committed states", proc.stdout)
+        assert summary and int(summary[1]) == 36 + self.FRAMES, proc.stdout
+        # the empty board, the set-up on it, then red's first turn: placed, and the attack on Numidia
+        assert " occupies " in proc.stdout and "red places 3 legionaries in Mauretania" in proc.stdout
+        assert "red attacks Numidia" in proc.stdout
+        store = Store(tmp_path / "rec")
+        first = store.last_game()
+        assert len(store.snapshots(first["id"])) == int(summary[2]) >= 3
+        store.close()
+        # followed again into the same recording: a new game beside the first, which stays whole
+        assert run(*follow).returncode == 0
+        store = Store(tmp_path / "rec")
+        assert store.last_game()["id"] != first["id"] and len(store.snapshots(first["id"])) == int(summary[2])
+        store.close()
+
+    def test_a_film_cut_short_is_followed_as_far_as_it_goes_and_said_so(self, film, tmp_path):
+        path, _ = film
+        cal = tmp_path / "cal.json"
+        assert run("calibrate", "--video", str(path), "-o", str(cal)).returncode == 0
+        cut = tmp_path / "cut.avi"
+        cut.write_bytes(path.read_bytes()[: path.stat().st_size // 3])
+        proc = run("run", "--video", str(cut), "--calibration", str(cal), "--players", "red,blue,yellow,green",
+                   "--record", str(tmp_path / "rec"), "--no-serve")
+        assert proc.returncode == 0 and "the video has ended (cut short: " in proc.stdout, proc.stderr
+
+    def test_a_bad_film_is_one_line_and_records_nothing(self, film, tmp_path):
+        path, small = film
+        cal = tmp_path / "cal.json"
+        assert run("calibrate", "--video", str(path), "-o", str(cal)).returncode == 0
+        (tmp_path / "notes.avi").write_text("not a film")
+        for video, said in ((tmp_path / "none.avi", "no such video"), (tmp_path / "notes.avi", "not a video"),
+                            (small, "delivers 640x360 frames, the calibration was made at 1280x720: calibrate "
+                                    "again from this video")):
+            proc = run("run", "--video", str(video), "--calibration", str(cal), "--players", "red,blue,yellow",
+                       "--record", str(tmp_path / "rec"), "--no-serve")
+            err = proc.stderr.strip()
+            assert proc.returncode == 2 and said in err and len(err.splitlines()) == 1, err
+            assert not (tmp_path / "rec").exists()
+        proc = run("calibrate", "--video", str(tmp_path / "notes.avi"), "-o", str(tmp_path / "x.json"))
+        assert proc.returncode == 2 and "not a video" in proc.stderr
+        proc = run("run", "--calibration", str(cal), "--players", "red,blue,yellow", "--no-serve")
+        assert proc.returncode == 2 and "--no-serve is for --video" in proc.stderr
 
 
 class TestOtherRulesets:

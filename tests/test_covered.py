@@ -6,7 +6,6 @@ import sys
 
 import cv2
 import numpy as np
-import pytest
 
 from calibration.covered import (COVERED_AREA, LINED_UP, WINDOW, CoveredMap, area_needed, covered_map, covered_notice,
                                  profile_covered)

@@ -100,6 +100,59 @@ class TestVideoFrames:
         assert len(list(video_frames(tmp_path, fps=20, realtime=False, limit=2))) == 2
 
 
+def write_video(path, levels, fps, size=(64, 48), grain: int = 0):
+    """A small MJPG video whose frame ``i`` is grey at ``levels[i]`` (with seeded ``grain``, which
+    makes each frame's JPEG far larger than the file's header)."""
+    import cv2
+    rng = np.random.default_rng(0)
+    out = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), fps, size)
+    for level in levels:
+        noise = rng.integers(-grain, grain + 1, (size[1], size[0], 3)) if grain else np.zeros((size[1], size[0], 3))
+        out.write(np.clip(level + noise, 0, 255).astype(np.uint8))
+    out.release()
+    return path
+
+
+class TestVideoFile:
+    """``augur run --video`` / ``augur calibrate --video``: a recorded film of the table."""
+
+    def test_a_video_is_read_in_order_at_about_twelve_frames_a_second(self, tmp_path):
+        from vision.frames import VideoFile
+        levels = [10 * i for i in range(20)]
+        video = VideoFile(write_video(tmp_path / "v.avi", levels, fps=24))
+        got = [int(f.mean()) for f in video]
+        assert video.step == 2 and len(got) == 10
+        assert all(abs(g - want) <= 2 for g, want in zip(got, levels[::2]))
+        assert video.total == 20 and not video.cut_short
+        same = VideoFile(write_video(tmp_path / "w.avi", levels, fps=12))
+        assert same.step == 1 and len(list(same)) == 20
+
+    def test_a_video_cut_short_ends_where_its_frames_stop_and_says_so(self, tmp_path):
+        from vision.frames import VideoFile
+        path = write_video(tmp_path / "v.avi", [10 * i for i in range(20)], fps=12, size=(320, 240), grain=40)
+        data = path.read_bytes()
+        path.write_bytes(data[: len(data) // 2])
+        video = VideoFile(path)
+        got = list(video)
+        assert 0 < len(got) < 20 and video.cut_short
+
+    def test_a_missing_or_unreadable_video_is_refused_in_one_line(self, tmp_path):
+        from vision.frames import VideoFile, VideoUnreadable
+        with pytest.raises(VideoUnreadable, match="no such video"):
+            VideoFile(tmp_path / "none.avi")
+        (tmp_path / "text.avi").write_text("not a film")
+        with pytest.raises(VideoUnreadable, match="not a video"):
+            next(iter(VideoFile(tmp_path / "text.avi")))
+
+    def test_the_calibration_takes_frames_spread_over_the_first_three_seconds(self, tmp_path):
+        from vision.frames import CALIBRATION_FRAMES, video_start_frames
+        path = write_video(tmp_path / "v.avi", [2 * i for i in range(120)], fps=24)     # five seconds
+        got = [int(f.mean()) for f in video_start_frames(path)]
+        assert len(got) == CALIBRATION_FRAMES and got[0] <= 2
+        assert all(abs(b - a - 2 * 8) <= 2 for a, b in zip(got, got[1:]))      # one frame in 8 (a third of a second)
+        assert got[-1] <= 2 * 72                                               # within the first three seconds
+
+
 class FakeCapture:
     """A stand-in for ``cv2.VideoCapture`` that delivers frames of the size it is given, if it can."""
 

@@ -229,7 +229,6 @@ class TestSetup:
             state = self._camera_setup(board, confidence={red: sure})
             d = state.to_dict()
             d["regions"].pop(red)
-            from tracker.state import ObservedState
             verdicts = validate_setup(ObservedState.from_dict(d), setup_plan(board, P3))
             assert [(v.level, v.rule, v.regions) for v in verdicts] == [(level, "§3.8", (red,)), (level, "§3.9", basis)]
             assert verdicts[0].message.startswith("1 province is still free after the set-up")

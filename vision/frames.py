@@ -24,6 +24,10 @@ class CameraLost(AugurError):
     """The camera cannot be opened."""
 
 
+class VideoUnreadable(AugurError):
+    """A recorded video file is missing, not a video, or holds no frame that can be read."""
+
+
 #: The frame size a camera is asked for. OpenCV opens most webcams at 640 x 480 unless told
 #: otherwise, and the far pieces of a tilted view need every pixel: on the same 80 hard renders
 #: the shipped counter read 93.2 % of regions right at 1920 x 1080 and 88.5 % at 1280 x 720 (see
@@ -99,6 +103,87 @@ def video_frames(folder: Path, fps: float, realtime: bool = True, limit: int | N
             if delay > 0:
                 time.sleep(delay)
         yield cv2.imread(str(f), cv2.IMREAD_COLOR)
+
+
+#: The rate a recorded video file is read at (``augur run --video``): the gate counts its still
+#: spells in frames, and its counts were tuned on the rendered games' 12 frames a second
+#: (:data:`vision.synth.video.DEFAULT_FPS`; ``SETTLE_FRAMES`` is about 1.3 s there). A phone's
+#: 30 fps video read frame by frame would pass a pause of half a second as still; every
+#: ``round(its rate / PLAYBACK_FPS)``-th frame is read instead, and the others are skipped.
+PLAYBACK_FPS = 12
+
+
+def open_video(path: Path) -> tuple[cv2.VideoCapture, float]:
+    """A recorded video file, opened, and its frame rate (PLAYBACK_FPS when the file does not say)."""
+    path = Path(path)
+    if not path.is_file():
+        raise VideoUnreadable(f"{path}: no such video")
+    cap = cv2.VideoCapture(str(path))
+    if not cap.isOpened():
+        raise VideoUnreadable(f"{path}: not a video this OpenCV can read")
+    rate = cap.get(cv2.CAP_PROP_FPS)
+    return cap, float(rate) if rate and np.isfinite(rate) and rate > 0 else float(PLAYBACK_FPS)
+
+
+class VideoFile:
+    """The frames of a recorded video file (a phone's film of the table, say), iterated in order
+    and thinned to about ``fps`` (see PLAYBACK_FPS), none dropped for the counter's pace: a
+    recording has no newer frame waiting. A file whose first frame cannot be read is refused
+    (:class:`VideoUnreadable`, on the first ``next``); one cut short ends where its frames stop,
+    and :attr:`cut_short` says so afterwards."""
+
+    def __init__(self, path: Path, fps: float = PLAYBACK_FPS):
+        self.path = Path(path)
+        self._cap, rate = open_video(self.path)
+        self.step = max(1, round(rate / fps))
+        #: the frames the file says it holds (0 where it does not say), and how many were read or skipped
+        self.total = max(0, int(self._cap.get(cv2.CAP_PROP_FRAME_COUNT) or 0))
+        self.passed = 0
+        self._frames = self._read()
+
+    def __iter__(self) -> VideoFile:
+        return self
+
+    def __next__(self) -> np.ndarray:
+        return next(self._frames)
+
+    @property
+    def cut_short(self) -> bool:
+        """The file ended more than a read's step before the frames it says it holds."""
+        return self.total > 0 and self.passed < self.total - self.step
+
+    def _read(self) -> Iterator[np.ndarray]:
+        cap = self._cap
+        try:
+            while True:
+                if self.passed % self.step:
+                    if not cap.grab():
+                        return
+                    self.passed += 1
+                    continue
+                ok, frame = cap.read()
+                if not ok or frame is None:
+                    if self.passed == 0:
+                        raise VideoUnreadable(f"{self.path}: no frame can be read (not a video, or cut short)")
+                    return
+                self.passed += 1
+                yield frame
+        finally:
+            cap.release()
+
+
+def video_start_frames(path: Path, count: int = CALIBRATION_FRAMES, seconds: float = 3.0) -> list[np.ndarray]:
+    """Up to ``count`` frames spread over the first ``seconds`` of a recorded video file, for a
+    calibration composed as a camera's is (:func:`still_frames`): the film should open on the
+    empty board, score markers on box 0."""
+    cap, rate = open_video(path)
+    try:
+        frames = still_frames(cap, count, spacing=max(1, round(rate * seconds / count)), warmup=0)
+    finally:
+        cap.release()
+    if not frames:
+        raise VideoUnreadable(f"{path}: no frame can be read (not a video, or cut short)")
+    return frames
 
 
 def camera_frames(index: int, retries: int = 50, size: tuple[int, int] | None = None) -> Iterator[np.ndarray | None]:
