@@ -787,6 +787,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             return
         cut = (f" (cut short: {video.passed} of the {video.total} frames it says it holds)"
                if video.cut_short else "")
+        live.set_camera_notice(f"the video has ended{cut}")       # the tablets' status bar says so
         say(f"-- the video has ended{cut}: {summary['frames']} frames read, {summary['commits']} committed "
             f"states; VP " + ", ".join(f"{c} {v}" for c, v in live.game.vp.items()) + f"; recorded in {args.record}")
 
