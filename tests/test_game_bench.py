@@ -115,6 +115,23 @@ class TestGameScorer:
         assert len(verdicts) == f.violations + f.warnings > 0
         assert not any(", true: " in m for m in f.messages)       # the true states gave none
 
+    def test_a_piece_placed_where_the_camera_reads_the_count_as_before_is_flagged(self):
+        """A hand puts a legionary in a province, and the camera reads it as before at 0.9 (above
+        the dashboard's check): the wrong count is flagged, not left unflagged for the game."""
+        s0, s1 = legal_game()[:2]
+        region = sorted(s1.provinces_of("red"))[0]
+        colour_count = s1.regions[region]["red"]["legionary"]
+        true = with_region(s1, region, {"red": {"legionary": colour_count + 1}})
+        read = ObservedState.from_dict(dict(s1.to_dict(), confidence={region: 0.9}))
+        figures = GameVideoFigures("easy", 0, 1)
+        scorer = GameScorer(figures, PLAYERS, fps=10)
+        script = [(s0, False, s0, None), (s0, True, None, None), (s1, False, s1, frozenset(changed(s0, s1))),
+                  (s1, True, None, None), (true, False, read, frozenset({region}))]
+        for i, (truth, hand, committed, moved) in enumerate(script):
+            scorer.see(line(i, truth, hand), committed, moved)
+        assert figures.unchanged_doubted == 1 and figures.tracked_wrong_regions == 1
+        assert figures.tracked_wrong_unflagged == 0
+
     def test_an_unseen_region_is_neither_wrong_nor_missed(self):
         s0, s1 = legal_game()[:2]
         moved = changed(s0, s1)

@@ -1365,6 +1365,39 @@ class TestCountsSetOverTheCamera:
         assert doubt_moved(overrides, camera, frozenset({"judea"})) == []
         assert apply_overrides(overrides, camera).regions["judea"] == {"yellow": {"legionary": 1}}
 
+    def test_a_province_a_hand_changed_and_the_camera_reads_as_before_is_asked_for_a_check(self):
+        """Yellow moves a legionary from Judea to Syria; the camera reads Judea one fewer, surely,
+        and Syria as before at 0.90: the piece placed in Syria was most likely missed."""
+        from tracker.overrides import GUESSED, Override, apply_overrides, doubt_unchanged, to_check
+        from tracker.state import ObservedState
+        before = ObservedState.from_dict({"regions": {"judea": {"yellow": {"legionary": 3}},
+                                                      "syria": {"yellow": {"legionary": 2}},
+                                                      "aegeum": {"red": {"trireme": 1}}},
+                                          "confidence": {"syria": 0.9}})
+
+        def camera(syria=0.9, aegeum=0.9, unseen=()):
+            return ObservedState.from_dict({"regions": {"judea": {"yellow": {"legionary": 2}},
+                                                        "syria": {"yellow": {"legionary": 2}},
+                                                        "aegeum": {"red": {"trireme": 1}}},
+                                            "confidence": {"syria": syria, "aegeum": aegeum}, "unseen": list(unseen)})
+        moved = frozenset({"judea", "syria", "aegeum"})
+        doubted = doubt_unchanged({}, before, camera(), moved)
+        assert set(doubted) == {"syria"}            # Judea reads otherwise; a sea is not asked
+        o = doubted["syria"]
+        assert (o.camera_value, o.value, o.confidence, o.moved) == ({"yellow": {"legionary": 2}},) * 2 + (GUESSED, True)
+        tracked = apply_overrides(doubted, camera())
+        assert tracked.regions["syria"] == {"yellow": {"legionary": 2}} and "syria" in to_check(tracked, {}, doubted)
+        # the camera surest of it, or already doubting it, or unable to see it, or a count set there: nothing
+        assert doubt_unchanged({}, before, camera(syria=0.97), moved) == {}
+        assert doubt_unchanged({}, before, camera(syria=0.6), moved) == {}
+        assert doubt_unchanged({}, before, camera(unseen=["syria"]), moved) == {}
+        assert doubt_unchanged({"syria": Override(4, {}, {})}, before, camera(), moved) == {}
+        assert doubt_unchanged({}, before, camera(), frozenset({"judea"})) == {}     # no hand in Syria
+        assert doubt_unchanged({}, None, camera(), moved) == {}                     # no commit before
+        # once the camera reads Syria otherwise, the mark goes with the reading
+        apply_overrides(doubted, ObservedState.from_dict({"regions": {"syria": {"yellow": {"legionary": 3}}}}))
+        assert doubted == {}
+
     def test_the_rules_hold_marks_its_counts_as_kept(self):
         t = Table()
         d = t.state().to_dict()

@@ -245,6 +245,36 @@ class TestLiveGame:
         assert view["moved"] == [] and region not in view["latest"]["state"].get("confidence", {})
         live.store.close()
 
+    def test_a_count_a_hand_changed_and_the_camera_reads_as_before_is_flagged_until_a_player_sets_it(self, tmp_path):
+        """A hand changes a province's pieces and the camera reads it as before, short of sure: the
+        piece was most likely missed, so the count is flagged for a check, recorded so that a
+        restart flags it too; Undo passes it by, and a player's count (or a new reading) clears it."""
+        store = Store(tmp_path / "u")
+        live = LiveGame.open(store, PLAYERS, resume=False)
+        s0, s1 = game_states(2)
+        live.commit(s0)
+        live.commit(s1)
+        region = sorted(s1.provinces_of("blue"))[0]
+        d = s1.to_dict()
+        d["confidence"] = {region: 0.9}
+        read = ObservedState.from_dict(d)
+        view = live.commit(read, moved=frozenset({region}))
+        assert view["moved"] == [region] and view["latest"]["state"]["confidence"][region] < view["low_confidence"]
+        assert live.game.state.same_counts(s1)                          # the camera's count, in doubt
+        c = store.corrections(live.game_id)[-1]
+        assert (c["region"], c["before"], c["after"], c["author"]) == (
+            region, s1.to_dict()["regions"][region], s1.to_dict()["regions"][region], "pieces moved, read as before")
+        assert live.commit(read)["moved"] == [region]                  # read so again: still flagged
+        store.close()
+        live = LiveGame.open(Store(tmp_path / "u"), PLAYERS)           # a restart flags it too
+        assert live.commit(read)["moved"] == [region]
+        with pytest.raises(ValueError, match="no correction to undo"):
+            live.undo()                                                # not a count a player set
+        view = live.correct(region, s1.to_dict()["regions"][region])   # a player counts it: as read
+        assert view["moved"] == [] and region not in view["latest"]["state"].get("confidence", {})
+        assert live.commit(read)["moved"] == []
+        live.store.close()
+
     def test_a_power_centre_the_camera_lost_is_kept_until_undone(self, tmp_path):
         store = Store(tmp_path / "c")
         live = LiveGame.open(store, PLAYERS, resume=False)

@@ -59,7 +59,7 @@ from pathlib import Path
 import numpy as np
 
 from calibration.profile import calibrate
-from tracker.overrides import Override, apply_overrides, doubt_moved, to_check
+from tracker.overrides import Override, apply_overrides, doubt_moved, doubt_unchanged, to_check
 from tracker.rulesets import apply_entry, make_game
 from tracker.state import ObservedState
 from tracker.verdicts import VIOLATION
@@ -112,6 +112,9 @@ class GameVideoFigures:
     #: counts set over the camera's (settled or kept by the rules) doubted once a hand changed
     #: their region and the camera still read it as before (:func:`tracker.overrides.doubt_moved`)
     doubted_regions: int = 0
+    #: camera counts read as at the last commit in a province a hand changed, doubted for a check
+    #: (:func:`tracker.overrides.doubt_unchanged`)
+    unchanged_doubted: int = 0
     #: power centres an arena paid for that the tracked states did not show when the true ones
     #: did: the dashboard asked the players where they stand
     centres_asked: int = 0
@@ -172,6 +175,7 @@ class GameScorer:
         #: the moves awaiting a commit: the frame the hand left on, and the regions the move changed
         self._pending: list[tuple[int, set[str]]] = []
         self._last: tuple[ObservedState, ObservedState] | None = None     # (tracked, true) at the last commit
+        self._camera_before: ObservedState | None = None                    # the camera's reading at the last commit
         self._prev_hand, self._board_then = False, None
         self._hand_came = self._committed_at = -1       # frames: the last hand came in, the last commit
         #: tablet entries (card sets, draws) made before the game started, entered once it has
@@ -219,6 +223,11 @@ class GameScorer:
         out.wrong_regions += len(committed.changed_regions(now) - committed.unseen)
         notes = []
         out.doubted_regions += len(doubt_moved(self._overrides, committed, moved))
+        if self.read.state is not None and not self.read.placing:
+            unchanged = doubt_unchanged(self._overrides, self._camera_before, committed, moved)
+            self._overrides.update(unchanged)
+            out.unchanged_doubted += len(unchanged)
+        self._camera_before = committed
         if self.read.state is None and self.settle:
             self._overrides, notes = self.read.settle_setup(committed)
             out.settled_regions += sum(not o.vouched for o in self._overrides.values())
@@ -391,7 +400,7 @@ def describe(figures: list[GameVideoFigures], fps: int) -> str:
     total = {k: sum(getattr(f, k) for f in figures) for k in
              ("wrong_regions", "tracked_wrong_regions", "tracked_wrong_unflagged", "tracked_right_flagged",
               "checks_asked", "checks_asked_right", "settled_regions", "vouched_regions", "held_regions",
-              "doubted_regions", "centres_asked", "boards_wrong",
+              "doubted_regions", "unchanged_doubted", "centres_asked", "boards_wrong",
               "phantom_changes", "missed_changes", "violations", "warnings", "truth_violations", "truth_warnings",
               "claims", "claims_right", "commits_under_hand")}
     track_off = sum(abs(f.vp_read.get(c, 0) - v) for f in figures for c, v in f.vp_true.items())
@@ -413,7 +422,8 @@ def describe(figures: list[GameVideoFigures], fps: int) -> str:
             f"{total['settled_regions']} set-up counts settled by the rules ({total['vouched_regions']} more read "
             f"as the set-up leaves them, in doubt, vouched for) and {total['held_regions']} regions "
             f"kept as the rules keep them where the camera lost their centre or army, "
-            f"{total['doubted_regions']} of these counts doubted once a hand moved pieces in their region, then "
+            f"{total['doubted_regions']} of these counts doubted once a hand moved pieces in their region "
+            f"(and {total['unchanged_doubted']} of the camera's, read as before where a hand moved pieces), then "
             f"{total['tracked_wrong_regions'] / max(commits, 1):.2f} regions wrong per tracked state "
             f"({total['tracked_wrong_unflagged']} of those {total['tracked_wrong_regions']} not flagged for a check; "
             f"{total['tracked_right_flagged'] / max(commits, 1):.2f} right counts flagged per state; "

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Callable
 
 from tracker.errors import AugurError, GameError
-from tracker.overrides import GUESSED, Override, apply_overrides, doubt_moved, still_questioned
+from tracker.overrides import (GUESSED, Override, apply_overrides, doubt_moved, doubt_unchanged,
+                               still_questioned)
 from tracker.pieces import VP_TRACK_MAX
 from tracker.readings import LOW_CONFIDENCE
 from tracker.rulesets import JUDGE_DRAWS, apply_entry, describe_entry, make_game
@@ -40,8 +41,14 @@ MOVED_SINCE_SET = "pieces moved since it was set"
 #: vouch for (:func:`tracker.spqrisiko.setup.vouched_setup`): recorded so that a restart holds it
 #: too, and never undone by the Undo button (it changed nothing a player could see)
 VOUCHED_BY_SETUP = "set-up rules vouch for it"
+#: ... and of a camera count doubted since a hand changed the region's pieces and the camera read
+#: it as before (:func:`tracker.overrides.doubt_unchanged`): flagged after a restart too, and never
+#: undone by the Undo button (the count is the camera's; a player clears the mark by setting it)
+MOVED_READ_AS_BEFORE = "pieces moved, read as before"
 #: the authors whose counts the dashboard still asks the players to check
-_DOUBTED_BY = (GUESSED_BY_RULES, MOVED_SINCE_SET)
+_DOUBTED_BY = (GUESSED_BY_RULES, MOVED_SINCE_SET, MOVED_READ_AS_BEFORE)
+#: ... and those the Undo button passes by: they set no count a player could take back
+_NOT_UNDONE = (VOUCHED_BY_SETUP, MOVED_READ_AS_BEFORE)
 #: How long (seconds) after a card is entered the camera may judge it on a settled table
 #: (:meth:`LiveGame.table_settled`): a player who taps "card drawn" before moving the conquering
 #: pieces in has this long to reach over the board, which unsettles it; the commit of the move
@@ -122,7 +129,7 @@ class LiveGame:
             if c["undoes"] is None:
                 self.overrides[c["region"]] = Override(c["id"], c["before"], c["after"],
                                                        GUESSED if c["author"] in _DOUBTED_BY else None,
-                                                       moved=c["author"] == MOVED_SINCE_SET,
+                                                       moved=c["author"] in (MOVED_SINCE_SET, MOVED_READ_AS_BEFORE),
                                                        kept=c["author"] in (KEPT_BY_RULES, GUESSED_BY_RULES),
                                                        vouched=c["author"] == VOUCHED_BY_SETUP)
             else:
@@ -158,12 +165,16 @@ class LiveGame:
         follows it placement by placement (:meth:`_placed`), each step recorded as PLACING, and
         starts when the set-up is done (:meth:`_started`); any other first board starts the game
         at once."""
-        doubted: list[str] = []
+        doubted: list[tuple[str, str]] = []
         with self.lock:
             if source == "camera":
-                self.last_camera = state
+                before, self.last_camera = self.last_camera, state
                 self.frame_jpeg = jpeg
-                doubted = doubt_moved(self.overrides, state, moved)
+                doubted = [(r, MOVED_SINCE_SET) for r in doubt_moved(self.overrides, state, moved)]
+                if self.game.state is not None and not self.game.placing:
+                    unchanged = doubt_unchanged(self.overrides, before, state, moved)
+                    self.overrides.update(unchanged)
+                    doubted += [(r, MOVED_READ_AS_BEFORE) for r in unchanged]
                 state = self._with_overrides(state)
             if self.game.state is None and source != CORRECTION and self.game.setup_under_way(state):
                 sid = self._placed(state, jpeg, source, detections, first=True)
@@ -181,15 +192,14 @@ class LiveGame:
                     self._started(self.game.state, None, source, None, recorded=SETUP)
                     if source == "camera":      # the counts the set-up rules settled hold over this reading too
                         settled = {r: o for r, o in self.overrides.items() if before.get(r) is not o}
-                        doubted += doubt_moved(settled, self.last_camera, moved)
+                        doubted += [(r, MOVED_SINCE_SET) for r in doubt_moved(settled, self.last_camera, moved)]
                         state = self._with_overrides(self.last_camera)
                     sid = self._observed(state, jpeg, source, detections)
             else:
                 sid = self._observed(state, jpeg, source, detections)
-            for region in doubted:
+            for region, author in doubted:
                 o = self.overrides[region]
-                o.correction_id = self.store.add_correction(sid, region, o.camera_value, o.value,
-                                                            author=MOVED_SINCE_SET)
+                o.correction_id = self.store.add_correction(sid, region, o.camera_value, o.value, author=author)
             payload = self.view()
             payload["snapshot"] = sid
         self.broadcast(payload)
@@ -374,7 +384,7 @@ class LiveGame:
         the set-up rules vouched for is passed by: it changed nothing the players could undo."""
         with self.lock:
             corrections = self.store.corrections(self.game_id)
-            undoable = [c for c in corrections if c["author"] != VOUCHED_BY_SETUP]
+            undoable = [c for c in corrections if c["author"] not in _NOT_UNDONE]
             live = [c for c in undoable[-UNDO_DEPTH:] if c["undoes"] is None]
             undone = {c["undoes"] for c in corrections if c["undoes"]}
             live = [c for c in live if c["id"] not in undone]

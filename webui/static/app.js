@@ -41,7 +41,7 @@ function doubtOf(state, rid) {
   if (view && (view.unknown || []).includes(rid)) return "never seen by the camera: no count is known here (set it)";
   if (state && (state.unseen || []).includes(rid)) return "not seen by the camera: last count kept";
   if (view && (view.guessed || []).includes(rid)) return "the camera sees no legionary here: the rules keep one (check the count)";
-  if (view && (view.moved || []).includes(rid)) return "pieces were moved here since its count was set by hand or by the rules, and the camera still reads what it read then: check the count";
+  if (view && (view.moved || []).includes(rid)) return "pieces were moved here, and the camera still reads the count it read before: check the count";
   const c = state && state.confidence && state.confidence[rid];
   // while the set-up is being made, a free province is no doubt (the camera doubts every empty
   // province only because none stands empty once the game is on), nor one read as placed, which
