@@ -168,11 +168,11 @@ class LiveGame:
         doubted: list[tuple[str, str]] = []
         with self.lock:
             if source == "camera":
-                before, self.last_camera = self.last_camera, state
+                camera_before, self.last_camera = self.last_camera, state
                 self.frame_jpeg = jpeg
                 doubted = [(r, MOVED_SINCE_SET) for r in doubt_moved(self.overrides, state, moved)]
                 if self.game.state is not None and not self.game.placing:
-                    unchanged = doubt_unchanged(self.overrides, before, state, moved)
+                    unchanged = doubt_unchanged(self.overrides, camera_before, state, moved)
                     self.overrides.update(unchanged)
                     doubted += [(r, MOVED_READ_AS_BEFORE) for r in unchanged]
                 state = self._with_overrides(state)
@@ -381,7 +381,8 @@ class LiveGame:
 
     def undo(self) -> dict:
         """Undo the newest correction by appending its reverse (history is never rewritten). A count
-        the set-up rules vouched for is passed by: it changed nothing the players could undo."""
+        the set-up rules vouched for, and a camera count marked for a check after a hand moved
+        pieces there, are passed by: they changed no count the players could undo."""
         with self.lock:
             corrections = self.store.corrections(self.game_id)
             undoable = [c for c in corrections if c["author"] not in _NOT_UNDONE]
