@@ -25,7 +25,8 @@ and scores every commit against the true board at that frame:
   and :meth:`~tracker.game.TurnFollower.hold_permanent`, as the dashboard does; ``settle=False``
   leaves the camera's counts). Of those, the ones the dashboard does not mark for a check once
   the tracker has read the commit (:func:`tracker.overrides.to_check`: a confidence below
-  ``LOW_CONFIDENCE``, or a count a rule questioned): the wrong counts a table would not notice;
+  ``LOW_CONFIDENCE``, a count a rule questioned, or one a hand changed that the camera reads as
+  before, :func:`tracker.overrides.doubt_unchanged`): the wrong counts a table would not notice;
   and the right counts it marks, the checks that cost the players for nothing. Those two count a
   mark at every state it stays; the **checks asked** count it once, as a table lives it: a region
   newly marked, or marked again at another count (a player answers a mark by setting the count,
