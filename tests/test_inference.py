@@ -1108,15 +1108,22 @@ class TestSetupObservation:
 
     def test_bad_placements_3_7_and_3_4(self):
         game = Game(("red", "blue", "yellow", "green"))
-        assert {v.rule for v in game.begin_setup(self._empty())} == {"§3.4"}
-        # said once: the next commit without Italia's group is judged on its own placements
+        # the bare board: the players have yet to put Italia's group on it (a film opening on the
+        # calibration's empty board); the first pair placed without it is a breach
+        assert game.begin_setup(self._empty()) == []
         _, verdicts = game.observe_setup(self._empty({"baetica": ("red", 2)}))
+        assert {v.rule for v in verdicts} == {"§3.4"}
+        # said once: the next commit without Italia's group is judged on its own placements
+        _, verdicts = game.observe_setup(self._empty({"baetica": ("red", 2), "galicia": ("black", 3)}))
         assert verdicts == []
         _, verdicts = game.observe_setup(self._empty({"italia": ("black", 3), "baetica": ("red", 3)}))
         assert {v.rule for v in verdicts} == {"§3.7"}
         # read gone again: said again
         _, verdicts = game.observe_setup(self._empty({"baetica": ("red", 3)}))
         assert {v.rule for v in verdicts} == {"§3.4"}
+        # a first board filmed once the set-up had begun without it: said at once
+        late = Game(("red", "blue", "yellow", "green"))
+        assert {v.rule for v in late.begin_setup(self._empty({"baetica": ("red", 2)}))} == {"§3.4"}
 
     def _finished(self, players=("red", "blue", "yellow"), seed=5):
         import random

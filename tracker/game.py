@@ -769,7 +769,12 @@ class Game(TurnFollower):
                 verdicts.append(Verdict.violation("§3.7", f"neutral groups are of 3 legionaries, "
                                                           f"{self.board.name(p)} has {state.legions[p]}", (p,)))
         fixed = self.plan.fixed_neutral
-        if fixed and fixed not in state.owners and (prev is None or fixed in prev.owners):     # once, as it goes
+        # judged once, as it goes: when the first placement is read without Italia's group (not on
+        # the bare board: the players put that group there first, often after the camera has
+        # seen the board empty, as a film opening on the calibration's empty board shows it), and
+        # when a group read there is read gone
+        if fixed and fixed not in state.owners and state.owners and (prev is None or not prev.owners
+                                                                     or fixed in prev.owners):
             verdicts.append(Verdict.violation("§3.4", f"with 4 players a neutral group stands on "
                                                       f"{self.board.name(fixed)} from the start", (fixed,)))
         fleets, centres = (prev.triremes, prev.centres) if prev is not None else ({}, {})
