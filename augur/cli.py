@@ -760,15 +760,15 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise GameError("--no-serve is for --video FILE: a live camera's game is followed on the dashboard")
     video = VideoFile(Path(args.video)) if args.video is not None else None
     if video is not None:               # a recorded film of the table: every frame read, at its own pace
-        frames, source = video, f"video {args.video}"
+        frames, kind, source = video, "video", f"video {args.video}"
     else:
         camera = _or(args.camera, 0)
-        frames, source = camera_frames(camera, size=tuple(profile.image_size)), f"camera {camera}"
+        frames, kind, source = camera_frames(camera, size=tuple(profile.image_size)), "camera", f"camera {camera}"
     first = next(frames)
     if first is not None and tuple(first.shape[1::-1]) != tuple(profile.image_size):
         raise CalibrationError(f"{source} delivers {first.shape[1]}x{first.shape[0]} frames, the "
                                f"calibration was made at {profile.image_size[0]}x{profile.image_size[1]}: "
-                               f"calibrate again from this {source.split()[0]}")
+                               f"calibrate again from this {kind}")
     store = Store(Path(args.record))
     # a camera's game resumes after a restart; a video is followed from its start, as a new game
     # beside those the recording holds

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field, replace
-from typing import Sequence
+from typing import AbstractSet, Sequence
 
 from tracker import events as ev
 from tracker.board import load_board
@@ -318,7 +318,7 @@ class TurnFollower:
         which was checked without the regions the camera could not see."""
         raise NotImplementedError
 
-    def _follow_from(self, state: ObservedState, known: frozenset[str] = frozenset()) -> None:
+    def _follow_from(self, state: ObservedState, known: AbstractSet[str] = frozenset()) -> None:
         """Begin following on ``state``: the regions it marks unseen are not known yet (``unknown``),
         but those ``known`` from before (seen while the set-up was followed, their counts kept)."""
         self.state = state
@@ -669,7 +669,7 @@ class Game(TurnFollower):
         if first not in self.players:
             raise GameError(f"first player '{first}' is not among the players")
         verdicts = validate_setup(state, self.plan) if round_no == 1 else []
-        self._follow_from(state, frozenset(self.seen_in_setup))
+        self._follow_from(state, self.seen_in_setup)
         self.question(state, verdicts)
         self.centres_held = set(state.centres)     # a game resumed mid-way: the board's centres stand
         self.round_no = round_no

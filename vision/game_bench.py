@@ -195,10 +195,9 @@ class GameScorer:
         for e in self._entries:
             said = [apply_entry(game, e["kind"], e["payload"]) for game in (self.read, self.true)]
             self._note(f"tablet {e['kind']}", *said)
-            read, true = (sum(v.level == VIOLATION for v in verdicts) for verdicts in said)
-            out.violations, out.warnings = out.violations + read, out.warnings + len(said[0]) - read
-            out.truth_violations, out.truth_warnings = (out.truth_violations + true,
-                                                        out.truth_warnings + len(said[1]) - true)
+            (v, w), (tv, tw) = (_levels(verdicts) for verdicts in said)
+            out.violations, out.warnings = out.violations + v, out.warnings + w
+            out.truth_violations, out.truth_warnings = out.truth_violations + tv, out.truth_warnings + tw
         self._entries = []
 
     def see(self, truth: dict, committed: ObservedState | None, moved: frozenset[str] | None = None) -> None:

@@ -238,9 +238,12 @@ def settle_setup(state: ObservedState, plan: SetupPlan, turn_of: dict[str, str] 
     unknown = unseen_free(state)
     if len(short) == 1:
         colour, lacking = next(iter(short.items()))
-        given = free if lacking >= len(free) else []
         if lacking == len(free) + len(unknown):
             given = free + unknown
+        elif lacking >= len(free):
+            given = free
+        else:
+            given = []
         for p in given:
             settled[p] = (read.get(p, {}), setup_garrison(colour, plan))
     return settled
