@@ -43,6 +43,13 @@ class TestScoreCommand:
         lines = capsys.readouterr().out.strip().splitlines()
         assert len(lines) == 2 and json.loads(lines[0]) == json.loads(lines[1])
 
+    def test_a_game_file_line_scores_as_its_state(self, state_file, tmp_path, capsys):
+        line = tmp_path / "line.json"
+        line.write_text(json.dumps({"state": json.loads(state_file.read_text()), "turn": "blue"}))
+        assert main(["score", str(state_file), str(line), "--players", PLAYERS]) == 0
+        bare, wrapped = capsys.readouterr().out.strip().splitlines()
+        assert json.loads(wrapped) == json.loads(bare) and json.loads(bare)["red"]["total"] == 5
+
     def test_variant_option(self, state_file, capsys):
         assert main(["score", str(state_file), "--players", PLAYERS, "--ruleset", "english-sheet"]) == 0
         assert json.loads(capsys.readouterr().out)["red"]["empire"] == 0
@@ -147,6 +154,20 @@ class TestBadInput:
                          "--work", str(tmp_path / "w")]) == 2
             assert capsys.readouterr().err == f"augur: error: {tmp_path / 'board.jpg'}: no such image\n"
         assert not (tmp_path / "w").exists()
+
+    @pytest.mark.parametrize("text", ['{"state": 3}', '{"regoins": {}}', '{"board": "spqrisiko"}'])
+    def test_a_state_file_without_regions_is_not_an_empty_board(self, tmp_path, capsys, text):
+        path = tmp_path / "s.json"
+        path.write_text(text)
+        assert main(["score", str(path), "--players", PLAYERS]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err.startswith(f"augur: error: {path}: ") and "regions" in err
+
+    def test_a_game_file_line_without_a_state(self, tmp_path, capsys):
+        path = tmp_path / "game.jsonl"
+        path.write_text('{"game": {"players": ["red", "blue", "yellow"]}}\n{"regions": {}}\n{"turn": "blue"}\n')
+        assert main(["replay", str(path)]) == 2
+        assert "line 3: a board state must have 'regions'" in capsys.readouterr().err
 
     def test_malformed_game_file(self, tmp_path, capsys):
         path = tmp_path / "game.jsonl"

@@ -77,6 +77,8 @@ class TestObservedState:
         ({"board": "narnia", "regions": {}}, "unknown board 'narnia'"),
         ([], "JSON object"),
         ({"regions": []}, "'regions' must be an object"),
+        ({"board": "spqrisiko"}, "must have 'regions'"),
+        ({"turn": "blue"}, "must have 'regions'"),
         ({"regions": {}, "confidence": {"baetica": 2}}, "between 0 and 1"),
     ])
     def test_bad_states_are_rejected_with_the_problem_named(self, data, fragment):

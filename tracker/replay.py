@@ -30,7 +30,7 @@ from typing import Iterable, Iterator, Sequence
 from tracker.errors import GameError, StateError
 from tracker.game import TransitionReport
 from tracker.rulesets import apply_entry, make_game
-from tracker.state import ObservedState
+from tracker.state import ObservedState, state_in
 from tracker.verdicts import Verdict
 
 
@@ -74,9 +74,8 @@ def parse_lines(lines: Iterable[str]) -> tuple[dict, list[ReplayLine]]:
                 raise StateError(f"line {number}: 'game' header must be an object")
             header = obj["game"]
             continue
-        body = obj.get("state", obj) if "regions" not in obj else obj
         try:
-            state = ObservedState.from_dict(body)
+            state = ObservedState.from_dict(state_in(obj))
         except StateError as exc:
             raise StateError(f"line {number}: {exc}") from None
         played = obj.get("cards_played") or {}

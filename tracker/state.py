@@ -31,6 +31,14 @@ from tracker.pieces import CENTRE, LEADER, NEUTRAL, RING, TRIREME
 Counts = Mapping[str, Mapping[str, Mapping[str, int]]]
 
 
+def state_in(obj: Any) -> Any:
+    """The board state a JSON object holds: the object itself, or a game file's line
+    ``{"state": {...}, "turn": ...}``'s ``state``, so that any line of a game file reads as a state."""
+    if isinstance(obj, dict) and "regions" not in obj and "state" in obj:
+        return obj["state"]
+    return obj
+
+
 @dataclass(frozen=True)
 class ObservedState:
     """Pieces per region, colour and kind, plus optional per-region confidence from vision.
@@ -59,7 +67,7 @@ class ObservedState:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise StateError(f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
-        return cls.from_dict(data, board)
+        return cls.from_dict(state_in(data), board)
 
     @classmethod
     def from_dict(cls, data: Any, board: Board | None = None) -> "ObservedState":
@@ -73,7 +81,12 @@ class ObservedState:
                 raise StateError(str(exc)) from None
         elif board_id != board.id:
             raise StateError(f"state is for board '{board_id}', expected '{board.id}'")
-        regions = data.get("regions", {})
+        if "regions" not in data:
+            # A file holding something else ({"turn": ...} alone, a typo for "regions") is not
+            # an empty board: taking it for one would score and judge a game nobody played.
+            raise StateError("a board state must have 'regions' (an object keyed by region id; "
+                             "{} for the empty board)")
+        regions = data["regions"]
         if not isinstance(regions, dict):
             raise StateError("'regions' must be an object keyed by region id")
         clean = {rid: _validate_region(board, rid, content) for rid, content in regions.items()}

@@ -284,7 +284,7 @@ def committed_after_still_run(detector, frames: list[np.ndarray], geo) -> Observ
     for k, img in enumerate(frames):
         det = detector.detect_in_run(img, first=k == 0)
         fusion.offer(count(det, geo, det.unseen))
-    return fusion.committed if fusion.committed is not None else ObservedState.from_dict({}, geo.board)
+    return fusion.committed if fusion.committed is not None else ObservedState.from_dict({"regions": {}}, geo.board)
 
 
 #: A marker blob stands at its piece when that piece is the marker nearest its centre, this near
