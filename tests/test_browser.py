@@ -113,6 +113,28 @@ def test_dashboard_plays_corrects_confirms_and_reviews(browser, dashboard):
     assert (SHOTS / "dashboard-phone.png").stat().st_size > 10_000
 
 
+def test_empty_lists_say_so_and_the_entry_controls_are_named(browser, dashboard):
+    """A player opening the dashboard before anything is committed sees words, not blank space,
+    and a screen reader (or a long press) names the card pickers and the event buttons."""
+    from selenium.webdriver.common.by import By
+    live = dashboard
+
+    def placeholder(list_id: str) -> str:
+        return browser.execute_script(
+            f"return getComputedStyle(document.getElementById('{list_id}'), '::before').content")
+    assert "nothing committed yet" in placeholder("events")
+    assert "no rule questioned" in placeholder("verdicts")
+    labels = [e.get_attribute("aria-label") for e in browser.find_elements(By.CSS_SELECTOR, "#cards-form select")]
+    assert labels == ["player", "first card of the set", "second card of the set", "third card of the set"]
+    for s in game_states(3):
+        live.commit(s, b"\xff\xd8\xff\xe0")
+        time.sleep(0.15)
+    wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#events li button"))
+    assert placeholder("events") in ("none", "normal", "")
+    titles = {b.get_attribute("title") for b in browser.find_elements(By.CSS_SELECTOR, "#events li button")}
+    assert titles == {"confirm: this happened", "reject: this did not happen"}
+
+
 def test_regions_the_camera_doubts_are_outlined_until_a_player_counts_them(browser, dashboard):
     from selenium.webdriver.common.by import By
     from tracker.readings import LOW_CONFIDENCE

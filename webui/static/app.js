@@ -127,7 +127,8 @@ function render(v) {
       const decided = (snap.decisions || []).filter(d => d.event_index === i).pop();
       if (decided) li.appendChild(el("em", {}, ` (${decided.verdict})`));
       else for (const verdict of ["confirmed", "rejected"]) {
-        const b = el("button", {}, verdict === "confirmed" ? "✓" : "✗");
+        const b = el("button", { title: verdict === "confirmed" ? "confirm: this happened" : "reject: this did not happen" },
+                     verdict === "confirmed" ? "✓" : "✗");
         b.addEventListener("click", () => post("/api/decisions", { snapshot: snap.id, event: i, verdict }));
         li.appendChild(b);
       }
