@@ -119,6 +119,19 @@ class TestReinforcements:
         r = Table().set(moesia=2).push(confidence={"pontus_euxinus": 0.5})
         assert "§12.2" in rules(r)                          # the doubtful sea is not what changed
 
+    def test_a_sea_the_attack_needed_is_context_even_where_it_changed(self):
+        """A rendered hard game (seed 108): red turned its trireme in Creticum into legionaries
+        in Cipro, and the camera read Creta, beside it, a legionary short at 0.48. The attack
+        on Creta that loss implies named Creticum for the triremes it lacked, and Creticum had
+        changed (surely, by the trireme turned): the violation stood on a doubtful count."""
+        t = Table()
+        r = t.set(bithynia=10, moesia=2).ships("pontus_euxinus", "red", 1).push(confidence={"moesia": 0.48})
+        assert [e.kind for e in r.events if e.kind == ev.TRIREME_TO_LEGIONARIES]
+        assert "§12.2" not in rules(r) and "§12.2" in rules(r, "warning")
+        assert t.game.questioned.keys() == {"moesia"}           # the sea, read surely, is not asked for
+        r = Table().set(bithynia=10, moesia=2).ships("pontus_euxinus", "red", 1).push()
+        assert "§12.2" in rules(r)                              # read surely, a breach
+
     def test_low_camera_confidence_turns_a_violation_into_a_warning(self):
         t = Table().set(moesia=6)
         r = t.push(confidence={"moesia": 0.4})

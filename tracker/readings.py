@@ -242,8 +242,12 @@ def verdict_basis(verdict: Verdict, changed: set[str]) -> list[str]:
     """The regions ``verdict`` rests on, where ``changed`` are the regions the change it judges
     changed: those it names that changed; the unchanged ones are its context (the sea whose
     triremes a sea attack needed, the province a move left from), and a verdict naming no changed
-    region rests on all it names."""
-    return [r for r in verdict.regions if r in changed] or list(verdict.regions)
+    region rests on all it names. Regions the verdict itself names as context
+    (``Verdict.context``) are context even where they changed: a sea whose trireme was turned
+    into legionaries in the same commit does not make a sure breach of an attack on the
+    province beside it that only a doubtful count shows (a rendered hard game, seed 108)."""
+    named = [r for r in verdict.regions if r not in verdict.context] or list(verdict.regions)
+    return [r for r in named if r in changed] or named
 
 
 def soften_low_confidence(verdicts: list[Verdict], prev: ObservedState, nxt: ObservedState) -> list[Verdict]:
@@ -256,7 +260,7 @@ def soften_low_confidence(verdicts: list[Verdict], prev: ObservedState, nxt: Obs
     for v in verdicts:
         basis = verdict_basis(v, changed)
         if v.level == VIOLATION and basis and all(doubted(r, prev, nxt) for r in basis):
-            v = Verdict.warning(v.rule, v.message + DOUBT_NOTE, v.regions)
+            v = v.softened(DOUBT_NOTE)
         out.append(v)
     return out
 
@@ -276,8 +280,8 @@ def soften_beside_unseen(verdicts: list[Verdict], prev: ObservedState, nxt: Obse
         near = [board.touching(r) & hidden for r in v.regions]
         if v.level == VIOLATION and v.regions and all(near):
             names = ", ".join(board.name(r) for r in sorted(set().union(*near)))
-            v = Verdict.warning(v.rule, v.message + f" (beside {names}, which the camera could not see: pieces may "
-                                                    f"have moved there or from there unseen; check)", v.regions)
+            v = v.softened(f" (beside {names}, which the camera could not see: pieces may have moved there or "
+                           f"from there unseen; check)")
         out.append(v)
     return out
 

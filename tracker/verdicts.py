@@ -1,6 +1,7 @@
 """Legality verdicts: ``ok``, ``warning`` (plausible but doubtful) or ``violation``, each citing a rule."""
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 OK = "ok"
@@ -23,14 +24,25 @@ class Verdict:
     rule: str
     message: str
     regions: tuple[str, ...] = ()
+    #: those of ``regions`` named as the circumstance of the finding, not as the change it judges
+    #: (the seas whose triremes a sea attack lacked): never what the verdict rests on, even where
+    #: they changed in the same commit for a reason of their own (see
+    #: :func:`tracker.readings.verdict_basis`)
+    context: tuple[str, ...] = ()
 
     @classmethod
-    def violation(cls, rule: str, message: str, regions: tuple[str, ...] = ()) -> "Verdict":
-        return cls(VIOLATION, rule, message, regions)
+    def violation(cls, rule: str, message: str, regions: tuple[str, ...] = (),
+                  context: tuple[str, ...] = ()) -> "Verdict":
+        return cls(VIOLATION, rule, message, regions, context)
 
     @classmethod
-    def warning(cls, rule: str, message: str, regions: tuple[str, ...] = ()) -> "Verdict":
-        return cls(WARNING, rule, message, regions)
+    def warning(cls, rule: str, message: str, regions: tuple[str, ...] = (),
+                context: tuple[str, ...] = ()) -> "Verdict":
+        return cls(WARNING, rule, message, regions, context)
+
+    def softened(self, note: str) -> "Verdict":
+        """This finding as a warning, its message followed by ``note`` (why it is in doubt)."""
+        return dataclasses.replace(self, level=WARNING, message=self.message + note)
 
     def to_dict(self) -> dict:
         return {"level": self.level, "rule": self.rule, "message": self.message, "regions": list(self.regions)}

@@ -423,8 +423,9 @@ class _ReadingBuilder:
         bridges = [s for s in sorted(b.coast_of[t])
                    if any(d.actor_held(p) and p != t for p in b.shores_of[s])]
         if bridges:
-            self.violation("§12.2", f"{self.name(t)} was attacked by sea without more triremes than {defender} in "
-                                    f"{', '.join(self.name(s) for s in bridges)}", t, *bridges)
+            self.verdicts.append(Verdict.violation(
+                "§12.2", f"{self.name(t)} was attacked by sea without more triremes than {defender} in "
+                         f"{', '.join(self.name(s) for s in bridges)}", (t, *bridges), context=tuple(bridges)))
         else:
             self.violation("§13.1", f"{self.name(t)} lost legionaries but no province of {self.actor} borders it "
                                     "(land attacks need a shared land border, §13.6)", t)
@@ -520,8 +521,9 @@ class _ReadingBuilder:
         illegal, _, _, _, dst, sea, src = min(options)
         want = -self.res[src]
         if illegal:
-            self.violation("§15.2", f"strategic move from {self.name(src)} to {self.name(dst)} across {self.name(sea)} "
-                                    f"without more triremes there than every other player", src, dst, sea)
+            self.verdicts.append(Verdict.violation(
+                "§15.2", f"strategic move from {self.name(src)} to {self.name(dst)} across {self.name(sea)} without more "
+                         f"triremes there than every other player", (src, dst, sea), context=(sea,)))
         amount = min(want, self.res[dst])
         self.res[src] += amount
         self.res[dst] -= amount
