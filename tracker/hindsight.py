@@ -75,7 +75,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from tracker.errors import AugurError
-from tracker.readings import (EVENT_COST, LOW_CONFIDENCE, TURN_CHANGE_COST, WARNING_COST, verdict_basis,
+from tracker.readings import (EVENT_COST, LOW_CONFIDENCE, ONE_OFF_BELOW, TURN_CHANGE_COST, WARNING_COST, verdict_basis,
                               verdicts_cost)
 from tracker.state import ObservedState
 from tracker.verdicts import VIOLATION, Verdict
@@ -116,13 +116,9 @@ MAX_ELSEWHERE = 2
 ELSEWHERE_AT_MOST = 2
 #: The words that tell those warnings apart (see :func:`_cost`).
 ELSEWHERE_MARK = " would break no rule in "
-#: Violations per commit weighed as resting on a count read one piece off (see :func:`_one_off`)...
+#: Violations per commit weighed as resting on a count read one piece off, below ONE_OFF_BELOW
+#: (see :func:`_one_off`).
 MAX_ONE_OFF = 2
-#: ...where that count changed and was read below this confidence (below LOW_CONFIDENCE a
-#: violation is a warning already). On three sets of hard games the counts committed at 0.8 to
-#: 0.95 were right about 96.5 % of the time (session 55 in models/README.md): one in thirty is
-#: wrong, most often by one piece, while a breach of the rules is rare at a table.
-ONE_OFF_BELOW = 0.95
 #: The words that tell a violation made a warning by :func:`_one_off` (see :func:`_as_read`).
 ONE_OFF_MARK = " it would break no rule: check the count)"
 #: Attributes of a tracker its copies share: fixed for the whole game.
