@@ -527,6 +527,44 @@ class TestGateAndFusion:
         held = [gate.check(hand).reason for _ in range(SETTLE_FRAMES - 1)]
         assert held == ["something covers the board"] * (SETTLE_FRAMES - 1)
 
+    def test_a_glare_taken_for_a_hand_at_the_start_is_forgotten_once_it_holds_still(self):
+        """A light unlike the calibration photo's, over the board's edge in the first frame, looks
+        like a hand there against the empty board. Held still for SETTLE_FRAMES it is part of the
+        table, and no longer compared with the empty board: a hand that later reached over it
+        looked like that board where the glare lit it, passed as the board coming back, and
+        held the gate for 7 s once it left (a rendered hard game, seed 111)."""
+        from vision.gate import SETTLE_FRAMES
+        img, truth, cal = scene()
+        profile = calibrate(cal, procedural_art(), players=PLAYERS)
+        hand, _ = render(ObservedState.from_dict(truth.state), "easy", seed=tuple(truth.seed), hands=2)
+        h, w = img.shape[:2]
+        yy, xx = np.mgrid[0:h, 0:w]
+        lit = 0.6 * np.clip(1 - np.hypot(xx - 0.95 * w, yy - 0.5 * h) / (0.25 * w), 0, 1)[..., None]
+
+        def glared(image):
+            return (image * (1 - lit) + 255 * lit).astype(np.uint8)
+        gate = Gate(profile)
+        assert gate.check(glared(img)).reason == "first frame" and gate._at_start.any()
+        assert all(gate.check(glared(img)).still for _ in range(SETTLE_FRAMES))
+        assert gate._at_start is None and not gate._hidden.any()
+        assert gate.check(glared(hand)).reason == "motion"               # a hand comes in
+        assert [gate.check(glared(hand)).reason for _ in range(3)] == ["something covers the board"] * 3
+
+    def test_a_hand_over_the_board_at_the_start_that_rests_a_moment_is_still_the_board_coming_back(self):
+        """Forgetting the start's hand once it has held still (above) waits SETTLE_FRAMES: a hand
+        that rests a few frames and leaves uncovers the empty board, which passes at once."""
+        from vision.gate import SETTLE_FRAMES
+        rest = 3
+        assert rest + 1 < SETTLE_FRAMES
+        img, truth, cal = scene()
+        profile = calibrate(cal, procedural_art(), players=PLAYERS)
+        hand, _ = render(ObservedState.from_dict(truth.state), "easy", seed=tuple(truth.seed), hands=2)
+        gate = Gate(profile)
+        gate.check(hand)
+        assert [gate.check(hand).still for _ in range(rest)] == [True] * rest   # it passes with the table...
+        assert gate._at_start is not None                                       # ...and is still taken for a hand
+        assert gate.check(img).reason == "motion" and gate.check(img).still
+
     def test_a_frame_like_the_first_passes_when_no_hand_was_there(self):
         """Without a hand in the first frame, the empty board changes nothing: a table already in
         play (its pieces far from the empty board) is the still table at once."""

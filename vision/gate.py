@@ -169,6 +169,8 @@ class Gate:
         #: a card), and the board there before it came: what :meth:`_gone` compares with
         self._hidden: np.ndarray | None = None
         self._hidden_board: np.ndarray | None = None
+        #: the pixels :meth:`_hand_at_start` hid, until they are known to be no hand (see _expire_start)
+        self._at_start: np.ndarray | None = None
         self._arm_peak = 0          # the most pixels a group of changes that held a large blob and
                                     # reached in over the edge had since the last still frame (see
                                     # _arm_in_pieces)
@@ -196,6 +198,7 @@ class Gate:
         self.prev = gray
         since = colour_change(view, self._calm) > level      # in colour, as the blobs are
         self._calm[since], self._calm_since[since] = view[since], self._frames
+        self._expire_start()
         # in colour: a brown forearm over the red frame is the frame's grey
         change = colour_change(view, self.ref)
         changed, n, blobs, stats = blobs_past(change, CHANGE_LEVEL)
@@ -279,7 +282,30 @@ class Gate:
         groups, at_rim = self._at_rim(view, changed, shape)
         hand = np.isin(blobs, large) & np.isin(groups, at_rim)
         if hand.any():
-            self._hidden, self._hidden_board = hand, empty
+            self._hidden, self._hidden_board, self._at_start = hand, empty, hand.copy()
+
+    def _expire_start(self) -> None:
+        """Forget what :meth:`_hand_at_start` hid once CALM_SHARE of it has looked the same for
+        SETTLE_FRAMES frames since the start: a hand does not hold that still as the camera starts,
+        and what does (glare, a shadow, a light unlike the calibration photo's) is part of the
+        table. Kept, such a blob is compared with the calibration's empty board for as long as the
+        game lasts, and a hand that later comes over it can look like that board where the glare
+        lit it: on a rendered hard game (seed 111) an arm reaching over a glare on the board's east
+        side passed as the board coming back, was taken into the still frame, and when it left the
+        board it uncovered held the gate as an arm coming in for 7 s, four moves committed as one
+        and a turn read as a breach. A hand that does rest that long from the start is then part
+        of the still table, as any blob resting that long is (:meth:`_rested`): when it leaves, the
+        board it uncovers waits SETTLE_FRAMES once."""
+        if self._at_start is None:
+            return
+        left = self._at_start & self._hidden
+        if not left.any():
+            self._at_start = None       # it went, and the board came back
+            return
+        calm = (self._frames - self._calm_since) >= SETTLE_FRAMES
+        if float(np.mean(calm[left])) >= CALM_SHARE:
+            self._hidden &= ~self._at_start
+            self._at_start = None
 
     def _empty_in_view(self) -> np.ndarray:
         """The calibration's empty board as this gate's view shows it: each view pixel's board point
