@@ -888,6 +888,37 @@ class TestProvinceReadInAnotherColour:
             assert (r.actor == "red" and kinds(r) == [ev.LAND_ATTACK]) == misread
 
 
+class TestFleetReadInAnotherColour:
+    """Blue's trireme in the Aegeum, as the camera read it in doubt, was red's: red reinforces,
+    then sails it to Creticum. Nobody else's fleet leaves in red's turn: read in doubt before,
+    the Aegeum's fleet is taken for red's, and the change is its naval move (a rendered hard
+    game, seed 101: read plainly, "red placed 3 legionaries but is entitled to 0")."""
+
+    @staticmethod
+    def _sailed(confidence, creticum=1):
+        t = Table(seas={"pontus_euxinus": {"red": 2, "yellow": 2}, "aegeum": {"blue": 1}})
+        t.set(bithynia=11).push(confidence={"aegeum": confidence})
+        t.seas["aegeum"] = {}
+        t.seas["creticum"] = {"red": creticum}
+        return t.push()
+
+    def test_a_doubted_fleet_gone_beside_the_actors_new_one_is_taken_for_the_actors(self):
+        r = self._sailed(0.3)
+        assert kinds(r) == [ev.NAVAL_MOVE]
+        assert [(e.source, e.target, e.amount) for e in r.best.events] == [("aegeum", "creticum", 1)]
+        [v] = r.verdicts
+        assert (v.level, v.rule, v.regions) == ("warning", "§4.2", ("aegeum",))
+        assert "Aegeum read with 1 blue trireme(s) before (confidence 0.30)" in v.message and "taken for red's" in v.message
+
+    def test_a_fleet_read_surely_before_stays_as_read(self):
+        r = self._sailed(0.95)
+        assert "§6" in rules(r) and all("taken for" not in v.message for v in r.verdicts)
+
+    def test_a_fleet_that_grew_by_fewer_than_it_lost_takes_nothing(self):
+        r = self._sailed(0.3, creticum=0)
+        assert all("taken for" not in v.message for v in r.verdicts)
+
+
 class TestMoveFromACountReadUnchanged:
     """Red places in Ponto, then moves a legionary from Galatia to Cappadocia; the camera reads
     Cappadocia one more but Galatia as it stood. Read in doubt, Galatia is taken for the move's

@@ -166,6 +166,17 @@ def misread_boards(diff_type: type["ProvinceDiff"], prev: ObservedState, nxt: Ob
       (the print's hard seed 71, game 73: yellow moved from Ponto, read unchanged at 0.50,
       beside Asia, read so at 0.21).
 
+    A third kind is read into a board of its own, whose state before the change is the one
+    taken otherwise:
+
+    - A fleet of another army, read in doubt before the change, that is gone (or fewer) after it,
+      while ``actor``'s fleet grew by as many in a sea beside it, is taken for ``actor``'s fleet
+      read in the wrong colour, which sailed: nobody else's fleet leaves in ``actor``'s turn
+      (:func:`_fleets_recoloured`). (A rendered hard game, seed 101: green turned three
+      legionaries into a trireme in the Pontus Euxinus, read as blue's at 0.32; ten commits later
+      it sailed to the Aegeum, read as green turning three legionaries of Asia into a trireme
+      there and placing three more: "placed 3 but entitled to 0".)
+
     The plain board is read too, and the readings are ranked by cost, so a doubtful count is
     taken for a misread only where that makes the story cheaper (a legal placement beside a
     doubted province stays a placement)."""
@@ -177,6 +188,9 @@ def misread_boards(diff_type: type["ProvinceDiff"], prev: ObservedState, nxt: Ob
     if not low:     # most changes: the camera sure of every count
         return boards
     board = nxt.board
+    recoloured_before = _fleets_recoloured(prev, nxt, actor)
+    if recoloured_before is not None:
+        boards.append((diff_type(recoloured_before[0], nxt, actor), recoloured_before[1]))
     #: each kind of misread: the counts it takes as they likely stood, and its warnings
     recoloured: tuple[dict, list] = ({}, [])
     moved_from: tuple[dict, list] = ({}, [])
@@ -218,6 +232,41 @@ def misread_boards(diff_type: type["ProvinceDiff"], prev: ObservedState, nxt: Ob
         seen_as = ObservedState(board, counts, nxt.confidence, nxt.unseen)
         boards.append((diff_type(prev, seen_as, actor), tuple(notes)))
     return boards
+
+
+def _fleets_recoloured(prev: ObservedState, nxt: ObservedState, actor: str
+                      ) -> tuple[ObservedState, tuple[tuple[str, str, str], ...]] | None:
+    """``prev`` with the fleets of other armies that :func:`misread_boards`' third kind takes for
+    ``actor``'s, and the warnings that say so; None where there are none. A sea qualifies where
+    the camera read it below LOW_CONFIDENCE before the change, it held one other army's fleet
+    and nothing of ``actor``'s, that fleet is fewer by ``n`` after the change (nothing else of it
+    changed), and a sea beside it gained ``n`` or more of ``actor``'s triremes."""
+    board = prev.board
+    if len(board.pieces.naval) != 1:
+        return None             # a board without fleets (or with more kinds than one)
+    trireme, = board.pieces.naval
+    counts, notes = dict(prev.regions), []
+    for sea in sorted(board.seas):
+        before = prev.regions.get(sea, {})
+        if prev.confidence_of(sea) >= LOW_CONFIDENCE or sea in prev.unseen or sea in nxt.unseen \
+                or len(before) != 1 or actor in before:
+            continue
+        (other, kinds), = before.items()
+        lost = kinds.get(trireme, 0) - nxt.triremes_of(other, sea)
+        after = nxt.regions.get(sea, {})
+        if lost <= 0 or set(after) - {other} or set(kinds) != {trireme}:
+            continue
+        if not any(nxt.triremes_of(actor, s) - prev.triremes_of(actor, s) >= lost
+                   for s in board.sea_neighbours.get(sea, ())):
+            continue
+        counts[sea] = {**({other: {trireme: kinds[trireme] - lost}} if kinds[trireme] > lost else {}),
+                       actor: {trireme: lost}}
+        notes.append(((sea,), "turn", f"{board.name(sea)} read with {lost} {other} trireme(s) before (confidence "
+                                      f"{prev.confidence_of(sea):.2f}), gone as {actor}'s fleet grew beside it: taken "
+                                      f"for {actor}'s, the camera's misread; check the count"))
+    if not notes:
+        return None
+    return ObservedState(board, counts, prev.confidence, prev.unseen), tuple(notes)
 
 
 def every_reading(diff_type: type["ProvinceDiff"], prev: ObservedState, nxt: ObservedState, actor: str,
