@@ -558,7 +558,9 @@ def _one_off(game, journal: Journal, state: ObservedState, turn_hint: str | None
             if region not in changed or region in state.unseen \
                     or not LOW_CONFIDENCE <= state.confidence_of(region) < ONE_OFF_BELOW:
                 continue
-            value = next((value for value in _off_by_one(read)
+            # a province is never empty once the game is on (§14.1): one piece fewer than one is
+            # no story to tell the table
+            value = next((value for value in _off_by_one(read) if value or not board.is_province(region)
                           if _clears(step, journal, _with(state, {region: value}), turn_hint, v, report)), None)
             if value is not None:
                 report.verdicts[i] = v.softened(
