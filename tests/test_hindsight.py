@@ -351,6 +351,14 @@ class TestOneOff:
         report = t.set(galatia=9).push(confidence={"galatia": 0.85})
         assert rules(report) == {"§6"} and not one_off(report)
 
+    def test_a_province_is_never_offered_empty(self, monkeypatch):
+        """Whatever story clears the breach, the table is not told a province would be empty
+        (§14.1): read as one legionary, the count offered is two (print seed 94's Noricum)."""
+        monkeypatch.setattr(hindsight, "_clears", lambda *args: True)
+        r = Table().set(moesia=1, bithynia=6).push(confidence={"moesia": 0.85})   # test_inference's §12.2 figure
+        [note] = one_off(r)
+        assert note.rule == "§12.2" and "Moesia read as 1 yellow legionary at 0.85; as 2 yellow legionaries" in note.message
+
     def test_a_later_second_thought_counts_it_as_the_violation_it_was_read_as(self):
         _, report = moved_read_one_over(0.85)
         [note] = one_off(report)
