@@ -513,13 +513,9 @@ def _elsewhere(game, journal: Journal, state: ObservedState, turn_hint: str | No
                 if beside in changed or beside in state.unseen or state.owners.get(beside) != colour:
                     continue
                 moved = Counter(_gain(state.regions.get(beside, {}), {})) + Counter(gained)
-                trial = _trial(step.before, journal.steps[:-1])
-                try:
-                    _observe_step(trial, journal_of(trial), _with(state, {gainer: _counts(rest), beside: _counts(moved)}),
-                                  turn_hint)
-                except AugurError:
-                    continue
-                if _violations(trial.history[-1:]) < _violations([report]):
+                now = _read_instead(step, journal, _with(state, {gainer: _counts(rest), beside: _counts(moved)}),
+                                    turn_hint)
+                if now is not None and _violations([now]) < _violations([report]):
                     legal.append(beside)
                 if len(legal) > ELSEWHERE_AT_MOST:
                     break
@@ -573,14 +569,20 @@ def _clears(step: Step, journal: Journal, state: ObservedState, turn_hint: str |
             report) -> bool:
     """Whether the commit of ``step``, read as ``state`` instead, has fewer violations than
     ``report`` and none under ``verdict``'s rule."""
+    now = _read_instead(step, journal, state, turn_hint)
+    return now is not None and _violations([now]) < _violations([report]) \
+        and not any(w.level == VIOLATION and w.rule == verdict.rule for w in now.verdicts)
+
+
+def _read_instead(step: Step, journal: Journal, state: ObservedState, turn_hint: str | None):
+    """The report on the commit just read (``step``, the journal's last), had it committed
+    ``state`` instead, on a copy of the tracker; None where that reading does not go through."""
     trial = _trial(step.before, journal.steps[:-1])
     try:
         _observe_step(trial, journal_of(trial), state, turn_hint)
     except AugurError:
-        return False
-    now = trial.history[-1]
-    return _violations([now]) < _violations([report]) \
-        and not any(w.level == VIOLATION and w.rule == verdict.rule for w in now.verdicts)
+        return None
+    return trial.history[-1]
 
 
 def _elsewhere_note(board, state: ObservedState, pieces: dict, read_in: str, beside: list[str]) -> Verdict:

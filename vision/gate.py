@@ -302,8 +302,7 @@ class Gate:
         if not left.any():
             self._at_start = None       # it went, and the board came back
             return
-        calm = (self._frames - self._calm_since) >= SETTLE_FRAMES
-        if float(np.mean(calm[left])) >= CALM_SHARE:
+        if float(np.mean(self._settled_pixels()[left])) >= CALM_SHARE:
             self._hidden &= ~self._at_start
             self._at_start = None
 
@@ -330,10 +329,15 @@ class Gate:
         passes as it did after SETTLE_FRAMES; one that shifts, however little, starts again."""
         if not len(large):
             return large
-        old = (self._frames - self._calm_since) >= SETTLE_FRAMES
+        old = self._settled_pixels()
         near = np.ones((ARM_GAP, ARM_GAP), np.uint8)
         return np.array([b for b in large if np.mean(old[cv2.dilate((blobs == b).astype(np.uint8), near) > 0])
                          >= CALM_SHARE], dtype=large.dtype)
+
+    def _settled_pixels(self) -> np.ndarray:
+        """The view pixels that have looked the same (within the motion level) for SETTLE_FRAMES
+        frames, whatever moved elsewhere (see :meth:`_rested`, :meth:`_expire_start`)."""
+        return (self._frames - self._calm_since) >= SETTLE_FRAMES
 
     def _motion_level(self, moved: np.ndarray, shape: tuple[int, ...]) -> float:
         """How many grey levels a view pixel must change by since the last frame to count as moving

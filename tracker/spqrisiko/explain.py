@@ -179,8 +179,8 @@ class _ReadingBuilder:
         self.unexplained = 0
 
     # -- helpers -------------------------------------------------------------------------
-    def violation(self, rule: str, message: str, *regions: str) -> None:
-        self.verdicts.append(Verdict.violation(rule, message, tuple(regions)))
+    def violation(self, rule: str, message: str, *regions: str, context: tuple[str, ...] = ()) -> None:
+        self.verdicts.append(Verdict.violation(rule, message, tuple(regions), context))
 
     def warning(self, rule: str, message: str, *regions: str) -> None:
         self.verdicts.append(Verdict.warning(rule, message, tuple(regions)))
@@ -423,9 +423,8 @@ class _ReadingBuilder:
         bridges = [s for s in sorted(b.coast_of[t])
                    if any(d.actor_held(p) and p != t for p in b.shores_of[s])]
         if bridges:
-            self.verdicts.append(Verdict.violation(
-                "§12.2", f"{self.name(t)} was attacked by sea without more triremes than {defender} in "
-                         f"{', '.join(self.name(s) for s in bridges)}", (t, *bridges), context=tuple(bridges)))
+            self.violation("§12.2", f"{self.name(t)} was attacked by sea without more triremes than {defender} in "
+                                    f"{', '.join(self.name(s) for s in bridges)}", t, *bridges, context=tuple(bridges))
         else:
             self.violation("§13.1", f"{self.name(t)} lost legionaries but no province of {self.actor} borders it "
                                     "(land attacks need a shared land border, §13.6)", t)
@@ -521,9 +520,8 @@ class _ReadingBuilder:
         illegal, _, _, _, dst, sea, src = min(options)
         want = -self.res[src]
         if illegal:
-            self.verdicts.append(Verdict.violation(
-                "§15.2", f"strategic move from {self.name(src)} to {self.name(dst)} across {self.name(sea)} without more "
-                         f"triremes there than every other player", (src, dst, sea), context=(sea,)))
+            self.violation("§15.2", f"strategic move from {self.name(src)} to {self.name(dst)} across {self.name(sea)} "
+                                    f"without more triremes there than every other player", src, dst, sea, context=(sea,))
         amount = min(want, self.res[dst])
         self.res[src] += amount
         self.res[dst] -= amount
