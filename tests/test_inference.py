@@ -919,6 +919,47 @@ class TestFleetReadInAnotherColour:
         assert all("taken for" not in v.message for v in r.verdicts)
 
 
+class TestFleetSailedToASeaReadUnchanged:
+    """Red reinforces, then sails a trireme from the Pontus Euxinus to the Aegeum, which the camera
+    reads as it stood (blue's trireme alone). Read in doubt, the Aegeum is taken to hold red's
+    trireme too, and the change is red's naval move (§9.3); read surely, the trireme left with no
+    combat and no legionaries landed (§6.6). (A rendered hard game, seed 122.) No other fleet
+    shares the Pontus Euxinus, so the loss is no naval combat lost."""
+
+    SEAS = {"pontus_euxinus": {"red": 2}, "aegeum": {"blue": 1}}
+
+    def _sailed(self, confidence, **landed):
+        t = Table(seas=self.SEAS)
+        t.set(bithynia=11).push()
+        t.ships("pontus_euxinus", "red", 1)
+        return t.set(**landed).push(confidence={"aegeum": confidence})
+
+    def test_a_doubted_sea_beside_is_taken_to_hold_the_fleet_9_3(self):
+        r = self._sailed(0.4)
+        assert [(e.kind, e.source, e.target, e.amount) for e in r.best.events] == [
+            (ev.NAVAL_MOVE, "pontus_euxinus", "aegeum", 1)]
+        [v] = r.verdicts
+        assert (v.level, v.rule, v.regions) == ("warning", "§9.3", ("aegeum",))
+        assert "Aegeum (confidence 0.40)" in v.message and "taken to have sailed to Aegeum" in v.message
+
+    def test_a_sure_sea_beside_leaves_the_violation_6_6(self):
+        r = self._sailed(0.95)
+        assert "§6.6" in rules(r) and all("sailed" not in v.message for v in r.verdicts)
+
+    def test_a_trireme_turned_into_legionaries_stays_so_6_6(self):
+        """Two legionaries landed in Bithynia on the same shore: the plain reading explains the
+        change without a warning, and is ranked first."""
+        r = self._sailed(0.4, bithynia=13)
+        assert kinds(r) == [ev.TRIREME_TO_LEGIONARIES] and r.verdicts == []
+
+    def test_a_fleet_that_sailed_to_a_sea_read_so_is_a_plain_move(self):
+        t = Table(seas=self.SEAS)
+        t.set(bithynia=11).push()
+        t.ships("pontus_euxinus", "red", 1).ships("aegeum", "red", 1)
+        r = t.push(confidence={"aegeum": 0.4})
+        assert kinds(r) == [ev.NAVAL_MOVE] and r.verdicts == []
+
+
 class TestMoveFromACountReadUnchanged:
     """Red places in Ponto, then moves a legionary from Galatia to Cappadocia; the camera reads
     Cappadocia one more but Galatia as it stood. Read in doubt, Galatia is taken for the move's

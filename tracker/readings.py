@@ -145,9 +145,9 @@ def misread_boards(diff_type: type["ProvinceDiff"], prev: ObservedState, nxt: Ob
     """The differences to read a change with: ``prev -> nxt`` as the camera read it and, where
     its doubtful counts allow a misread that nobody's moves explain otherwise, the same change
     with those counts as they likely stood, each with the warnings that say so: (regions, topic,
-    message), the topic ``turn`` (who moves in a turn) or ``move`` (the move at its end), which
-    each ruleset cites.
-    Two kinds of such misreads, each read into a board of its own, and both into one:
+    message), the topic ``turn`` (who moves in a turn), ``move`` (the move at its end) or ``sail``
+    (a naval move), which each ruleset cites.
+    Three kinds of such misreads, each read into a board of its own, and all into one:
 
     - A province ``actor`` held, read after in another colour in doubt, is taken for theirs
       still, its pieces as counted: nobody but the player in turn moves in their turn (another
@@ -165,8 +165,10 @@ def misread_boards(diff_type: type["ProvinceDiff"], prev: ObservedState, nxt: Ob
       sure is taken and the warning names them all: the camera cannot tell which one it was
       (the print's hard seed 71, game 73: yellow moved from Ponto, read unchanged at 0.50,
       beside Asia, read so at 0.21).
+    - The same at sea: ``actor``'s triremes gone from a sea with no combat, beside a sea read
+      unchanged in doubt, are taken to have sailed there (:func:`_fleets_missed`).
 
-    A third kind is read into a board of its own, whose state before the change is the one
+    A fourth kind is read into a board of its own, whose state before the change is the one
     taken otherwise:
 
     - A fleet of another army, read in doubt before the change, that is gone (or fewer) after it,
@@ -221,10 +223,11 @@ def misread_boards(diff_type: type["ProvinceDiff"], prev: ObservedState, nxt: Ob
         moved_from[1].append((tuple(doubts), "move", f"{read} read unchanged as {board.name(g)} beside it gained {gained}: "
                                              f"taken to have come from {board.name(q)}, {gained} fewer than read; "
                                              "check the count"))
-    kinds_found = [k for k in (recoloured, moved_from) if k[1]]
-    # each kind alone, and both together: one true misread beside a false one of the other kind
-    # is read alone, and a change with both is read whole
-    for chosen in [[k] for k in kinds_found] + ([kinds_found] if len(kinds_found) == 2 else []):
+    sailed_to = _fleets_missed(prev, nxt, actor, low)
+    kinds_found = [k for k in (recoloured, moved_from, sailed_to) if k[1]]
+    # each kind alone, and all together: one true misread beside a false one of another kind is
+    # read alone, and a change with several is read whole
+    for chosen in [[k] for k in kinds_found] + ([kinds_found] if len(kinds_found) > 1 else []):
         counts, notes = dict(nxt.regions), []
         for changes, warnings in chosen:
             counts.update(changes)
@@ -234,9 +237,52 @@ def misread_boards(diff_type: type["ProvinceDiff"], prev: ObservedState, nxt: Ob
     return boards
 
 
+def _fleets_missed(prev: ObservedState, nxt: ObservedState, actor: str, low: set[str]
+                   ) -> tuple[dict[str, dict], list[tuple[tuple[str, ...], str, str]]]:
+    """:func:`misread_boards`' third kind, the seas' mirror of its second: ``actor``'s fleet fewer
+    in a sea beside which no sea gained any of ``actor``'s triremes, and a sea beside it that the
+    camera read in doubt (``low``), in sight, with ``actor``'s fleet there as it stood: the
+    triremes are taken to have sailed there (§9.3), under a count the camera went on misreading.
+    With several such seas, the least sure is taken and the warning names them all. Returns the
+    counts so taken and their warnings (both empty where there are none). (A rendered hard game,
+    seed 122: green sailed a trireme from the Tyrrenum to the Sinus Gallicus, read empty still at
+    0.37: "1 green trireme(s) left Tyrrenum with no combat and no legionaries landed".) Where the
+    triremes became legionaries on the shore (§6.6) or sank in a combat, the plain reading says
+    so for less, and it is ranked first."""
+    board = nxt.board
+    counts: dict[str, dict] = {}
+    notes: list[tuple[tuple[str, ...], str, str]] = []
+    if len(board.pieces.naval) != 1:
+        return counts, notes
+    trireme, = board.pieces.naval
+
+    def grew(s: str) -> int:
+        return nxt.triremes_of(actor, s) - prev.triremes_of(actor, s)
+
+    for sea in sorted(board.seas):
+        lost = -grew(sea)
+        beside = board.sea_neighbours.get(sea, ())
+        if lost <= 0 or sea in nxt.unseen or any(grew(t) > 0 for t in beside):
+            continue
+        doubts = sorted((t for t in beside if t in low and t not in counts and grew(t) == 0
+                         and t not in prev.unseen and t not in nxt.unseen),
+                        key=lambda t: (min(prev.confidence_of(t), nxt.confidence_of(t)), t))
+        if not doubts:
+            continue
+        t = doubts[0]
+        there = nxt.regions.get(t, {})
+        counts[t] = {**there, actor: {**there.get(actor, {}), trireme: nxt.triremes_of(actor, t) + lost}}
+        read = " or ".join(f"{board.name(r)} (confidence {min(prev.confidence_of(r), nxt.confidence_of(r)):.2f})"
+                           for r in doubts)
+        notes.append((tuple(doubts), "sail", f"{lost} {actor} trireme(s) left {board.name(sea)} with no combat as "
+                                              f"{read} beside it read unchanged: taken to have sailed to "
+                                              f"{board.name(t)}, {lost} more than read there; check the count"))
+    return counts, notes
+
+
 def _fleets_recoloured(prev: ObservedState, nxt: ObservedState, actor: str
                       ) -> tuple[ObservedState, tuple[tuple[str, str, str], ...]] | None:
-    """``prev`` with the fleets of other armies that :func:`misread_boards`' third kind takes for
+    """``prev`` with the fleets of other armies that :func:`misread_boards`' fourth kind takes for
     ``actor``'s, and the warnings that say so; None where there are none. A sea qualifies where
     the camera read it below LOW_CONFIDENCE before the change, it held one other army's fleet
     and nothing of ``actor``'s, that fleet is fewer by ``n`` after the change (nothing else of it

@@ -100,7 +100,7 @@ class TurnContext:
 
 #: the rules a misread :func:`~tracker.readings.misread_boards` reads would otherwise break: who
 #: moves in a turn, and the strategic move
-MISREAD_RULES = {"turn": "§4.2", "move": "§15.1"}
+MISREAD_RULES = {"turn": "§4.2", "move": "§15.1", "sail": "§9.3"}
 
 
 def explain(prev: ObservedState, nxt: ObservedState, ctx: TurnContext, players: tuple[str, ...],
