@@ -1118,6 +1118,32 @@ class TestTurnsInOneChange:
         t.set(bithynia=11).push()
         assert "§4.2" in rules(t.set(dacia=3).push())
 
+    @staticmethod
+    def _yellow_sails(asia=None):
+        """Red attacks Asia; then yellow's fleet sails from the Pontus Euxinus to the Aegeum and
+        sinks blue's trireme there, blue's turn and yellow's reinforcements not seen between."""
+        t = Table()
+        t.set(bithynia=11).push()
+        t.set(asia=1).push()
+        t.seas["pontus_euxinus"]["yellow"] = 1
+        t.seas["aegeum"] = {"yellow": 1}
+        return t, t.push(confidence={"asia": asia} if asia else None)
+
+    def test_a_whole_turn_read_in_doubt_then_the_next_but_one_player_moves(self):
+        """Blue's turn shows nothing the camera is sure of (Asia, blue's, read in doubt), and
+        yellow's first move seen is its fleet's: read in red's turn it breaks the rules three times
+        over, or twice as a split turn, and the tracker stays two turns behind. Read as yellow's
+        turn after blue's passed unseen, it breaks none."""
+        t, r = self._yellow_sails(asia=0.3)
+        assert (r.actor, r.verdicts, t.game.current) == ("yellow", [], "yellow")
+        assert [s.colour for s in r.scores] == ["blue", "yellow"]
+        assert [(e.kind, e.actor, e.source, e.target) for e in r.events] == [
+            (ev.NAVAL_MOVE, "yellow", "pontus_euxinus", "aegeum"), (ev.NAVAL_COMBAT, "yellow", None, "aegeum")]
+
+    def test_a_turn_never_passes_unseen_where_the_camera_is_sure_of_that_player(self):
+        t, r = self._yellow_sails()
+        assert [e.kind for e in r.events if e.kind == ev.NAVAL_MOVE] == [] and rules(r)
+
     def test_a_card_set_entered_for_the_next_player_before_the_last_move_was_committed_8(self):
         """Blue enters a card set at the tablet (its turn begins there) before the camera has
         committed red's conquest of Asia; the commit shows the conquest and blue's placement. The

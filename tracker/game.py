@@ -26,7 +26,7 @@ from tracker.overrides import GUESSED, Override
 from tracker.pieces import CENTRE, CENTRE_SUPPLY, LEGIONARY, NEUTRAL, VP_TRACK_MAX
 from tracker.spqrisiko.cards import CARD_SYMBOLS, set_value
 from tracker.readings import (LEAST_OTHER_TURN_COST, SPLIT_TURN_COST, TURN_CHANGE_COST, Reading, doubted, joined,
-                              soften_low_confidence, verdict_basis)
+                              make_reading, soften_low_confidence, verdict_basis)
 from tracker.spqrisiko.explain import TurnContext, explain
 from tracker.spqrisiko.options import SpqrOptions
 from tracker.spqrisiko.reinforcements import entitlement
@@ -435,11 +435,16 @@ class TurnFollower:
                 split = self._split_turn(prev, state, last)
                 if split is not None:
                     hypotheses.append(split)
+            skipped = self._skipped_turn(prev, state, after) if turn_hint is None and after != self.current else None
+            if skipped is not None:
+                hypotheses.append(skipped)
         if self._tablet_began is not None and turn_hint in (None, self.current):
             split = self._split_after_tablet(prev, state)
             if split is not None:
                 hypotheses.append(split)
-        return min(hypotheses, key=lambda h: h[0])[1]
+        # at equal cost the reading that finds fewer breaches wins (a table rarely breaks the
+        # rules), then the first of equals
+        return min(hypotheses, key=lambda h: (h[0], len(h[1].reported[0].violations)))[1]
 
     def _split_after_tablet(self, prev: ObservedState, state: ObservedState) -> "tuple[float, Weighed] | None":
         """Like :meth:`_split_turn`, for a turn the tablet began since the last commit (a card set
@@ -534,6 +539,40 @@ class TurnFollower:
         readings = self._read(between, state, ctx)
         cost += ending.cost + readings[0].cost + turns * (TURN_CHANGE_COST + SPLIT_TURN_COST)
         return cost, Weighed(last, ctx, readings, between, ending, ender)
+
+    def _skipped_turn(self, prev: ObservedState, state: ObservedState, last: str) -> "tuple[float, Weighed] | None":
+        """The next player's whole turn went by with nothing of it committed, and the whole change
+        is ``last``'s, the player after them. :meth:`_split_turn` gives the ending turn every
+        change but ``last``'s surest additions; this reading gives it none, so that ``last``'s
+        first change may be a move (a fleet sailing, an attack) after reinforcements the camera
+        read in doubt or not at all.
+
+        Without it a tracker left two turns behind never caught up: in a rendered hard game
+        (seed 101) the camera read yellow's turn only as two of its provinces gone empty in doubt,
+        and green's reinforcements in doubt, so blue's turn went on; green's fleet then sailed and
+        fought, read as blue's acts, five breaches, and every later turn would have been read
+        against the wrong player. A turn that shows nothing costs as much as a breach
+        (TURN_WITHOUT_REINFORCEMENT_COST) unless that player's provinces were out of sight, and
+        so does ``last``'s turn opening without reinforcements, so this reading wins only over
+        several breaches. And it is read only where that turn's reinforcements can stand where the
+        camera did not read them: a province of the next player's, or of no army the tracker
+        knows, out of sight or read in doubt (None otherwise)."""
+        ender = self.next_player()
+        unseen = prev.unseen | state.unseen
+        theirs = [r for r in self.board.provinces if prev.owners.get(r, ender) == ender]
+        if not any(r in unseen or doubted(r, prev, state) for r in theirs):
+            return None
+        hidden = any(r in unseen for r in theirs)
+        ender_ctx = self._next_turn(ender, prev)
+        cost = 2 * (TURN_CHANGE_COST + SPLIT_TURN_COST)
+        if ender_ctx.entitlement and not hidden:
+            cost += TURN_WITHOUT_REINFORCEMENT_COST
+        ctx = self._next_turn(last, prev, ender)
+        readings = self._read(prev, state, ctx)
+        cost += readings[0].cost
+        if ctx.entitlement and not self._reinforced(readings[0]):
+            cost += TURN_WITHOUT_REINFORCEMENT_COST
+        return cost, Weighed(last, ctx, readings, prev, make_reading([], [], 0), ender)
 
 
 def _doubted_within_reach(colour: str, prev: ObservedState, state: ObservedState) -> list[str]:
