@@ -919,6 +919,31 @@ class TestFleetReadInAnotherColour:
         assert all("taken for" not in v.message for v in r.verdicts)
 
 
+class TestMoveToACountReadUnchanged:
+    """Red moves a legionary from Galatia (3) to Cappadocia at the end of its turn; the camera
+    reads Galatia one fewer and Cappadocia as it stood. Read plainly, Galatia's loss is an attack
+    on Asia repelled, which its three legionaries could not make against three (§10.13). Read
+    in doubt, Cappadocia is taken to hold the legionary: a strategic move, and a warning."""
+
+    @staticmethod
+    def _moved(confidence):
+        t = Table(garrisons=dict(BASE, galatia=("red", 3), asia=("blue", 3)))
+        t.set(bithynia=11).push()
+        return t.set(galatia=2).push(confidence={"cappadocia": confidence})
+
+    def test_a_doubted_destination_is_read_one_more_15_1(self):
+        r = self._moved(0.5)
+        assert [(e.kind, e.source, e.target, e.amount) for e in r.best.events] == [
+            (ev.STRATEGIC_MOVE, "galatia", "cappadocia", 1)]
+        [v] = r.verdicts
+        assert (v.level, v.rule, v.regions) == ("warning", "§15.1", ("cappadocia",))
+        assert "Cappadocia (confidence 0.50) read unchanged" in v.message and "1 more" in v.message
+
+    def test_a_sure_destination_leaves_the_attack_10_13(self):
+        r = self._moved(0.95)
+        assert kinds(r) == [ev.LAND_ATTACK] and "§10.13" in rules(r)
+
+
 class TestFleetSailedToASeaReadUnchanged:
     """Red reinforces, then sails a trireme from the Pontus Euxinus to the Aegeum, which the camera
     reads as it stood (blue's trireme alone). Read in doubt, the Aegeum is taken to hold red's

@@ -147,7 +147,7 @@ def misread_boards(diff_type: type["ProvinceDiff"], prev: ObservedState, nxt: Ob
     with those counts as they likely stood, each with the warnings that say so: (regions, topic,
     message), the topic ``turn`` (who moves in a turn), ``move`` (the move at its end) or ``sail``
     (a naval move), which each ruleset cites.
-    Three kinds of such misreads, each read into a board of its own, and all into one:
+    Four kinds of such misreads, each read into a board of its own, and all into one:
 
     - A province ``actor`` held, read after in another colour in doubt, is taken for theirs
       still, its pieces as counted: nobody but the player in turn moves in their turn (another
@@ -165,10 +165,17 @@ def misread_boards(diff_type: type["ProvinceDiff"], prev: ObservedState, nxt: Ob
       sure is taken and the warning names them all: the camera cannot tell which one it was
       (the print's hard seed 71, game 73: yellow moved from Ponto, read unchanged at 0.50,
       beside Asia, read so at 0.21).
+    - Its mirror: pieces ``actor`` lost in a province it still holds, beside one of theirs read
+      unchanged in doubt, are taken to have gone there, that count the loss more: the camera
+      went on reading the destination as it stood. (A rendered hard game, seed 126: blue moved a
+      legionary from Bithinya to Cappadocia, read 4 before and after, at 0.34 and 0.82; the loss
+      read as an attack on Ponto repelled, "Bithinya could roll 2 dice against 3 defending
+      Ponto". With no attack to read it as, the loss is a warning anyway, see
+      :func:`doubted_beside`.)
     - The same at sea: ``actor``'s triremes gone from a sea with no combat, beside a sea read
       unchanged in doubt, are taken to have sailed there (:func:`_fleets_missed`).
 
-    A fourth kind is read into a board of its own, whose state before the change is the one
+    A fifth kind is read into a board of its own, whose state before the change is the one
     taken otherwise:
 
     - A fleet of another army, read in doubt before the change, that is gone (or fewer) after it,
@@ -223,8 +230,27 @@ def misread_boards(diff_type: type["ProvinceDiff"], prev: ObservedState, nxt: Ob
         moved_from[1].append((tuple(doubts), "move", f"{read} read unchanged as {board.name(g)} beside it gained {gained}: "
                                              f"taken to have come from {board.name(q)}, {gained} fewer than read; "
                                              "check the count"))
+    moved_to: tuple[dict, list] = ({}, [])
+    for g, lost in sorted(plain.residual.items()):
+        if lost >= 0 or g in plain.conquests:
+            continue
+        doubts = sorted((q for q in board.land_neighbours.get(g, ())
+                         if q in low and q not in sources and q not in moved_to[0] and plain.residual.get(q) == 0
+                         and q not in plain.conquests and q not in nxt.unseen),
+                        key=lambda q: (min(prev.confidence_of(q), nxt.confidence_of(q)), q))
+        if not doubts:
+            continue
+        q = doubts[0]
+        kinds = nxt.regions[q][actor]
+        moved_to[0][q] = {**nxt.regions[q], actor: {**{k: n for k, n in kinds.items() if k not in board.pieces.garrison},
+                                                    **board.pieces.tidy(nxt.legions[q] - lost)}}
+        read = " or ".join(f"{board.name(r)} (confidence {min(prev.confidence_of(r), nxt.confidence_of(r)):.2f})"
+                           for r in doubts)
+        moved_to[1].append((tuple(doubts), "move", f"{read} read unchanged as {board.name(g)} beside it lost {-lost} "
+                                                   f"with no conquest: taken to have gone to {board.name(q)}, {-lost} "
+                                                   "more than read; check the count"))
     sailed_to = _fleets_missed(prev, nxt, actor, low)
-    kinds_found = [k for k in (recoloured, moved_from, sailed_to) if k[1]]
+    kinds_found = [k for k in (recoloured, moved_from, moved_to, sailed_to) if k[1]]
     # each kind alone, and all together: one true misread beside a false one of another kind is
     # read alone, and a change with several is read whole
     for chosen in [[k] for k in kinds_found] + ([kinds_found] if len(kinds_found) > 1 else []):
@@ -239,7 +265,7 @@ def misread_boards(diff_type: type["ProvinceDiff"], prev: ObservedState, nxt: Ob
 
 def _fleets_missed(prev: ObservedState, nxt: ObservedState, actor: str, low: set[str]
                    ) -> tuple[dict[str, dict], list[tuple[tuple[str, ...], str, str]]]:
-    """:func:`misread_boards`' third kind, the seas' mirror of its second: ``actor``'s fleet fewer
+    """:func:`misread_boards`' fourth kind, the seas' mirror of its third: ``actor``'s fleet fewer
     in a sea beside which no sea gained any of ``actor``'s triremes, and a sea beside it that the
     camera read in doubt (``low``), in sight, with ``actor``'s fleet there as it stood: the
     triremes are taken to have sailed there (§9.3), under a count the camera went on misreading.
@@ -282,7 +308,7 @@ def _fleets_missed(prev: ObservedState, nxt: ObservedState, actor: str, low: set
 
 def _fleets_recoloured(prev: ObservedState, nxt: ObservedState, actor: str
                       ) -> tuple[ObservedState, tuple[tuple[str, str, str], ...]] | None:
-    """``prev`` with the fleets of other armies that :func:`misread_boards`' fourth kind takes for
+    """``prev`` with the fleets of other armies that :func:`misread_boards`' fifth kind takes for
     ``actor``'s, and the warnings that say so; None where there are none. A sea qualifies where
     the camera read it below LOW_CONFIDENCE before the change, it held one other army's fleet
     and nothing of ``actor``'s, that fleet is fewer by ``n`` after the change (nothing else of it
