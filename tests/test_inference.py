@@ -80,6 +80,12 @@ class TestReinforcements:
         r = Table().set(bithynia=13).push()
         assert rules(r) == {"§6"}
 
+    def test_one_legionary_over_is_named_in_the_singular_6(self):
+        t = Table()
+        t.set(bithynia=11).push()
+        [v] = t.set(galatia=5).push().verdicts
+        assert v.rule == "§6" and "red placed 1 legionary but is entitled to 0" in v.message
+
     def test_card_set_raises_the_entitlement_8(self):
         t = Table()
         t.game.hands["red"].count = 3
@@ -237,6 +243,9 @@ class TestLandAttack:
         t = Table(garrisons={**BASE, "cappadocia": ("red", 2)})
         r = t.set(armenia=2).push()
         assert "§10.13" in rules(r)
+        t = Table(garrisons={**BASE, "cappadocia": ("red", 2), "ponto": ("red", 2)})
+        [v] = t.set(armenia=2).push().verdicts
+        assert v.rule == "§10.13" and "could roll 1 die against 3 defending Armenia" in v.message
 
     def test_chain_of_conquests_in_one_transition_13_5(self):
         t = Table(garrisons={**BASE, "galatia": ("red", 8)})

@@ -121,6 +121,11 @@ def explain(prev: ObservedState, nxt: ObservedState, ctx: TurnContext, players: 
     return every_reading(_Diff, prev, nxt, ctx.actor, build)
 
 
+def _dice(n: int) -> str:
+    """``n`` dice, in words: "1 die", "2 dice"."""
+    return f"{n} {'die' if n == 1 else 'dice'}"
+
+
 class _Diff(ProvinceDiff):
     """The raw differences between two states, from the point of view of the player in turn:
     the provinces (:class:`~tracker.readings.ProvinceDiff`), the triremes and the centres."""
@@ -386,7 +391,7 @@ class _ReadingBuilder:
             att_dice = attack_dice_available(start, garrison)
             if att_dice < defence_dice(P.legions[t]):
                 rule_note = " (a sea attack leaves 2 at home next to an enemy, §14.3)" if garrison == 2 else ""
-                self.violation("§10.13", f"{self.name(src)} could roll {att_dice} dice against {defence_dice(P.legions[t])} "
+                self.violation("§10.13", f"{self.name(src)} could roll {_dice(att_dice)} against {defence_dice(P.legions[t])} "
                                          f"defending {self.name(t)}{rule_note}", src, t)
             if sea:
                 if t in self.ctx.sea_attacked or t in sea_targets_now:
@@ -445,7 +450,7 @@ class _ReadingBuilder:
                 self.events.append(Event(kind, a, source=p, target=q, sea=sea, defender=P.owners[q],
                                          attacker_losses=-r, maybe_by_sea=maybe_sea, target_guessed=guessed))
                 if attack_dice_available(P.legions[p]) < defence_dice(P.legions[q]):
-                    self.violation("§10.13", f"{self.name(p)} could roll {attack_dice_available(P.legions[p])} dice "
+                    self.violation("§10.13", f"{self.name(p)} could roll {_dice(attack_dice_available(P.legions[p]))} "
                                              f"against {defence_dice(P.legions[q])} defending {self.name(q)}", p, q)
             else:
                 message = f"{-r} {a} legionar{'y' if r == -1 else 'ies'} vanished from {self.name(p)} with no combat"
@@ -467,13 +472,13 @@ class _ReadingBuilder:
             # over, they alone may make the excess
             unsure = sum(r for p, r in gains.items() if doubted(p, P, d.next))
             if total <= budget + tolerance:
-                self.warning("§8", f"{a} placed {total} legionaries, {budget} without cards: enter the card set played",
+                self.warning("§8", f"{a} placed {total} {self.board.pieces.unit_word(total)}, {budget} without cards: enter the card set played",
                              *regions)
             elif total - unsure <= budget:
-                self.warning("§6", f"{a} placed {total} legionaries but is entitled to {max(0, budget)} this turn"
+                self.warning("§6", f"{a} placed {total} {self.board.pieces.unit_word(total)} but is entitled to {max(0, budget)} this turn"
                                    + DOUBT_NOTE, *regions)
             else:
-                self.violation("§6", f"{a} placed {total} legionaries but is entitled to {max(0, budget)} this turn",
+                self.violation("§6", f"{a} placed {total} {self.board.pieces.unit_word(total)} but is entitled to {max(0, budget)} this turn",
                                *regions)
 
     def _repelled_target(self, p: str) -> tuple[str, str | None, bool, bool] | None:
