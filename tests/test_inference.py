@@ -587,6 +587,24 @@ class TestCards:
         r = t.set(macedonia=4).push()
         assert [v.message for v in r.verdicts if v.rule == "§17.1"] == ["red drew a card outside their own turn"]
 
+    def test_a_card_drawn_by_the_next_player_says_their_turn_went_by_17_1(self):
+        """Blue's whole turn is played under a card over Thracia, and blue draws at its end; the
+        next commit shows yellow's legionary in Moesia, beside Thracia. Without the draw, red
+        going on is the cheaper reading (the legionary may have come from under the card, a
+        warning); with it, that reading would make blue's card a breach, and the change is read
+        as blue's turn gone by and yellow's begun. The card is then judged in blue's turn."""
+        for drawn in (False, True):
+            t = Table()
+            t.set(bithynia=11).push()
+            if drawn:
+                t.game.draw_card("blue")
+            covered = ObservedState.from_dict(dict(t.set(moesia=4).state().to_dict(), unseen=["thracia"]))
+            r = t.game.observe(covered)
+            assert (r.actor, [s.colour for s in r.scores]) == (("yellow", ["blue", "yellow"]) if drawn else ("red", []))
+            assert rules(r) == set()
+        [v] = r.verdicts
+        assert (v.level, v.rule) == ("warning", "§17.1") and "could not see Thracia" in v.message
+
     def test_card_while_a_province_is_out_of_sight_17_1(self):
         """A card over Asia when red draws: a conquest there is out of the camera's sight, so the
         unearned card is a warning that says where it could not see."""
@@ -597,7 +615,7 @@ class TestCards:
         d["unseen"] = ["asia"]
         r = t.game.observe(ObservedState.from_dict(d))
         assert rules(r) == set() and rules(r, "warning") == {"§17.1"}
-        assert "could not see asia" in r.verdicts[-1].message
+        assert "could not see Asia" in r.verdicts[-1].message
 
     def test_card_beside_a_province_the_camera_doubts_17_1(self):
         """The camera doubts Asia, beside red's Galatia: red may have taken it unseen (a count

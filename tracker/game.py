@@ -25,8 +25,8 @@ from tracker.hindsight import observe as observe_with_hindsight
 from tracker.overrides import GUESSED, Override
 from tracker.pieces import CENTRE, CENTRE_SUPPLY, LEGIONARY, NEUTRAL, VP_TRACK_MAX
 from tracker.spqrisiko.cards import CARD_SYMBOLS, set_value
-from tracker.readings import (LEAST_OTHER_TURN_COST, SPLIT_TURN_COST, TURN_CHANGE_COST, Reading, doubted, joined,
-                              make_reading, soften_low_confidence, verdict_basis)
+from tracker.readings import (LEAST_OTHER_TURN_COST, SPLIT_TURN_COST, TURN_CHANGE_COST, VIOLATION_COST, Reading,
+                              doubted, joined, make_reading, soften_low_confidence, verdict_basis)
 from tracker.spqrisiko.explain import TurnContext, explain
 from tracker.spqrisiko.options import SpqrOptions
 from tracker.spqrisiko.reinforcements import entitlement
@@ -266,7 +266,7 @@ class TurnFollower:
             doubts = _doubted_within_reach(colour, prev, state)
             if hidden or doubts:
                 why = "; ".join(part for part in (
-                    f"it could not see {', '.join(hidden)}" if hidden else "",
+                    f"it could not see {', '.join(self.board.name(r) for r in hidden)}" if hidden else "",
                     f"it doubts its count of {', '.join(self.board.name(r) for r in doubts)}" if doubts else "")
                     if part)
                 verdicts.append(Verdict.warning(earned, f"{message} the camera saw ({why}: check)", tuple(doubts)))
@@ -415,11 +415,16 @@ class TurnFollower:
             raise GameError(f"'{turn_hint}' is not an active player")
         prev = self.state
         self.ctx.hand_count = self.hands[self.ctx.actor].count
+        # cards drawn at the tablet by players not in turn: each is a breach unless this change
+        # goes through the drawer's turn (:meth:`_judge_draws`), so each reading pays for those it
+        # leaves out (a rendered hard game, seed 129: yellow's whole turn was played under a
+        # cup, and yellow's card, drawn at its end, said so before green's first placement did)
+        drawers = [colour for colour, ctx in self._draws_unjudged if ctx is None]
         hypotheses: list[tuple[float, Weighed]] = []
         if turn_hint in (None, self.current):
             readings = self._read(prev, state, self.ctx)
             going_on = Weighed(self.current, None, readings, prev)
-            if turn_hint is None and readings[0].cost <= LEAST_OTHER_TURN_COST:
+            if turn_hint is None and not drawers and readings[0].cost <= LEAST_OTHER_TURN_COST:
                 return going_on  # no other reading can be cheaper, and the first of equals wins
             hypotheses.append((readings[0].cost, going_on))
         nxt = turn_hint if turn_hint not in (None, self.current) else self.next_player()
@@ -442,9 +447,14 @@ class TurnFollower:
             split = self._split_after_tablet(prev, state)
             if split is not None:
                 hypotheses.append(split)
+        def weight(hypothesis: tuple[float, Weighed]) -> tuple[float, int]:
+            cost, weighed = hypothesis
+            unearned = sum(colour not in (self.current, weighed.ender, weighed.actor) for colour in drawers)
+            breaches = len(weighed.reported[0].violations) + unearned
+            return cost + VIOLATION_COST * unearned, breaches
         # at equal cost the reading that finds fewer breaches wins (a table rarely breaks the
         # rules), then the first of equals
-        return min(hypotheses, key=lambda h: (h[0], len(h[1].reported[0].violations)))[1]
+        return min(hypotheses, key=weight)[1]
 
     def _split_after_tablet(self, prev: ObservedState, state: ObservedState) -> "tuple[float, Weighed] | None":
         """Like :meth:`_split_turn`, for a turn the tablet began since the last commit (a card set
