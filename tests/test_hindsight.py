@@ -83,6 +83,25 @@ class TestSecondThoughts:
         report = t.set(moesia=4, thracia=2).push()
         assert not second_thoughts(report) and "§4.2" in rules(t.game.history[-2])
 
+    def test_a_doubtful_change_seen_undone_in_doubt_is_read_again(self):
+        """Asia read a legionary short in doubt (taken for red's attack, repelled), then back as
+        it stood, in doubt again, as red's fleet sails: the two doubtful reads together are a
+        flicker, and red's naval move is no breach after an attack that never was. A change
+        read in doubt and then otherwise, in doubt, is left as read."""
+        def sail(asia_after):
+            t = Table()
+            t.set(bithynia=11).push()
+            t.set(asia=1).push(confidence={"asia": 0.5})
+            t.ships("pontus_euxinus", "red", 1).ships("aegeum", "red", 1)
+            return t, t.set(asia=asia_after).push(confidence={"asia": 0.55})
+        t, report = sail(2)
+        assert rules(report) == set() and kinds(report) == [ev.NAVAL_MOVE]
+        [note] = second_thoughts(report)
+        assert note.regions == ("asia",) and "now reads as 2 blue legionaries again (confidence 0.55)" in note.message
+        assert kinds(t.game.history[-2]) == []
+        _, report = sail(3)
+        assert not second_thoughts(report) and rules(report)
+
     def test_a_tablet_entry_between_is_replayed_in_its_place(self):
         """Red's card set entered after the misread commit (late: §8.2 says so at the time) is
         still played once the past is read again: the hand is spent, its 14 legionaries owed."""
