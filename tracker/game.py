@@ -408,9 +408,11 @@ class TurnFollower:
         return self._take_first_sight(state)
 
     def _weigh_turns(self, state: ObservedState, turn_hint: str | None) -> "Weighed":
-        """Pick the cheapest of "the player in turn goes on", "the next player has started" and
-        "a turn ended and the next began within the change" (:meth:`_split_turn`) for a state
-        :meth:`_begin_observing` took; a hint from the tablet settles whose turn it ends in."""
+        """Pick the cheapest of "the player in turn goes on", "the next player has started", "a
+        turn ended and the next began within the change" (:meth:`_split_turn`) and "the next
+        player's turn went by unseen" (:meth:`_skipped_turn`) for a state :meth:`_begin_observing`
+        took, each with the breach it implies for a card drawn by a player whose turn it skips; a
+        hint from the tablet settles whose turn it ends in."""
         if turn_hint is not None and turn_hint not in self.active_players():
             raise GameError(f"'{turn_hint}' is not an active player")
         prev = self.state
