@@ -102,6 +102,44 @@ class TestSecondThoughts:
         _, report = sail(3)
         assert not second_thoughts(report) and rules(report)
 
+    def test_a_count_read_fairly_surely_is_read_one_off_to_mend_a_breach(self):
+        """Red takes Asia from Galatia (5) and moves three in; the camera reads Galatia with one
+        left at 0.85, where two stood. Red then moves one back, and Galatia reads clearly 3: taken
+        as read, one legionary was placed after the attacks. Read again as two, the conquest lost
+        nothing and the move is legal. Read at 0.97 the count stands, and so does the breach."""
+        def conquer(confidence):
+            t = Table(garrisons=dict(BASE, galatia=("red", 5)))
+            t.set(bithynia=11).push()
+            t.set(asia=("red", 3), galatia=1).push(confidence={"galatia": confidence})
+            return t, t.set(asia=("red", 2), galatia=3).push()
+        t, report = conquer(0.85)
+        assert rules(report) == set() and kinds(report) == [ev.STRATEGIC_MOVE]
+        [note] = second_thoughts(report)
+        assert note.regions == ("galatia",) and "taken to have been 2 red legionaries" in note.message
+        assert [(e.kind, e.attacker_losses) for e in t.game.history[-2].events] == [(ev.LAND_ATTACK, 0)]
+        _, report = conquer(0.97)
+        assert not second_thoughts(report) and rules(report) == {"§6", "§4.2"}
+
+    def test_the_commit_s_own_count_read_fairly_surely_is_named_instead(self):
+        """As above, but the commit reads Galatia's 3 at 0.90 itself: that count may be the one
+        off, and the table can still look at it, so the warning names it, and the past stands."""
+        t = Table(garrisons=dict(BASE, galatia=("red", 5)))
+        t.set(bithynia=11).push()
+        t.set(asia=("red", 3), galatia=1).push(confidence={"galatia": 0.85})
+        report = t.set(asia=("red", 2), galatia=3).push(confidence={"galatia": 0.9})
+        assert not second_thoughts(report) and rules(report) == set()
+        assert all("Galatia read as 3 red legionaries at 0.90" in v.message for v in report.verdicts)
+
+    def test_a_count_read_fairly_surely_is_not_read_again_without_a_breach(self):
+        """Galatia read with one left at 0.85 as above, then red places nothing more and a clear
+        view shows Galatia at 2: a legal change either way (a legionary moved back from Asia), so
+        the count read stands."""
+        t = Table(garrisons=dict(BASE, galatia=("red", 5)))
+        t.set(bithynia=11).push()
+        t.set(asia=("red", 3), galatia=1).push(confidence={"galatia": 0.85})
+        report = t.set(asia=("red", 2), galatia=2).push()
+        assert not second_thoughts(report) and rules(report) == set()
+
     def test_a_tablet_entry_between_is_replayed_in_its_place(self):
         """Red's card set entered after the misread commit (late: §8.2 says so at the time) is
         still played once the past is read again: the hand is spent, its 14 legionaries owed."""
