@@ -202,7 +202,6 @@ def misread_boards(diff_type: type["ProvinceDiff"], prev: ObservedState, nxt: Ob
         boards.append((diff_type(recoloured_before[0], nxt, actor), recoloured_before[1]))
     #: each kind of misread: the counts it takes as they likely stood, and its warnings
     recoloured: tuple[dict, list] = ({}, [])
-    moved_from: tuple[dict, list] = ({}, [])
     for p in sorted(low & set(board.provinces)):
         read_as = nxt.owners.get(p)
         if prev.owners.get(p) == actor and read_as not in (None, actor) and p not in nxt.unseen:
@@ -210,45 +209,8 @@ def misread_boards(diff_type: type["ProvinceDiff"], prev: ObservedState, nxt: Ob
             sure = min(prev.confidence_of(p), nxt.confidence_of(p))
             recoloured[1].append(((p,), "turn", f"{board.name(p)} read in {read_as}'s colour (confidence {sure:.2f}) during "
                              f"{actor}'s turn: taken for {actor}'s still, the camera's misread; check the count"))
-    sources: set[str] = set()
-    for g, gained in sorted(plain.residual.items()):
-        if gained <= 0 or g in plain.conquests:
-            continue
-        doubts = sorted((q for q in board.land_neighbours.get(g, ())
-                         if q in low and q not in sources and plain.residual.get(q) == 0 and q not in plain.conquests
-                         and q not in nxt.unseen and nxt.legions.get(q, 0) - gained >= 1),
-                        key=lambda q: (min(prev.confidence_of(q), nxt.confidence_of(q)), q))
-        if not doubts:
-            continue
-        q = doubts[0]
-        kinds = nxt.regions[q][actor]
-        moved_from[0][q] = {**nxt.regions[q], actor: {**{k: n for k, n in kinds.items() if k not in board.pieces.garrison},
-                                                      **board.pieces.tidy(nxt.legions[q] - gained)}}
-        sources.add(q)
-        read = " or ".join(f"{board.name(r)} (confidence {min(prev.confidence_of(r), nxt.confidence_of(r)):.2f})"
-                           for r in doubts)
-        moved_from[1].append((tuple(doubts), "move", f"{read} read unchanged as {board.name(g)} beside it gained {gained}: "
-                                             f"taken to have come from {board.name(q)}, {gained} fewer than read; "
-                                             "check the count"))
-    moved_to: tuple[dict, list] = ({}, [])
-    for g, lost in sorted(plain.residual.items()):
-        if lost >= 0 or g in plain.conquests:
-            continue
-        doubts = sorted((q for q in board.land_neighbours.get(g, ())
-                         if q in low and q not in sources and q not in moved_to[0] and plain.residual.get(q) == 0
-                         and q not in plain.conquests and q not in nxt.unseen),
-                        key=lambda q: (min(prev.confidence_of(q), nxt.confidence_of(q)), q))
-        if not doubts:
-            continue
-        q = doubts[0]
-        kinds = nxt.regions[q][actor]
-        moved_to[0][q] = {**nxt.regions[q], actor: {**{k: n for k, n in kinds.items() if k not in board.pieces.garrison},
-                                                    **board.pieces.tidy(nxt.legions[q] - lost)}}
-        read = " or ".join(f"{board.name(r)} (confidence {min(prev.confidence_of(r), nxt.confidence_of(r)):.2f})"
-                           for r in doubts)
-        moved_to[1].append((tuple(doubts), "move", f"{read} read unchanged as {board.name(g)} beside it lost {-lost} "
-                                                   f"with no conquest: taken to have gone to {board.name(q)}, {-lost} "
-                                                   "more than read; check the count"))
+    moved_from = _moves_misread(plain, low, into=False, taken=set())
+    moved_to = _moves_misread(plain, low, into=True, taken=set(moved_from[0]))
     sailed_to = _fleets_missed(prev, nxt, actor, low)
     kinds_found = [k for k in (recoloured, moved_from, moved_to, sailed_to) if k[1]]
     # each kind alone, and all together: one true misread beside a false one of another kind is
@@ -261,6 +223,47 @@ def misread_boards(diff_type: type["ProvinceDiff"], prev: ObservedState, nxt: Ob
         seen_as = ObservedState(board, counts, nxt.confidence, nxt.unseen)
         boards.append((diff_type(prev, seen_as, actor), tuple(notes)))
     return boards
+
+
+def _moves_misread(plain: "ProvinceDiff", low: set[str], *, into: bool, taken: set[str]
+                   ) -> tuple[dict[str, dict], list[tuple[tuple[str, ...], str, str]]]:
+    """:func:`misread_boards`' second kind (``into`` False: pieces the player in turn gained
+    beside a province of theirs read unchanged in doubt came from there) or its third (``into``
+    True: pieces they lost went there), read on ``plain``'s change; ``low`` the regions read in
+    doubt, ``taken`` the provinces another kind already reads otherwise. Returns the counts so
+    taken and their warnings (both empty where there are none)."""
+    prev, nxt, actor, board = plain.prev, plain.next, plain.actor, plain.board
+    counts: dict[str, dict] = {}
+    notes: list[tuple[tuple[str, ...], str, str]] = []
+    for g, change in sorted(plain.residual.items()):
+        if g in plain.conquests or (change >= 0 if into else change <= 0):
+            continue
+        n = abs(change)
+
+        def then(q: str) -> int:
+            """What ``q`` held, had it given or taken the ``n`` pieces."""
+            return nxt.legions.get(q, 0) + (n if into else -n)
+
+        doubts = sorted((q for q in board.land_neighbours.get(g, ())
+                         if q in low and q not in taken and q not in counts and plain.residual.get(q) == 0
+                         and q not in plain.conquests and q not in nxt.unseen and then(q) >= 1),
+                        key=lambda q: (min(prev.confidence_of(q), nxt.confidence_of(q)), q))
+        if not doubts:
+            continue
+        q = doubts[0]
+        kinds = nxt.regions[q][actor]
+        counts[q] = {**nxt.regions[q], actor: {**{k: m for k, m in kinds.items() if k not in board.pieces.garrison},
+                                               **board.pieces.tidy(then(q))}}
+        read = " or ".join(f"{board.name(r)} (confidence {min(prev.confidence_of(r), nxt.confidence_of(r)):.2f})"
+                           for r in doubts)
+        if into:
+            message = (f"{read} read unchanged as {board.name(g)} beside it lost {n} with no conquest: taken to "
+                       f"have gone to {board.name(q)}, {n} more than read; check the count")
+        else:
+            message = (f"{read} read unchanged as {board.name(g)} beside it gained {n}: taken to have come from "
+                       f"{board.name(q)}, {n} fewer than read; check the count")
+        notes.append((tuple(doubts), "move", message))
+    return counts, notes
 
 
 def _fleets_missed(prev: ObservedState, nxt: ObservedState, actor: str, low: set[str]
