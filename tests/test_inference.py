@@ -797,6 +797,26 @@ class TestBesideUnseen:
         assert "§4.2" not in rules(r) and "§4.2" in rules(r, "warning")
 
 
+class TestNeutralArmyReadShort:
+    """Green is a neutral army here: it never reinforces (§2.6). Italia read with 3 green
+    legionaries, then with 4: read at 0.90 before, the count before was the camera's misread (a
+    warning that names it); read surely before, a piece put there is a breach as ever."""
+
+    def test_a_neutral_count_read_fairly_surely_before_was_the_camera_s_2_6(self):
+        for was, level in ((0.9, "warning"), (0.97, "violation")):
+            t = Table()
+            t.set(bithynia=11).push(confidence={"italia": was})
+            [v] = t.set(italia=("green", 4)).push().verdicts
+            assert (v.level, v.regions) == (level, ("italia",))
+            assert ("camera read 3 at 0.90" in v.message) == (level == "warning")
+
+    def test_a_player_s_army_grown_out_of_turn_stays_a_breach_4_2(self):
+        t = Table()
+        t.set(bithynia=11).push(confidence={"dacia": 0.9})
+        r = t.set(dacia=3).push()
+        assert "§4.2" in rules(r) and "§2.6" not in rules(r, "warning")
+
+
 class TestVanishedBesideADoubtedCount:
     """Red moves a legionary from Mauretania to Numidia, and the camera goes on reading Numidia
     at its old count, unsure of it: the legionary seems to vanish. A province beside it, red's,
