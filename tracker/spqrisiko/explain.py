@@ -400,7 +400,8 @@ class _ReadingBuilder:
             att_dice = attack_dice_available(start, garrison)
             if att_dice < defence_dice(P.legions[t]):
                 rule_note = " (a sea attack leaves 2 at home next to an enemy, §14.3)" if garrison == 2 else ""
-                self.violation("§10.13", f"{self.name(src)} could roll {_dice(att_dice)} against {defence_dice(P.legions[t])} "
+                self.violation("§10.13", f"{self.name(src)} could roll {_dice(att_dice)} against "
+                                         f"{defence_dice(P.legions[t])} "
                                          f"defending {self.name(t)}{rule_note}", src, t)
             if sea:
                 if t in self.ctx.sea_attacked or t in sea_targets_now:
@@ -480,14 +481,15 @@ class _ReadingBuilder:
             # the gains the camera is unsure of (tracker.readings.doubted): read one or two
             # over, they alone may make the excess
             unsure = sum(r for p, r in gains.items() if doubted(p, P, d.next))
+            placed = f"{total} {self.board.pieces.unit_word(total)}"
             if total <= budget + tolerance:
-                self.warning("§8", f"{a} placed {total} {self.board.pieces.unit_word(total)}, {budget} without cards: enter the card set played",
+                self.warning("§8", f"{a} placed {placed}, {budget} without cards: enter the card set played",
                              *regions)
             elif total - unsure <= budget:
-                self.warning("§6", f"{a} placed {total} {self.board.pieces.unit_word(total)} but is entitled to {max(0, budget)} this turn"
+                self.warning("§6", f"{a} placed {placed} but is entitled to {max(0, budget)} this turn"
                                    + DOUBT_NOTE, *regions)
             else:
-                self.violation("§6", f"{a} placed {total} {self.board.pieces.unit_word(total)} but is entitled to {max(0, budget)} this turn",
+                self.violation("§6", f"{a} placed {placed} but is entitled to {max(0, budget)} this turn",
                                *regions)
 
     def _repelled_target(self, p: str) -> tuple[str, str | None, bool, bool] | None:
