@@ -120,6 +120,20 @@ class TestSecondThoughts:
         _, report = conquer(0.97)
         assert not second_thoughts(report) and rules(report) == {"§6", "§4.2"}
 
+    def test_a_count_beside_the_change_read_one_short_before_is_read_again(self):
+        """Red takes Asia from Galatia (5) and moves three in; the camera reads Asia with 2 at
+        0.90. Red then moves one from Asia back to Galatia, and Asia reads clearly 2 still: as
+        read, Galatia's legionary was placed after the attacks. Asia taken to have held 3 makes
+        it the move it was (the print's hard seed 138: Cyrenaica at 0.947)."""
+        t = Table(garrisons=dict(BASE, galatia=("red", 5)))
+        t.set(bithynia=11).push()
+        t.set(asia=("red", 2), galatia=2).push(confidence={"asia": 0.9})
+        report = t.set(galatia=3).push()
+        assert rules(report) == set() and kinds(report) == [ev.STRATEGIC_MOVE]
+        [note] = second_thoughts(report)
+        assert note.regions == ("asia",) and "2 red legionaries still, as pieces moved beside it" in note.message
+        assert "taken to have been 3 red legionaries" in note.message
+
     def test_the_commit_s_own_count_read_fairly_surely_is_named_instead(self):
         """As above, but the commit reads Galatia's 3 at 0.90 itself: that count may be the one
         off, and the table can still look at it, so the warning names it, and the past stands."""

@@ -403,7 +403,14 @@ def _doubts(game, journal: Journal, state: ObservedState) -> list[tuple[str, int
     # a count this commit changed read fairly surely may itself be the one piece off, and
     # :func:`_one_off` then names it, where the table can still look; the past is not weighed so
     present_one_off = any(LOW_CONFIDENCE <= state.confidence_of(r) < ONE_OFF_BELOW for r in changed)
-    for region in sorted(changed):
+    # a province beside a changed one of the same army, read clearly as it stood: pieces may have
+    # moved between the two in this commit, from a count the camera read one off before (weighed
+    # as one off only)
+    beside = set() if present_one_off else {
+        q for r in changed for q in state.board.land_neighbours.get(r, ())
+        if q not in changed and q not in state.unseen and state.confidence_of(q) >= LOW_CONFIDENCE
+        and state.owners.get(q) is not None and state.owners.get(q) == state.owners.get(r)}
+    for region in sorted(changed | beside):
         clear = state.confidence_of(region) >= LOW_CONFIDENCE
         for i in reversed(observed):
             step = journal.steps[i]
@@ -415,7 +422,10 @@ def _doubts(game, journal: Journal, state: ObservedState) -> list[tuple[str, int
             sure = step.state.confidence_of(region)
             refused = any(v.level == VIOLATION and region in v.regions for v in step.report.verdicts)
             now = state.regions.get(region, {})
-            if not clear:       # read in doubt now: only a doubtful change seen undone is weighed
+            if region in beside:
+                if LOW_CONFIDENCE <= sure < ONE_OFF_BELOW:
+                    found += [(sure, region, i, dict(v), True) for v in _off_by_one(read) if any(v.values())]
+            elif not clear:     # read in doubt now: only a doubtful change seen undone is weighed
                 if sure < LOW_CONFIDENCE and now == before:
                     found.append((sure, region, i, dict(before), False))
             elif sure < LOW_CONFIDENCE:
@@ -719,6 +729,8 @@ def _note(game, step: Step, *, region: str, value: dict, state: ObservedState, s
     rule = next((v.rule for v in step.report.verdicts if region in v.regions), "§4.2")
     sure, seen = state.confidence_of(region), _describe(board, state.regions.get(region, {}))
     now = f"clearly as {seen}" if sure >= LOW_CONFIDENCE else f"as {seen} again (confidence {sure:.2f})"
+    if state.regions.get(region, {}) == step.state.regions.get(region, {}):
+        now += " still, as pieces moved beside it"
     return Verdict.warning(rule, f"second thoughts: {board.name(region)}, read {_back(span)} as "
                                  f"{_describe(board, step.state.regions.get(region, {}))} (confidence "
                                  f"{step.state.confidence_of(region):.2f}), now reads {now}; it is taken to have been "
