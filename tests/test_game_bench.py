@@ -529,3 +529,25 @@ class TestSetupBench:
         # once, when the next placement passed blue's turn (§3.7), and at the start
         assert f.warnings == 2 and "differs from what the set-up leaves" in f.messages[1]
         assert "in blue's turn" in f.messages[0] and "blue's pair not seen by the camera" in f.messages[0]
+
+
+class TestRefusedCalibration:
+    def test_a_table_the_calibration_refuses_is_said_and_skipped(self, monkeypatch, capsys):
+        """One hard table on the print whose board the calibration refuses ends nothing: it is
+        named with the reason, and the other tables are played and described."""
+        import vision.game_bench as game_bench
+        from calibration.localise import BoardNotFound
+
+        def play(tier, seed, *args):
+            if seed == 145:
+                raise BoardNotFound("a red frame was found but it does not look like this board (match 0.23)")
+            return GameVideoFigures(tier, seed, 3)
+        monkeypatch.setattr(game_bench, "play_game_video", play)
+        out = game_bench.bench_game_videos(("hard",), seeds=(145, 146), turns=3)
+        assert [f.seed for f in out["hard"]] == [146]
+        printed = capsys.readouterr().out.splitlines()
+        assert printed[0] == ("[game hard] seed 145: calibration refused (a red frame was found but it does not look "
+                              "like this board (match 0.23)); skipped")
+        assert printed[1].startswith("[game hard] 1 game(s) (seed 146)")
+        game_bench.bench_game_videos(("hard",), seeds=(145,), turns=3)
+        assert capsys.readouterr().out.count("\n") == 1

@@ -59,7 +59,8 @@ from pathlib import Path
 
 import numpy as np
 
-from calibration.profile import calibrate
+from calibration.localise import BoardNotFound
+from calibration.profile import CalibrationError, calibrate
 from tracker.overrides import Override, apply_overrides, doubt_moved, doubt_unchanged, to_check
 from tracker.rulesets import apply_entry, make_game
 from tracker.state import ObservedState
@@ -447,7 +448,15 @@ def bench_game_videos(tiers=("easy", "hard"), seeds=(5,), turns: int = 2, fps: i
     ``record``: a folder to record each game in, for :func:`vision.game_recording.bench_replays`."""
     out = {}
     for tier in tiers:
-        out[tier] = [play_game_video(tier, s, turns, fps, size, hold_untouched, settle, board_print, partial, record)
-                     for s in seeds]
-        print_games(out[tier], fps, verbose)
+        out[tier] = []
+        for s in seeds:
+            try:
+                out[tier].append(play_game_video(tier, s, turns, fps, size, hold_untouched, settle, board_print,
+                                                 partial, record))
+            except (BoardNotFound, CalibrationError) as exc:
+                # a table the calibration refuses is one a player would calibrate again, not a
+                # game to measure: said and skipped, so that one hard table does not end the run
+                print(f"[game {tier}] seed {s}: calibration refused ({exc}); skipped", flush=True)
+        if out[tier]:
+            print_games(out[tier], fps, verbose)
     return out
