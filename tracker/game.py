@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field, replace
-from typing import AbstractSet, Sequence
+from typing import AbstractSet, Iterable, Sequence
 
 from tracker import events as ev
 from tracker.board import load_board
@@ -535,8 +535,7 @@ class TurnFollower:
         ender = self.current if self.next_player() == last else self.next_player()
         if self.next_player(ender) != last:
             return None
-        hidden = ender != self.current and any(prev.owners.get(r, ender) == ender and self.board.is_province(r)
-                                               for r in prev.unseen | state.unseen)
+        hidden = ender != self.current and bool(self._may_be_theirs(ender, prev, prev.unseen | state.unseen))
         between = self._between(prev, state, last, ending_may_be_empty=hidden)
         if between is None:
             return None
@@ -570,11 +569,10 @@ class TurnFollower:
         camera did not read them: a province of the next player's, or of no army the tracker
         knows, out of sight or read in doubt (None otherwise)."""
         ender = self.next_player()
-        unseen = prev.unseen | state.unseen
-        theirs = [r for r in self.board.provinces if prev.owners.get(r, ender) == ender]
-        if not any(r in unseen or doubted(r, prev, state) for r in theirs):
+        hidden = bool(self._may_be_theirs(ender, prev, prev.unseen | state.unseen))
+        if not hidden and not self._may_be_theirs(ender, prev, (r for r in self.board.provinces
+                                                                if doubted(r, prev, state))):
             return None
-        hidden = any(r in unseen for r in theirs)
         ender_ctx = self._next_turn(ender, prev)
         cost = 2 * (TURN_CHANGE_COST + SPLIT_TURN_COST)
         if ender_ctx.entitlement and not hidden:
@@ -585,6 +583,11 @@ class TurnFollower:
         if ctx.entitlement and not self._reinforced(readings[0]):
             cost += TURN_WITHOUT_REINFORCEMENT_COST
         return cost, Weighed(last, ctx, readings, prev, make_reading([], [], 0), ender)
+
+    def _may_be_theirs(self, colour: str, prev: ObservedState, regions: Iterable[str]) -> list[str]:
+        """The provinces of ``regions`` that may be ``colour``'s on ``prev``: theirs, or of no army
+        the tracker knows (where a whole turn of theirs may have been played unseen)."""
+        return [r for r in regions if self.board.is_province(r) and prev.owners.get(r, colour) == colour]
 
 
 def _doubted_within_reach(colour: str, prev: ObservedState, state: ObservedState) -> list[str]:

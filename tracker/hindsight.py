@@ -422,19 +422,17 @@ def _doubts(game, journal: Journal, state: ObservedState) -> list[tuple[str, int
             sure = step.state.confidence_of(region)
             refused = any(v.level == VIOLATION and region in v.regions for v in step.report.verdicts)
             now = state.regions.get(region, {})
-            if region in beside:
-                if LOW_CONFIDENCE <= sure < ONE_OFF_BELOW:
-                    found += [(sure, region, i, dict(v), True) for v in _off_by_one(read) if any(v.values())]
-            elif not clear:     # read in doubt now: only a doubtful change seen undone is weighed
+            own = region not in beside          # a province beside the change is weighed as one off only
+            if own and not clear:               # read in doubt now: only a doubtful change seen undone
                 if sure < LOW_CONFIDENCE and now == before:
                     found.append((sure, region, i, dict(before), False))
-            elif sure < LOW_CONFIDENCE:
+            elif own and sure < LOW_CONFIDENCE:
                 values = [now] if now == before else [now, before]
                 values += [v for v in _off_by_one(read) if v not in values]
                 found += [(sure, region, i, dict(v), False) for v in values if v != read]
-            elif refused and now == before:     # read surely, refused, and now back as it was
+            elif own and refused and now == before:     # read surely, refused, and now back as it was
                 found.append((sure, region, i, dict(before), False))
-            elif sure < ONE_OFF_BELOW and not present_one_off:   # fairly surely: right, or one off
+            elif LOW_CONFIDENCE <= sure < ONE_OFF_BELOW and not present_one_off:   # fairly surely: right, or one off
                 found += [(sure, region, i, dict(v), True) for v in _off_by_one(read) if v != now and any(v.values())]
             break
     found.sort(key=lambda f: f[0])
