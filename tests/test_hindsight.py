@@ -87,7 +87,9 @@ class TestSecondThoughts:
         """Asia read a legionary short in doubt (taken for red's attack, repelled), then back as
         it stood, in doubt again, as red's fleet sails: the two doubtful reads together are a
         flicker, and red's naval move is no breach after an attack that never was. A change
-        read in doubt and then otherwise, in doubt, is left as read."""
+        read in doubt and then otherwise, in doubt, is left as read; the naval move after the
+        attack it was read as is then a warning that names Asia, the only count that attack
+        rests on (``PhaseDoubts``), not a breach."""
         def sail(asia_after):
             t = Table()
             t.set(bithynia=11).push()
@@ -100,7 +102,9 @@ class TestSecondThoughts:
         assert note.regions == ("asia",) and "now reads as 2 blue legionaries again (confidence 0.55)" in note.message
         assert kinds(t.game.history[-2]) == []
         _, report = sail(3)
-        assert not second_thoughts(report) and rules(report)
+        assert not second_thoughts(report) and rules(report) == set()
+        [late] = [v for v in report.verdicts if "naval move after" in v.message]
+        assert (late.level, late.rule) == ("warning", "§4.2") and "asia" in late.regions and "Asia at 0.50" in late.message
 
     def test_a_count_read_fairly_surely_is_read_one_off_to_mend_a_breach(self):
         """Red takes Asia from Galatia (5) and moves three in; the camera reads Galatia with one

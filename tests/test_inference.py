@@ -1089,6 +1089,67 @@ class TestMoveFromACountReadUnchanged:
                 [("warning", "classic: spostamento")] if misread else [("violation", "classic: rinforzi")])
 
 
+class TestPhaseEndedOnADoubtedCount:
+    """Red places, then Asia (blue, beside Galatia) is read one short with no loss of red's: read as
+    red's attack, which ends the reinforcement phase. Red then turns three legionaries of Bithynia
+    into a trireme. Where the camera read Asia's loss surely, that is a breach of the phases'
+    order (§4.2); where it read it below ONE_OFF_BELOW, the attack may be its misread, and the
+    breach is a warning that asks the table to check Asia. (A rendered hard game, seed 147.)"""
+
+    @staticmethod
+    def _attacked(confidence, placed=3):
+        t = Table()
+        t.set(bithynia=8 + placed).push()
+        r = t.set(asia=1).push(confidence={"asia": confidence})
+        assert kinds(r) == [ev.LAND_ATTACK] and r.verdicts == []
+        return t
+
+    @staticmethod
+    def _converted(t):
+        t.ships("pontus_euxinus", "red", 3)
+        return t.set(bithynia=8).push()
+
+    def test_after_a_sure_attack_it_is_a_breach_4_2(self):
+        r = self._converted(self._attacked(0.99))
+        assert kinds(r) == [ev.LEGIONARIES_TO_TRIREME]
+        [v] = r.verdicts
+        assert (v.level, v.rule) == ("violation", "§4.2") and "outside the reinforcement phase" in v.message
+
+    def test_after_a_doubted_attack_it_names_the_count_4_2(self):
+        r = self._converted(self._attacked(0.9))
+        assert kinds(r) == [ev.LEGIONARIES_TO_TRIREME]
+        [v] = r.verdicts
+        assert (v.level, v.rule) == ("warning", "§4.2") and "asia" in v.regions
+        assert "outside the reinforcement phase" in v.message and "Asia at 0.90" in v.message
+
+    def test_a_sure_attack_since_ends_the_phase_for_sure(self):
+        t = self._attacked(0.9)
+        r = t.set(asia=("red", 3), galatia=1).push()
+        assert kinds(r) == [ev.LAND_ATTACK] and r.verdicts == []
+        [v] = self._converted(t).verdicts
+        assert (v.level, v.rule) == ("violation", "§4.2")
+
+    def test_a_doubted_strategic_move_leaves_a_warning_15_6(self):
+        t = Table()
+        t.set(bithynia=11).push()
+        r = t.set(bithynia=10, galatia=5).push(confidence={"bithynia": 0.9, "galatia": 0.85})
+        assert kinds(r) == [ev.STRATEGIC_MOVE]
+        [v] = t.set(asia=1).push().verdicts
+        assert (v.level, v.rule) == ("warning", "§15.6")
+        assert {"bithynia", "galatia"} <= set(v.regions) and "Bithinya at 0.90, Galatia at 0.85" in v.message
+
+    def test_a_misread_that_needs_no_breach_comes_first(self):
+        """Red placed two of its three, then the camera reads Cappadocia one more and Galatia beside
+        it unchanged, in doubt: read as a late placement, excused by the doubted attack, or as a
+        move from Galatia that the camera missed. The move costs a warning; the excused breach
+        half a violation (PHASE_DOUBT_COST), so the move comes first. (A rendered hard game, seed
+        126: red's strategic move from Belgica.)"""
+        t = self._attacked(0.9, placed=2)
+        r = t.set(cappadocia=4).push(confidence={"galatia": 0.5})
+        assert [(e.kind, e.source, e.target) for e in r.best.events] == [(ev.STRATEGIC_MOVE, "galatia", "cappadocia")]
+        assert [(v.level, v.rule) for v in r.verdicts] == [("warning", "§15.1")]
+
+
 class TestTurnsAndScore:
     def test_next_players_reinforcements_start_their_turn_5(self):
         t = Table()

@@ -422,6 +422,24 @@ class TestMoves:
                                              "africa_del_nord": ("red", 1)}))
         assert ("violation", "classic: turn") in levels(r2)
 
+    def test_placement_after_an_attack_read_in_doubt_names_its_count(self):
+        """Africa del Nord (blue) is read one short with no loss of red's in Brasile beside it: read
+        as red's attack, which ends the reinforcement phase; red's placement after it is a breach
+        where the camera read that loss surely, and a warning that names the count where it read
+        it below ONE_OFF_BELOW (``PhaseDoubts``, as in S.P.Q.RisiKo!)."""
+        g = classic_board(brasile=("red", 6), africa_del_nord=("blue", 3))
+        for confidence, level in ((0.99, "violation"), (0.9, "warning")):
+            game = started("classic", g, ("red", "blue", "yellow"))
+            game.ctx.entitlement = 2
+            g1 = g | {"africa_del_nord": ("blue", 2)}
+            seen = ObservedState.from_dict(dict(st(CLASSIC, g1).to_dict(), confidence={"africa_del_nord": confidence}),
+                                           CLASSIC)
+            assert [e.kind for e in game.observe(seen).events] == [ev.LAND_ATTACK]
+            r = game.observe(st(CLASSIC, g1 | {"brasile": ("red", 8)}))
+            assert [e.kind for e in r.events] == [ev.REINFORCEMENT]
+            assert levels(r) == [(level, "classic: turn")]
+            assert ("Africa del Nord at 0.90" in r.verdicts[0].message) == (level == "warning")
+
     def test_tournament_move_before_attacks(self):
         players = ("red", "blue", "yellow", "green")
         g = classic_board(players=players, peru=("red", 6), brasile=("red", 1), argentina=("blue", 1))

@@ -989,7 +989,7 @@ class Game(TurnFollower):
         turns, ended, checks = self._take_turns(weighed, prev, report)
         best = report.best
         report.verdicts = first_seen + checks + list(best.verdicts)
-        self._take(weighed.readings[0], actor)
+        self._take(weighed.readings[0], actor, change=(prev, state))
         report.verdicts += self._judge_draws(turns, prev, state)
         self.ctx.phase_at_draw = None       # the moves of later commits come after the draw
         self._tablet_began = None
@@ -1003,9 +1003,11 @@ class Game(TurnFollower):
         self._hold_new_centres(prev, state, report.verdicts)
         return report
 
-    def _take(self, reading: Reading, actor: str, ctx: TurnContext | None = None) -> None:
-        """Record ``reading``'s events in ``actor``'s turn: the one now in context, or ``ctx``."""
-        (ctx or self.ctx).absorb(list(reading.events))
+    def _take(self, reading: Reading, actor: str, ctx: TurnContext | None = None,
+              change: tuple[ObservedState, ObservedState] | None = None) -> None:
+        """Record ``reading``'s events in ``actor``'s turn: the one now in context, or ``ctx``;
+        ``change`` the states before and after, where the reading is of the whole change."""
+        (ctx or self.ctx).absorb(list(reading.events), *(change or ()))
         for e in reading.events:
             if e.kind == ev.ELIMINATION and e.defender in self.players:
                 self.eliminated.add(e.defender)

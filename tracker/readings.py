@@ -8,13 +8,14 @@ chess-from-camera systems filter moves by legality.
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from tracker import events as ev
 from tracker.board import Board
-from tracker.events import Event
+from tracker.events import Event, Phase
 from tracker.state import ObservedState
 from tracker.verdicts import VIOLATION, WARNING, Verdict
 
@@ -69,9 +70,28 @@ class Reading:
         return [v for v in self.verdicts if v.level == WARNING]
 
 
+#: What a breach of the order of the turn's phases costs where only earlier moves read on doubtful
+#: counts ended the phase it belongs to (:func:`phase_doubt_note`): a warning to the table, but
+#: weighed as half a breach, since either the player broke the order or the camera misread an
+#: earlier commit, so that a reading of the change that needs neither still comes first (a
+#: rendered hard game, seed 126: red's strategic move from Belgica, which the camera read
+#: unchanged, is read as a move from there, not as a placement after the attacks).
+PHASE_DOUBT_COST = VIOLATION_COST / 2
+#: What such a breach's warning says, with the counts, after its message.
+PHASE_DOUBT_MARK = ", ended that phase: check them)"
+
+
+def phase_doubt_note(board: Board, doubts: dict[str, float]) -> str:
+    """What a breach of the phases' order says that only moves resting on ``doubts`` (the counts
+    read in doubt, with their confidence) made: it is then a warning of PHASE_DOUBT_COST."""
+    read = ", ".join(f"{board.name(r)} at {c:.2f}" for r, c in sorted(doubts.items()))
+    return f" (only a move read on counts the camera doubted, {read}{PHASE_DOUBT_MARK}"
+
+
 def verdicts_cost(verdicts: Iterable[Verdict]) -> float:
     """What a reading's verdicts add to its cost: a violation far more than a warning."""
-    return sum(VIOLATION_COST if v.level == VIOLATION else WARNING_COST for v in verdicts)
+    return sum(VIOLATION_COST if v.level == VIOLATION else PHASE_DOUBT_COST if PHASE_DOUBT_MARK in v.message
+               else WARNING_COST for v in verdicts)
 
 
 def make_reading(events: list[Event], verdicts: list[Verdict], unexplained: int) -> Reading:
@@ -117,6 +137,73 @@ def doubted_beside(region: str, colour: str, prev: ObservedState, nxt: ObservedS
     count, at 0.48; the move read as "1 red legionary vanished from Mauretania with no combat".)"""
     return sorted(q for q in nxt.board.land_neighbours.get(region, ())
                   if nxt.owners.get(q) == colour and q not in nxt.unseen and doubted(q, prev, nxt))
+
+
+def doubted_move(event: Event, prev: ObservedState | None, nxt: ObservedState | None) -> dict[str, float]:
+    """The counts that a move read in the change ``prev -> nxt`` rests on (the regions it names
+    that changed), each with the least confidence the camera read it at, where every one of them
+    was read below ONE_OFF_BELOW; {} where any was read surely, or none changed, or the change is
+    not given. Such a move may be the camera's misread, and the phase it ended may not have ended
+    (:meth:`PhaseDoubts.late_on_doubt`)."""
+    if prev is None or nxt is None:
+        return {}
+    changed = nxt.changed_regions(prev)
+    basis = {r: min(prev.confidence_of(r), nxt.confidence_of(r))
+             for r in (event.source, event.target) if r is not None and r in changed}
+    return basis if basis and all(c < ONE_OFF_BELOW for c in basis.values()) else {}
+
+
+@dataclass(kw_only=True)
+class PhaseDoubts:
+    """What a turn's context keeps of the moves that ended its phases (a ruleset's context, which
+    has a ``phase``, inherits it): the phase the moves the camera read surely have brought the
+    turn to, and, where ``phase`` stands higher only on moves resting on counts read in doubt
+    (:func:`doubted_move`), the phase those reached and the counts, each with the least
+    confidence it was read at. A breach of the phases' order that only those moves make may be
+    the camera's misread of them (:func:`soften_phase_doubted`)."""
+
+    sure_phase: Phase = Phase.SCORING
+    doubted_phase: Phase = Phase.SCORING
+    phase_doubts: dict[str, float] = field(default_factory=dict)
+
+    def reach(self, phase: Phase, doubts: dict[str, float]) -> None:
+        """Bring the turn to ``phase`` by a move resting only on the counts ``doubts`` (none: a
+        move read surely)."""
+        self.phase = max(self.phase, phase)
+        if not doubts:
+            self.sure_phase = max(self.sure_phase, phase)
+            if self.sure_phase >= self.doubted_phase:
+                self.phase_doubts = {}
+        elif phase > self.sure_phase:
+            self.doubted_phase = max(self.doubted_phase, phase)
+            for r, c in doubts.items():
+                self.phase_doubts[r] = min(c, self.phase_doubts.get(r, c))
+
+    def late_on_doubt(self, phase: Phase) -> dict[str, float]:
+        """The counts read in doubt that alone make an act of ``phase`` come late in the turn: only
+        moves resting on them ended the phase it belongs to, and they may be the camera's
+        misreads; {} where a move read surely ended it, or the turn went on otherwise (a card
+        drawn). (A rendered hard game, seed 147: blue placed in Germania Inferior as the camera
+        read neutral Belgica beside it one short, at 0.94; read as blue's attack on Belgica,
+        blue's next trireme was "pieces outside the reinforcement phase", and its naval move
+        after that a second breach.)"""
+        if self.phase_doubts and self.phase <= self.doubted_phase and phase >= self.sure_phase:
+            return self.phase_doubts
+        return {}
+
+
+def soften_phase_doubted(verdicts: list[Verdict], doubted: dict[int, dict[str, float]], board: Board) -> list[Verdict]:
+    """``verdicts`` with each breach of the phases' order (their index in ``doubted``) that is
+    still a violation, and that only earlier moves resting on counts read in doubt made (those
+    counts, :meth:`PhaseDoubts.late_on_doubt`), made a warning that names those counts, which the
+    dashboard then asks the table to check (:func:`phase_doubt_note`, PHASE_DOUBT_COST)."""
+    out = list(verdicts)
+    for i, doubts in doubted.items():
+        v = out[i]
+        if v.level == VIOLATION:
+            v = v.softened(phase_doubt_note(board, doubts))
+            out[i] = dataclasses.replace(v, regions=v.regions + tuple(sorted(set(doubts) - set(v.regions))))
+    return out
 
 
 def beside_doubt_note(beside: list[str], nxt: ObservedState) -> str:

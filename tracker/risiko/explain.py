@@ -19,8 +19,9 @@ from tracker.events import Event, Phase
 from tracker.risiko.cards import MAX_SET
 from tracker.risiko.combat import dice_free_losses, dice_free_min_loss
 from tracker.risiko.rules import ADJACENT, ANY_TIME, DICE_FREE, RisikoRules
-from tracker.readings import (ProvinceDiff, Reading, beside_doubt_note, chain_depth, doubted_beside,
-                              every_reading, make_reading, misread_loss_note, soften_for_the_camera)
+from tracker.readings import (PhaseDoubts, ProvinceDiff, Reading, beside_doubt_note, chain_depth, doubted_beside,
+                              doubted_move, every_reading, make_reading, misread_loss_note,
+                              soften_for_the_camera, soften_phase_doubted)
 from tracker.state import ObservedState
 from tracker.verdicts import Verdict
 
@@ -47,7 +48,7 @@ def cite(rules: RisikoRules, topic: str) -> str:
 
 
 @dataclass
-class RisikoTurn:
+class RisikoTurn(PhaseDoubts):
     """What has happened so far in the current player's turn; owned by the game."""
 
     actor: str
@@ -74,13 +75,15 @@ class RisikoTurn:
     #: tournament extra time: the player in turn plays one of the team's chances
     chance_used: bool = False
 
-    def absorb(self, events: list[Event], board: Board) -> None:
-        """Advance the context by the events of an accepted reading."""
+    def absorb(self, events: list[Event], board: Board, prev: ObservedState | None = None,
+               nxt: ObservedState | None = None) -> None:
+        """Advance the context by the events of an accepted reading of the change ``prev -> nxt``
+        (given, the moves resting only on counts the camera doubted are told apart)."""
         for e in events:
             if e.actor != self.actor:
                 continue
             if e.phase is not None and e.kind not in ev.PHASELESS:
-                self.phase = max(self.phase, e.phase)
+                self.reach(e.phase, doubted_move(e, prev, nxt))
             if e.kind == ev.REINFORCEMENT:
                 self.placed += e.amount
             elif e.kind == ev.LAND_ATTACK:
@@ -149,6 +152,8 @@ class _Builder:
         self.verdicts: list[Verdict] = []
         self.res = dict(diff.residual)
         self.unexplained = 0
+        #: the verdicts (by index) that :meth:`breach` found resting on counts read in doubt earlier
+        self.phase_doubted: dict[int, dict[str, float]] = {}
         self.move_legs: list[tuple[str, str, int]] = []
         self.team_conquered: set[str] = set()
 
@@ -157,6 +162,15 @@ class _Builder:
 
     def warning(self, topic: str, message: str, *regions: str) -> None:
         self.verdicts.append(Verdict.warning(cite(self.rules, topic), message, tuple(regions)))
+
+    def breach(self, message: str, phase: Phase, *regions: str) -> None:
+        """A breach of the order of the turn's phases by an act of ``phase``: a violation, which
+        :meth:`build` makes a warning where only counts read in doubt ended that phase
+        (:func:`~tracker.readings.soften_phase_doubted`)."""
+        doubts = self.ctx.late_on_doubt(phase)
+        if doubts:
+            self.phase_doubted[len(self.verdicts)] = doubts
+        self.violation("turn", message, *regions)
 
     def name(self, region: str) -> str:
         return self.board.name(region)
@@ -174,7 +188,8 @@ class _Builder:
         self.fellowship()
         self.phase_order()
         self.events.extend(Event(ev.VEXILLUM_EXCHANGE, self.d.next.owners[p], target=p) for p in self.d.exchanges)
-        return make_reading(self.events, soften_for_the_camera(self.verdicts, self.d.prev, self.d.next),
+        return make_reading(self.events, soften_phase_doubted(
+            soften_for_the_camera(self.verdicts, self.d.prev, self.d.next), self.phase_doubted, self.board),
                             self.unexplained)
 
     def ownership_anomalies(self) -> None:
@@ -492,4 +507,6 @@ class _Builder:
             if e.phase < phase:
                 what = ("armies placed after the reinforcement phase" if e.phase == Phase.REINFORCEMENT
                         else f"{e.kind.replace('_', ' ')} after the {Phase(phase).name.lower().replace('_', ' ')}")
-                self.violation("turn", f"{what}: {e.describe(self.board)}", *[r for r in (e.source, e.target) if r])
+                # where moves may come at any time, the phase the turn is in is no phase the moves reached
+                self.breach(f"{what}: {e.describe(self.board)}", e.phase if phase == self.ctx.phase else phase,
+                            *[r for r in (e.source, e.target) if r])

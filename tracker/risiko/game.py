@@ -377,7 +377,7 @@ class RisikoGame(TurnFollower):
         turns, _, checks = self._take_turns(weighed, prev, report)
         best = report.best
         report.verdicts = first_seen + checks + list(best.verdicts)
-        self._take(weighed.readings[0], actor)
+        self._take(weighed.readings[0], actor, change=(prev, state))
         report.verdicts += self._judge_draws(turns, prev, state)
         report.verdicts += self._after_checks(state, best)
         self._tablet_began = None
@@ -386,10 +386,12 @@ class RisikoGame(TurnFollower):
         self._check_end(state, best)
         return report
 
-    def _take(self, reading: Reading, actor: str, ctx: RisikoTurn | None = None) -> None:
-        """Record ``reading``'s events in ``actor``'s turn: the one now in context, or ``ctx``."""
+    def _take(self, reading: Reading, actor: str, ctx: RisikoTurn | None = None,
+              change: tuple[ObservedState, ObservedState] | None = None) -> None:
+        """Record ``reading``'s events in ``actor``'s turn: the one now in context, or ``ctx``;
+        ``change`` the states before and after, where the reading is of the whole change."""
         ctx = ctx or self.ctx
-        ctx.absorb(list(reading.events), self.board)
+        ctx.absorb(list(reading.events), self.board, *(change or ()))
         mate = self.table.mate_of(actor)
         for e in reading.events:
             if e.kind == ev.LAND_ATTACK and e.conquered and mate is not None and e.defender == mate:

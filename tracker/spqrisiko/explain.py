@@ -33,8 +33,9 @@ from tracker.dice import attack_dice_available, defence_dice
 from tracker.events import Event, Phase
 from tracker.pieces import CENTRE_SUPPLY
 from tracker.readings import (DOUBT_NOTE, ProvinceDiff, Reading, beside_doubt_note, chain_depth, doubted,
-                              ONE_OFF_BELOW, doubted_beside, every_reading, make_reading, misread_loss_note,
-                              soften_for_the_camera)
+                              ONE_OFF_BELOW, doubted_beside, doubted_move, every_reading, make_reading,
+                              misread_loss_note, PhaseDoubts, soften_for_the_camera,
+                              soften_phase_doubted)
 from tracker.spqrisiko.cards import MAX_SET_LEGIONARIES
 from tracker.spqrisiko.options import ROUNDS, SINGLE_MOVE, SpqrOptions
 from tracker.spqrisiko.reinforcements import LEGIONARIES_FROM_TRIREME, LEGIONARIES_PER_TRIREME
@@ -45,7 +46,7 @@ __all__ = ["Reading", "TurnContext", "explain"]
 
 
 @dataclass
-class TurnContext:
+class TurnContext(PhaseDoubts):
     """What has happened so far in the current player's turn; owned by :class:`~tracker.game.Game`."""
 
     actor: str
@@ -73,15 +74,17 @@ class TurnContext:
     #: tablet (None: none was): the moves the next commit shows may have come before that draw
     phase_at_draw: Phase | None = None
 
-    def absorb(self, events: list[Event]) -> None:
-        """Advance the context by the events of an accepted reading."""
+    def absorb(self, events: list[Event], prev: ObservedState | None = None,
+               nxt: ObservedState | None = None) -> None:
+        """Advance the context by the events of an accepted reading of the change ``prev -> nxt``
+        (given, the moves resting only on counts the camera doubted are told apart)."""
         for e in events:
             if e.kind == ev.CENTRE_PLACED and self.centres_owed.get(e.actor, 0) > 0:
                 self.centres_owed[e.actor] -= 1
             if e.actor != self.actor:
                 continue
             if e.phase is not None and e.kind not in ev.PHASELESS:
-                self.phase = max(self.phase, Phase.SEA_ATTACK if e.maybe_by_sea else e.phase)
+                self.reach(Phase.SEA_ATTACK if e.maybe_by_sea else e.phase, doubted_move(e, prev, nxt))
             if e.kind == ev.REINFORCEMENT:
                 self.placed += e.amount
             elif e.kind == ev.NAVAL_MOVE:
@@ -182,6 +185,8 @@ class _ReadingBuilder:
         self.res = dict(diff.residual)
         self.voluntary: set[str] = set()   # provinces the actor emptied by choice (§14.2)
         self.unexplained = 0
+        #: the verdicts (by index) that :meth:`breach` found resting on counts read in doubt earlier
+        self.phase_doubted: dict[int, dict[str, float]] = {}
 
     # -- helpers -------------------------------------------------------------------------
     def violation(self, rule: str, message: str, *regions: str, context: tuple[str, ...] = ()) -> None:
@@ -189,6 +194,15 @@ class _ReadingBuilder:
 
     def warning(self, rule: str, message: str, *regions: str) -> None:
         self.verdicts.append(Verdict.warning(rule, message, tuple(regions)))
+
+    def breach(self, rule: str, message: str, phase: Phase, *regions: str) -> None:
+        """A breach of the order of the turn's phases by an act of ``phase``: a violation, which
+        :meth:`build` makes a warning where only counts read in doubt ended that phase
+        (:func:`~tracker.readings.soften_phase_doubted`)."""
+        doubts = self.ctx.late_on_doubt(phase)
+        if doubts:
+            self.phase_doubted[len(self.verdicts)] = doubts
+        self.violation(rule, message, *regions)
 
     def name(self, region: str) -> str:
         return self.board.name(region)
@@ -212,7 +226,8 @@ class _ReadingBuilder:
         self.garrisons()
         self.phase_order()
         self.events.extend(Event(ev.VEXILLUM_EXCHANGE, self.d.next.owners[p], target=p) for p in self.d.exchanges)
-        return make_reading(self.events, soften_for_the_camera(self.verdicts, self.d.prev, self.d.next),
+        return make_reading(self.events, soften_phase_doubted(
+            soften_for_the_camera(self.verdicts, self.d.prev, self.d.next), self.phase_doubted, self.board),
                             self.unexplained)
 
     def ownership_anomalies(self) -> None:
@@ -545,7 +560,7 @@ class _ReadingBuilder:
         self.voluntary.add(src)
         self.events.append(Event(ev.STRATEGIC_MOVE, a, source=src, target=dst, sea=sea, amount=amount))
         if self.ctx.phase >= Phase.STRATEGIC_MOVE:
-            self.violation("§15.5", "a second strategic move in the same turn", src, dst)
+            self.breach("§15.5", "a second strategic move in the same turn", Phase.STRATEGIC_MOVE, src, dst)
 
     def garrisons(self) -> None:
         """§14.2: never leave fewer than 2 by choice next to an enemy (combat move-ins excepted)."""
@@ -561,15 +576,16 @@ class _ReadingBuilder:
         if not mine:
             return
         if self.ctx.phase >= Phase.STRATEGIC_MOVE:
-            self.violation("§15.6", f"{self.actor} acted after the end-of-turn strategic move, which ends the turn",
-                           *sorted({r for e in mine for r in (e.source, e.target) if r}))
+            self.breach("§15.6", f"{self.actor} acted after the end-of-turn strategic move, which ends the turn",
+                        min(e.phase for e in mine), *sorted({r for e in mine for r in (e.source, e.target) if r}))
             return
         late = [e for e in mine if (Phase.SEA_ATTACK if e.maybe_by_sea else e.phase) < self.ctx.phase
                 and not (e.maybe_by_sea and self.ctx.phase <= Phase.LAND_ATTACK)]
         for e in late:
             what = ("pieces appear outside the reinforcement phase" if e.phase == Phase.REINFORCEMENT
                     else f"{e.kind.replace('_', ' ')} after the {Phase(self.ctx.phase).name.lower().replace('_', ' ')} phase")
-            self.violation("§4.2", f"{what}: {e.describe(self.board)}", *[r for r in (e.source, e.target) if r])
+            self.breach("§4.2", f"{what}: {e.describe(self.board)}", Phase.SEA_ATTACK if e.maybe_by_sea else e.phase,
+                        *[r for r in (e.source, e.target) if r])
         if any(e.kind == ev.STRATEGIC_MOVE for e in mine):
             after = max(e.phase for e in mine)
             if after > Phase.STRATEGIC_MOVE:
