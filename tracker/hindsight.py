@@ -72,7 +72,7 @@ import enum
 import functools
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterable, Sequence
 
 from tracker.errors import AugurError
 from tracker.readings import (EVENT_COST, LOW_CONFIDENCE, ONE_OFF_BELOW, TURN_CHANGE_COST, WARNING_COST, verdict_basis,
@@ -555,15 +555,18 @@ def _elsewhere(game, journal: Journal, state: ObservedState, turn_hint: str | No
 
 def _one_off(game, journal: Journal, state: ObservedState, turn_hint: str | None) -> None:
     """Make a warning of each violation of the commit just read (``state``, the journal's last
-    step; at most MAX_ONE_OFF) that rests on a count the commit changed, read at LOW_CONFIDENCE or
-    more but below ONE_OFF_BELOW, and that the commit would not break with that count one piece
-    more or one fewer (:func:`_off_by_one`), adding no other violation. The warning says which
-    count and what it would then be, and the count stays as read, marked for a check. (A rendered
-    hard game, seed 108: green moved 2 legionaries from Baetica to Lusitania, read as 2 to 5 at
-    0.85, and "green placed 3 legionaries but is entitled to 0" stood as a breach of a game
-    played by the rules; read as 4, the commit is a strategic move.) A sure breach read one off
-    is thus a warning too, which still names the count; at a table breaches are far rarer than
-    the camera's one-in-thirty misreads at that confidence."""
+    step; at most MAX_ONE_OFF) that one count read at LOW_CONFIDENCE or more but below
+    ONE_OFF_BELOW would not make, read one piece more or one fewer (:func:`_off_by_one`), adding
+    no other violation. The warning says which count and what it would then be, and the count
+    stays as read, marked for a check. (A rendered hard game, seed 108: green moved 2 legionaries
+    from Baetica to Lusitania, read as 2 to 5 at 0.85, and "green placed 3 legionaries but is
+    entitled to 0" stood as a breach of a game played by the rules; read as 4, the commit is a
+    strategic move.) A sure breach read one off is thus a warning too, which still names the
+    count; at a table breaches are far rarer than the camera's one-in-thirty misreads at that
+    confidence. The counts weighed (:func:`_one_off_counts`): one the commit changed, as read
+    now; one the verdict names as its context, unchanged, as read before and now; and one the
+    commit changed from a count read so before, as read before (a piece the camera missed
+    until a change made it look again)."""
     step = journal.steps[-1] if journal.steps and journal.steps[-1].method == "observe" else None
     if step is None or step.state is not state or step.before.state is None or not MAX_ONE_OFF:
         return
@@ -576,35 +579,86 @@ def _one_off(game, journal: Journal, state: ObservedState, turn_hint: str | None
         if weighed >= MAX_ONE_OFF:
             return
         weighed += 1
-        for region in verdict_basis(v, changed):
-            read = state.regions.get(region, {})
-            if region not in changed or region in state.unseen \
-                    or not LOW_CONFIDENCE <= state.confidence_of(region) < ONE_OFF_BELOW:
-                continue
+        for region, when, read, values in _one_off_counts(v, changed, prev, state, (report.actor, *game.players)):
             # a province is never empty once the game is on (§14.1): one piece fewer than one is
             # no story to tell the table
-            value = next((value for value in _off_by_one(read) if value or not board.is_province(region)
-                          if _clears(step, journal, _with(state, {region: value}), turn_hint, v, report)), None)
+            value = next((value for value in values if value or not board.is_province(region)
+                          if _clears(step, journal, *_as_if(prev, state, region, value, when), turn_hint, v, report)),
+                         None)
             if value is not None:
+                sure = (prev if when == "before" else state).confidence_of(region)
+                said = "read before" if when == "before" else "read"
                 report.verdicts[i] = v.softened(
-                    f" ({board.name(region)} read as {_describe(board, read)} at {state.confidence_of(region):.2f}; "
+                    f" ({board.name(region)} {said} as {_describe(board, read)} at {sure:.2f}; "
                     f"as {_describe(board, value)}{ONE_OFF_MARK}")
+                # the count named is marked for a check, a context too (see TurnFollower.question)
+                game.questioned[region] = copy.deepcopy(state.regions.get(region, {}))
                 break
 
 
-def _clears(step: Step, journal: Journal, state: ObservedState, turn_hint: str | None, verdict: Verdict,
-            report) -> bool:
-    """Whether the commit of ``step``, read as ``state`` instead, has fewer violations than
-    ``report`` and none under ``verdict``'s rule."""
-    now = _read_instead(step, journal, state, turn_hint)
+def _one_off_counts(verdict: Verdict, changed: set[str], prev: ObservedState, state: ObservedState,
+                    players: Sequence[str]) -> list[tuple[str, str, dict, list[dict]]]:
+    """The counts :func:`_one_off` weighs for ``verdict`` on the change ``prev -> state``, as
+    (region, when, the count read, the counts to try), ``when`` saying which reading is taken to
+    be one off: ``now`` (a region the change changed, read so now), ``both`` (a region the verdict
+    names as its context, unchanged, read so; the seas whose triremes a strategic move across
+    them lacked: the print's hard seed 151, the Aegeum read empty at 0.87 where yellow's trireme
+    stood), or ``before`` (a region the change changed, read so before: where it gained pieces, it
+    may have held one of them before; the same Aegeum, read empty for 50 commits until blue's
+    fleet sailed in, and "1 yellow trireme appeared in Aegeum outside yellow's turn"). A sea of
+    the context is tried with a trireme more of each of ``players`` too (the player in turn
+    first): an empty sea read so has no piece to read one more of."""
+    def fairly_sure(s: ObservedState, region: str) -> bool:
+        return region not in s.unseen and LOW_CONFIDENCE <= s.confidence_of(region) < ONE_OFF_BELOW
+
+    def one_more(read: dict, pieces: Iterable[tuple[str, str]]) -> list[dict]:
+        have = _gain(read, {})
+        return [_counts({**have, p: have.get(p, 0) + 1}) for p in dict.fromkeys(pieces)]
+
+    counts = []
+    for region in verdict_basis(verdict, changed):
+        if region not in changed:
+            continue
+        read, was = state.regions.get(region, {}), prev.regions.get(region, {})
+        if fairly_sure(state, region):
+            counts.append((region, "now", read, _off_by_one(read)))
+        if fairly_sure(prev, region) and region not in state.unseen:
+            gained = [piece for piece, n in _gain(read, was).items() if n > 0]
+            counts.append((region, "before", was, [v for v in _off_by_one(was) + one_more(was, gained) if v != read]))
+    naval = prev.board.pieces.naval
+    for region in verdict.context:
+        if region not in changed and fairly_sure(state, region) and fairly_sure(prev, region):
+            read = state.regions.get(region, {})
+            fleets = one_more(read, [(c, k) for c in players for k in naval]) if prev.board.is_sea(region) else []
+            counts.append((region, "both", read, [v for v in _off_by_one(read) + fleets if v != read]))
+    return counts
+
+
+def _as_if(prev: ObservedState, state: ObservedState, region: str, value: dict, when: str
+           ) -> tuple[ObservedState | None, ObservedState]:
+    """The states before and after a change with ``region`` read as ``value`` (see
+    :func:`_one_off_counts` for ``when``); the state before is None where it stays as it was."""
+    return (_with(prev, {region: value}) if when in ("before", "both") else None,
+            state if when == "before" else _with(state, {region: value}))
+
+
+def _clears(step: Step, journal: Journal, before: ObservedState | None, state: ObservedState,
+            turn_hint: str | None, verdict: Verdict, report) -> bool:
+    """Whether the commit of ``step``, read as ``state`` instead (and the tracker's last state as
+    ``before``, where given), has fewer violations than ``report`` and none under ``verdict``'s rule."""
+    now = _read_instead(step, journal, state, turn_hint, before)
     return now is not None and _violations([now]) < _violations([report]) \
         and not any(w.level == VIOLATION and w.rule == verdict.rule for w in now.verdicts)
 
 
-def _read_instead(step: Step, journal: Journal, state: ObservedState, turn_hint: str | None):
+def _read_instead(step: Step, journal: Journal, state: ObservedState, turn_hint: str | None,
+                  before: ObservedState | None = None):
     """The report on the commit just read (``step``, the journal's last), had it committed
-    ``state`` instead, on a copy of the tracker; None where that reading does not go through."""
+    ``state`` instead (and the one before it ``before``, where given), on a copy of the tracker;
+    None where that reading does not go through."""
     trial = _trial(step.before, journal.steps[:-1])
+    if before is not None:
+        trial.state = before
     try:
         _observe_step(trial, journal_of(trial), state, turn_hint)
     except AugurError:
