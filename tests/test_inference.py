@@ -797,6 +797,33 @@ class TestBesideUnseen:
         assert "§4.2" not in rules(r) and "§4.2" in rules(r, "warning")
 
 
+class TestAcrossASeaFromUnseen:
+    """Red has reinforced; Asia then gains a legionary while Thracia, red's across the Aegeum, is
+    under a cup: a strategic move across the sea (§15.2) may have brought it, where red's fleet
+    there allows the crossing. (The print's hard seed 156.)"""
+
+    GARRISONS = {**BASE, "asia": ("red", 6), "thracia": ("red", 3), "macedonia": ("blue", 3)}
+
+    def _gained(self, seas, unseen=("thracia",)):
+        t = Table(garrisons=self.GARRISONS, seas=seas)
+        t.set(bithynia=11).push()
+        t.set(asia=7)
+        return t.game.observe(read_without(t.state(), unseen=list(unseen)))
+
+    def test_a_crossing_the_fleet_allows_is_a_warning_6(self):
+        [v] = self._gained({"aegeum": {"red": 2, "blue": 1}}).verdicts
+        assert (v.level, v.rule) == ("warning", "§6")
+        assert "across a sea from Thracia, which the camera could not see" in v.message
+
+    def test_without_superiority_it_stays_a_breach_6(self):
+        [v] = self._gained({"aegeum": {"red": 1, "blue": 1}}).verdicts
+        assert (v.level, v.rule) == ("violation", "§6")
+
+    def test_another_army_out_of_sight_across_the_sea_changes_nothing_6(self):
+        [v] = self._gained({"aegeum": {"red": 2, "blue": 1}}, unseen=("macedonia",)).verdicts
+        assert (v.level, v.rule) == ("violation", "§6")
+
+
 class TestNeutralArmyReadShort:
     """Green is a neutral army here: it never reinforces (§2.6). Italia read with 3 green
     legionaries, then with 4: read at 0.90 before, one of the two counts is the camera's misread

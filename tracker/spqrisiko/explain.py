@@ -40,7 +40,7 @@ from tracker.spqrisiko.cards import MAX_SET_LEGIONARIES
 from tracker.spqrisiko.options import ROUNDS, SINGLE_MOVE, SpqrOptions
 from tracker.spqrisiko.reinforcements import LEGIONARIES_FROM_TRIREME, LEGIONARIES_PER_TRIREME
 from tracker.state import ObservedState
-from tracker.verdicts import Verdict
+from tracker.verdicts import VIOLATION, Verdict
 
 __all__ = ["Reading", "TurnContext", "explain"]
 
@@ -226,9 +226,42 @@ class _ReadingBuilder:
         self.garrisons()
         self.phase_order()
         self.events.extend(Event(ev.VEXILLUM_EXCHANGE, self.d.next.owners[p], target=p) for p in self.d.exchanges)
-        return make_reading(self.events, soften_phase_doubted(
-            soften_for_the_camera(self.verdicts, self.d.prev, self.d.next), self.phase_doubted, self.board),
+        softened = self._across_unseen(soften_for_the_camera(self.verdicts, self.d.prev, self.d.next))
+        return make_reading(self.events, soften_phase_doubted(softened, self.phase_doubted, self.board),
                             self.unexplained)
+
+    def _across_unseen(self, verdicts: list[Verdict]) -> list[Verdict]:
+        """``verdicts`` with each violation whose regions are all provinces that the player in
+        turn could reach by a strategic move across a sea (§15.2) from one of theirs (or one of
+        nobody's the tracker knows of) that the camera could not see, before or after the change,
+        made a warning naming those: the player's pieces may have
+        crossed from there unseen (the land's mirror is :func:`~tracker.readings.soften_beside_unseen`).
+        (A rendered hard game on the print, seed 156: a cover lay over ten provinces; blue moved a
+        legionary from Thracia, under it, across the Aegeum to Cilicia: "blue placed 1
+        legionary but is entitled to 0".)"""
+        P, N, b, a = self.d.prev, self.d.next, self.board, self.actor
+        hidden = (P.unseen | N.unseen) & set(b.provinces)
+        if not hidden:
+            return verdicts
+
+        def crossable(sea: str) -> bool:
+            mine = N.triremes_of(a, sea)
+            others = max((n for c, n in N.triremes.get(sea, {}).items() if c != a), default=0)
+            return mine > others if self.options.strategic_sea_needs_superiority else mine > 0
+
+        def across(p: str) -> set[str]:
+            return {q for sea in b.coast_of.get(p, ()) if sea not in N.unseen and crossable(sea)
+                    for q in b.shores_of.get(sea, ()) if q in hidden and q != p and P.owners.get(q) in (a, None)}
+
+        out = []
+        for v in verdicts:
+            near = [across(r) if b.is_province(r) else set() for r in v.regions]
+            if v.level == VIOLATION and v.regions and all(near):
+                names = ", ".join(b.name(r) for r in sorted(set().union(*near)))
+                v = v.softened(f" (across a sea from {names}, which the camera could not see: pieces may have "
+                               f"crossed from there unseen; check)")
+            out.append(v)
+        return out
 
     def ownership_anomalies(self) -> None:
         d = self.d
