@@ -1143,11 +1143,13 @@ class TestPhaseEndedOnADoubtedCount:
         assert (v.level, v.rule) == ("violation", "§4.2") and "outside the reinforcement phase" in v.message
 
     def test_after_a_doubted_attack_it_names_the_count_4_2(self):
-        r = self._converted(self._attacked(0.9))
+        t = self._attacked(0.9)
+        r = self._converted(t)
         assert kinds(r) == [ev.LEGIONARIES_TO_TRIREME]
         [v] = r.verdicts
         assert (v.level, v.rule) == ("warning", "§4.2") and "asia" in v.regions
         assert "outside the reinforcement phase" in v.message and "Asia at 0.90" in v.message
+        assert "asia" in t.game.questioned         # the dashboard marks the count for a check
 
     def test_a_sure_attack_since_ends_the_phase_for_sure(self):
         t = self._attacked(0.9)

@@ -340,7 +340,8 @@ class TurnFollower:
         self.questioned = {r: pieces for r, pieces in self.questioned.items() if state.regions.get(r, {}) == pieces}
         for v in verdicts:
             if v.level in (WARNING, VIOLATION):
-                self.questioned.update((r, copy.deepcopy(state.regions.get(r, {}))) for r in verdict_basis(v, changed))
+                self.questioned.update((r, copy.deepcopy(state.regions.get(r, {})))
+                                       for r in (*verdict_basis(v, changed), *v.checks))
 
     def _take_first_sight(self, state: ObservedState) -> list[Verdict]:
         """Regions the tracker has never been shown that ``state`` shows are taken as it shows

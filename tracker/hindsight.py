@@ -588,11 +588,10 @@ def _one_off(game, journal: Journal, state: ObservedState, turn_hint: str | None
             if value is not None:
                 sure = (prev if when == "before" else state).confidence_of(region)
                 said = "read before" if when == "before" else "read"
-                report.verdicts[i] = v.softened(
+                report.verdicts[i] = dataclasses.replace(v.softened(
                     f" ({board.name(region)} {said} as {_describe(board, read)} at {sure:.2f}; "
-                    f"as {_describe(board, value)}{ONE_OFF_MARK}")
-                # the count named is marked for a check, a context too (see TurnFollower.question)
-                game.questioned[region] = copy.deepcopy(state.regions.get(region, {}))
+                    f"as {_describe(board, value)}{ONE_OFF_MARK}"), checks=(region,))
+                game.question(state, [report.verdicts[i]], changed)     # a context sea is marked too
                 break
 
 

@@ -202,7 +202,8 @@ def soften_phase_doubted(verdicts: list[Verdict], doubted: dict[int, dict[str, f
         v = out[i]
         if v.level == VIOLATION:
             v = v.softened(phase_doubt_note(board, doubts))
-            out[i] = dataclasses.replace(v, regions=v.regions + tuple(sorted(set(doubts) - set(v.regions))))
+            out[i] = dataclasses.replace(v, regions=v.regions + tuple(sorted(set(doubts) - set(v.regions))),
+                                         checks=tuple(sorted(doubts)))
     return out
 
 

@@ -29,6 +29,10 @@ class Verdict:
     #: they changed in the same commit for a reason of their own (see
     #: :func:`tracker.readings.verdict_basis`)
     context: tuple[str, ...] = ()
+    #: regions the table is asked to check besides those the verdict rests on: counts read in
+    #: doubt that the finding says may be the camera's misread (an earlier move rested on them,
+    #: or a sea it names as its context may be a piece off), which the dashboard marks too
+    checks: tuple[str, ...] = ()
 
     @classmethod
     def violation(cls, rule: str, message: str, regions: tuple[str, ...] = (),
