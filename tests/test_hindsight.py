@@ -481,6 +481,17 @@ class TestOneOffBeyondTheChange:
                 assert t.game.state.regions["aegeum"] == {"red": {"trireme": 1}, "yellow": {"trireme": 1}}
 
 
+    def test_a_conquered_province_is_never_offered_two_armies(self):
+        """Red conquers Asia after its strategic move, Asia read before at 0.87: red's legionary
+        taken to have stood there before would share Asia with blue's, which no state can hold;
+        that count is not weighed, and the breach stands (it once stopped the game with an error)."""
+        t = Table()
+        t.set(bithynia=11).push(confidence={"asia": 0.87})
+        t.set(bithynia=10, ponto=4).push(confidence={"asia": 0.87})
+        r = t.set(asia=("red", 3), galatia=1).push()
+        assert [(v.level, v.rule) for v in r.verdicts] == [("violation", "§15.6")]
+
+
 class TestJournal:
     def test_keeps_the_last_depth_commits_and_what_came_between(self):
         t = Table()

@@ -583,8 +583,7 @@ def _one_off(game, journal: Journal, state: ObservedState, turn_hint: str | None
             # a province is never empty once the game is on (§14.1): one piece fewer than one is
             # no story to tell the table
             value = next((value for value in values if value or not board.is_province(region)
-                          if _clears(step, journal, *_as_if(prev, state, region, value, when), turn_hint, v, report)),
-                         None)
+                          if _clears(step, journal, prev, state, (region, value, when), turn_hint, v, report)), None)
             if value is not None:
                 sure = (prev if when == "before" else state).confidence_of(region)
                 said = "read before" if when == "before" else "read"
@@ -633,19 +632,20 @@ def _one_off_counts(verdict: Verdict, changed: set[str], prev: ObservedState, st
     return counts
 
 
-def _as_if(prev: ObservedState, state: ObservedState, region: str, value: dict, when: str
-           ) -> tuple[ObservedState | None, ObservedState]:
-    """The states before and after a change with ``region`` read as ``value`` (see
-    :func:`_one_off_counts` for ``when``); the state before is None where it stays as it was."""
-    return (_with(prev, {region: value}) if when in ("before", "both") else None,
-            state if when == "before" else _with(state, {region: value}))
-
-
-def _clears(step: Step, journal: Journal, before: ObservedState | None, state: ObservedState,
-            turn_hint: str | None, verdict: Verdict, report) -> bool:
-    """Whether the commit of ``step``, read as ``state`` instead (and the tracker's last state as
-    ``before``, where given), has fewer violations than ``report`` and none under ``verdict``'s rule."""
-    now = _read_instead(step, journal, state, turn_hint, before)
+def _clears(step: Step, journal: Journal, prev: ObservedState, state: ObservedState,
+            count: tuple[str, dict, str], turn_hint: str | None, verdict: Verdict, report) -> bool:
+    """Whether the commit of ``step`` (``prev -> state``), with a count read otherwise (``count``:
+    the region, its value, and when it is taken to have been misread, see
+    :func:`_one_off_counts`), has fewer violations than ``report`` and none under ``verdict``'s
+    rule. A count no state can hold (a province with two armies, where a conquest's new army is
+    taken to have stood there before) clears nothing."""
+    region, value, when = count
+    try:
+        before = _with(prev, {region: value}) if when in ("before", "both") else None
+        after = state if when == "before" else _with(state, {region: value})
+    except AugurError:
+        return False
+    now = _read_instead(step, journal, after, turn_hint, before)
     return now is not None and _violations([now]) < _violations([report]) \
         and not any(w.level == VIOLATION and w.rule == verdict.rule for w in now.verdicts)
 
