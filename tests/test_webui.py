@@ -383,6 +383,37 @@ class TestLiveGame:
         again = LiveGame.open(Store(tmp_path / "r"), PLAYERS)
         assert again.game_id == lg.game_id and again.game.vp == vp and again.game.turn_no == turn
 
+    def test_a_change_the_tracker_cannot_read_is_recorded_and_the_game_goes_on(self, tmp_path, monkeypatch):
+        """An error inside the tracker's reading of one change (here made on purpose, as a bad
+        second thought once did) does not stop the game or lose the commit: it is recorded with a
+        violation saying so, the tracker stays at the state before it, the next change is read
+        as usual, and a restart replays the same."""
+        import tracker.hindsight as hindsight
+        from tracker.errors import StateError
+        states = game_states(4)
+        live = LiveGame.open(Store(tmp_path / "x"), PLAYERS, resume=False)
+        live.commit(states[0])
+        live.commit(states[1])
+        before = live.game.state
+        real = hindsight._one_off
+
+        def broken(game, journal, state, turn_hint):
+            if state.same_counts(states[2]):
+                raise StateError("a reading no state can hold")
+            return real(game, journal, state, turn_hint)
+        monkeypatch.setattr(hindsight, "_one_off", broken)
+        view = live.commit(states[2])
+        snaps = live.store.snapshots(live.game_id)
+        assert len(snaps) == 3 and view["snapshot"] == snaps[-1].id
+        [v] = snaps[-1].verdicts
+        assert v["level"] == "violation" and "could not read this change (a reading no state can hold)" in v["message"]
+        assert live.game.state is before
+        live.commit(states[3])
+        assert live.game.state.same_counts(states[3])
+        live.store.close()
+        again = LiveGame.open(Store(tmp_path / "x"), PLAYERS)           # a restart replays it all
+        assert again.game.state.same_counts(states[3]) and len(again.game.history) == len(live.game.history)
+
     def test_truncated_database_is_refused_not_overwritten(self, tmp_path):
         folder = tmp_path / "bad"
         folder.mkdir()

@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Callable
 
 from tracker.errors import AugurError, GameError
+from tracker.game import TransitionReport
+from tracker.hindsight import snapshot
 from tracker.overrides import (GUESSED, Override, apply_overrides, doubt_moved, doubt_unchanged,
                                still_questioned)
 from tracker.pieces import VP_TRACK_MAX
@@ -24,6 +26,7 @@ from tracker.readings import LOW_CONFIDENCE
 from tracker.rulesets import JUDGE_DRAWS, apply_entry, describe_entry, make_game
 from tracker.spqrisiko.setup import free_provinces, vouched_placements
 from tracker.state import ObservedState
+from tracker.verdicts import Verdict
 from webui.store import Snapshot, Store
 
 UNDO_DEPTH = 10
@@ -121,7 +124,7 @@ class LiveGame:
             elif self.game.placing:
                 self.game.observe_setup(state, corrected=snap.source == CORRECTION)
             else:
-                self.game.observe(state)
+                self._observe(state)
         while pending is not None:
             self._apply_entry(pending["kind"], pending["payload"])
             pending = next(entries, None)
@@ -274,13 +277,30 @@ class LiveGame:
         held = {r: o for r, o in held.items() if r not in self.overrides}
         notes = [v for v in notes if set(v.regions) & set(held)]
         state = apply_overrides(held, state)
-        report = self.game.observe(state)
+        report = self._observe(state)
         verdicts = [v.to_dict() for v in report.verdicts + notes]
         self.out_of_sync = report.level == "violation"
         sid = self.store.add_snapshot(self.game_id, source, state.to_dict(), report.actor, report.round_no,
                                       report.turn_no, self._described(report.events), verdicts, self._scores(), jpeg, detections)
         self._hold(sid, held, lambda o: KEPT_BY_RULES if o.confidence is None else GUESSED_BY_RULES)
         return sid
+
+    def _observe(self, state: ObservedState) -> TransitionReport:
+        """The tracker's report on the change to ``state``. Where the tracker cannot read it at
+        all (an error of its own: a reading it tried built a board no state can hold), the
+        tracker is put back as it stood, and the report is a violation that says so and asks the
+        table to set the counts: the change is recorded all the same, the game goes on, and a
+        restart replays it to the same report. (A one-off reading of a conquest once stopped a
+        rendered game so, before it was mended in ``tracker.hindsight``.)"""
+        kept = snapshot(self.game)
+        try:
+            return self.game.observe(state)
+        except AugurError as exc:
+            self.game = kept
+            game = self.game
+            return TransitionReport(len(game.history) + 1, game.current or "", game.round_no, game.turn_no, [], [
+                Verdict.violation("tracker", f"the tracker could not read this change ({exc}); its counts "
+                                             "stand as before it: set the counts on the tablet")])
 
     def _described(self, events) -> list[dict]:
         """Events as the store records them: each with its sentence for the tablets."""
