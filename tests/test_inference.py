@@ -1281,6 +1281,26 @@ class TestTurnsInOneChange:
         t.set(bithynia=11).push()
         assert "§4.2" in rules(t.set(dacia=3).push())
 
+    def test_after_the_players_card_a_change_without_them_is_no_part_of_their_turn(self):
+        """Red takes Asia and draws its card, which ends its turn; blue's turn goes by under a
+        card over Thracia, and yellow's legionary in Dacia is read in doubt. Read as red's turn
+        going on, the legionary is a doubtful warning and the tracker stays a turn behind; red
+        does nothing in the change, so after its card that reading costs a breach, and the change
+        is yellow's, after blue's turn unseen. Without the card, red's turn goes on as before.
+        (The print's hard seed 170.)"""
+        for drawn in (True, False):
+            t = Table()
+            t.set(bithynia=11).push()
+            t.set(asia=("red", 3), galatia=1).push()
+            if drawn:
+                t.game.draw_card("red")
+            seen = t.set(dacia=3).state().to_dict()
+            r = t.game.observe(ObservedState.from_dict(dict(seen, unseen=["thracia"], confidence={"dacia": 0.5})))
+            if drawn:
+                assert (r.actor, r.verdicts) == ("yellow", []) and [s.colour for s in r.scores] == ["blue", "yellow"]
+            else:
+                assert r.actor == "red" and [v.rule for v in r.verdicts] == ["§4.2"]
+
     @staticmethod
     def _yellow_sails(asia=None):
         """Red attacks Asia; then yellow's fleet sails from the Pontus Euxinus to the Aegeum and

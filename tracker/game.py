@@ -155,6 +155,12 @@ class TurnFollower:
     #: and the victory points before the new turn's claim (see :meth:`_split_after_tablet`)
     _tablet_began: tuple | None = None
 
+    def _going_on_after_draw(self, reading: Reading) -> float:
+        """What reading a change as the player in turn going on costs beyond ``reading``'s own
+        cost where they have drawn the card that ends their turn since the last commit (none
+        here; a ruleset may add its own)."""
+        return 0.0
+
     def _end_of_turn_checks(self, state: ObservedState) -> list[Verdict]:
         """What the rules check as the turn in context ends, before the next begins on ``state``
         (none here; a ruleset may add its own)."""
@@ -427,9 +433,10 @@ class TurnFollower:
         if turn_hint in (None, self.current):
             readings = self._read(prev, state, self.ctx)
             going_on = Weighed(self.current, None, readings, prev)
-            if turn_hint is None and not drawers and readings[0].cost <= LEAST_OTHER_TURN_COST:
+            cost = readings[0].cost + (self._going_on_after_draw(readings[0]) if turn_hint is None else 0.0)
+            if turn_hint is None and not drawers and cost <= LEAST_OTHER_TURN_COST:
                 return going_on  # no other reading can be cheaper, and the first of equals wins
-            hypotheses.append((readings[0].cost, going_on))
+            hypotheses.append((cost, going_on))
         nxt = turn_hint if turn_hint not in (None, self.current) else self.next_player()
         if turn_hint != self.current and nxt != self.current:
             ctx = self._next_turn(nxt, prev)
@@ -1003,6 +1010,19 @@ class Game(TurnFollower):
         self.history.append(report)
         self._hold_new_centres(prev, state, report.verdicts)
         return report
+
+    def _going_on_after_draw(self, reading: Reading) -> float:
+        """A card drawn ends the turn (§4.10.1), after the moves the camera commits a moment
+        later (``ctx.phase_at_draw``); a change since the draw in which the drawer does nothing
+        is no part of their turn, and reading it as their turn going on costs what a breach does.
+        (A rendered hard game on the print, seed 170: yellow drew its card, and green's whole
+        turn was then played under a cover; red's first placement beside it was read as yellow's
+        turn going on, "1 red legionary appeared outside red's reinforcement phase", and the
+        tracker stayed a turn behind, its victory-point claims with it, for the rest of the game.)"""
+        if self.ctx.phase_at_draw is None:
+            return 0.0
+        acted = any(e.actor == self.current and e.kind not in ev.PHASELESS for e in reading.events)
+        return 0.0 if acted else VIOLATION_COST
 
     def _take(self, reading: Reading, actor: str, ctx: TurnContext | None = None,
               change: tuple[ObservedState, ObservedState] | None = None) -> None:
