@@ -61,7 +61,10 @@ class TestBadInput:
         import time
         proc = subprocess.Popen([sys.executable, "-m", "augur", "bench", "tracker", "--games", "500"],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)     # minutes of work
-        time.sleep(3)
+        # the first game's line says the command is at work (a loaded machine can take longer
+        # than a fixed wait just to import it), then it is stopped in the middle of the next
+        assert proc.stdout.readline().startswith("game 1:")
+        time.sleep(0.5)
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=60)
         assert proc.returncode == 130 and err.strip() == "augur: stopped", err
