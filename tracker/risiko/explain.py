@@ -507,6 +507,8 @@ class _Builder:
             if e.phase < phase:
                 what = ("armies placed after the reinforcement phase" if e.phase == Phase.REINFORCEMENT
                         else f"{e.kind.replace('_', ' ')} after the {Phase(phase).name.lower().replace('_', ' ')}")
-                # where moves may come at any time, the phase the turn is in is no phase the moves reached
-                self.breach(f"{what}: {e.describe(self.board)}", e.phase if phase == self.ctx.phase else phase,
-                            *[r for r in (e.source, e.target) if r])
+                regions = [r for r in (e.source, e.target) if r]
+                if phase == self.ctx.phase:
+                    self.breach(f"{what}: {e.describe(self.board)}", e.phase, *regions)
+                else:       # moves at any time: the phase judged by is the attacks', not one reached by moves
+                    self.violation("turn", f"{what}: {e.describe(self.board)}", *regions)
