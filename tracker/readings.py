@@ -494,13 +494,22 @@ def soften_beside_unseen(verdicts: list[Verdict], prev: ObservedState, nxt: Obse
     hidden = prev.unseen | nxt.unseen
     if not hidden:
         return verdicts
-    board, out = prev.board, []
+    board = prev.board
+    return soften_near_hidden(verdicts, lambda r: board.touching(r) & hidden, board,
+                              " (beside {names}, which the camera could not see: pieces may have moved there or "
+                              "from there unseen; check)")
+
+
+def soften_near_hidden(verdicts: list[Verdict], near: Callable[[str], set[str]], board: Board, note: str
+                       ) -> list[Verdict]:
+    """``verdicts`` with each violation about regions that each have regions out of sight
+    ``near`` them (``near(region)``: those regions) made a warning, its message followed by
+    ``note`` with ``{names}`` the names of all of them."""
+    out = []
     for v in verdicts:
-        near = [board.touching(r) & hidden for r in v.regions]
-        if v.level == VIOLATION and v.regions and all(near):
-            names = ", ".join(board.name(r) for r in sorted(set().union(*near)))
-            v = v.softened(f" (beside {names}, which the camera could not see: pieces may have moved there or "
-                           f"from there unseen; check)")
+        close = [near(r) for r in v.regions]
+        if v.level == VIOLATION and v.regions and all(close):
+            v = v.softened(note.format(names=", ".join(board.name(r) for r in sorted(set().union(*close)))))
         out.append(v)
     return out
 

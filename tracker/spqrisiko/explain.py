@@ -35,12 +35,12 @@ from tracker.pieces import CENTRE_SUPPLY
 from tracker.readings import (DOUBT_NOTE, ProvinceDiff, Reading, beside_doubt_note, chain_depth, doubted,
                               ONE_OFF_BELOW, doubted_beside, doubted_move, every_reading, make_reading,
                               misread_loss_note, PhaseDoubts, soften_for_the_camera,
-                              soften_phase_doubted)
+                              soften_near_hidden, soften_phase_doubted)
 from tracker.spqrisiko.cards import MAX_SET_LEGIONARIES
 from tracker.spqrisiko.options import ROUNDS, SINGLE_MOVE, SpqrOptions
 from tracker.spqrisiko.reinforcements import LEGIONARIES_FROM_TRIREME, LEGIONARIES_PER_TRIREME
 from tracker.state import ObservedState
-from tracker.verdicts import VIOLATION, Verdict
+from tracker.verdicts import Verdict
 
 __all__ = ["Reading", "TurnContext", "explain"]
 
@@ -250,18 +250,13 @@ class _ReadingBuilder:
             return mine > others if self.options.strategic_sea_needs_superiority else mine > 0
 
         def across(p: str) -> set[str]:
+            if not b.is_province(p):
+                return set()
             return {q for sea in b.coast_of.get(p, ()) if sea not in N.unseen and crossable(sea)
                     for q in b.shores_of.get(sea, ()) if q in hidden and q != p and P.owners.get(q) in (a, None)}
 
-        out = []
-        for v in verdicts:
-            near = [across(r) if b.is_province(r) else set() for r in v.regions]
-            if v.level == VIOLATION and v.regions and all(near):
-                names = ", ".join(b.name(r) for r in sorted(set().union(*near)))
-                v = v.softened(f" (across a sea from {names}, which the camera could not see: pieces may have "
-                               f"crossed from there unseen; check)")
-            out.append(v)
-        return out
+        return soften_near_hidden(verdicts, across, b, " (across a sea from {names}, which the camera could not see: "
+                                                       "pieces may have crossed from there unseen; check)")
 
     def ownership_anomalies(self) -> None:
         d = self.d
