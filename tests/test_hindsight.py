@@ -481,6 +481,20 @@ class TestOneOffBeyondTheChange:
                 assert t.game.state.regions["aegeum"] == {"red": {"trireme": 1}, "yellow": {"trireme": 1}}
 
 
+    def test_a_count_read_one_over_before_and_back_now_10_13(self):
+        """Asia, blue's 2, was read as 3 at 0.85 (at 0.97: surely); red's attack from Galatia (3)
+        then loses 1 and kills none, as Asia reads 2 again: read as a kill, Galatia's 2 dice
+        against 3 defending are a breach. Asia as it stood before read one fewer (as now, no
+        change there) breaks no rule."""
+        for confidence, softened in ((0.85, True), (0.97, False)):
+            t = Table(garrisons={**BASE, "galatia": ("red", 3), "asia": ("blue", 3)})
+            t.set(bithynia=11).push(confidence={"asia": confidence})
+            [v] = t.set(asia=2, galatia=2).push().verdicts
+            assert v.rule == "§10.13" and (v.level == "warning") == softened
+            if softened:
+                assert "Asia read before as 3 blue legionaries at 0.85; as 2 blue legionaries it would break no rule" \
+                    in v.message
+
     def test_a_conquered_province_is_never_offered_two_armies(self):
         """Red conquers Asia after its strategic move, Asia read before at 0.87: red's legionary
         taken to have stood there before would share Asia with blue's, which no state can hold;

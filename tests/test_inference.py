@@ -1301,6 +1301,21 @@ class TestTurnsInOneChange:
             else:
                 assert r.actor == "red" and [v.rule for v in r.verdicts] == ["§4.2"]
 
+    def test_after_the_players_card_and_a_late_move_of_theirs_still_no_part_of_their_turn(self):
+        """As above, but red's strategic move, made before its card, is committed after it and
+        read in red's turn; the change after that, without red, is still no part of red's turn
+        (the print's hard seed 177: second thoughts had taken the next turn back into the
+        drawer's, and three turns were then read in it)."""
+        t = Table()
+        t.set(bithynia=11).push()
+        t.set(asia=("red", 3), galatia=1).push()
+        t.game.draw_card("red")
+        r = t.set(bithynia=10, ponto=4).push()
+        assert r.actor == "red" and kinds(r) == [ev.STRATEGIC_MOVE] and r.verdicts == []
+        seen = t.set(dacia=3).state().to_dict()
+        r = t.game.observe(ObservedState.from_dict(dict(seen, unseen=["thracia"], confidence={"dacia": 0.5})))
+        assert (r.actor, r.verdicts) == ("yellow", []) and [s.colour for s in r.scores] == ["blue", "yellow"]
+
     @staticmethod
     def _yellow_sails(asia=None):
         """Red attacks Asia; then yellow's fleet sails from the Pontus Euxinus to the Aegeum and

@@ -44,6 +44,11 @@ KEPT_READINGS = 3
 #: Every turn opens with reinforcements (a player always receives at least one legionary, §6),
 #: so a turn change whose first change shows none is as doubtful as a rule violation.
 TURN_WITHOUT_REINFORCEMENT_COST = 100
+#: What reading a change in which the player in turn does nothing as their turn going on costs
+#: once they have drawn the card that ends it (:meth:`Game._going_on_after_draw`): the card is
+#: the table's word, the reinforcements a turn change lacks are the camera's, so this costs more
+#: than a next turn whose reinforcements the camera did not see, turn change included.
+AFTER_DRAW_COST = 2 * VIOLATION_COST
 
 
 @dataclass
@@ -1013,16 +1018,21 @@ class Game(TurnFollower):
 
     def _going_on_after_draw(self, reading: Reading) -> float:
         """A card drawn ends the turn (§4.10.1), after the moves the camera commits a moment
-        later (``ctx.phase_at_draw``); a change since the draw in which the drawer does nothing
-        is no part of their turn, and reading it as their turn going on costs what a breach does.
+        later (``ctx.phase_at_draw``); a change after the draw in which the drawer does nothing
+        is no part of their turn, and reading it as their turn going on costs AFTER_DRAW_COST,
+        at the first commit after the draw and at every later one while the tracker holds that
+        turn (the print's hard seed 177: second thoughts about yellow's first placement, read in
+        doubt, took yellow's turn back into blue's after blue's card, and green's and red's turns
+        were then read as pieces appearing out of turn in blue's, warnings all, until blue's
+        next turn broke the rules twice).
         (A rendered hard game on the print, seed 170: yellow drew its card, and green's whole
         turn was then played under a cover; red's first placement beside it was read as yellow's
         turn going on, "1 red legionary appeared outside red's reinforcement phase", and the
         tracker stayed a turn behind, its victory-point claims with it, for the rest of the game.)"""
-        if self.ctx.phase_at_draw is None:
+        if self.ctx.phase < Phase.CARD_DRAW:
             return 0.0
         acted = any(e.actor == self.current and e.kind not in ev.PHASELESS for e in reading.events)
-        return 0.0 if acted else VIOLATION_COST
+        return 0.0 if acted else AFTER_DRAW_COST
 
     def _take(self, reading: Reading, actor: str, ctx: TurnContext | None = None,
               change: tuple[ObservedState, ObservedState] | None = None) -> None:

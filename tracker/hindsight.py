@@ -602,7 +602,7 @@ def _one_off_counts(verdict: Verdict, changed: set[str], prev: ObservedState, st
     names as its context, unchanged, read so; the seas whose triremes a strategic move across
     them lacked: the print's hard seed 151, the Aegeum read empty at 0.87 where yellow's trireme
     stood), or ``before`` (a region the change changed, read so before: where it gained pieces, it
-    may have held one of them before; the same Aegeum, read empty for 50 commits until blue's
+    may have held one of them before, and where it only lost some, what it holds now; the same Aegeum, read empty for 50 commits until blue's
     fleet sailed in, and "1 yellow trireme appeared in Aegeum outside yellow's turn"). A sea of
     the context is tried with a trireme more of each of ``players`` too (the player in turn
     first): an empty sea read so has no piece to read one more of."""
@@ -621,8 +621,15 @@ def _one_off_counts(verdict: Verdict, changed: set[str], prev: ObservedState, st
         if fairly_sure(state, region):
             counts.append((region, "now", read, _off_by_one(read)))
         if fairly_sure(prev, region) and region not in state.unseen:
-            gained = [piece for piece, n in _gain(read, was).items() if n > 0]
-            counts.append((region, "before", was, [v for v in _off_by_one(was) + one_more(was, gained) if v != read]))
+            change = _gain(read, was)
+            gained = [piece for piece, n in change.items() if n > 0]
+            # the count before read one over, and nothing lost: a phantom the camera dropped (hard
+            # seed 176, Syria: read 3 at 0.85 where 2 stood, then 2 again, and the loss was taken
+            # for a kill "against 3 defending"); a count before read one short of what now
+            # stands is no such story where pieces appeared out of turn, which may be a breach
+            lost = all(n < 0 for n in change.values())
+            counts.append((region, "before", was, [v for v in _off_by_one(was) + one_more(was, gained)
+                                                   if v != read or lost]))
     naval = prev.board.pieces.naval
     for region in verdict.context:
         if region not in changed and fairly_sure(state, region) and fairly_sure(prev, region):
