@@ -602,8 +602,9 @@ def _one_off_counts(verdict: Verdict, changed: set[str], prev: ObservedState, st
     names as its context, unchanged, read so; the seas whose triremes a strategic move across
     them lacked: the print's hard seed 151, the Aegeum read empty at 0.87 where yellow's trireme
     stood), or ``before`` (a region the change changed, read so before: where it gained pieces, it
-    may have held one of them before, and where it only lost some, what it holds now; the same Aegeum, read empty for 50 commits until blue's
-    fleet sailed in, and "1 yellow trireme appeared in Aegeum outside yellow's turn"). A sea of
+    may have held one of them before, and where it only lost some, what it holds now; the same
+    Aegeum, read empty for 50 commits until blue's fleet sailed in, and "1 yellow trireme
+    appeared in Aegeum outside yellow's turn"). A sea of
     the context is tried with a trireme more of each of ``players`` too (the player in turn
     first): an empty sea read so has no piece to read one more of."""
     def fairly_sure(s: ObservedState, region: str) -> bool:
@@ -623,10 +624,11 @@ def _one_off_counts(verdict: Verdict, changed: set[str], prev: ObservedState, st
         if fairly_sure(prev, region) and region not in state.unseen:
             change = _gain(read, was)
             gained = [piece for piece, n in change.items() if n > 0]
-            # the count before read one over, and nothing lost: a phantom the camera dropped (hard
-            # seed 176, Syria: read 3 at 0.85 where 2 stood, then 2 again, and the loss was taken
-            # for a kill "against 3 defending"); a count before read one short of what now
-            # stands is no such story where pieces appeared out of turn, which may be a breach
+            # where the region only lost pieces, the count before may have been read one over: a
+            # phantom the camera then dropped (hard seed 176, Syria: read 3 at 0.85 where 2 stood,
+            # then 2 again, and the loss was taken for a kill "against 3 defending"); where pieces
+            # appeared, the count before read one short is no such story (a piece put there out
+            # of turn may be a breach)
             lost = all(n < 0 for n in change.values())
             counts.append((region, "before", was, [v for v in _off_by_one(was) + one_more(was, gained)
                                                    if v != read or lost]))
