@@ -59,8 +59,11 @@ class TestBadInput:
     def test_ctrl_c_stops_a_command_with_one_line_not_a_traceback(self):
         import signal
         import time
+        # a suite run in the background of a shell without job control inherits Ctrl-C ignored,
+        # and Python then never turns it into KeyboardInterrupt: the command is given it back
         proc = subprocess.Popen([sys.executable, "-m", "augur", "bench", "tracker", "--games", "500"],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)     # minutes of work
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,     # minutes of work
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         # the first game's line says the command is at work (a loaded machine can take longer
         # than a fixed wait just to import it), then it is stopped in the middle of the next
         assert proc.stdout.readline().startswith("game 1:")
