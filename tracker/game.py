@@ -162,8 +162,8 @@ class TurnFollower:
 
     def _going_on_after_draw(self, reading: Reading) -> float:
         """What reading a change as the player in turn going on costs beyond ``reading``'s own
-        cost where they have drawn the card that ends their turn since the last commit (none
-        here; a ruleset may add its own)."""
+        cost once they have drawn the card that ends their turn (none here; a ruleset may add
+        its own)."""
         return 0.0
 
     def _end_of_turn_checks(self, state: ObservedState) -> list[Verdict]:
@@ -1021,14 +1021,14 @@ class Game(TurnFollower):
         later (``ctx.phase_at_draw``); a change after the draw in which the drawer does nothing
         is no part of their turn, and reading it as their turn going on costs AFTER_DRAW_COST,
         at the first commit after the draw and at every later one while the tracker holds that
-        turn (the print's hard seed 177: second thoughts about yellow's first placement, read in
-        doubt, took yellow's turn back into blue's after blue's card, and green's and red's turns
-        were then read as pieces appearing out of turn in blue's, warnings all, until blue's
-        next turn broke the rules twice).
-        (A rendered hard game on the print, seed 170: yellow drew its card, and green's whole
-        turn was then played under a cover; red's first placement beside it was read as yellow's
-        turn going on, "1 red legionary appeared outside red's reinforcement phase", and the
-        tracker stayed a turn behind, its victory-point claims with it, for the rest of the game.)"""
+        turn. (Rendered hard games on the print: in seed 170 yellow drew its card, green's whole
+        turn was then played under a cover, and red's first placement beside it was read as
+        yellow's turn going on, "1 red legionary appeared outside red's reinforcement phase"; the
+        tracker stayed a turn behind, its victory-point claims with it, for the rest of the game.
+        In seed 177 second thoughts about yellow's first placement, read in doubt, took yellow's
+        turn back into blue's after blue's card, and green's and red's turns were then read as
+        pieces appearing out of turn in blue's, warnings all, until blue's next turn broke the
+        rules twice.)"""
         if self.ctx.phase < Phase.CARD_DRAW:
             return 0.0
         acted = any(e.actor == self.current and e.kind not in ev.PHASELESS for e in reading.events)

@@ -604,15 +604,17 @@ def _one_off_counts(verdict: Verdict, changed: set[str], prev: ObservedState, st
     stood), or ``before`` (a region the change changed, read so before: where it gained pieces, it
     may have held one of them before, and where it only lost some, what it holds now; the same
     Aegeum, read empty for 50 commits until blue's fleet sailed in, and "1 yellow trireme
-    appeared in Aegeum outside yellow's turn"). A sea of
-    the context is tried with a trireme more of each of ``players`` too (the player in turn
-    first): an empty sea read so has no piece to read one more of."""
+    appeared in Aegeum outside yellow's turn"). A sea of the context is tried with a trireme of
+    each of ``players`` too (the player in turn first): an empty sea read so has no piece to read
+    one more of."""
     def fairly_sure(s: ObservedState, region: str) -> bool:
         return region not in s.unseen and LOW_CONFIDENCE <= s.confidence_of(region) < ONE_OFF_BELOW
 
-    def one_more(read: dict, pieces: Iterable[tuple[str, str]]) -> list[dict]:
+    def one_new(read: dict, pieces: Iterable[tuple[str, str]]) -> list[dict]:
+        """``read`` with one of each of ``pieces`` it has none of (:func:`_off_by_one` tries one
+        more of those it has)."""
         have = _gain(read, {})
-        return [_counts({**have, p: have.get(p, 0) + 1}) for p in dict.fromkeys(pieces)]
+        return [_counts({**have, p: 1}) for p in dict.fromkeys(pieces) if p not in have]
 
     counts = []
     for region in verdict_basis(verdict, changed):
@@ -630,14 +632,14 @@ def _one_off_counts(verdict: Verdict, changed: set[str], prev: ObservedState, st
             # appeared, the count before read one short is no such story (a piece put there out
             # of turn may be a breach)
             lost = all(n < 0 for n in change.values())
-            counts.append((region, "before", was, [v for v in _off_by_one(was) + one_more(was, gained)
+            counts.append((region, "before", was, [v for v in _off_by_one(was) + one_new(was, gained)
                                                    if v != read or lost]))
     naval = prev.board.pieces.naval
     for region in verdict.context:
         if region not in changed and fairly_sure(state, region) and fairly_sure(prev, region):
             read = state.regions.get(region, {})
-            fleets = one_more(read, [(c, k) for c in players for k in naval]) if prev.board.is_sea(region) else []
-            counts.append((region, "both", read, [v for v in _off_by_one(read) + fleets if v != read]))
+            fleets = one_new(read, [(c, k) for c in players for k in naval]) if prev.board.is_sea(region) else []
+            counts.append((region, "both", read, _off_by_one(read) + fleets))
     return counts
 
 

@@ -84,7 +84,7 @@ class TurnContext(PhaseDoubts):
             if e.actor != self.actor:
                 continue
             if e.phase is not None and e.kind not in ev.PHASELESS:
-                self.reach(Phase.SEA_ATTACK if e.maybe_by_sea else e.phase, doubted_move(e, prev, nxt))
+                self.reach(_phase_reached(e), doubted_move(e, prev, nxt))
             if e.kind == ev.REINFORCEMENT:
                 self.placed += e.amount
             elif e.kind == ev.NAVAL_MOVE:
@@ -122,6 +122,12 @@ def explain(prev: ObservedState, nxt: ObservedState, ctx: TurnContext, players: 
             builder.warning(MISREAD_RULES[topic], note, *regions)
         return builder.build()
     return every_reading(_Diff, prev, nxt, ctx.actor, build)
+
+
+def _phase_reached(e: Event) -> Phase:
+    """The phase an event of the player in turn brings the turn to: a land attack the camera
+    cannot tell from a sea attack (``maybe_by_sea``) no further than the sea attacks'."""
+    return Phase.SEA_ATTACK if e.maybe_by_sea else e.phase
 
 
 def _dice(n: int) -> str:
@@ -244,15 +250,10 @@ class _ReadingBuilder:
         if not hidden:
             return verdicts
 
-        def crossable(sea: str) -> bool:
-            mine = N.triremes_of(a, sea)
-            others = max((n for c, n in N.triremes.get(sea, {}).items() if c != a), default=0)
-            return mine > others if self.options.strategic_sea_needs_superiority else mine > 0
-
         def across(p: str) -> set[str]:
             if not b.is_province(p):
                 return set()
-            return {q for sea in b.coast_of.get(p, ()) if sea not in N.unseen and crossable(sea)
+            return {q for sea in b.coast_of.get(p, ()) if sea not in N.unseen and self._may_cross(sea)
                     for q in b.shores_of.get(sea, ()) if q in hidden and q != p and P.owners.get(q) in (a, None)}
 
         return soften_near_hidden(verdicts, across, b, " (across a sea from {names}, which the camera could not see: "
@@ -550,8 +551,16 @@ class _ReadingBuilder:
             return land[0], None, bool(by_sea), guessed
         return (by_sea[0][1], by_sea[0][2], False, guessed) if by_sea else None
 
+    def _may_cross(self, sea: str) -> bool:
+        """Whether the strategic move of the player in turn may cross ``sea`` after the change
+        (§15.2: with more triremes there than every other player, or any, as the options say)."""
+        N, a = self.d.next, self.actor
+        mine = N.triremes_of(a, sea)
+        others = max((n for c, n in N.triremes.get(sea, {}).items() if c != a), default=0)
+        return mine > others if self.options.strategic_sea_needs_superiority else mine > 0
+
     def _strategic_move(self, sources: set[str]) -> None:
-        d, N, a, b = self.d, self.d.next, self.actor, self.board
+        d, a, b = self.d, self.actor, self.board
         negs = sorted((p for p, r in self.res.items() if r < 0 and p not in sources and p not in d.conquests),
                       key=lambda p: self.res[p])
         if not negs:
@@ -570,11 +579,8 @@ class _ReadingBuilder:
                     options.append((0, abs(r - want), rank, 0, g, None, src))
                     continue
                 for s in sorted(b.shared_seas(src, g)):
-                    mine = N.triremes_of(a, s)
-                    others = max((n for c, n in N.triremes.get(s, {}).items() if c != a), default=0)
-                    ok = mine > others if self.options.strategic_sea_needs_superiority else mine > 0
                     # a crossing without superiority is kept as an illegal option (§15.2)
-                    options.append((0 if ok else 1, abs(r - want), rank, 1, g, s, src))
+                    options.append((0 if self._may_cross(s) else 1, abs(r - want), rank, 1, g, s, src))
         if not options:
             return
         illegal, _, _, _, dst, sea, src = min(options)
@@ -607,12 +613,12 @@ class _ReadingBuilder:
             self.breach("§15.6", f"{self.actor} acted after the end-of-turn strategic move, which ends the turn",
                         min(e.phase for e in mine), *sorted({r for e in mine for r in (e.source, e.target) if r}))
             return
-        late = [e for e in mine if (Phase.SEA_ATTACK if e.maybe_by_sea else e.phase) < self.ctx.phase
+        late = [e for e in mine if _phase_reached(e) < self.ctx.phase
                 and not (e.maybe_by_sea and self.ctx.phase <= Phase.LAND_ATTACK)]
         for e in late:
             what = ("pieces appear outside the reinforcement phase" if e.phase == Phase.REINFORCEMENT
                     else f"{e.kind.replace('_', ' ')} after the {Phase(self.ctx.phase).name.lower().replace('_', ' ')} phase")
-            self.breach("§4.2", f"{what}: {e.describe(self.board)}", Phase.SEA_ATTACK if e.maybe_by_sea else e.phase,
+            self.breach("§4.2", f"{what}: {e.describe(self.board)}", _phase_reached(e),
                         *[r for r in (e.source, e.target) if r])
         if any(e.kind == ev.STRATEGIC_MOVE for e in mine):
             after = max(e.phase for e in mine)
