@@ -1019,6 +1019,37 @@ class TestMoveToACountReadUnchanged:
         assert kinds(r) == [ev.LAND_ATTACK] and "§10.13" in rules(r)
 
 
+class TestMoveAcrossASeaToACountReadUnchanged:
+    """Red moves a legionary from Asia (3) across the Aegeum, where its fleet sails, to Thracia;
+    the camera reads Asia one fewer and Thracia as it stood. Read plainly, Asia's loss is an
+    attack on Cilicia repelled, which its three legionaries could not make against three
+    (§10.13). Read in doubt, Thracia is taken to hold the legionary, as a province beside Asia
+    by land would be (above). (A rendered hard game, seed 185: Creta to Cipro.)"""
+
+    GARRISONS = {**BASE, "asia": ("red", 3), "thracia": ("red", 3), "macedonia": ("blue", 3)}
+
+    def _moved(self, confidence, aegeum):
+        t = Table(garrisons=self.GARRISONS, seas={"aegeum": aegeum})
+        t.set(bithynia=11).push()
+        return t.set(asia=2).push(confidence={"thracia": confidence})
+
+    def test_a_doubted_count_across_the_fleets_sea_is_read_one_more_15_1(self):
+        r = self._moved(0.5, {"red": 2, "blue": 1})
+        assert [(e.kind, e.source, e.target, e.sea, e.amount) for e in r.best.events] == [
+            (ev.STRATEGIC_MOVE, "asia", "thracia", "aegeum", 1)]
+        [v] = r.verdicts
+        assert (v.level, v.rule, v.regions) == ("warning", "§15.1", ("thracia",))
+        assert "Thracia (confidence 0.50) read unchanged as Asia across the sea from it lost 1" in v.message
+
+    def test_no_fleet_of_the_mover_there_leaves_the_attack_10_13(self):
+        r = self._moved(0.5, {"blue": 1})
+        assert kinds(r) == [ev.LAND_ATTACK] and "§10.13" in rules(r)
+
+    def test_a_sure_count_leaves_the_attack_10_13(self):
+        r = self._moved(0.95, {"red": 2, "blue": 1})
+        assert kinds(r) == [ev.LAND_ATTACK] and "§10.13" in rules(r)
+
+
 class TestFleetSailedToASeaReadUnchanged:
     """Red reinforces, then sails a trireme from the Pontus Euxinus to the Aegeum, which the camera
     reads as it stood (blue's trireme alone). Read in doubt, the Aegeum is taken to hold red's
@@ -1671,6 +1702,54 @@ class TestCountsSetOverTheCamera:
         assert doubt_moved(overrides, moved, frozenset({"judea"})) == []
         assert apply_overrides(overrides, moved).regions["judea"] == {"yellow": {"legionary": 4}}
         assert "judea" not in overrides
+
+    def test_a_misread_army_read_as_before_is_carried_past_a_change_in_the_others(self):
+        """Set-up read a yellow trireme in the empty Balearicum, surely, for the whole game; the
+        rules took it as nothing. Green then builds a trireme there: the camera reads both. The
+        yellow one is the same misread, carried over, and the count is asked for a check."""
+        from tracker.overrides import GUESSED, Override, apply_overrides, carry_misreads, to_check
+        from tracker.state import ObservedState
+        phantom = {"yellow": {"trireme": 1}}
+        overrides = {"balearicum": Override(5, phantom, {})}
+
+        def camera(balearicum):
+            return ObservedState.from_dict({"regions": {"balearicum": balearicum}, "confidence": {"balearicum": 0.98}})
+        assert carry_misreads(overrides, camera(phantom)) == []             # read as set: it stands as it is
+        assert overrides["balearicum"].correction_id == 5
+        both = camera({**phantom, "green": {"trireme": 1}})
+        assert carry_misreads(overrides, both) == ["balearicum"]
+        o = overrides["balearicum"]
+        assert (o.camera_value, o.value, o.confidence, o.moved) == (
+            {**phantom, "green": {"trireme": 1}}, {"green": {"trireme": 1}}, GUESSED, True)
+        tracked = apply_overrides(overrides, both)
+        assert tracked.regions["balearicum"] == {"green": {"trireme": 1}}
+        assert "balearicum" in to_check(tracked, {}, overrides)
+
+    def test_a_change_in_the_misread_army_itself_is_left_to_the_camera(self):
+        """Judea's three, set at two, read as four: the army set is the one that changed, so the
+        camera's reading stands (a piece placed, or the misread gone); so does a colour set over
+        another (Syria's red read as blue) once the colour read changes, and a pile the camera
+        missed. What the rules keep is held afresh each commit, and a region out of sight is not
+        carried."""
+        from tracker.overrides import Override, apply_overrides, carry_misreads
+        overrides = self.overrides()
+        moved = self.camera(judea={"yellow": {"legionary": 4}})
+        assert carry_misreads(overrides, moved) == []
+        assert apply_overrides(overrides, moved).regions["judea"] == {"yellow": {"legionary": 4}}
+        recoloured = {"syria": Override(2, {"blue": {"legionary": 2}}, {"red": {"legionary": 2}})}
+        assert carry_misreads(recoloured, self.camera(syria={"blue": {"legionary": 3}})) == []
+        # a pile the camera missed reads the same whether it stands or has gone: not carried (here it
+        # would put a second army in the province)
+        missed = {"syria": Override(4, {}, {"yellow": {"legionary": 2}})}
+        assert carry_misreads(missed, self.camera(syria={"blue": {"legionary": 2}})) == []
+        assert apply_overrides(missed, self.camera(syria={"blue": {"legionary": 2}})).regions["syria"] == {
+            "blue": {"legionary": 2}}
+        kept = {"syria": Override(3, {}, {"red": {"legionary": 1}}, kept=True)}
+        assert carry_misreads(kept, self.camera(syria={"neutral": {"centre": 1}})) == []
+        from tracker.state import ObservedState
+        hidden = ObservedState.from_dict({"regions": {"balearicum": {"yellow": {"trireme": 1}, "green": {"trireme": 1}}},
+                                          "unseen": ["balearicum"]})
+        assert carry_misreads({"balearicum": Override(5, {"yellow": {"trireme": 1}}, {})}, hidden) == []
 
     def test_what_the_rules_keep_on_the_board_is_never_doubted(self):
         """A province's last legionary (§14.1) and a power centre (§16.2) stay whatever a hand does

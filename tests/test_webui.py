@@ -245,6 +245,39 @@ class TestLiveGame:
         assert view["moved"] == [] and region not in view["latest"]["state"].get("confidence", {})
         live.store.close()
 
+    def test_a_misread_the_rules_settled_is_carried_past_a_move_in_its_region(self, tmp_path):
+        """Set-up read a yellow trireme in the empty Hadriaticum; the rules took it as nothing. Red
+        then builds a trireme there and the camera reads both: the yellow one is the same misread,
+        so the tracker reads red's trireme alone, flagged for a check, and that is recorded, so
+        that a restart carries it too."""
+        setup = game_states(1)[0]
+        phantom = {"yellow": {"trireme": 1}}
+
+        def read(hadriaticum):
+            d = setup.to_dict()
+            d["regions"]["hadriaticum"], d["confidence"] = hadriaticum, {"hadriaticum": 0.98}
+            return ObservedState.from_dict(d)
+        store = Store(tmp_path / "p")
+        live = LiveGame.open(store, PLAYERS, resume=False)
+        live.commit(read(phantom))
+        assert "hadriaticum" not in live.game.state.regions                  # settled as nothing
+        built = read({**phantom, "red": {"trireme": 1}})
+        view = live.commit(built, moved=frozenset({"hadriaticum"}))
+        assert live.game.state.regions["hadriaticum"] == {"red": {"trireme": 1}}
+        assert [v for v in view["latest"]["verdicts"] if v["level"] == "violation"] == []
+        assert "legionaries_to_trireme" in [e["kind"] for e in view["latest"]["events"]]
+        assert view["moved"] == ["hadriaticum"]
+        assert view["latest"]["state"]["confidence"]["hadriaticum"] < view["low_confidence"]
+        c = store.corrections(live.game_id)[-1]
+        assert (c["region"], c["before"], c["after"], c["author"]) == (
+            "hadriaticum", built.to_dict()["regions"]["hadriaticum"], {"red": {"trireme": 1}},
+            "misread carried past a change")
+        store.close()
+        live = LiveGame.open(Store(tmp_path / "p"), PLAYERS)           # a restart carries it too
+        view = live.commit(built)
+        assert live.game.state.regions["hadriaticum"] == {"red": {"trireme": 1}} and view["moved"] == ["hadriaticum"]
+        live.store.close()
+
     def test_a_count_a_hand_changed_and_the_camera_reads_as_before_is_flagged_until_a_player_sets_it(self, tmp_path):
         """A hand changes a province's pieces and the camera reads it as before, short of sure: the
         piece was most likely missed, so the count is flagged for a check, recorded so that a

@@ -332,7 +332,7 @@ def _moves_misread(plain: "ProvinceDiff", low: set[str], *, into: bool, taken: s
             """What ``q`` held, had it given or taken the ``n`` pieces."""
             return nxt.legions.get(q, 0) + (n if into else -n)
 
-        doubts = sorted((q for q in board.land_neighbours.get(g, ())
+        doubts = sorted((q for q in plain.move_partners(g)
                          if q in low and q not in taken and q not in counts and plain.residual.get(q) == 0
                          and q not in plain.conquests and q not in nxt.unseen and then(q) >= 1),
                         key=lambda q: (min(prev.confidence_of(q), nxt.confidence_of(q)), q))
@@ -344,11 +344,12 @@ def _moves_misread(plain: "ProvinceDiff", low: set[str], *, into: bool, taken: s
                                                **board.pieces.tidy(then(q))}}
         read = " or ".join(f"{board.name(r)} (confidence {min(prev.confidence_of(r), nxt.confidence_of(r)):.2f})"
                            for r in doubts)
+        near = "beside it" if board.land_adjacent(g, q) else "across the sea from it"
         if into:
-            message = (f"{read} read unchanged as {board.name(g)} beside it lost {n} with no conquest: taken to "
+            message = (f"{read} read unchanged as {board.name(g)} {near} lost {n} with no conquest: taken to "
                        f"have gone to {board.name(q)}, {n} more than read; check the count")
         else:
-            message = (f"{read} read unchanged as {board.name(g)} beside it gained {n}: taken to have come from "
+            message = (f"{read} read unchanged as {board.name(g)} {near} gained {n}: taken to have come from "
                        f"{board.name(q)}, {n} fewer than read; check the count")
         notes.append((tuple(doubts), "move", message))
     return counts, notes
@@ -582,6 +583,11 @@ class ProvinceDiff:
         which its own turn cannot do) is no source: the camera misread it, and its strength change
         is not the actor's to account for."""
         return p in self.residual
+
+    def move_partners(self, p: str) -> set[str]:
+        """The provinces that one move of the actor's pieces could join with province ``p``: those
+        beside it by land (a ruleset whose moves also cross the sea adds those)."""
+        return set(self.board.land_neighbours.get(p, ()))
 
     def may_hold_move(self) -> bool:
         """Whether a loss and a gain of the actor could be one move between them."""

@@ -61,7 +61,7 @@ import numpy as np
 
 from calibration.localise import BoardNotFound
 from calibration.profile import CalibrationError, calibrate
-from tracker.overrides import Override, apply_overrides, doubt_moved, doubt_unchanged, to_check
+from tracker.overrides import Override, apply_overrides, carry_misreads, doubt_moved, doubt_unchanged, to_check
 from tracker.rulesets import apply_entry, make_game
 from tracker.state import ObservedState
 from tracker.verdicts import VIOLATION
@@ -223,6 +223,7 @@ class GameScorer:
         out.commits_under_hand += truth.get("hand_fraction", 0.0) > HAND_OVER
         out.wrong_regions += len(committed.changed_regions(now) - committed.unseen)
         notes = []
+        carry_misreads(self._overrides, committed)
         out.doubted_regions += len(doubt_moved(self._overrides, committed, moved))
         if self.read.state is not None and not self.read.placing:
             unchanged = doubt_unchanged(self._overrides, self._camera_before, committed, moved)

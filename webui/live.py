@@ -19,7 +19,7 @@ from typing import Callable
 from tracker.errors import AugurError, GameError
 from tracker.game import TransitionReport
 from tracker.hindsight import snapshot
-from tracker.overrides import (GUESSED, Override, apply_overrides, doubt_moved, doubt_unchanged,
+from tracker.overrides import (GUESSED, Override, apply_overrides, carry_misreads, doubt_moved, doubt_unchanged,
                                still_questioned)
 from tracker.pieces import VP_TRACK_MAX
 from tracker.readings import LOW_CONFIDENCE
@@ -48,8 +48,14 @@ VOUCHED_BY_SETUP = "set-up rules vouch for it"
 #: it as before (:func:`tracker.overrides.doubt_unchanged`): flagged after a restart too, and never
 #: undone by the Undo button (the count is the camera's; a player clears the mark by setting it)
 MOVED_READ_AS_BEFORE = "pieces moved, read as before"
+#: ... and of a count set over the camera's carried past a change the camera read in other armies'
+#: pieces only, the misread armies' pieces as they were set (:func:`tracker.overrides.carry_misreads`):
+#: flagged after a restart too
+CARRIED_PAST_CHANGE = "misread carried past a change"
 #: the authors whose counts the dashboard still asks the players to check
-_DOUBTED_BY = (GUESSED_BY_RULES, MOVED_SINCE_SET, MOVED_READ_AS_BEFORE)
+_DOUBTED_BY = (GUESSED_BY_RULES, MOVED_SINCE_SET, MOVED_READ_AS_BEFORE, CARRIED_PAST_CHANGE)
+#: ... and those a hand's change put in doubt
+_MOVED_BY = (MOVED_SINCE_SET, MOVED_READ_AS_BEFORE, CARRIED_PAST_CHANGE)
 #: ... and those the Undo button passes by: they set no count a player could take back
 _NOT_UNDONE = (VOUCHED_BY_SETUP, MOVED_READ_AS_BEFORE)
 #: How long (seconds) after a card is entered the camera may judge it on a settled table
@@ -132,7 +138,7 @@ class LiveGame:
             if c["undoes"] is None:
                 self.overrides[c["region"]] = Override(c["id"], c["before"], c["after"],
                                                        GUESSED if c["author"] in _DOUBTED_BY else None,
-                                                       moved=c["author"] in (MOVED_SINCE_SET, MOVED_READ_AS_BEFORE),
+                                                       moved=c["author"] in _MOVED_BY,
                                                        kept=c["author"] in (KEPT_BY_RULES, GUESSED_BY_RULES),
                                                        vouched=c["author"] == VOUCHED_BY_SETUP)
             else:
@@ -173,7 +179,8 @@ class LiveGame:
             if source == "camera":
                 camera_before, self.last_camera = self.last_camera, state
                 self.frame_jpeg = jpeg
-                doubted = [(r, MOVED_SINCE_SET) for r in doubt_moved(self.overrides, state, moved)]
+                doubted = [(r, CARRIED_PAST_CHANGE) for r in carry_misreads(self.overrides, state)]
+                doubted += [(r, MOVED_SINCE_SET) for r in doubt_moved(self.overrides, state, moved)]
                 if self.game.state is not None and not self.game.placing:
                     unchanged = doubt_unchanged(self.overrides, camera_before, state, moved)
                     self.overrides.update(unchanged)

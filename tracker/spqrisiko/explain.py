@@ -156,6 +156,17 @@ class _Diff(ProvinceDiff):
         """§12.2: more triremes in the bridge sea than the defender (not necessarily than everyone)."""
         return self.next.triremes_of(self.actor, sea) > self.next.triremes_of(defender, sea)
 
+    def move_partners(self, p: str) -> set[str]:
+        """Beside ``p`` by land, and across a sea where the actor has a trireme after the change
+        (§15.2: whether the crossing also needs more triremes there than every other player's is
+        the strategic move's to judge). (A rendered hard game, seed 185: yellow moved a legionary
+        from Creta to Cipro across the Aegeum; Cipro read 2 still, at 0.69, and the loss read as
+        an attack on Asia repelled: "Creta could roll 1 die against 2 defending Asia".)"""
+        b, N = self.board, self.next
+        across = {q for sea in b.coast_of.get(p, ()) if N.triremes_of(self.actor, sea) > 0
+                  for q in b.shores_of.get(sea, ()) if q != p}
+        return super().move_partners(p) | across
+
     def source_candidates(self, target: str) -> list[tuple[str, str | None]]:
         """Possible (source, bridge sea) pairs of the attack on ``target``; land first, most plausible first."""
         b = self.board
