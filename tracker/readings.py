@@ -244,12 +244,12 @@ def misread_boards(diff_type: type["ProvinceDiff"], prev: ObservedState, nxt: Ob
       legionary as two green ones, at 0.50. With no red province left to attack from, the
       conquest read as red placing three in Arabia and moving them in: "placed 3 but entitled
       to 0".)
-    - Pieces ``actor`` gained in a province beside one of theirs read unchanged in doubt ("beside":
-      one move apart, :meth:`ProvinceDiff.move_partners`, across a sea too where the ruleset's
-      moves cross it) are taken to have come from there, that count the gain fewer: the camera went on reading the
-      source as it stood. (The same hard game, seed 88: red moved a legionary from Mauretania to
-      Numidia; Mauretania read 2 still, at 0.39, and the move read as red placing after its
-      conquest: two violations. Session 68 read the mirror case, pieces gone beside a count that
+    - Pieces ``actor`` gained in a province beside one of theirs read unchanged in doubt
+      ("beside": one move apart, :meth:`ProvinceDiff.move_partners`, across a sea too where the
+      ruleset's moves cross it) are taken to have come from there, that count the gain fewer:
+      the camera went on reading the source as it stood. (The same hard game, seed 88: red
+      moved a legionary from Mauretania to Numidia; Mauretania read 2 still, at 0.39, and the
+      move read as red placing after its conquest: two violations. Session 68 read the mirror case, pieces gone beside a count that
       stayed, with :func:`doubted_beside`.) With several such provinces beside it, the least
       sure is taken and the warning names them all: the camera cannot tell which one it was
       (the print's hard seed 71, game 73: yellow moved from Ponto, read unchanged at 0.50,
