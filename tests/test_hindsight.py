@@ -158,6 +158,25 @@ class TestSecondThoughts:
         report = t.set(asia=("red", 2), galatia=2).push()
         assert not second_thoughts(report) and rules(report) == set()
 
+    def test_a_count_read_fairly_surely_and_seen_back_is_read_again_when_a_breach_follows(self):
+        """Red reinforces, then the camera reads Asia a blue legionary short at 0.85 (taken for a
+        kill from Bithynia), then clearly as it stood: read so, blue placed one and its turn began,
+        a legal story, so the count read stands for now. Red's strategic move that follows would
+        be red's pieces moving in blue's turn: the count is read again as it stands now, and the
+        turn never changed. (The print's hard seed 199: Belgica read one short at 0.85 beside
+        green's conquests, then clearly as before; green's strategic move read as two
+        violations.)"""
+        t = Table(garrisons=dict(BASE, asia=("blue", 3)))
+        t.set(bithynia=11).push()
+        t.set(asia=2).push(confidence={"asia": 0.85})
+        back = t.set(asia=3).push()
+        assert back.turn_changed and back.actor == "blue" and not second_thoughts(back)
+        report = t.set(ponto=2, cappadocia=4).push()
+        assert rules(report) == set() and report.actor == "red"
+        assert [(e.kind, e.source, e.target) for e in report.events] == [(ev.STRATEGIC_MOVE, "ponto", "cappadocia")]
+        [note] = second_thoughts(report)
+        assert note.regions == ("asia",) and "taken to have been 3 blue legionaries" in note.message
+
     def test_a_tablet_entry_between_is_replayed_in_its_place(self):
         """Red's card set entered after the misread commit (late: §8.2 says so at the time) is
         still played once the past is read again: the hand is spent, its 14 legionaries owed."""
@@ -201,8 +220,9 @@ def placed_beside(transfers=True, monkeypatch=None, confidence=0.9):
     strategic move at the end of its turn, which the rules allow: see
     TestTurnsInOneChange.test_a_move_before_the_next_turn_in_the_same_change_is_the_ending_turns.)"""
     t = Table()
-    if not transfers:
+    if not transfers:       # nor a single region's second thought: Cappadocia read one over would mend one breach
         monkeypatch.setattr(hindsight, "MAX_TRANSFERS", 0)
+        monkeypatch.setattr(hindsight, "MAX_REGIONS", 0)
     placed = t.set(bithynia=10, cappadocia=4).push(confidence={"cappadocia": confidence})
     t.set(thracia=5).push("blue")
     seen = t.set(cappadocia=3, galatia=5).push()

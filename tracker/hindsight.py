@@ -171,6 +171,8 @@ class Tie:
     stretch: float
     region: str
     read: dict
+    #: a count read fairly surely, weighed as one piece off: kept later, too, only to mend a breach
+    mild: bool = False
 
 
 def journal_of(game) -> Journal:
@@ -256,7 +258,7 @@ def observe(game, state: ObservedState, turn_hint: str | None = None):
     doubts = [(k, {region: value}, functools.partial(_note, region=region, value=value), {},
                _stretch(journal.steps[k], region, value), region, mild)
               for region, k, value, mild in _doubts(game, journal, state)]
-    doubts += [(*tie, False) for tie in _ties(journal, state)]
+    doubts += _ties(journal, state)
     journal.ties = []
     doubts += [(k, values, noted, {}, 0, None, False) for k, values, noted in _transfers(game, journal, state)]
     doubts += [(*doubt, 0, None, False) for doubt in _turn_doubts(game, journal, state)]
@@ -279,13 +281,19 @@ def observe(game, state: ObservedState, turn_hint: str | None = None):
         span = 1 + sum(s.method == "observe" for s in journal.steps[k:])
         was, now = plain.history[-span:], trial.history[-span:]
         saving = _cost(was) - _cost(now) - stretch
-        if _violations(now) > _violations(was) or (mild and _violations(now) == _violations(was)):
-            continue        # a count read fairly surely is read again only to mend a breach
+        if _violations(now) > _violations(was):
+            continue
+        if mild and _violations(now) == _violations(was):
+            # a count read fairly surely is read again only to mend a breach, which a later
+            # commit may show: it is weighed again then, as a tie is
+            if region is not None and saving >= 0:
+                ties.append(Tie(journal.steps[k], values, noted, stretch, region, state.regions.get(region, {}), mild))
+            continue
         if saving >= SAVING and saving > best_saving:
             best, best_saving = trial, saving
             note = noted(game, journal.steps[k], state=state, span=span - 1)
         elif region is not None and saving >= 0:
-            ties.append(Tie(journal.steps[k], values, noted, stretch, region, state.regions.get(region, {})))
+            ties.append(Tie(journal.steps[k], values, noted, stretch, region, state.regions.get(region, {}), mild))
     game.__dict__.clear()
     game.__dict__.update(best.__dict__)
     if best is plain:
@@ -344,7 +352,7 @@ def _ties(journal: Journal, state: ObservedState) -> list[tuple]:
         if k is None or state.regions.get(tie.region, {}) != tie.read or tie.region in state.unseen \
                 or state.confidence_of(tie.region) < LOW_CONFIDENCE:
             continue
-        out.append((k, tie.values, tie.noted, {}, tie.stretch, tie.region))
+        out.append((k, tie.values, tie.noted, {}, tie.stretch, tie.region, tie.mild))
     return out
 
 
@@ -388,9 +396,14 @@ def _doubts(game, journal: Journal, state: ObservedState) -> list[tuple[str, int
     a legionary short at 0.42 as green's fleet came to Creticum beside it, taken for green's sea
     attack, then back as it was at 0.53 as that fleet sailed on: "naval move after the sea attack
     phase"). A change read fairly surely (below ONE_OFF_BELOW) is weighed as one piece off
-    (``mild``, the last of each tuple): most often right, such a count is read again only where
-    that mends a breach, and not while a count the commit itself changed may be the one off
-    (:func:`_one_off` names that one). (The print's hard seed 137, game 138: yellow took Judea from
+    (``mild``, the last of each tuple), the clear view now among them: most often right, such a
+    count is read again only where that mends a breach, and not while a count the commit itself
+    changed may be the one off (:func:`_one_off` names that one). The breach may come a commit or
+    two later, so a mild reading that costs no more than the story first read is kept as a tie
+    (``Tie.mild``) and weighed again then, by the same rule. (The print's hard seed 199: Belgica
+    read a legionary short at 0.85, taken for green's kill, then clearly as before, taken for red
+    placing one and beginning its turn; green's strategic move next was "2 green legionaries
+    appeared outside green's reinforcement phase".) (The print's hard seed 137, game 138: yellow took Judea from
     Mesopotamia, read with one left at 0.81 where two stood; one came back from Judea and
     Mesopotamia was read clearly as 3: "yellow placed 2 legionaries but is entitled to 0".) The
     most doubtful first."""
@@ -433,7 +446,7 @@ def _doubts(game, journal: Journal, state: ObservedState) -> list[tuple[str, int
             elif own and refused and now == before:     # read surely, refused, and now back as it was
                 found.append((sure, region, i, dict(before), False))
             elif LOW_CONFIDENCE <= sure < ONE_OFF_BELOW and not present_one_off:   # fairly surely: right, or one off
-                found += [(sure, region, i, dict(v), True) for v in _off_by_one(read) if v != now and any(v.values())]
+                found += [(sure, region, i, dict(v), True) for v in _off_by_one(read) if any(v.values())]
             break
     found.sort(key=lambda f: f[0])
     regions = list(dict.fromkeys(f[1] for f in found))[:MAX_REGIONS]
