@@ -1091,6 +1091,41 @@ class TestFleetSailedToASeaReadUnchanged:
         assert kinds(r) == [ev.NAVAL_MOVE] and r.verdicts == []
 
 
+class TestLandingReadShortOnADoubtedShore:
+    """Red reinforces, then lands a trireme of the Pontus Euxinus in Ponto (3): two legionaries
+    (§6.6). The camera reads Ponto one more, or as it stood. Read in doubt, Ponto is taken to
+    hold the two landed, a warning that names it; read surely, the trireme left with no combat
+    and no legionaries landed (§6.6), and Ponto's one more is a placement beyond the entitlement.
+    (A rendered hard game, seed 206: Baetica read one more at 0.46 as green's trireme in the
+    Ibericum landed there.)"""
+
+    SEAS = {"pontus_euxinus": {"red": 2}, "aegeum": {"blue": 1}}
+
+    def _landed(self, confidence, gained):
+        t = Table(seas=self.SEAS)
+        t.set(bithynia=11).push()
+        t.ships("pontus_euxinus", "red", 1)
+        return t.set(ponto=3 + gained).push(confidence={"ponto": confidence})
+
+    def test_a_doubted_shore_is_taken_to_hold_the_landing_6_6(self):
+        for gained in (1, 0):
+            r = self._landed(0.5, gained)
+            assert [(e.kind, e.source, e.target, e.amount) for e in r.best.events] == [
+                (ev.TRIREME_TO_LEGIONARIES, "pontus_euxinus", "ponto", 1)]
+            [v] = r.verdicts
+            assert (v.level, v.rule, v.regions) == ("warning", "§6.6", ("ponto",))
+            assert f"Ponto (confidence 0.50) on its shore gained {gained}: taken to have landed in Ponto, " \
+                   f"{2 - gained} more than read" in v.message
+
+    def test_a_sure_shore_leaves_the_violation_6_6(self):
+        r = self._landed(0.95, 1)
+        assert "§6.6" in rules(r) and all("taken to have landed" not in v.message for v in r.verdicts)
+
+    def test_a_landing_read_whole_is_a_plain_landing(self):
+        r = self._landed(0.5, 2)
+        assert kinds(r) == [ev.TRIREME_TO_LEGIONARIES] and r.verdicts == []
+
+
 class TestMoveFromACountReadUnchanged:
     """Red places in Ponto, then moves a legionary from Galatia to Cappadocia; the camera reads
     Cappadocia one more but Galatia as it stood. Read in doubt, Galatia is taken for the move's

@@ -235,7 +235,7 @@ def misread_boards(diff_type: type["ProvinceDiff"], prev: ObservedState, nxt: Ob
     with those counts as they likely stood, each with the warnings that say so: (regions, topic,
     message), the topic ``turn`` (who moves in a turn), ``move`` (the move at its end) or ``sail``
     (a naval move), which each ruleset cites.
-    Four kinds of such misreads, each read into a board of its own, and all into one:
+    Five kinds of such misreads, each read into a board of its own, and all into one:
 
     - A province ``actor`` held, read after in another colour in doubt, is taken for theirs
       still, its pieces as counted: nobody but the player in turn moves in their turn (another
@@ -263,8 +263,11 @@ def misread_boards(diff_type: type["ProvinceDiff"], prev: ObservedState, nxt: Ob
       :func:`doubted_beside`.)
     - The same at sea: ``actor``'s triremes gone from a sea with no combat, beside a sea read
       unchanged in doubt, are taken to have sailed there (:func:`_fleets_missed`).
+    - And ashore: ``actor``'s triremes gone from a sea with no combat, beside a province of
+      theirs read in doubt that gained fewer legionaries than they leave when they land, are taken
+      to have landed there (:func:`_landings_missed`).
 
-    A fifth kind is read into a board of its own, whose state before the change is the one
+    A sixth kind is read into a board of its own, whose state before the change is the one
     taken otherwise:
 
     - A fleet of another army, read in doubt before the change, that is gone (or fewer) after it,
@@ -301,7 +304,8 @@ def misread_boards(diff_type: type["ProvinceDiff"], prev: ObservedState, nxt: Ob
     moved_from = _moves_misread(plain, low, into=False, taken=set())
     moved_to = _moves_misread(plain, low, into=True, taken=set(moved_from[0]))
     sailed_to = _fleets_missed(prev, nxt, actor, low)
-    kinds_found = [k for k in (recoloured, moved_from, moved_to, sailed_to) if k[1]]
+    landed = _landings_missed(plain, low, taken=set(moved_from[0]) | set(moved_to[0]))
+    kinds_found = [k for k in (recoloured, moved_from, moved_to, sailed_to, landed) if k[1]]
     # each kind alone, and all together: one true misread beside a false one of another kind is
     # read alone, and a change with several is read whole
     for chosen in [[k] for k in kinds_found] + ([kinds_found] if len(kinds_found) > 1 else []):
@@ -399,9 +403,53 @@ def _fleets_missed(prev: ObservedState, nxt: ObservedState, actor: str, low: set
     return counts, notes
 
 
+def _landings_missed(plain: "ProvinceDiff", low: set[str], taken: set[str]
+                     ) -> tuple[dict[str, dict], list[tuple[tuple[str, ...], str, str]]]:
+    """:func:`misread_boards`' fifth kind: ``actor``'s triremes gone from a sea in sight where no
+    other army's fleet stood to fight them and no sea beside it gained any of theirs, and a
+    province of ``actor``'s on its shore, read in doubt (``low``) and in sight, that gained fewer
+    legionaries than the triremes leave when they land (``diff.landed_per_trireme`` each; none on
+    a board whose ruleset lands no triremes): the triremes are taken to have landed there, the
+    count as landing leaves it. With several such provinces, the least sure is taken and the
+    warning names them all; ``taken``: the provinces another kind already reads otherwise.
+    (A rendered hard game, seed 206: green's trireme in the Ibericum landed two legionaries in
+    Baetica, read one more at 0.46: "1 green trireme(s) left Ibericum with no combat and no
+    legionaries landed".)"""
+    prev, nxt, actor, board = plain.prev, plain.next, plain.actor, plain.board
+    counts: dict[str, dict] = {}
+    notes: list[tuple[tuple[str, ...], str, str]] = []
+    per = plain.landed_per_trireme
+    if not per or len(board.pieces.naval) != 1:
+        return counts, notes
+    for sea in sorted(board.seas):
+        lost = prev.triremes_of(actor, sea) - nxt.triremes_of(actor, sea)
+        if lost <= 0 or sea in prev.unseen or sea in nxt.unseen or set(prev.triremes.get(sea, {})) - {actor} \
+                or any(nxt.triremes_of(actor, t) > prev.triremes_of(actor, t) for t in board.sea_neighbours.get(sea, ())):
+            continue
+        need = per * lost
+        doubts = sorted((p for p in board.shores_of.get(sea, ())
+                         if p in low and p not in taken and p not in counts and p in plain.residual
+                         and p not in plain.conquests and p not in prev.unseen and p not in nxt.unseen
+                         and 0 <= plain.residual[p] < need),
+                        key=lambda p: (min(prev.confidence_of(p), nxt.confidence_of(p)), p))
+        if not doubts:
+            continue
+        p = doubts[0]
+        then = prev.legions[p] + need
+        kinds = nxt.regions[p][actor]
+        counts[p] = {**nxt.regions[p], actor: {**{k: m for k, m in kinds.items() if k not in board.pieces.garrison},
+                                               **board.pieces.tidy(then)}}
+        read = " or ".join(f"{board.name(r)} (confidence {min(prev.confidence_of(r), nxt.confidence_of(r)):.2f})"
+                           for r in doubts)
+        notes.append((tuple(doubts), "land", f"{lost} {actor} trireme(s) left {board.name(sea)} with no combat as {read} "
+                                             f"on its shore gained {plain.residual[p]}: taken to have landed in "
+                                             f"{board.name(p)}, {need - plain.residual[p]} more than read; check the count"))
+    return counts, notes
+
+
 def _fleets_recoloured(prev: ObservedState, nxt: ObservedState, actor: str
                       ) -> tuple[ObservedState, tuple[tuple[str, str, str], ...]] | None:
-    """``prev`` with the fleets of other armies that :func:`misread_boards`' fifth kind takes for
+    """``prev`` with the fleets of other armies that :func:`misread_boards`' sixth kind takes for
     ``actor``'s, and the warnings that say so; None where there are none. A sea qualifies where
     the camera read it below LOW_CONFIDENCE before the change, it held one other army's fleet
     and nothing of ``actor``'s, that fleet is fewer by ``n`` after the change (nothing else of it
@@ -584,6 +632,10 @@ class ProvinceDiff:
         which its own turn cannot do) is no source: the camera misread it, and its strength change
         is not the actor's to account for."""
         return p in self.residual
+
+    #: legionaries a trireme leaves when it lands on the shore (:func:`_landings_missed`); none
+    #: in a ruleset whose triremes never land
+    landed_per_trireme = 0
 
     def move_partners(self, p: str) -> set[str]:
         """The provinces that one move of the actor's pieces could join with province ``p``: those

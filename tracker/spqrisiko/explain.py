@@ -103,7 +103,7 @@ class TurnContext(PhaseDoubts):
 
 #: the rules a misread :func:`~tracker.readings.misread_boards` reads would otherwise break: who
 #: moves in a turn, and the strategic move
-MISREAD_RULES = {"turn": "§4.2", "move": "§15.1", "sail": "§9.3"}
+MISREAD_RULES = {"turn": "§4.2", "move": "§15.1", "sail": "§9.3", "land": "§6.6"}
 
 
 def explain(prev: ObservedState, nxt: ObservedState, ctx: TurnContext, players: tuple[str, ...],
@@ -155,6 +155,8 @@ class _Diff(ProvinceDiff):
     def superior_at(self, sea: str, defender: str) -> bool:
         """§12.2: more triremes in the bridge sea than the defender (not necessarily than everyone)."""
         return self.next.triremes_of(self.actor, sea) > self.next.triremes_of(defender, sea)
+
+    landed_per_trireme = LEGIONARIES_FROM_TRIREME
 
     def move_partners(self, p: str) -> set[str]:
         """Beside ``p`` by land, and across a sea where the actor has a trireme after the change
