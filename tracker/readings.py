@@ -406,7 +406,8 @@ def _fleets_missed(prev: ObservedState, nxt: ObservedState, actor: str, low: set
 def _landings_missed(plain: "ProvinceDiff", low: set[str], taken: set[str]
                      ) -> tuple[dict[str, dict], list[tuple[tuple[str, ...], str, str]]]:
     """:func:`misread_boards`' fifth kind: ``actor``'s triremes gone from a sea in sight where no
-    other army's fleet stood to fight them and no sea beside it gained any of theirs, and a
+    other army's fleet stood to fight them, before or after, and no sea beside it gained any of
+    theirs, and a
     province of ``actor``'s on its shore, read in doubt (``low``) and in sight, that gained fewer
     legionaries than the triremes leave when they land (``diff.landed_per_trireme`` each; none on
     a board whose ruleset lands no triremes): the triremes are taken to have landed there, the
@@ -423,7 +424,8 @@ def _landings_missed(plain: "ProvinceDiff", low: set[str], taken: set[str]
         return counts, notes
     for sea in sorted(board.seas):
         lost = prev.triremes_of(actor, sea) - nxt.triremes_of(actor, sea)
-        if lost <= 0 or sea in prev.unseen or sea in nxt.unseen or set(prev.triremes.get(sea, {})) - {actor} \
+        if lost <= 0 or sea in prev.unseen or sea in nxt.unseen \
+                or (set(prev.triremes.get(sea, {})) | set(nxt.triremes.get(sea, {}))) - {actor} \
                 or any(nxt.triremes_of(actor, t) > prev.triremes_of(actor, t) for t in board.sea_neighbours.get(sea, ())):
             continue
         need = per * lost
