@@ -398,15 +398,15 @@ def _doubts(game, journal: Journal, state: ObservedState) -> list[tuple[str, int
     phase"). A change read fairly surely (below ONE_OFF_BELOW) is weighed as one piece off
     (``mild``, the last of each tuple), the clear view now among them: most often right, such a
     count is read again only where that mends a breach, and not while a count the commit itself
-    changed may be the one off (:func:`_one_off` names that one). The breach may come a commit or
-    two later, so a mild reading that costs no more than the story first read is kept as a tie
-    (``Tie.mild``) and weighed again then, by the same rule. (The print's hard seed 199: Belgica
-    read a legionary short at 0.85, taken for green's kill, then clearly as before, taken for red
-    placing one and beginning its turn; green's strategic move next was "2 green legionaries
-    appeared outside green's reinforcement phase".) (The print's hard seed 137, game 138: yellow took Judea from
-    Mesopotamia, read with one left at 0.81 where two stood; one came back from Judea and
-    Mesopotamia was read clearly as 3: "yellow placed 2 legionaries but is entitled to 0".) The
-    most doubtful first."""
+    changed may be the one off (:func:`_one_off` names that one). (The print's hard seed 137,
+    game 138: yellow took Judea from Mesopotamia, read with one left at 0.81 where two stood; one
+    came back from Judea and Mesopotamia was read clearly as 3: "yellow placed 2 legionaries but
+    is entitled to 0".) The breach may come a commit or two later, so a mild reading that costs
+    no more than the story first read is kept as a tie (``Tie.mild``) and weighed again then, by
+    the same rule. (The print's hard seed 199: Belgica read a legionary short at 0.85, taken for
+    green's kill, then clearly as before, taken for red placing one and beginning its turn;
+    green's strategic move next was "2 green legionaries appeared outside green's reinforcement
+    phase".) The most doubtful first."""
     past = _past(game, journal)
     if past is None:
         return []
