@@ -344,11 +344,8 @@ def _moves_misread(plain: "ProvinceDiff", low: set[str], *, into: bool, taken: s
         if not doubts:
             continue
         q = doubts[0]
-        kinds = nxt.regions[q][actor]
-        counts[q] = {**nxt.regions[q], actor: {**{k: m for k, m in kinds.items() if k not in board.pieces.garrison},
-                                               **board.pieces.tidy(then(q))}}
-        read = " or ".join(f"{board.name(r)} (confidence {min(prev.confidence_of(r), nxt.confidence_of(r)):.2f})"
-                           for r in doubts)
+        counts[q] = _with_strength(nxt, q, actor, then(q))
+        read = _named_in_doubt(doubts, prev, nxt)
         near = "beside it" if board.land_adjacent(g, q) else "across the sea from it"
         if into:
             message = (f"{read} read unchanged as {board.name(g)} {near} lost {n} with no conquest: taken to "
@@ -395,12 +392,26 @@ def _fleets_missed(prev: ObservedState, nxt: ObservedState, actor: str, low: set
         t = doubts[0]
         there = nxt.regions.get(t, {})
         counts[t] = {**there, actor: {**there.get(actor, {}), trireme: nxt.triremes_of(actor, t) + lost}}
-        read = " or ".join(f"{board.name(r)} (confidence {min(prev.confidence_of(r), nxt.confidence_of(r)):.2f})"
-                           for r in doubts)
+        read = _named_in_doubt(doubts, prev, nxt)
         notes.append((tuple(doubts), "sail", f"{lost} {actor} trireme(s) left {board.name(sea)} with no combat as "
                                               f"{read} beside it read unchanged: taken to have sailed to "
                                               f"{board.name(t)}, {lost} more than read there; check the count"))
     return counts, notes
+
+
+def _named_in_doubt(doubts: list[str], prev: ObservedState, nxt: ObservedState) -> str:
+    """The regions a misread's warning names, each with the least confidence it was read at."""
+    return " or ".join(f"{nxt.board.name(r)} (confidence {min(prev.confidence_of(r), nxt.confidence_of(r)):.2f})"
+                       for r in doubts)
+
+
+def _with_strength(state: ObservedState, province: str, colour: str, strength: int) -> dict:
+    """``province``'s pieces in ``state`` with ``colour``'s garrison made ``strength`` strong (its
+    other pieces, a leader, as they are)."""
+    kinds = state.regions[province][colour]
+    board = state.board
+    return {**state.regions[province], colour: {**{k: m for k, m in kinds.items() if k not in board.pieces.garrison},
+                                                **board.pieces.tidy(strength)}}
 
 
 def _landings_missed(plain: "ProvinceDiff", low: set[str], taken: set[str]
@@ -437,12 +448,8 @@ def _landings_missed(plain: "ProvinceDiff", low: set[str], taken: set[str]
         if not doubts:
             continue
         p = doubts[0]
-        then = prev.legions[p] + need
-        kinds = nxt.regions[p][actor]
-        counts[p] = {**nxt.regions[p], actor: {**{k: m for k, m in kinds.items() if k not in board.pieces.garrison},
-                                               **board.pieces.tidy(then)}}
-        read = " or ".join(f"{board.name(r)} (confidence {min(prev.confidence_of(r), nxt.confidence_of(r)):.2f})"
-                           for r in doubts)
+        counts[p] = _with_strength(nxt, p, actor, prev.legions[p] + need)
+        read = _named_in_doubt(doubts, prev, nxt)
         notes.append((tuple(doubts), "land", f"{lost} {actor} trireme(s) left {board.name(sea)} with no combat as {read} "
                                              f"on its shore gained {plain.residual[p]}: taken to have landed in "
                                              f"{board.name(p)}, {need - plain.residual[p]} more than read; check the count"))
