@@ -729,6 +729,31 @@ class TestFirstSight:
         r = t.set(galatia=6).push()                     # from now on it is read like any other
         assert kinds(r) == [ev.REINFORCEMENT] and not r.verdicts
 
+    def test_a_province_first_seen_beside_a_conquest_held_the_pieces_moved_in(self):
+        """Red reinforces Bithynia while Galatia is still under the cup, then takes Asia from
+        Galatia and moves three in: the cup is lifted on Galatia's last legionary. Taken as it
+        stands, the conquest had no source but Bithynia, which lost nothing, and the three moved
+        in read as placed beyond the entitlement. Galatia is taken to have held them too. (A
+        rendered hard game, seed 207: red took Illiria from Cisalpina so.)"""
+        t = self._begun_with(["galatia"])
+        t.game.observe(read_without(t.set(bithynia=11).state(), "galatia", unseen=["galatia"]))
+        r = t.set(galatia=1, asia=("red", 3)).push()
+        assert [(e.kind, e.source, e.target) for e in r.events] == [(ev.LAND_ATTACK, "galatia", "asia")]
+        assert r.events[0].conquered and not rules(r)
+        [v] = r.verdicts
+        assert (v.level, v.rule, v.regions) == ("warning", "§3.9", ("galatia",))
+        assert "Galatia: 1 red legionary (and to have held 4 red legionaries before red moved into Asia" in v.message
+        assert t.game.state.legions["galatia"] == 1
+
+    def test_a_province_first_seen_beside_a_conquest_a_seen_source_made_is_taken_as_it_stands(self):
+        """As above, but Bithynia, seen, lost the three moved into Asia: the conquest came from
+        there, and Galatia is taken as it stands."""
+        t = self._begun_with(["galatia"])
+        t.game.observe(read_without(t.set(bithynia=11).state(), "galatia", unseen=["galatia"]))
+        r = t.set(galatia=4, bithynia=8, asia=("red", 3)).push()
+        assert [(e.kind, e.source, e.target) for e in r.events] == [(ev.LAND_ATTACK, "bithynia", "asia")]
+        assert "held" not in r.verdicts[0].message and t.game.state.legions["galatia"] == 4
+
     def test_the_same_province_seen_empty_at_the_start_is_a_move(self):
         t = self._begun_with(["galatia"], marked=False)
         assert not t.game.unknown

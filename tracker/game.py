@@ -26,7 +26,7 @@ from tracker.overrides import GUESSED, Override
 from tracker.pieces import CENTRE, CENTRE_SUPPLY, LEGIONARY, NEUTRAL, VP_TRACK_MAX
 from tracker.spqrisiko.cards import CARD_SYMBOLS, set_value
 from tracker.readings import (LEAST_OTHER_TURN_COST, SPLIT_TURN_COST, TURN_CHANGE_COST, VIOLATION_COST, Reading,
-                              doubted, joined, make_reading, soften_low_confidence, verdict_basis)
+                              doubted, joined, make_reading, soften_low_confidence, verdict_basis, with_strength)
 from tracker.spqrisiko.explain import TurnContext, explain
 from tracker.spqrisiko.options import SpqrOptions
 from tracker.spqrisiko.reinforcements import entitlement
@@ -366,19 +366,51 @@ class TurnFollower:
             return []
         self.unknown -= set(seen)
         now, data = state.to_dict()["regions"], self.state.to_dict()
+        sources = self._first_seen_sources(state, seen)
         for r in seen:
             data["regions"].pop(r, None)
-            if r in now:
+            if r in sources:
+                data["regions"][r] = sources[r][1]
+            elif r in now:
                 data["regions"][r] = now[r]
         data["unseen"] = sorted(set(data.get("unseen", ())) - set(seen))
         self.state = ObservedState.from_dict(data, self.board)
         held = [r for r in seen if now.get(r)]
         if not held:
             return []
-        detail = "; ".join(f"{self.board.name(r)}: {self.board.pieces.describe(now[r])}" for r in held)
+        detail = "; ".join(f"{self.board.name(r)}: {self.board.pieces.describe(now[r])}"
+                           + (f" (and to have held {self.board.pieces.describe(sources[r][1])} before "
+                              f"{sources[r][0]} moved into {self.board.name(sources[r][2])} from it)" if r in sources else "")
+                           for r in held)
         return [Verdict.warning(self._setup_rule(), f"the camera sees for the first time what it could not see when the "
                                                  f"game began, and takes it as it stands, not as a move: check {detail}",
                                 tuple(held))]
+
+    def _first_seen_sources(self, state: ObservedState, seen: list[str]) -> dict[str, tuple[str, dict, str]]:
+        """The provinces first seen in ``state`` (``seen``) that an army's conquest beside them in
+        the same change must have come from: region -> (the army, what it held before the
+        conquest, the province conquered). A province the camera could not see until now shows
+        what was left after the attack, so taken as it stands it holds none of the pieces that
+        moved in, and the conquest has no source: in a rendered hard game (seed 207) red took
+        Illiria from Cisalpina, hidden under a cover since the game began and first seen with its
+        last legionary; read so, the change was blue's turn beginning, and red's next moves three
+        violations. Only where the conquered province touches no other province of that army
+        that the tracker knew and that lost pieces in the change (a source it can see), and only
+        the pieces moved in: what the attack cost is not known."""
+        prev, board, out = self.state, self.board, {}
+        for q in sorted(board.provinces):
+            army, was = state.owners.get(q), prev.owners.get(q)
+            if army is None or was in (None, army) or q in state.unseen or q in prev.unseen:
+                continue
+            beside = board.land_neighbours.get(q, ())
+            if any(p not in seen and prev.owners.get(p) == army and state.owners.get(p) == army
+                   and state.legions[p] < prev.legions[p] for p in beside):
+                continue        # a source the camera saw lose pieces
+            first = [p for p in sorted(beside) if p in seen and state.owners.get(p) == army and p not in out]
+            if len(first) == 1:
+                p, = first
+                out[p] = (army, with_strength(state, p, army, state.legions[p] + state.legions[q]), q)
+        return out
 
     @journaled
     def resight(self, state: ObservedState) -> None:

@@ -344,7 +344,7 @@ def _moves_misread(plain: "ProvinceDiff", low: set[str], *, into: bool, taken: s
         if not doubts:
             continue
         q = doubts[0]
-        counts[q] = _with_strength(nxt, q, actor, then(q))
+        counts[q] = with_strength(nxt, q, actor, then(q))
         read = _named_in_doubt(doubts, prev, nxt)
         near = "beside it" if board.land_adjacent(g, q) else "across the sea from it"
         if into:
@@ -405,7 +405,7 @@ def _named_in_doubt(doubts: list[str], prev: ObservedState, nxt: ObservedState) 
                        for r in doubts)
 
 
-def _with_strength(state: ObservedState, province: str, colour: str, strength: int) -> dict:
+def with_strength(state: ObservedState, province: str, colour: str, strength: int) -> dict:
     """``province``'s pieces in ``state`` with ``colour``'s garrison made ``strength`` strong (its
     other pieces, a leader, as they are)."""
     kinds = state.regions[province][colour]
@@ -448,7 +448,7 @@ def _landings_missed(plain: "ProvinceDiff", low: set[str], taken: set[str]
         if not doubts:
             continue
         p = doubts[0]
-        counts[p] = _with_strength(nxt, p, actor, prev.legions[p] + need)
+        counts[p] = with_strength(nxt, p, actor, prev.legions[p] + need)
         read = _named_in_doubt(doubts, prev, nxt)
         notes.append((tuple(doubts), "land", f"{lost} {actor} trireme(s) left {board.name(sea)} with no combat as {read} "
                                              f"on its shore gained {plain.residual[p]}: taken to have landed in "
