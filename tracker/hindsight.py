@@ -283,13 +283,10 @@ def observe(game, state: ObservedState, turn_hint: str | None = None):
         saving = _cost(was) - _cost(now) - stretch
         if _violations(now) > _violations(was):
             continue
-        if mild and _violations(now) == _violations(was):
-            # a count read fairly surely is read again only to mend a breach, which a later
-            # commit may show: it is weighed again then, as a tie is
-            if region is not None and saving >= 0:
-                ties.append(Tie(journal.steps[k], values, noted, stretch, region, state.regions.get(region, {}), mild))
-            continue
-        if saving >= SAVING and saving > best_saving:
+        # a count read fairly surely is read again only to mend a breach; one a later commit may
+        # show, so where it mends none yet it is weighed again then, as a tie is
+        mends = not mild or _violations(now) < _violations(was)
+        if mends and saving >= SAVING and saving > best_saving:
             best, best_saving = trial, saving
             note = noted(game, journal.steps[k], state=state, span=span - 1)
         elif region is not None and saving >= 0:

@@ -124,9 +124,14 @@ def rank_readings(readings: Iterable[Reading]) -> list[Reading]:
 DOUBT_NOTE = " (low camera confidence: check the count)"
 
 
+def sureness(region: str, prev: ObservedState, nxt: ObservedState) -> float:
+    """The least confidence the camera read ``region`` at, before or after the change."""
+    return min(prev.confidence_of(region), nxt.confidence_of(region))
+
+
 def doubted(region: str, prev: ObservedState, nxt: ObservedState) -> bool:
     """Whether the camera was unsure of ``region`` before or after the change (LOW_CONFIDENCE)."""
-    return min(prev.confidence_of(region), nxt.confidence_of(region)) < LOW_CONFIDENCE
+    return sureness(region, prev, nxt) < LOW_CONFIDENCE
 
 
 def doubted_beside(region: str, colour: str, prev: ObservedState, nxt: ObservedState) -> list[str]:
@@ -148,7 +153,7 @@ def doubted_move(event: Event, prev: ObservedState | None, nxt: ObservedState | 
     if prev is None or nxt is None:
         return {}
     changed = nxt.changed_regions(prev)
-    basis = {r: min(prev.confidence_of(r), nxt.confidence_of(r))
+    basis = {r: sureness(r, prev, nxt)
              for r in (event.source, event.target) if r is not None and r in changed}
     return basis if basis and all(c < ONE_OFF_BELOW for c in basis.values()) else {}
 
@@ -233,8 +238,8 @@ def misread_boards(diff_type: type["ProvinceDiff"], prev: ObservedState, nxt: Ob
     """The differences to read a change with: ``prev -> nxt`` as the camera read it and, where
     its doubtful counts allow a misread that nobody's moves explain otherwise, the same change
     with those counts as they likely stood, each with the warnings that say so: (regions, topic,
-    message), the topic ``turn`` (who moves in a turn), ``move`` (the move at its end) or ``sail``
-    (a naval move), which each ruleset cites.
+    message), the topic ``turn`` (who moves in a turn), ``move`` (the move at its end), ``sail``
+    (a naval move) or ``land`` (triremes landing), which each ruleset cites.
     Five kinds of such misreads, each read into a board of its own, and all into one:
 
     - A province ``actor`` held, read after in another colour in doubt, is taken for theirs
@@ -298,7 +303,7 @@ def misread_boards(diff_type: type["ProvinceDiff"], prev: ObservedState, nxt: Ob
         read_as = nxt.owners.get(p)
         if prev.owners.get(p) == actor and read_as not in (None, actor) and p not in nxt.unseen:
             recoloured[0][p] = {(actor if c == read_as else c): kinds for c, kinds in nxt.regions[p].items()}
-            sure = min(prev.confidence_of(p), nxt.confidence_of(p))
+            sure = sureness(p, prev, nxt)
             recoloured[1].append(((p,), "turn", f"{board.name(p)} read in {read_as}'s colour (confidence {sure:.2f}) during "
                              f"{actor}'s turn: taken for {actor}'s still, the camera's misread; check the count"))
     moved_from = _moves_misread(plain, low, into=False, taken=set())
@@ -337,10 +342,9 @@ def _moves_misread(plain: "ProvinceDiff", low: set[str], *, into: bool, taken: s
             """What ``q`` held, had it given or taken the ``n`` pieces."""
             return nxt.legions.get(q, 0) + (n if into else -n)
 
-        doubts = sorted((q for q in plain.move_partners(g)
-                         if q in low and q not in taken and q not in counts and plain.residual.get(q) == 0
-                         and q not in plain.conquests and q not in nxt.unseen and then(q) >= 1),
-                        key=lambda q: (min(prev.confidence_of(q), nxt.confidence_of(q)), q))
+        doubts = _least_sure_first((q for q in plain.move_partners(g)
+                                    if q in low and q not in taken and q not in counts and plain.residual.get(q) == 0
+                                    and q not in plain.conquests and q not in nxt.unseen and then(q) >= 1), prev, nxt)
         if not doubts:
             continue
         q = doubts[0]
@@ -384,9 +388,8 @@ def _fleets_missed(prev: ObservedState, nxt: ObservedState, actor: str, low: set
         beside = board.sea_neighbours.get(sea, ())
         if lost <= 0 or sea in nxt.unseen or any(grew(t) > 0 for t in beside):
             continue
-        doubts = sorted((t for t in beside if t in low and t not in counts and grew(t) == 0
-                         and t not in prev.unseen and t not in nxt.unseen),
-                        key=lambda t: (min(prev.confidence_of(t), nxt.confidence_of(t)), t))
+        doubts = _least_sure_first((t for t in beside if t in low and t not in counts and grew(t) == 0
+                                    and t not in prev.unseen and t not in nxt.unseen), prev, nxt)
         if not doubts:
             continue
         t = doubts[0]
@@ -399,10 +402,14 @@ def _fleets_missed(prev: ObservedState, nxt: ObservedState, actor: str, low: set
     return counts, notes
 
 
+def _least_sure_first(regions: Iterable[str], prev: ObservedState, nxt: ObservedState) -> list[str]:
+    """``regions`` the least surely read first (by name among equals): the one a misread kind takes."""
+    return sorted(regions, key=lambda r: (sureness(r, prev, nxt), r))
+
+
 def _named_in_doubt(doubts: list[str], prev: ObservedState, nxt: ObservedState) -> str:
     """The regions a misread's warning names, each with the least confidence it was read at."""
-    return " or ".join(f"{nxt.board.name(r)} (confidence {min(prev.confidence_of(r), nxt.confidence_of(r)):.2f})"
-                       for r in doubts)
+    return " or ".join(f"{nxt.board.name(r)} (confidence {sureness(r, prev, nxt):.2f})" for r in doubts)
 
 
 def with_strength(state: ObservedState, province: str, colour: str, strength: int) -> dict:
@@ -418,11 +425,10 @@ def _landings_missed(plain: "ProvinceDiff", low: set[str], taken: set[str]
                      ) -> tuple[dict[str, dict], list[tuple[tuple[str, ...], str, str]]]:
     """:func:`misread_boards`' fifth kind: ``actor``'s triremes gone from a sea in sight where no
     other army's fleet stood to fight them, before or after, and no sea beside it gained any of
-    theirs, and a
-    province of ``actor``'s on its shore, read in doubt (``low``) and in sight, that gained fewer
-    legionaries than the triremes leave when they land (``diff.landed_per_trireme`` each; none on
-    a board whose ruleset lands no triremes): the triremes are taken to have landed there, the
-    count as landing leaves it. With several such provinces, the least sure is taken and the
+    theirs, and a province of ``actor``'s on its shore, read in doubt (``low``) and in sight, that
+    gained fewer legionaries than the triremes leave when they land (``diff.landed_per_trireme``
+    each; none on a board whose ruleset lands no triremes): the triremes are taken to have landed
+    there, the count as landing leaves it. With several such provinces, the least sure is taken and the
     warning names them all; ``taken``: the provinces another kind already reads otherwise.
     (A rendered hard game, seed 206: green's trireme in the Ibericum landed two legionaries in
     Baetica, read one more at 0.46: "1 green trireme(s) left Ibericum with no combat and no
@@ -440,11 +446,10 @@ def _landings_missed(plain: "ProvinceDiff", low: set[str], taken: set[str]
                 or any(nxt.triremes_of(actor, t) > prev.triremes_of(actor, t) for t in board.sea_neighbours.get(sea, ())):
             continue
         need = per * lost
-        doubts = sorted((p for p in board.shores_of.get(sea, ())
-                         if p in low and p not in taken and p not in counts and p in plain.residual
-                         and p not in plain.conquests and p not in prev.unseen and p not in nxt.unseen
-                         and 0 <= plain.residual[p] < need),
-                        key=lambda p: (min(prev.confidence_of(p), nxt.confidence_of(p)), p))
+        doubts = _least_sure_first((p for p in board.shores_of.get(sea, ())
+                                    if p in low and p not in taken and p not in counts and p in plain.residual
+                                    and p not in plain.conquests and p not in prev.unseen and p not in nxt.unseen
+                                    and 0 <= plain.residual[p] < need), prev, nxt)
         if not doubts:
             continue
         p = doubts[0]
@@ -511,7 +516,7 @@ def every_reading(diff_type: type["ProvinceDiff"], prev: ObservedState, nxt: Obs
 
 def misread_loss_note(region: str, losses: str, prev: ObservedState, nxt: ObservedState) -> str:
     """What a reading that took a doubtful loss for a misread (:func:`misread_families`) says."""
-    sure = min(prev.confidence_of(region), nxt.confidence_of(region))
+    sure = sureness(region, prev, nxt)
     return (f"{nxt.board.name(region)} read with {losses} fewer (confidence {sure:.2f}) and no attack to "
             "explain it: taken for a misread; check the count")
 
