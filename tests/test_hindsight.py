@@ -463,7 +463,7 @@ class TestOneOff:
 class TestOneOffBeyondTheChange:
     """The counts :func:`hindsight._one_off` weighs besides one the commit changed: a sea the
     verdict names as its context, unchanged and read fairly surely before and now; and a region
-    the commit changed, read fairly surely before. (The print's hard seed 151: yellow's trireme
+    the commit changed, read fairly surely or in doubt before. (The print's hard seed 151: yellow's trireme
     in the Aegeum, read empty at 0.84 to 0.95 for 50 commits.)"""
 
     def test_a_sea_a_strategic_move_lacked_triremes_in_15_2(self):
@@ -514,6 +514,22 @@ class TestOneOffBeyondTheChange:
             if softened:
                 assert "Asia read before as 3 blue legionaries at 0.85; as 2 blue legionaries it would break no rule" \
                     in v.message
+
+    def test_an_attacker_read_in_doubt_before_beside_a_sure_defender_10_13(self):
+        """Galatia, red's 4, was read as 3 at 0.58 (at 0.97: surely); red takes Cilicia (blue 3,
+        read surely) from it and moves 1 in. Read as 3 before, Galatia's 2 dice against 3
+        defending are a breach that Cilicia, read surely, keeps a violation; Galatia read one
+        more before breaks no rule. (The print's hard seed 220, Armenia and Cappadocia.)"""
+        garrisons = {**BASE, "galatia": ("red", 3), "cilicia": ("blue", 3), "cappadocia": ("blue", 3)}
+        for confidence, softened in ((0.58, True), (0.97, False)):
+            t = Table(garrisons=garrisons)
+            t.set(bithynia=11).push(confidence={"galatia": confidence})
+            [v] = t.set(cilicia=("red", 1), galatia=2).push().verdicts
+            assert v.rule == "§10.13" and (v.level == "warning") == softened
+            if softened:
+                assert "Galatia read before as 3 red legionaries at 0.58; as 4 red legionaries it would break no rule" \
+                    in v.message
+                assert "galatia" in t.game.questioned
 
     def test_a_conquered_province_is_never_offered_two_armies(self):
         """Red conquers Asia after its strategic move, Asia read before at 0.87: red's legionary

@@ -575,8 +575,13 @@ def _one_off(game, journal: Journal, state: ObservedState, turn_hint: str | None
     count; at a table breaches are far rarer than the camera's one-in-thirty misreads at that
     confidence. The counts weighed (:func:`_one_off_counts`): one the commit changed, as read
     now; one the verdict names as its context, unchanged, as read before and now; and one the
-    commit changed from a count read so before, as read before (a piece the camera missed
-    until a change made it look again)."""
+    commit changed from a count read so before, or in doubt, as read before (a piece the camera
+    missed until a change made it look again). A violation resting only on counts read in doubt
+    is a warning already (:func:`tracker.readings.soften_low_confidence`); one that also rests on
+    a count read surely is not, though the doubtful count read one off may be all of the breach.
+    (The print's hard seed 220: red placed two legionaries in Armenia, read as it stood at 0.58,
+    then took Cappadocia from it; "Armenia could roll 1 die against 2 defending Cappadocia" stood
+    as a breach, for Cappadocia's two defenders were read surely.)"""
     step = journal.steps[-1] if journal.steps and journal.steps[-1].method == "observe" else None
     if step is None or step.state is not state or step.before.state is None or not MAX_ONE_OFF:
         return
@@ -608,15 +613,15 @@ def _one_off_counts(verdict: Verdict, changed: set[str], prev: ObservedState, st
                     players: Sequence[str]) -> list[tuple[str, str, dict, list[dict]]]:
     """The counts :func:`_one_off` weighs for ``verdict`` on the change ``prev -> state``, as
     (region, when, the count read, the counts to try), ``when`` saying which reading is taken to
-    be one off: ``now`` (a region the change changed, read so now), ``both`` (a region the verdict
-    names as its context, unchanged, read so; the seas whose triremes a strategic move across
-    them lacked: the print's hard seed 151, the Aegeum read empty at 0.87 where yellow's trireme
-    stood), or ``before`` (a region the change changed, read so before: where it gained pieces, it
-    may have held one of them before, and where it only lost some, what it holds now; the same
-    Aegeum, read empty for 50 commits until blue's fleet sailed in, and "1 yellow trireme
-    appeared in Aegeum outside yellow's turn"). A sea of the context is tried with a trireme of
-    each of ``players`` too (the player in turn first): an empty sea read so has no piece to read
-    one more of."""
+    be one off: ``now`` (a region the change changed, read fairly surely now), ``both`` (a region
+    the verdict names as its context, unchanged, read so; the seas whose triremes a strategic
+    move across them lacked: the print's hard seed 151, the Aegeum read empty at 0.87 where
+    yellow's trireme stood), or ``before`` (a region the change changed, read fairly surely or in
+    doubt before: where it gained pieces, it may have held one of them before, and where it only
+    lost some, what it holds now; the same Aegeum, read empty for 50 commits until blue's fleet
+    sailed in, and "1 yellow trireme appeared in Aegeum outside yellow's turn"). A sea of the
+    context is tried with a trireme of each of ``players`` too (the player in turn first): an
+    empty sea read so has no piece to read one more of."""
     def fairly_sure(s: ObservedState, region: str) -> bool:
         return region not in s.unseen and LOW_CONFIDENCE <= s.confidence_of(region) < ONE_OFF_BELOW
 
@@ -633,7 +638,7 @@ def _one_off_counts(verdict: Verdict, changed: set[str], prev: ObservedState, st
         read, was = state.regions.get(region, {}), prev.regions.get(region, {})
         if fairly_sure(state, region):
             counts.append((region, "now", read, _off_by_one(read)))
-        if fairly_sure(prev, region) and region not in state.unseen:
+        if region not in prev.unseen and prev.confidence_of(region) < ONE_OFF_BELOW and region not in state.unseen:
             change = _gain(read, was)
             gained = [piece for piece, n in change.items() if n > 0]
             # where the region only lost pieces, the count before may have been read one over: a
