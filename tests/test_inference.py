@@ -7,6 +7,7 @@ Green and black are neutral armies (3 players). Red is in turn, in round 5 unles
 from __future__ import annotations
 
 import copy
+import dataclasses
 
 
 from tests.conftest import make_state
@@ -1713,6 +1714,48 @@ class TestQuestionedCounts:
                       "thracia": {"blue": {"legionary": 3}}}
         overrides = {"ponto": Override(1, {"red": {"legionary": 3}}, {"red": {"legionary": 3}})}
         assert to_check(state, questioned, overrides) == {"asia", "moesia"}
+
+
+class TestReinforcementsLeftUnplaced:
+    """A turn that ends with fewer legionaries placed than it was due, where a placement was read
+    in doubt and that province has changed since and is read fairly surely: a warning names it,
+    and the dashboard marks it for a check (``Game._end_of_turn_checks``)."""
+
+    @staticmethod
+    def turn(placed=9, placed_at=0.5, now_at=0.85):
+        """Red (due 3) places in Bithynia (8), read as ``placed`` at ``placed_at``, attacks Asia
+        from it and loses 2, read at ``now_at``; then blue's turn begins. The table and the
+        report on blue's first commit."""
+        t = Table()
+        t.set(bithynia=placed).push(confidence={"bithynia": placed_at})
+        t.set(bithynia=placed - 2).push(confidence={"bithynia": now_at})
+        return t, t.set(thracia=6).push()
+
+    def test_a_placement_read_in_doubt_and_changed_since_is_named(self):
+        t, report = self.turn()
+        assert report.turn_changed and report.actor == "blue"
+        [v] = report.verdicts
+        assert v.level == "warning" and v.rule == "§6" and v.regions == ("bithynia",)
+        assert "red placed 1 of the 3 legionaries due this turn" in v.message
+        assert "Bithinya now read as 7 red legionaries at 0.85" in v.message
+        assert t.game.questioned == {"bithynia": {"red": {"legionary": 7}}}
+
+    def test_nothing_is_said_where_the_placement_was_read_surely_or_the_count_is_sure_now(self):
+        for kw in (dict(placed_at=0.9), dict(now_at=0.97)):
+            t, report = self.turn(**kw)
+            assert report.verdicts == [] and t.game.questioned == {}, kw
+
+    def test_nothing_is_said_of_a_turn_that_placed_all_it_was_due(self):
+        _, report = self.turn(placed=11)
+        assert report.verdicts == []
+
+    def test_a_second_thought_never_weighs_the_pointer(self):
+        """It asks the table to look and judges no reading: a reading of the past again that
+        only drops it saves nothing (``hindsight._cost``)."""
+        import tracker.hindsight as hindsight
+        _, report = self.turn()
+        assert [v.rule for v in report.verdicts] == ["§6"]
+        assert hindsight._cost([report]) == hindsight._cost([dataclasses.replace(report, verdicts=[])])
 
 
 class TestCountsSetOverTheCamera:

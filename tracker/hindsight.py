@@ -116,6 +116,9 @@ MAX_ELSEWHERE = 2
 ELSEWHERE_AT_MOST = 2
 #: The words that tell those warnings apart (see :func:`_cost`).
 ELSEWHERE_MARK = " would break no rule in "
+#: The words that tell apart the warning on a turn that ended with reinforcements unplaced, which
+#: points at where they may stand (:meth:`tracker.game.Game._end_of_turn_checks`; see :func:`_cost`).
+UNPLACED_MARK = ": the others may stand there"
 #: Violations per commit weighed as resting on a count read one piece off, below ONE_OFF_BELOW
 #: (see :func:`_one_off`).
 MAX_ONE_OFF = 2
@@ -785,8 +788,11 @@ def _cost(reports) -> float:
     each. The pointers of :func:`_elsewhere` are left out, and the violations :func:`_one_off` made
     warnings count as the violations they were read as: both were added after a commit was read,
     not part of its reading, and a reading of the past again (which does not add them) would
-    otherwise seem to save them, or to cost more."""
-    return sum(verdicts_cost([_as_read(v) for v in r.verdicts if ELSEWHERE_MARK not in v.message])
+    otherwise seem to save them, or to cost more. So is the pointer at unplaced reinforcements
+    (UNPLACED_MARK): it asks the table to look, and judges no reading; weighed, it had the past
+    read again where that only moved which count it named (replayed recorded sets, session 86)."""
+    return sum(verdicts_cost([_as_read(v) for v in r.verdicts
+                              if ELSEWHERE_MARK not in v.message and UNPLACED_MARK not in v.message])
                + EVENT_COST * len(r.events) + TURN_CHANGE_COST * r.turn_changed for r in reports)
 
 

@@ -26,14 +26,15 @@ camera count be filtered, as the best chess-from-camera systems filter moves by 
 """
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field, replace
 
 from tracker import events as ev
 from tracker.dice import attack_dice_available, defence_dice
 from tracker.events import Event, Phase
 from tracker.pieces import CENTRE_SUPPLY
-from tracker.readings import (DOUBT_NOTE, ProvinceDiff, Reading, beside_doubt_note, chain_depth, doubted,
-                              ONE_OFF_BELOW, doubted_beside, doubted_move, every_reading, make_reading,
+from tracker.readings import (DOUBT_NOTE, LOW_CONFIDENCE, ProvinceDiff, Reading, beside_doubt_note, chain_depth,
+                              doubted, ONE_OFF_BELOW, doubted_beside, doubted_move, every_reading, make_reading,
                               misread_loss_note, PhaseDoubts, soften_for_the_camera,
                               soften_near_hidden, soften_phase_doubted)
 from tracker.spqrisiko.cards import MAX_SET_LEGIONARIES
@@ -73,6 +74,10 @@ class TurnContext(PhaseDoubts):
     #: the phase the turn had reached when a card drawn since the last commit was entered at the
     #: tablet (None: none was): the moves the next commit shows may have come before that draw
     phase_at_draw: Phase | None = None
+    #: the provinces this turn's reinforcements were read placed in, with a count the camera
+    #: doubted (below LOW_CONFIDENCE), each with its pieces as then read: where the legionaries
+    #: the turn leaves unplaced may stand (:meth:`tracker.game.Game._end_of_turn_checks`)
+    placed_in_doubt: dict[str, dict] = field(default_factory=dict)
 
     def absorb(self, events: list[Event], prev: ObservedState | None = None,
                nxt: ObservedState | None = None) -> None:
@@ -87,6 +92,8 @@ class TurnContext(PhaseDoubts):
                 self.reach(_phase_reached(e), doubted_move(e, prev, nxt))
             if e.kind == ev.REINFORCEMENT:
                 self.placed += e.amount
+                if nxt is not None and e.target not in nxt.unseen and nxt.confidence_of(e.target) < LOW_CONFIDENCE:
+                    self.placed_in_doubt[e.target] = copy.deepcopy(nxt.regions.get(e.target, {}))
             elif e.kind == ev.NAVAL_MOVE:
                 self.naval_moves += 1
             elif e.kind == ev.NAVAL_COMBAT:
