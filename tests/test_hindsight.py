@@ -342,6 +342,26 @@ class TestTurnDoubts:
         assert began.actor == "red" and not began.turn_changed and rules(began) == {"§4.2"}
         assert "asia" in t.game.questioned
 
+    def test_a_change_read_as_a_whole_turn_and_the_next_one_begun_is_weighed_too(self):
+        """Blue places 3 in Macedonia, read as 2 at 0.40, as the camera reads yellow's Moesia one
+        more at 0.89: read as red's turn ending, blue's whole turn and yellow's beginning. Blue
+        then turns 3 of Macedonia into a trireme in the Aegeum and places its last legionary
+        there, read surely: blue's turn, whose end was read between the other two, went on. (The
+        print's hard seed 227: red's trireme in the Pontus Euxinus.)"""
+        t = Table()
+        t.set(bithynia=11).push()
+        split = t.set(macedonia=5, moesia=4).push(confidence={"macedonia": 0.4, "moesia": 0.89})
+        assert [s.colour for s in split.scores] == ["blue", "yellow"]
+        t.ships("aegeum", "blue", 2)
+        built = t.set(macedonia=3).push()
+        assert rules(built) == set() and t.game.current == "blue"
+        assert kinds(built) == [ev.LEGIONARIES_TO_TRIREME, ev.REINFORCEMENT]
+        [note] = second_thoughts(built)
+        assert "read as yellow's turn beginning, but blue is now seen gaining pieces in Aegeum" in note.message
+        # the change is now the start of blue's turn, its one breach yellow's legionary in Moesia
+        began = t.game.history[-2]
+        assert began.actor == "blue" and [s.colour for s in began.scores] == ["blue"] and rules(began) == {"§4.2"}
+
     def test_a_turn_change_read_more_surely_than_the_gain_stands(self):
         """Asia read at 0.95, Galatia's gain at 0.9: the camera is surer that blue began."""
         t, moved = blue_seems_to_begin(asia=0.95, galatia=0.9)

@@ -495,7 +495,13 @@ def _turn_doubts(game, journal: Journal, state: ObservedState) -> list[tuple[int
     the tracker took that for blue's turn beginning, and red's strategic move that followed for
     two violations. Read again with red's turn going on, the Asia reading is the one breach.
     It is weighed only where the camera read the change that began the turn less surely than
-    the gains that say it goes on, and never where the tablet gave the turn (a turn hint)."""
+    the gains that say it goes on, and never where the tablet gave the turn (a turn hint). Where
+    that change was read as the end of one turn, a whole turn and the next one's start, the
+    player whose turn is weighed as going on is the one of the whole turn. (The print's hard seed
+    227: red placed three legionaries in Moesia, read as two at 0.40, as the camera read blue's
+    Dacia one more at 0.89, where it had read one short before; the change read as green's turn
+    ending, red's whole turn and blue's beginning, and red's trireme built next in the Pontus
+    Euxinus "appeared outside red's turn".)"""
     past = _past(game, journal) if MAX_TURN_DOUBTS else None
     if past is None:
         return []
@@ -504,7 +510,10 @@ def _turn_doubts(game, journal: Journal, state: ObservedState) -> list[tuple[int
         step = journal.steps[i]
         if not step.report.turn_changed:
             continue
-        ended = step.before.current
+        # a change read as two turns' (:meth:`tracker.game.TurnFollower._split_turn`) ended the
+        # whole turn it read between them too, the latest ended
+        begun = [entry.colour for entry in step.report.scores]
+        ended = begun[-2] if len(begun) > 1 else step.before.current
         if step.args[1] is not None or ended is None or ended == game.current:
             return []
         gaining = [r for r in sorted(state.changed_regions(last) - state.unseen)
@@ -784,8 +793,9 @@ def _recorded(game, journal: Journal) -> bool:
 
 
 def _cost(reports) -> float:
-    """What ``reports`` cost as the tracker read them: their verdicts, their events, a turn change
-    each. The pointers of :func:`_elsewhere` are left out, and the violations :func:`_one_off` made
+    """What ``reports`` cost as the tracker read them: their verdicts, their events, and a turn
+    change for each turn begun (a change read as one turn's end, a whole turn and the next one's
+    start begins two, as :meth:`tracker.game.TurnFollower._split_turn` weighs it). The pointers of :func:`_elsewhere` are left out, and the violations :func:`_one_off` made
     warnings count as the violations they were read as: both were added after a commit was read,
     not part of its reading, and a reading of the past again (which does not add them) would
     otherwise seem to save them, or to cost more. So is the pointer at unplaced reinforcements
@@ -793,7 +803,7 @@ def _cost(reports) -> float:
     read again where that only moved which count it named (replayed recorded sets, session 86)."""
     return sum(verdicts_cost([_as_read(v) for v in r.verdicts
                               if ELSEWHERE_MARK not in v.message and UNPLACED_MARK not in v.message])
-               + EVENT_COST * len(r.events) + TURN_CHANGE_COST * r.turn_changed for r in reports)
+               + EVENT_COST * len(r.events) + TURN_CHANGE_COST * len(r.scores) for r in reports)
 
 
 def _as_read(verdict: Verdict) -> Verdict:
