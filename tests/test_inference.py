@@ -1250,6 +1250,19 @@ class TestPhaseEndedOnADoubtedCount:
         [v] = self._converted(t).verdicts
         assert (v.level, v.rule) == ("violation", "§4.2")
 
+    def test_an_attack_that_cost_its_source_nothing_rests_on_its_target_4_2(self):
+        """Red places one more in Galatia as Cilicia (blue, beside Galatia alone) is read one
+        short, Cilicia read at 0.62 before: red's attack from Galatia, which lost nothing, rests
+        on Cilicia alone, not on Galatia's sure placement, so the conversion after it is a
+        warning that names Cilicia. (A rendered hard game, seed 234: Moesia and Dacia.)"""
+        t = Table(garrisons={**BASE, "cilicia": ("blue", 3), "cappadocia": ("blue", 3)})
+        t.set(galatia=6).push(confidence={"cilicia": 0.62})
+        r = t.set(galatia=7, cilicia=2).push()
+        assert kinds(r) == [ev.REINFORCEMENT, ev.LAND_ATTACK] and r.events[1].source == "galatia"
+        t.ships("pontus_euxinus", "red", 3)
+        [v] = t.set(bithynia=5).push().verdicts
+        assert (v.level, v.rule) == ("warning", "§4.2") and "Cilicia at 0.62" in v.message
+
     def test_a_doubted_strategic_move_leaves_a_warning_15_6(self):
         t = Table()
         t.set(bithynia=11).push()

@@ -149,12 +149,19 @@ def doubted_move(event: Event, prev: ObservedState | None, nxt: ObservedState | 
     that changed), each with the least confidence the camera read it at, where every one of them
     was read below ONE_OFF_BELOW; {} where any was read surely, or none changed, or the change is
     not given. Such a move may be the camera's misread, and the phase it ended may not have ended
-    (:meth:`PhaseDoubts.late_on_doubt`)."""
+    (:meth:`PhaseDoubts.late_on_doubt`). An attack that cost its source nothing and took nothing
+    rests on its target alone: what the source's count did in the same change (a placement) says
+    nothing of it. (A rendered hard game, seed 234: green placed two in Moesia as the camera read
+    red's Dacia beside it one fewer, at 0.62 before; taken for green's attack, that loss ended
+    green's reinforcements, and green's trireme turned into legionaries next was "outside the
+    reinforcement phase".)"""
     if prev is None or nxt is None:
         return {}
     changed = nxt.changed_regions(prev)
-    basis = {r: sureness(r, prev, nxt)
-             for r in (event.source, event.target) if r is not None and r in changed}
+    named = (event.source, event.target)
+    if event.kind in (ev.LAND_ATTACK, ev.SEA_ATTACK) and not event.conquered and not event.attacker_losses:
+        named = (event.target,)
+    basis = {r: sureness(r, prev, nxt) for r in named if r is not None and r in changed}
     return basis if basis and all(c < ONE_OFF_BELOW for c in basis.values()) else {}
 
 
