@@ -1117,6 +1117,33 @@ class TestFleetSailedToASeaReadUnchanged:
         assert kinds(r) == [ev.NAVAL_MOVE] and r.verdicts == []
 
 
+class TestFleetReadGoneInDoubt:
+    """Red moves a legionary from Cipro to Cilicia across the Creticum, where its trireme stands;
+    the camera reads the Creticum empty. Read in doubt, the trireme is taken to stand there still
+    (a §6.6 warning), so the move crosses it legally; read surely, the trireme's leaving and the
+    move across the Aegeum, where blue's fleet is, are breaches. (A rendered hard game, seed 226.)"""
+
+    @staticmethod
+    def moved(confidence):
+        t = Table(garrisons={**BASE, "cipro": ("red", 3), "cilicia": ("red", 2)},
+                  seas={**SEAS, "creticum": {"red": 1}})
+        t.set(bithynia=11).push()
+        t.seas["creticum"] = {}
+        return t.set(cipro=2, cilicia=3).push(confidence={"creticum": confidence})
+
+    def test_read_in_doubt_the_fleet_stands_still_6_6(self):
+        r = self.moved(0.3)
+        assert [(e.kind, e.source, e.target, e.sea) for e in r.events] == [
+            (ev.STRATEGIC_MOVE, "cipro", "cilicia", "creticum")]
+        [v] = r.verdicts
+        assert (v.level, v.rule, v.regions) == ("warning", "§6.6", ("creticum",))
+        assert "Creticum read with 1 red trireme(s) fewer (confidence 0.30)" in v.message
+
+    def test_read_surely_it_left_and_the_move_breaks_the_rules(self):
+        r = self.moved(0.9)
+        assert rules(r) == {"§6.6", "§15.2"}
+
+
 class TestLandingReadShortOnADoubtedShore:
     """Red reinforces, then lands a trireme of the Pontus Euxinus in Ponto (3): two legionaries
     (§6.6). The camera reads Ponto one more, or as it stood. Read in doubt, Ponto is taken to

@@ -247,7 +247,7 @@ def misread_boards(diff_type: type["ProvinceDiff"], prev: ObservedState, nxt: Ob
     with those counts as they likely stood, each with the warnings that say so: (regions, topic,
     message), the topic ``turn`` (who moves in a turn), ``move`` (the move at its end), ``sail``
     (a naval move) or ``land`` (triremes landing), which each ruleset cites.
-    Five kinds of such misreads, each read into a board of its own, and all into one:
+    Six kinds of such misreads, each read into a board of its own, and all into one:
 
     - A province ``actor`` held, read after in another colour in doubt, is taken for theirs
       still, its pieces as counted: nobody but the player in turn moves in their turn (another
@@ -278,8 +278,11 @@ def misread_boards(diff_type: type["ProvinceDiff"], prev: ObservedState, nxt: Ob
     - And ashore: ``actor``'s triremes gone from a sea with no combat, beside a province of
       theirs read in doubt that gained fewer legionaries than they leave when they land, are taken
       to have landed there (:func:`_landings_missed`).
+    - And where they stood: ``actor``'s triremes gone from a sea read in doubt after the change,
+      with no combat there and no sea beside it gaining any, are taken to stand there still
+      (:func:`_fleets_read_gone`).
 
-    A sixth kind is read into a board of its own, whose state before the change is the one
+    A seventh kind is read into a board of its own, whose state before the change is the one
     taken otherwise:
 
     - A fleet of another army, read in doubt before the change, that is gone (or fewer) after it,
@@ -317,7 +320,8 @@ def misread_boards(diff_type: type["ProvinceDiff"], prev: ObservedState, nxt: Ob
     moved_to = _moves_misread(plain, low, into=True, taken=set(moved_from[0]))
     sailed_to = _fleets_missed(prev, nxt, actor, low)
     landed = _landings_missed(plain, low, taken=set(moved_from[0]) | set(moved_to[0]))
-    kinds_found = [k for k in (recoloured, moved_from, moved_to, sailed_to, landed) if k[1]]
+    kept = _fleets_read_gone(prev, nxt, actor, low, sailed_to=set(sailed_to[0]))
+    kinds_found = [k for k in (recoloured, moved_from, moved_to, sailed_to, landed, kept) if k[1]]
     # each kind alone, and all together: one true misread beside a false one of another kind is
     # read alone, and a change with several is read whole
     for chosen in [[k] for k in kinds_found] + ([kinds_found] if len(kinds_found) > 1 else []):
@@ -409,6 +413,40 @@ def _fleets_missed(prev: ObservedState, nxt: ObservedState, actor: str, low: set
     return counts, notes
 
 
+def _fleets_read_gone(prev: ObservedState, nxt: ObservedState, actor: str, low: set[str], sailed_to: set[str]
+                      ) -> tuple[dict[str, dict], list[tuple[tuple[str, ...], str, str]]]:
+    """:func:`misread_boards`' sixth kind, the seas' mirror of an enemy province read a piece
+    short in doubt: ``actor``'s fleet fewer in a sea the camera read in doubt after the change
+    (``low``), in sight, where no other army's fleet stood before or after (no combat) and no sea
+    beside it gained any of ``actor``'s triremes or was taken by the fourth kind to have gained
+    them (``sailed_to``; no move): the triremes are taken to stand there still, the camera's
+    misread. (A rendered hard game, seed 226: yellow's trireme in the Creticum, read at 0.72 as
+    it was built, read gone at 0.17 as yellow moved a legionary from Cipro across that sea to
+    Judea, under a cover: "1 yellow legionary vanished from Cipro with no combat", and the
+    trireme lost to the tracker for the rest of the game.) Where the triremes became legionaries
+    on the shore (§6.6), the plain reading says so for less, and it is ranked first."""
+    board = nxt.board
+    counts: dict[str, dict] = {}
+    notes: list[tuple[tuple[str, ...], str, str]] = []
+    if len(board.pieces.naval) != 1:
+        return counts, notes
+    trireme, = board.pieces.naval
+    for sea in sorted(board.seas):
+        lost = prev.triremes_of(actor, sea) - nxt.triremes_of(actor, sea)
+        beside = board.sea_neighbours.get(sea, ())
+        if lost <= 0 or sea not in low or nxt.confidence_of(sea) >= LOW_CONFIDENCE \
+                or sea in prev.unseen or sea in nxt.unseen \
+                or (set(prev.triremes.get(sea, {})) | set(nxt.triremes.get(sea, {}))) - {actor} \
+                or any(t in sailed_to or nxt.triremes_of(actor, t) > prev.triremes_of(actor, t) for t in beside):
+            continue
+        there = nxt.regions.get(sea, {})
+        counts[sea] = {**there, actor: {**there.get(actor, {}), trireme: prev.triremes_of(actor, sea)}}
+        notes.append(((sea,), "land", f"{board.name(sea)} read with {lost} {actor} trireme(s) fewer (confidence "
+                                      f"{nxt.confidence_of(sea):.2f}) and no combat or move to explain it: "
+                                      f"taken for a misread; check the count"))
+    return counts, notes
+
+
 def _least_sure_first(regions: Iterable[str], prev: ObservedState, nxt: ObservedState) -> list[str]:
     """``regions`` the least surely read first (by name among equals): the one a misread kind takes."""
     return sorted(regions, key=lambda r: (sureness(r, prev, nxt), r))
@@ -470,7 +508,7 @@ def _landings_missed(plain: "ProvinceDiff", low: set[str], taken: set[str]
 
 def _fleets_recoloured(prev: ObservedState, nxt: ObservedState, actor: str
                       ) -> tuple[ObservedState, tuple[tuple[str, str, str], ...]] | None:
-    """``prev`` with the fleets of other armies that :func:`misread_boards`' sixth kind takes for
+    """``prev`` with the fleets of other armies that :func:`misread_boards`' seventh kind takes for
     ``actor``'s, and the warnings that say so; None where there are none. A sea qualifies where
     the camera read it below LOW_CONFIDENCE before the change, it held one other army's fleet
     and nothing of ``actor``'s, that fleet is fewer by ``n`` after the change (nothing else of it
