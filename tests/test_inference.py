@@ -160,6 +160,45 @@ class TestConversions:
         assert "§7.2" in rules(r)
 
 
+class TestTriremeBuiltBesideAndSailed:
+    """A red trireme appears in the Aegeum as Cappadocia, on the shore of the Creticum beside it,
+    loses three legionaries. Where the turn has legionaries left to place, they built it on
+    Asia's shore (§7.2) and Cappadocia's loss was an attack; where it has none, Cappadocia's
+    three built it in the Creticum and it sailed on (§7, §9), both in one change the camera
+    committed whole. (A rendered hard game, seed 225.)"""
+
+    @staticmethod
+    def built(placed_before, asia=True):
+        garrisons = {**BASE, "cappadocia": ("red", 5), **({"asia": ("red", 2)} if asia else {})}
+        t = Table(garrisons=garrisons, seas={"pontus_euxinus": {"red": 2, "blue": 1, "yellow": 2}})
+        if placed_before:
+            t.set(bithynia=8 + placed_before).push()
+        t.ships("aegeum", "red", 1)
+        return t.set(cappadocia=2).push()
+
+    def test_with_the_turn_placed_it_was_built_beside_and_sailed_7_9(self):
+        for placed, asia in ((3, True), (2, True), (3, False)):
+            r = self.built(placed, asia)
+            assert [(e.kind, e.source, e.target) for e in r.events] == [
+                (ev.LEGIONARIES_TO_TRIREME, "cappadocia", "creticum"), (ev.NAVAL_MOVE, "creticum", "aegeum")], (placed, asia)
+            assert r.verdicts == []
+
+    def test_with_legionaries_left_to_place_it_was_built_on_the_shore_7_2(self):
+        r = self.built(0)
+        assert (r.events[0].kind, r.events[0].source, r.events[0].target) == (ev.LEGIONARIES_TO_TRIREME, "asia", "aegeum")
+        assert ev.NAVAL_MOVE not in kinds(r) and r.verdicts == []
+
+    def test_not_after_the_turns_naval_movement_9_4(self):
+        t = Table(garrisons={**BASE, "cappadocia": ("red", 5), "asia": ("red", 2)},
+                  seas={"pontus_euxinus": {"red": 2, "blue": 1, "yellow": 2}})
+        t.set(bithynia=11).push()
+        t.ships("pontus_euxinus", "red", 1).ships("aegeum", "red", 1)       # a trireme sailed in
+        t.push()
+        t.ships("aegeum", "red", 2)
+        r = t.set(cappadocia=2).push()
+        assert ev.NAVAL_MOVE not in kinds(r) and "§6" in rules(r)
+
+
 class TestNavalMovement:
     def test_one_move_is_ok_9_3(self):
         r = Table().ships("pontus_euxinus", "red", 0).ships("aegeum", "red", 2).push()

@@ -413,13 +413,49 @@ class _ReadingBuilder:
             if not n:
                 continue
             shore = [p for p in sorted(self.board.shores_of[t]) if N.owners.get(p) == a and P.owners.get(p) == a]
-            if not shore:
+            src = min(shore, key=lambda p: self.res.get(p, 0), default=None)
+            sailed = self._built_beside(t, n, src, moves)
+            if sailed is None and src is None:
                 self.violation("§7.2", f"{n} {a} trireme(s) appeared in {self.name(t)}, which borders no province of {a}", t)
                 continue
-            src = min(shore, key=lambda p: self.res.get(p, 0))
+            if sailed is not None:
+                p, s = sailed
+                moves += 1
+                self.res[p] += LEGIONARIES_PER_TRIREME * n
+                self.voluntary.add(p)
+                self.events.append(Event(ev.LEGIONARIES_TO_TRIREME, a, source=p, target=s, amount=n))
+                self.events.append(Event(ev.NAVAL_MOVE, a, source=s, target=t, amount=n))
+                continue
             self.res[src] += LEGIONARIES_PER_TRIREME * n
             self.voluntary.add(src)
             self.events.append(Event(ev.LEGIONARIES_TO_TRIREME, a, source=src, target=t, amount=n))
+
+    def _built_beside(self, t: str, n: int, src: str | None, moves: int) -> tuple[str, str] | None:
+        """Where ``n`` new triremes in ``t`` that legionaries of ``src`` on its shore could pay
+        for only with more placed than the turn has left (§6), or that no province of the
+        player's on its shore could build (``src`` None, §7.2), were built instead: a province of
+        the player's on the shore of a sea beside ``t`` that lost the legionaries they cost,
+        in a sea where no other army's fleet stands, then sailed to ``t`` (§7, then §9, in one
+        change the camera committed whole); None where there is none, or the turn has had its
+        naval movement. The province that lost most is taken. (A rendered hard game, seed 225:
+        blue turned three legionaries of Aegyptus into a trireme in the Creticum, which the
+        camera missed, and sailed it to the Ionium next turn; read as three legionaries of
+        Sicilia turned into a trireme there, "placed 3 legionaries but is entitled to 0".)"""
+        d, a, b = self.d, self.actor, self.board
+        cost = LEGIONARIES_PER_TRIREME * n
+        left = self.ctx.entitlement + self.ctx.card_legionaries - self.ctx.placed
+        if src is not None and self.res.get(src, 0) + cost <= max(0, left):
+            return None
+        if self.options.naval_movement == SINGLE_MOVE and self.ctx.naval_moves + moves > 0:
+            return None
+        far = [(self.res.get(p, 0), p, s) for s in sorted(b.sea_neighbours.get(t, ()))
+               if not (set(d.prev.triremes.get(s, {})) | set(d.next.triremes.get(s, {}))) - {a}
+               for p in sorted(b.shores_of[s])
+               if d.prev.owners.get(p) == a and d.next.owners.get(p) == a and self.res.get(p, 0) <= -cost]
+        if not far:
+            return None
+        _, p, s = min(far)
+        return p, s
 
     def attacks(self) -> None:
         d, P, a = self.d, self.d.prev, self.actor
