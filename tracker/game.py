@@ -972,8 +972,8 @@ class Game(TurnFollower):
         states 144, of which 100 left a count of that army wrong. Where the camera read a
         placement in doubt, the missing legionaries likely stand there; once that province has
         changed again (an attack from it) and is read fairly surely, the dashboard stops asking
-        for a check, and the count may stay one short for the rest of the game. (The print's hard
-        seed 162: red placed two in Cisalpina, read as one more at 0.32, attacked from it and lost
+        for a check, and the count may stay one short for the rest of the game. (A rendered hard
+        game, seed 162: red placed two in Cisalpina, read as one more at 0.32, attacked from it and lost
         two, read as one left at 0.82 where two stood, unmarked for 28 commits.) Such provinces
         only are named: naming every placement read in doubt would mark 50 counts at turn ends
         over those games, 48 of them right."""

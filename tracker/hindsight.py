@@ -795,10 +795,11 @@ def _recorded(game, journal: Journal) -> bool:
 def _cost(reports) -> float:
     """What ``reports`` cost as the tracker read them: their verdicts, their events, and a turn
     change for each turn begun (a change read as one turn's end, a whole turn and the next one's
-    start begins two, as :meth:`tracker.game.TurnFollower._split_turn` weighs it). The pointers of :func:`_elsewhere` are left out, and the violations :func:`_one_off` made
-    warnings count as the violations they were read as: both were added after a commit was read,
-    not part of its reading, and a reading of the past again (which does not add them) would
-    otherwise seem to save them, or to cost more. So is the pointer at unplaced reinforcements
+    start begins two, as :meth:`tracker.game.TurnFollower._split_turn` weighs it). The pointers
+    of :func:`_elsewhere` are left out, and the violations :func:`_one_off` made warnings count
+    as the violations they were read as: both were added after a commit was read, not part of
+    its reading, and a reading of the past again (which does not add them) would otherwise seem
+    to save them, or to cost more. So is the pointer at unplaced reinforcements
     (UNPLACED_MARK): it asks the table to look, and judges no reading; weighed, it had the past
     read again where that only moved which count it named (replayed recorded sets, session 86)."""
     return sum(verdicts_cost([_as_read(v) for v in r.verdicts

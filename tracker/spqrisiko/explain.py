@@ -439,8 +439,10 @@ class _ReadingBuilder:
         change the camera committed whole); None where there is none, or the turn has had its
         naval movement. The province that lost most is taken. (A rendered hard game, seed 225:
         blue turned three legionaries of Aegyptus into a trireme in the Creticum, which the
-        camera missed, and sailed it to the Ionium next turn; read as three legionaries of
-        Sicilia turned into a trireme there, "placed 3 legionaries but is entitled to 0".)"""
+        camera missed as it went on reading the three, and sailed it to the Ionium in its next
+        turn, when the camera read both; that was three legionaries of Sicilia turned into a
+        trireme there, "placed 3 legionaries but is entitled to 0". Read as built and sailed in
+        the one turn, the change breaks no rule, and the counts are as read.)"""
         d, a, b = self.d, self.actor, self.board
         cost = LEGIONARIES_PER_TRIREME * n
         left = self.ctx.entitlement + self.ctx.card_legionaries - self.ctx.placed
