@@ -362,6 +362,30 @@ class TestTurnDoubts:
         began = t.game.history[-2]
         assert began.actor == "blue" and [s.colour for s in began.scores] == ["blue"] and rules(began) == {"§4.2"}
 
+    def test_a_turn_the_camera_missed_is_taken_to_have_begun(self):
+        """Blue's placement is missed and its attack from Macedonia read as Macedonia one short
+        in doubt, in red's turn; then yellow, who plays after blue, is seen placing. Blue's turn
+        is taken to have begun with Macedonia's change, and yellow's with its placement. (The
+        print's hard seed 247.)"""
+        t = Table()
+        t.set(bithynia=11).push()
+        t.set(macedonia=2).push(confidence={"macedonia": 0.5})
+        placed = t.set(moesia=4).push()
+        assert rules(placed) == set() and t.game.current == "yellow" and kinds(placed) == [ev.REINFORCEMENT]
+        [note] = second_thoughts(placed)
+        assert "yellow is seen gaining pieces in Moesia, so blue's turn is taken to have begun" in note.message
+        assert note.regions == ("macedonia",)
+        began = t.game.history[-2]
+        assert began.actor == "blue" and [s.colour for s in began.scores] == ["blue"]
+
+    def test_a_missed_turn_needs_a_change_read_in_doubt(self):
+        """Macedonia read one short surely: nothing says blue's turn hid in that commit."""
+        t = Table()
+        t.set(bithynia=11).push()
+        t.set(macedonia=2).push(confidence={"macedonia": 0.95})
+        placed = t.set(moesia=4).push()
+        assert not second_thoughts(placed) and "§4.2" in rules(placed) and t.game.current == "red"
+
     def test_a_turn_change_read_more_surely_than_the_gain_stands(self):
         """Asia read at 0.95, Galatia's gain at 0.9: the camera is surer that blue began."""
         t, moved = blue_seems_to_begin(asia=0.95, galatia=0.9)

@@ -109,6 +109,8 @@ MAX_TRANSFERS = 2
 TRANSFER_BELOW = 0.95
 #: Turn changes weighed again per commit, the latest one only (see :func:`_turn_doubts`).
 MAX_TURN_DOUBTS = 1
+#: Commits back at which a turn the camera missed is weighed as begun (see :func:`_missed_turns`).
+MAX_MISSED_TURN = 2
 #: Violations per commit for which pieces read in a province are tried in the one beside it
 #: (see :func:`_elsewhere`).
 MAX_ELSEWHERE = 2
@@ -265,6 +267,7 @@ def observe(game, state: ObservedState, turn_hint: str | None = None):
     journal.ties = []
     doubts += [(k, values, noted, {}, 0, None, False) for k, values, noted in _transfers(game, journal, state)]
     doubts += [(*doubt, 0, None, False) for doubt in _turn_doubts(game, journal, state)]
+    doubts += [(*doubt, 0, None, False) for doubt in _missed_turns(game, journal, state)]
     if not doubts:
         report = _observe_step(game, journal, state, turn_hint)
         _hint_elsewhere(game, report, state, turn_hint)
@@ -526,6 +529,61 @@ def _turn_doubts(game, journal: Journal, state: ObservedState) -> list[tuple[int
         note = functools.partial(_turn_note, ended=ended, began=step.report.actor, seen=tuple(gaining))
         return [(i, {}, note, {i: ended})]
     return []
+
+
+def _missed_turns(game, journal: Journal, state: ObservedState) -> list[tuple[int, dict, Callable, dict[int, str]]]:
+    """(step, values, the note to make if it is kept, hints) to read the past again with: the
+    turn of the player after the one in turn taken to have begun at one of the last
+    MAX_MISSED_TURN commits since the turn in context began, each with a change the camera read
+    in doubt, where the player after them is clearly seen gaining pieces in ``state`` (placing:
+    only the player in turn does, §4.2). The turn between may have shown nothing the camera read
+    surely: its placement missed, its moves read in doubt as the player in turn's. (The print's hard seed 247: yellow placed three in
+    Cilicia, read as it stood, then attacked from it, read as "blue attacks Cilicia from no
+    province of blue's"; green's placement next was read in blue's turn, and blue's turn went on
+    through green's and red's, fourteen violations.) Never where the tablet gave a turn since."""
+    past = _past(game, journal) if MAX_MISSED_TURN else None
+    if past is None or game.current is None:
+        return []
+    observed, last = past
+    between = game.next_player()
+    after = game.next_player(between)
+    if between == game.current or after == game.current:
+        return []
+    gaining = [r for r in sorted(state.changed_regions(last) - state.unseen)
+               if state.confidence_of(r) >= LOW_CONFIDENCE and _army(state, r, after) > _army(last, r, after)]
+    if not gaining:
+        return []
+    steps = []
+    for i in reversed(observed):
+        step = journal.steps[i]
+        if step.args[1] is not None:
+            return []
+        steps.append(i)
+        if step.report.turn_changed or len(steps) >= MAX_MISSED_TURN:
+            break
+    out = []
+    for i in steps:
+        step = journal.steps[i]
+        changed = step.state.changed_regions(step.before.state)
+        if step.report.turn_changed or not any(step.state.confidence_of(r) < LOW_CONFIDENCE for r in changed):
+            continue
+        note = functools.partial(_missed_note, player=between, seen_player=after, seen=tuple(gaining))
+        out.append((i, {}, note, {i: between}))
+    return out
+
+
+def _missed_note(game, step: Step, *, player: str, seen_player: str, seen: tuple[str, ...], state: ObservedState,
+                 span: int) -> Verdict:
+    """The warning that tells the table the tracker took ``player``'s turn to have begun at
+    ``step``, ``span`` commits back, since ``state`` shows ``seen_player``, who plays after
+    them, gaining pieces in ``seen``; it names the regions that change showed."""
+    board = game.board
+    changed = tuple(sorted(step.state.changed_regions(step.before.state)))
+    where = ", ".join(board.name(r) for r in changed) or "no region"
+    return Verdict.warning("§4.2", f"second thoughts: {seen_player} is seen gaining pieces in "
+                                   f"{', '.join(board.name(r) for r in seen)}, so {player}'s turn is taken to have "
+                                   f"begun with the change {_back(span)} ({where}), which the camera read in doubt, "
+                                   f"and the moves since are read again (check {where})", changed)
 
 
 def _elsewhere(game, journal: Journal, state: ObservedState, turn_hint: str | None) -> list[Verdict]:
