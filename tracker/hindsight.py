@@ -577,13 +577,10 @@ def _missed_note(game, step: Step, *, player: str, seen_player: str, seen: tuple
     """The warning that tells the table the tracker took ``player``'s turn to have begun at
     ``step``, ``span`` commits back, since ``state`` shows ``seen_player``, who plays after
     them, gaining pieces in ``seen``; it names the regions that change showed."""
-    board = game.board
-    changed = tuple(sorted(step.state.changed_regions(step.before.state)))
-    where = ", ".join(board.name(r) for r in changed) or "no region"
-    return Verdict.warning("§4.2", f"second thoughts: {seen_player} is seen gaining pieces in "
-                                   f"{', '.join(board.name(r) for r in seen)}, so {player}'s turn is taken to have "
-                                   f"begun with the change {_back(span)} ({where}), which the camera read in doubt, "
-                                   f"and the moves since are read again (check {where})", changed)
+    names = ", ".join(game.board.name(r) for r in seen)
+    return _turn_warning(game, step, f"{seen_player} is seen gaining pieces in {names}, so {player}'s turn is "
+                                     f"taken to have begun with the change {_back(span)} ({{where}}), which the "
+                                     f"camera read in doubt")
 
 
 def _elsewhere(game, journal: Journal, state: ObservedState, turn_hint: str | None) -> list[Verdict]:
@@ -908,13 +905,19 @@ def _turn_note(game, step: Step, *, ended: str, began: str, seen: tuple[str, ...
     """The warning that tells the table the tracker took ``ended``'s turn, which it had read as
     over at ``step``, ``span`` commits back, to have gone on, since ``state`` shows ``ended``
     gaining pieces in ``seen``; it names the regions whose change had seemed to begin ``began``'s turn."""
-    board = game.board
+    names = ", ".join(game.board.name(r) for r in seen)
+    return _turn_warning(game, step, f"the change {_back(span)} ({{where}}) was read as {began}'s turn beginning, "
+                                     f"but {ended} is now seen gaining pieces in {names}; {ended}'s turn is taken "
+                                     f"to have gone on")
+
+
+def _turn_warning(game, step: Step, said: str) -> Verdict:
+    """A second thought about whose turn the commit of ``step`` belongs to: ``said``, with
+    ``{where}`` the regions that commit changed, which the warning names and marks for a check."""
     changed = tuple(sorted(step.state.changed_regions(step.before.state)))
-    where = ", ".join(board.name(r) for r in changed) or "no region"
-    return Verdict.warning("§4.2", f"second thoughts: the change {_back(span)} ({where}) was read as {began}'s turn "
-                                   f"beginning, but {ended} is now seen gaining pieces in "
-                                   f"{', '.join(board.name(r) for r in seen)}; {ended}'s turn is taken to have gone on, "
-                                   f"and the moves since are read again (check {where})", changed)
+    where = ", ".join(game.board.name(r) for r in changed) or "no region"
+    return Verdict.warning("§4.2", f"second thoughts: {said.format(where=where)}, and the moves since are read "
+                                   f"again (check {where})", changed)
 
 
 def _back(span: int) -> str:

@@ -384,12 +384,11 @@ def _fleets_missed(prev: ObservedState, nxt: ObservedState, actor: str, low: set
     0.37: "1 green trireme(s) left Tyrrenum with no combat and no legionaries landed".) Where the
     triremes became legionaries on the shore (§6.6) or sank in a combat, the plain reading says
     so for less, and it is ranked first."""
-    board = nxt.board
+    board, trireme = nxt.board, _the_fleet_kind(nxt.board)
+    if trireme is None:
+        return {}, []
     counts: dict[str, dict] = {}
     notes: list[tuple[tuple[str, ...], str, str]] = []
-    if len(board.pieces.naval) != 1:
-        return counts, notes
-    trireme, = board.pieces.naval
 
     def grew(s: str) -> int:
         return nxt.triremes_of(actor, s) - prev.triremes_of(actor, s)
@@ -425,13 +424,10 @@ def _fleets_read_gone(prev: ObservedState, nxt: ObservedState, actor: str, low: 
     Judea, under a cover: "1 yellow legionary vanished from Cipro with no combat", and the
     trireme lost to the tracker for the rest of the game.) Where the triremes became legionaries
     on the shore (§6.6), the plain reading says so for less, and it is ranked first."""
-    board = nxt.board
+    board, trireme = nxt.board, _the_fleet_kind(nxt.board)
     counts: dict[str, dict] = {}
     notes: list[tuple[tuple[str, ...], str, str]] = []
-    if len(board.pieces.naval) != 1:
-        return counts, notes
-    trireme, = board.pieces.naval
-    for sea in sorted(board.seas):
+    for sea in sorted(board.seas) if trireme is not None else ():
         lost = prev.triremes_of(actor, sea) - nxt.triremes_of(actor, sea)
         beside = board.sea_neighbours.get(sea, ())
         if lost <= 0 or sea not in low or nxt.confidence_of(sea) >= LOW_CONFIDENCE \
@@ -445,6 +441,13 @@ def _fleets_read_gone(prev: ObservedState, nxt: ObservedState, actor: str, low: 
                                       f"{nxt.confidence_of(sea):.2f}) and no combat or move to explain it: "
                                       f"taken for a misread; check the count"))
     return counts, notes
+
+
+def _the_fleet_kind(board: Board) -> str | None:
+    """The one naval piece kind of ``board`` (the trireme), or None on a board with no fleets or
+    more kinds than one: the misread kinds at sea read only such boards."""
+    naval = tuple(board.pieces.naval)
+    return naval[0] if len(naval) == 1 else None
 
 
 def _least_sure_first(regions: Iterable[str], prev: ObservedState, nxt: ObservedState) -> list[str]:
@@ -482,7 +485,7 @@ def _landings_missed(plain: "ProvinceDiff", low: set[str], taken: set[str]
     counts: dict[str, dict] = {}
     notes: list[tuple[tuple[str, ...], str, str]] = []
     per = plain.landed_per_trireme
-    if not per or len(board.pieces.naval) != 1:
+    if not per or _the_fleet_kind(board) is None:
         return counts, notes
     for sea in sorted(board.seas):
         lost = prev.triremes_of(actor, sea) - nxt.triremes_of(actor, sea)
@@ -514,9 +517,9 @@ def _fleets_recoloured(prev: ObservedState, nxt: ObservedState, actor: str
     and nothing of ``actor``'s, that fleet is fewer by ``n`` after the change (nothing else of it
     changed), and a sea beside it gained ``n`` or more of ``actor``'s triremes."""
     board = prev.board
-    if len(board.pieces.naval) != 1:
+    trireme = _the_fleet_kind(board)
+    if trireme is None:
         return None             # a board without fleets (or with more kinds than one)
-    trireme, = board.pieces.naval
     counts, notes = dict(prev.regions), []
     for sea in sorted(board.seas):
         before = prev.regions.get(sea, {})
