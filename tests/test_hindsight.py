@@ -362,6 +362,22 @@ class TestTurnDoubts:
         began = t.game.history[-2]
         assert began.actor == "blue" and [s.colour for s in began.scores] == ["blue"] and rules(began) == {"§4.2"}
 
+    def test_a_card_the_player_drew_since_says_their_turn_went_on(self):
+        """Thracia read a blue legionary over at 0.6 after red's placement: read as blue's turn
+        beginning. Red then draws its card at the tablet, which ends red's turn: the change is
+        taken for red's turn going on, and the draw breaks no rule. (The print's hard seed 252:
+        yellow's conquest of Asia, read in doubt, began green's turn.)"""
+        t = Table()
+        t.set(bithynia=11).push()
+        t.set(thracia=4).push(confidence={"thracia": 0.6})
+        assert t.game.current == "blue"
+        t.game.draw_card("red")
+        placed = t.set(macedonia=5).push()
+        assert rules(placed) == set() and t.game.current == "blue"
+        [note] = second_thoughts(placed)
+        assert "was read as blue's turn beginning, but red drew a card since" in note.message
+        assert t.game.history[-2].actor == "red"
+
     def test_a_turn_the_camera_missed_is_taken_to_have_begun(self):
         """Blue's placement is missed and its attack from Macedonia read as Macedonia one short
         in doubt, in red's turn; then yellow, who plays after blue, is seen placing. Blue's turn

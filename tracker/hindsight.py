@@ -504,7 +504,10 @@ def _turn_doubts(game, journal: Journal, state: ObservedState) -> list[tuple[int
     227: red placed three legionaries in Moesia, read as two at 0.40, as the camera read blue's
     Dacia one more at 0.89, where it had read one short before; the change read as green's turn
     ending, red's whole turn and blue's beginning, and red's trireme built next in the Pontus
-    Euxinus "appeared outside red's turn".)"""
+    Euxinus "appeared outside red's turn".) A card that player drew at the tablet since says the
+    same, as surely as a gain read at ONE_OFF_BELOW: a draw ends one's own turn (the print's hard
+    seed 252: yellow's conquest of Asia, read in yellow's colour at 0.48, began green's turn, and
+    yellow's card drawn after it was "outside their own turn")."""
     past = _past(game, journal) if MAX_TURN_DOUBTS else None
     if past is None:
         return []
@@ -521,10 +524,12 @@ def _turn_doubts(game, journal: Journal, state: ObservedState) -> list[tuple[int
             return []
         gaining = [r for r in sorted(state.changed_regions(last) - state.unseen)
                    if state.confidence_of(r) >= LOW_CONFIDENCE and _army(state, r, ended) > _army(last, r, ended)]
+        # a card drawn at the tablet since says so as surely as a gain read at ONE_OFF_BELOW
+        drew = any(later.method == "draw_card" and later.args[:1] == (ended,) for later in journal.steps[i + 1:])
         beginning = step.state.changed_regions(step.before.state)
+        shown = min(map(state.confidence_of, gaining)) if gaining else ONE_OFF_BELOW if drew else None
         # the camera must be less sure of what began the turn than of what shows it still going on
-        if not gaining or not beginning or \
-                min(map(step.state.confidence_of, beginning)) >= min(map(state.confidence_of, gaining)):
+        if shown is None or not beginning or min(map(step.state.confidence_of, beginning)) >= shown:
             return []
         note = functools.partial(_turn_note, ended=ended, began=step.report.actor, seen=tuple(gaining))
         return [(i, {}, note, {i: ended})]
@@ -905,10 +910,10 @@ def _turn_note(game, step: Step, *, ended: str, began: str, seen: tuple[str, ...
     """The warning that tells the table the tracker took ``ended``'s turn, which it had read as
     over at ``step``, ``span`` commits back, to have gone on, since ``state`` shows ``ended``
     gaining pieces in ``seen``; it names the regions whose change had seemed to begin ``began``'s turn."""
-    names = ", ".join(game.board.name(r) for r in seen)
+    shown = (f"is now seen gaining pieces in {', '.join(game.board.name(r) for r in seen)}" if seen
+             else "drew a card since, which ends a turn")
     return _turn_warning(game, step, f"the change {_back(span)} ({{where}}) was read as {began}'s turn beginning, "
-                                     f"but {ended} is now seen gaining pieces in {names}; {ended}'s turn is taken "
-                                     f"to have gone on")
+                                     f"but {ended} {shown}; {ended}'s turn is taken to have gone on")
 
 
 def _turn_warning(game, step: Step, said: str) -> Verdict:
