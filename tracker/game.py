@@ -973,13 +973,12 @@ class Game(TurnFollower):
         placement in doubt, the missing legionaries likely stand there; once that province has
         changed again (an attack from it) and is read fairly surely, the dashboard stops asking
         for a check, and the count may stay one short for the rest of the game. (A rendered hard
-        game, seed 162: red placed two in Cisalpina, read as one more at 0.32, attacked from it and lost
-        two, read as one left at 0.82 where two stood, unmarked for 28 commits.) Such provinces
-        only are named: naming every placement read in doubt would mark 50 counts at turn ends
-        over those games, 48 of them right."""
+        game, seed 162: red placed two in Cisalpina, read as one more at 0.32, attacked from it
+        and lost two, read as one left at 0.82 where two stood, unmarked for 28 commits.) Such
+        provinces only are named: naming every placement read in doubt would mark 50 counts at
+        turn ends over those games, 48 of them right."""
         ctx = self.ctx
-        due = ctx.entitlement + ctx.card_legionaries
-        if ctx.placed >= due:
+        if ctx.placed >= ctx.due:
             return []
         look = [p for p, read in sorted(ctx.placed_in_doubt.items())
                 if state.owners.get(p) == ctx.actor and p not in state.unseen and state.regions.get(p, {}) != read
@@ -988,7 +987,7 @@ class Game(TurnFollower):
             return []
         now = "; ".join(f"{self.board.name(p)} now read as {self.board.pieces.describe(state.regions[p])} at "
                         f"{state.confidence_of(p):.2f}" for p in look)
-        return [Verdict.warning("§6", f"{ctx.actor} placed {ctx.placed} of the {due} legionaries due this turn, "
+        return [Verdict.warning("§6", f"{ctx.actor} placed {ctx.placed} of the {ctx.due} legionaries due this turn, "
                                       f"and the camera doubted the count where it placed them ({now})"
                                       f"{UNPLACED_MARK}; check", tuple(look))]
 

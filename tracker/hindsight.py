@@ -522,8 +522,7 @@ def _turn_doubts(game, journal: Journal, state: ObservedState) -> list[tuple[int
         ended = begun[-2] if len(begun) > 1 else step.before.current
         if step.args[1] is not None or ended is None or ended == game.current:
             return []
-        gaining = [r for r in sorted(state.changed_regions(last) - state.unseen)
-                   if state.confidence_of(r) >= LOW_CONFIDENCE and _army(state, r, ended) > _army(last, r, ended)]
+        gaining = _gaining(state, last, ended)
         # a card drawn at the tablet since says so as surely as a gain read at ONE_OFF_BELOW
         drew = any(later.method == "draw_card" and later.args[:1] == (ended,) for later in journal.steps[i + 1:])
         beginning = step.state.changed_regions(step.before.state)
@@ -542,10 +541,11 @@ def _missed_turns(game, journal: Journal, state: ObservedState) -> list[tuple[in
     MAX_MISSED_TURN commits since the turn in context began, each with a change the camera read
     in doubt, where the player after them is clearly seen gaining pieces in ``state`` (placing:
     only the player in turn does, §4.2). The turn between may have shown nothing the camera read
-    surely: its placement missed, its moves read in doubt as the player in turn's. (The print's hard seed 247: yellow placed three in
-    Cilicia, read as it stood, then attacked from it, read as "blue attacks Cilicia from no
-    province of blue's"; green's placement next was read in blue's turn, and blue's turn went on
-    through green's and red's, fourteen violations.) Never where the tablet gave a turn since."""
+    surely: its placement missed, its moves read in doubt as the player in turn's. (The print's
+    hard seed 247: yellow placed three in Cilicia, read as it stood, then attacked from it, read
+    as "blue attacks Cilicia from no province of blue's"; green's placement next was read in
+    blue's turn, and blue's turn went on through green's and red's, fourteen violations.) Never
+    where the tablet gave a turn since."""
     past = _past(game, journal) if MAX_MISSED_TURN else None
     if past is None or game.current is None:
         return []
@@ -554,27 +554,27 @@ def _missed_turns(game, journal: Journal, state: ObservedState) -> list[tuple[in
     after = game.next_player(between)
     if between == game.current or after == game.current:
         return []
-    gaining = [r for r in sorted(state.changed_regions(last) - state.unseen)
-               if state.confidence_of(r) >= LOW_CONFIDENCE and _army(state, r, after) > _army(last, r, after)]
+    gaining = _gaining(state, last, after)
     if not gaining:
         return []
-    steps = []
-    for i in reversed(observed):
+    note = functools.partial(_missed_note, player=between, seen_player=after, seen=tuple(gaining))
+    out = []
+    for i in observed[::-1][:MAX_MISSED_TURN]:
         step = journal.steps[i]
         if step.args[1] is not None:
             return []
-        steps.append(i)
-        if step.report.turn_changed or len(steps) >= MAX_MISSED_TURN:
+        if step.report.turn_changed:
             break
-    out = []
-    for i in steps:
-        step = journal.steps[i]
-        changed = step.state.changed_regions(step.before.state)
-        if step.report.turn_changed or not any(step.state.confidence_of(r) < LOW_CONFIDENCE for r in changed):
-            continue
-        note = functools.partial(_missed_note, player=between, seen_player=after, seen=tuple(gaining))
-        out.append((i, {}, note, {i: between}))
+        if any(step.state.confidence_of(r) < LOW_CONFIDENCE for r in step.state.changed_regions(step.before.state)):
+            out.append((i, {}, note, {i: between}))
     return out
+
+
+def _gaining(state: ObservedState, last: ObservedState, colour: str) -> list[str]:
+    """The regions ``state`` clearly shows ``colour`` gaining pieces in since ``last``, the last
+    commit: only the player in turn gains any (§4.2)."""
+    return [r for r in sorted(state.changed_regions(last) - state.unseen)
+            if state.confidence_of(r) >= LOW_CONFIDENCE and _army(state, r, colour) > _army(last, r, colour)]
 
 
 def _missed_note(game, step: Step, *, player: str, seen_player: str, seen: tuple[str, ...], state: ObservedState,

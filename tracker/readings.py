@@ -320,7 +320,7 @@ def misread_boards(diff_type: type["ProvinceDiff"], prev: ObservedState, nxt: Ob
     moved_to = _moves_misread(plain, low, into=True, taken=set(moved_from[0]))
     sailed_to = _fleets_missed(prev, nxt, actor, low)
     landed = _landings_missed(plain, low, taken=set(moved_from[0]) | set(moved_to[0]))
-    kept = _fleets_read_gone(prev, nxt, actor, low, sailed_to=set(sailed_to[0]))
+    kept = _fleets_read_gone(prev, nxt, actor, sailed_to=set(sailed_to[0]))
     kinds_found = [k for k in (recoloured, moved_from, moved_to, sailed_to, landed, kept) if k[1]]
     # each kind alone, and all together: one true misread beside a false one of another kind is
     # read alone, and a change with several is read whole
@@ -412,28 +412,24 @@ def _fleets_missed(prev: ObservedState, nxt: ObservedState, actor: str, low: set
     return counts, notes
 
 
-def _fleets_read_gone(prev: ObservedState, nxt: ObservedState, actor: str, low: set[str], sailed_to: set[str]
+def _fleets_read_gone(prev: ObservedState, nxt: ObservedState, actor: str, sailed_to: set[str]
                       ) -> tuple[dict[str, dict], list[tuple[tuple[str, ...], str, str]]]:
     """:func:`misread_boards`' sixth kind, the seas' mirror of an enemy province read a piece
-    short in doubt: ``actor``'s fleet fewer in a sea the camera read in doubt after the change
-    (``low``), in sight, where no other army's fleet stood before or after (no combat) and no sea
-    beside it gained any of ``actor``'s triremes or was taken by the fourth kind to have gained
-    them (``sailed_to``; no move): the triremes are taken to stand there still, the camera's
-    misread. (A rendered hard game, seed 226: yellow's trireme in the Creticum, read at 0.72 as
-    it was built, read gone at 0.17 as yellow moved a legionary from Cipro across that sea to
-    Judea, under a cover: "1 yellow legionary vanished from Cipro with no combat", and the
+    short in doubt: ``actor``'s fleet gone with nothing to explain it (:func:`_fleet_gone_alone`)
+    from a sea the camera read in doubt after the change, where no sea beside it was taken by the
+    fourth kind to have gained it (``sailed_to``): the triremes are taken to stand there still,
+    the camera's misread. (A rendered hard game, seed 226: yellow's trireme in the Creticum, read
+    at 0.72 as it was built, read gone at 0.17 as yellow moved a legionary from Cipro across that
+    sea to Judea, under a cover: "1 yellow legionary vanished from Cipro with no combat", and the
     trireme lost to the tracker for the rest of the game.) Where the triremes became legionaries
     on the shore (§6.6), the plain reading says so for less, and it is ranked first."""
     board, trireme = nxt.board, _the_fleet_kind(nxt.board)
     counts: dict[str, dict] = {}
     notes: list[tuple[tuple[str, ...], str, str]] = []
     for sea in sorted(board.seas) if trireme is not None else ():
-        lost = prev.triremes_of(actor, sea) - nxt.triremes_of(actor, sea)
-        beside = board.sea_neighbours.get(sea, ())
-        if lost <= 0 or sea not in low or nxt.confidence_of(sea) >= LOW_CONFIDENCE \
-                or sea in prev.unseen or sea in nxt.unseen \
-                or (set(prev.triremes.get(sea, {})) | set(nxt.triremes.get(sea, {}))) - {actor} \
-                or any(t in sailed_to or nxt.triremes_of(actor, t) > prev.triremes_of(actor, t) for t in beside):
+        lost = _fleet_gone_alone(prev, nxt, actor, sea)
+        if not lost or nxt.confidence_of(sea) >= LOW_CONFIDENCE \
+                or any(t in sailed_to for t in board.sea_neighbours.get(sea, ())):
             continue
         there = nxt.regions.get(sea, {})
         counts[sea] = {**there, actor: {**there.get(actor, {}), trireme: prev.triremes_of(actor, sea)}}
@@ -441,6 +437,22 @@ def _fleets_read_gone(prev: ObservedState, nxt: ObservedState, actor: str, low: 
                                       f"{nxt.confidence_of(sea):.2f}) and no combat or move to explain it: "
                                       f"taken for a misread; check the count"))
     return counts, notes
+
+
+def other_fleets(prev: ObservedState, nxt: ObservedState, sea: str, colour: str) -> set[str]:
+    """The armies other than ``colour`` with triremes in ``sea`` before or after the change."""
+    return (set(prev.triremes.get(sea, {})) | set(nxt.triremes.get(sea, {}))) - {colour}
+
+
+def _fleet_gone_alone(prev: ObservedState, nxt: ObservedState, actor: str, sea: str) -> int:
+    """How many of ``actor``'s triremes left ``sea``, in sight, with nothing of the change to
+    explain it: no other army's fleet there before or after (no combat), no sea beside it gaining
+    any of ``actor``'s (no move); 0 where none did so."""
+    lost = prev.triremes_of(actor, sea) - nxt.triremes_of(actor, sea)
+    if lost <= 0 or sea in prev.unseen or sea in nxt.unseen or other_fleets(prev, nxt, sea, actor) \
+            or any(nxt.triremes_of(actor, t) > prev.triremes_of(actor, t) for t in nxt.board.sea_neighbours.get(sea, ())):
+        return 0
+    return lost
 
 
 def _the_fleet_kind(board: Board) -> str | None:
@@ -471,16 +483,15 @@ def with_strength(state: ObservedState, province: str, colour: str, strength: in
 
 def _landings_missed(plain: "ProvinceDiff", low: set[str], taken: set[str]
                      ) -> tuple[dict[str, dict], list[tuple[tuple[str, ...], str, str]]]:
-    """:func:`misread_boards`' fifth kind: ``actor``'s triremes gone from a sea in sight where no
-    other army's fleet stood to fight them, before or after, and no sea beside it gained any of
-    theirs, and a province of ``actor``'s on its shore, read in doubt (``low``) and in sight, that
-    gained fewer legionaries than the triremes leave when they land (``diff.landed_per_trireme``
-    each; none on a board whose ruleset lands no triremes): the triremes are taken to have landed
-    there, the count as landing leaves it. With several such provinces, the least sure is taken and the
-    warning names them all; ``taken``: the provinces another kind already reads otherwise.
-    (A rendered hard game, seed 206: green's trireme in the Ibericum landed two legionaries in
-    Baetica, read one more at 0.46: "1 green trireme(s) left Ibericum with no combat and no
-    legionaries landed".)"""
+    """:func:`misread_boards`' fifth kind: ``actor``'s triremes gone from a sea with nothing to
+    explain it (:func:`_fleet_gone_alone`), and a province of ``actor``'s on its shore, read in
+    doubt (``low``) and in sight, that gained fewer legionaries than the triremes leave when they
+    land (``diff.landed_per_trireme`` each; none on a board whose ruleset lands no triremes): the
+    triremes are taken to have landed there, the count as landing leaves it. With several such
+    provinces, the least sure is taken and the warning names them all; ``taken``: the provinces
+    another kind already reads otherwise. (A rendered hard game, seed 206: green's trireme in the
+    Ibericum landed two legionaries in Baetica, read one more at 0.46: "1 green trireme(s) left
+    Ibericum with no combat and no legionaries landed".)"""
     prev, nxt, actor, board = plain.prev, plain.next, plain.actor, plain.board
     counts: dict[str, dict] = {}
     notes: list[tuple[tuple[str, ...], str, str]] = []
@@ -488,10 +499,8 @@ def _landings_missed(plain: "ProvinceDiff", low: set[str], taken: set[str]
     if not per or _the_fleet_kind(board) is None:
         return counts, notes
     for sea in sorted(board.seas):
-        lost = prev.triremes_of(actor, sea) - nxt.triremes_of(actor, sea)
-        if lost <= 0 or sea in prev.unseen or sea in nxt.unseen \
-                or (set(prev.triremes.get(sea, {})) | set(nxt.triremes.get(sea, {}))) - {actor} \
-                or any(nxt.triremes_of(actor, t) > prev.triremes_of(actor, t) for t in board.sea_neighbours.get(sea, ())):
+        lost = _fleet_gone_alone(prev, nxt, actor, sea)
+        if not lost:
             continue
         need = per * lost
         doubts = _least_sure_first((p for p in board.shores_of.get(sea, ())

@@ -35,7 +35,7 @@ from tracker.events import Event, Phase
 from tracker.pieces import CENTRE_SUPPLY
 from tracker.readings import (DOUBT_NOTE, LOW_CONFIDENCE, ProvinceDiff, Reading, beside_doubt_note, chain_depth,
                               doubted, ONE_OFF_BELOW, doubted_beside, doubted_move, every_reading, make_reading,
-                              misread_loss_note, PhaseDoubts, soften_for_the_camera,
+                              misread_loss_note, other_fleets, PhaseDoubts, soften_for_the_camera,
                               soften_near_hidden, soften_phase_doubted)
 from tracker.spqrisiko.cards import MAX_SET_LEGIONARIES
 from tracker.spqrisiko.options import ROUNDS, SINGLE_MOVE, SpqrOptions
@@ -78,6 +78,11 @@ class TurnContext(PhaseDoubts):
     #: doubted (below LOW_CONFIDENCE), each with its pieces as then read: where the legionaries
     #: the turn leaves unplaced may stand (:meth:`tracker.game.Game._end_of_turn_checks`)
     placed_in_doubt: dict[str, dict] = field(default_factory=dict)
+
+    @property
+    def due(self) -> int:
+        """The legionaries the turn places: its entitlement and the card sets played (§6, §8)."""
+        return self.entitlement + self.card_legionaries
 
     def absorb(self, events: list[Event], prev: ObservedState | None = None,
                nxt: ObservedState | None = None) -> None:
@@ -445,13 +450,13 @@ class _ReadingBuilder:
         the one turn, the change breaks no rule, and the counts are as read.)"""
         d, a, b = self.d, self.actor, self.board
         cost = LEGIONARIES_PER_TRIREME * n
-        left = self.ctx.entitlement + self.ctx.card_legionaries - self.ctx.placed
+        left = self.ctx.due - self.ctx.placed
         if src is not None and self.res.get(src, 0) + cost <= max(0, left):
             return None
         if self.options.naval_movement == SINGLE_MOVE and self.ctx.naval_moves + moves > 0:
             return None
         far = [(self.res.get(p, 0), p, s) for s in sorted(b.sea_neighbours.get(t, ()))
-               if not (set(d.prev.triremes.get(s, {})) | set(d.next.triremes.get(s, {}))) - {a}
+               if not other_fleets(d.prev, d.next, s, a)
                for p in sorted(b.shores_of[s])
                if d.prev.owners.get(p) == a and d.next.owners.get(p) == a and self.res.get(p, 0) <= -cost]
         if not far:
@@ -577,7 +582,7 @@ class _ReadingBuilder:
         total = sum(gains.values())
         for p, r in sorted(gains.items()):
             self.events.append(Event(ev.REINFORCEMENT, a, target=p, amount=r))
-        budget = self.ctx.entitlement + self.ctx.card_legionaries - self.ctx.placed
+        budget = self.ctx.due - self.ctx.placed
         if total > budget:
             tolerance = 0 if self.ctx.card_legionaries else (self.ctx.hand_count // 3) * MAX_SET_LEGIONARIES
             regions = tuple(sorted(gains))
