@@ -415,6 +415,38 @@ class TestTurnDoubts:
         attack = t.set(asia=("blue", 4), galatia=2).push()
         assert not second_thoughts(attack) and t.game.current == "blue"
 
+    def test_a_turn_begun_by_a_change_read_in_doubt_is_taken_to_begin_later(self, monkeypatch):
+        """The camera reads a blue legionary more in Asia at 0.6 after red's placement: read as
+        blue's turn beginning with one placed. Blue then places three in Thracia, read surely:
+        "3 but entitled to 2". Red's turn is taken to have gone on through Asia's change, and
+        blue's to begin with Thracia. (The print's hard seed 266: a blue trireme read beside the
+        one red built.)"""
+        def blue_places(asia=0.6, thracia=6):
+            t = Table()
+            t.set(bithynia=11).push()
+            began = t.set(asia=("blue", 3)).push(confidence={"asia": asia})
+            assert began.actor == "blue" and began.turn_changed
+            return t, t.set(thracia=thracia).push()
+
+        monkeypatch.setattr(hindsight, "MAX_EARLY_TURNS", 0)
+        _, before = blue_places()
+        assert rules(before) == {"§6"}
+        monkeypatch.undo()
+        t, placed = blue_places()
+        assert rules(placed) == set() and t.game.current == "blue" and kinds(placed) == [ev.REINFORCEMENT]
+        [note] = second_thoughts(placed)
+        assert "was read as blue's turn beginning; with blue now placing in Thracia, red's turn" in note.message
+        assert note.regions == ("asia",)
+        began, now = t.game.history[-2:]
+        assert began.actor == "red" and not began.turn_changed
+        assert now.actor == "blue" and [s.colour for s in now.scores] == ["blue"]
+        # read surely, the change began blue's turn, and the breach stands
+        t, placed = blue_places(asia=0.85)
+        assert not second_thoughts(placed) and rules(placed) == {"§6"}
+        # with no breach to mend, the turn stays begun where it was read
+        t, placed = blue_places(thracia=5)
+        assert not second_thoughts(placed) and rules(placed) == set() and t.game.history[-2].turn_changed
+
     def test_a_turn_the_tablet_gave_is_not_second_guessed(self):
         t = Table()
         t.set(bithynia=11).push()

@@ -111,6 +111,9 @@ TRANSFER_BELOW = 0.95
 MAX_TURN_DOUBTS = 1
 #: Commits back at which a turn the camera missed is weighed as begun (see :func:`_missed_turns`).
 MAX_MISSED_TURN = 2
+#: Turn beginnings weighed again per commit as the turn before going on, the latest one only
+#: (see :func:`_early_turns`).
+MAX_EARLY_TURNS = 1
 #: Violations per commit for which pieces read in a province are tried in the one beside it
 #: (see :func:`_elsewhere`).
 MAX_ELSEWHERE = 2
@@ -268,6 +271,7 @@ def observe(game, state: ObservedState, turn_hint: str | None = None):
     doubts += [(k, values, noted, {}, 0, None, False) for k, values, noted in _transfers(game, journal, state)]
     doubts += [(*doubt, 0, None, False) for doubt in _turn_doubts(game, journal, state)]
     doubts += [(*doubt, 0, None, False) for doubt in _missed_turns(game, journal, state)]
+    doubts += [(*doubt, 0, None, True) for doubt in _early_turns(game, journal, state)]
     if not doubts:
         report = _observe_step(game, journal, state, turn_hint)
         _hint_elsewhere(game, report, state, turn_hint)
@@ -568,6 +572,40 @@ def _missed_turns(game, journal: Journal, state: ObservedState) -> list[tuple[in
         if any(step.state.confidence_of(r) < LOW_CONFIDENCE for r in step.state.changed_regions(step.before.state)):
             out.append((i, {}, note, {i: between}))
     return out
+
+
+def _early_turns(game, journal: Journal, state: ObservedState) -> list[tuple[int, dict, Callable, dict[int, str]]]:
+    """(step, values, the note to make if it is kept, hints) to read the past again with: the
+    change that began the turn in context, where the camera read every change it made in doubt,
+    read as the turn before going on, when ``state`` clearly shows the player in turn gaining
+    pieces. Weighed only to mend a breach (``observe`` takes it as it takes a count read fairly
+    surely): the player then begins their turn with the change just committed. (The print's hard
+    seed 266: red turned three legionaries of Terraconensis into a trireme in the Sinus Gallicus,
+    and the camera read a blue trireme beside it at 0.79 and Corsica one short at 0.76; the
+    change was read as blue's turn beginning, blue's real placement next as "3 legionaries but
+    entitled to 1".) The mirror of :func:`_turn_doubts`, which weighs a turn read as over as going
+    on when its player is seen still playing. Never where the tablet gave a turn since."""
+    past = _past(game, journal) if MAX_EARLY_TURNS else None
+    if past is None or game.current is None:
+        return []
+    observed, last = past
+    for i in reversed(observed):
+        step = journal.steps[i]
+        if step.args[1] is not None:
+            return []
+        if not step.report.turn_changed:
+            continue
+        begun = [entry.colour for entry in step.report.scores]
+        ended = begun[-2] if len(begun) > 1 else step.before.current
+        if ended is None or begun[-1:] != [game.current]:
+            return []
+        gaining = _gaining(state, last, game.current)
+        beginning = step.state.changed_regions(step.before.state) - step.state.unseen
+        if not gaining or not beginning or max(map(step.state.confidence_of, beginning)) >= LOW_CONFIDENCE:
+            return []
+        note = functools.partial(_early_note, began=game.current, went_on=ended, seen=tuple(gaining))
+        return [(i, {}, note, {i: ended})]
+    return []
 
 
 def _gaining(state: ObservedState, last: ObservedState, colour: str) -> list[str]:
@@ -914,6 +952,17 @@ def _turn_note(game, step: Step, *, ended: str, began: str, seen: tuple[str, ...
              else "drew a card since, which ends a turn")
     return _turn_warning(game, step, f"the change {_back(span)} ({{where}}) was read as {began}'s turn beginning, "
                                      f"but {ended} {shown}; {ended}'s turn is taken to have gone on")
+
+
+def _early_note(game, step: Step, *, began: str, went_on: str, seen: tuple[str, ...], state: ObservedState,
+                span: int) -> Verdict:
+    """The warning that tells the table the tracker took the change of ``step``, ``span`` commits
+    back, read as ``began``'s turn beginning, for ``went_on``'s turn going on, since ``began``'s
+    turn read from there breaks a rule and ``state`` shows ``began`` gaining pieces in ``seen``."""
+    names = ", ".join(game.board.name(r) for r in seen)
+    return _turn_warning(game, step, f"the change {_back(span)} ({{where}}), which the camera read in doubt, was "
+                                     f"read as {began}'s turn beginning; with {began} now placing in {names}, "
+                                     f"{went_on}'s turn is taken to have gone on there and {began}'s to begin now")
 
 
 def _turn_warning(game, step: Step, said: str) -> Verdict:
