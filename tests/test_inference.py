@@ -1952,14 +1952,14 @@ class TestCountsSetOverTheCamera:
                                                       "aegeum": {"red": {"trireme": 1}}},
                                           "confidence": {"syria": 0.9}})
 
-        def camera(syria=0.9, aegeum=0.9, unseen=()):
+        def camera(syria=0.9, aegeum=0.97, unseen=()):
             return ObservedState.from_dict({"regions": {"judea": {"yellow": {"legionary": 2}},
                                                         "syria": {"yellow": {"legionary": 2}},
                                                         "aegeum": {"red": {"trireme": 1}}},
                                             "confidence": {"syria": syria, "aegeum": aegeum}, "unseen": list(unseen)})
         moved = frozenset({"judea", "syria", "aegeum"})
         doubted = doubt_unchanged({}, before, camera(), moved)
-        assert set(doubted) == {"syria"}            # Judea reads otherwise; a sea is not asked
+        assert set(doubted) == {"syria"}            # Judea reads otherwise, the Aegeum surely
         o = doubted["syria"]
         assert (o.camera_value, o.value, o.confidence, o.moved) == ({"yellow": {"legionary": 2}},) * 2 + (GUESSED, True)
         tracked = apply_overrides(doubted, camera())
@@ -1974,6 +1974,25 @@ class TestCountsSetOverTheCamera:
         # once the camera reads Syria otherwise, the mark goes with the reading
         apply_overrides(doubted, ObservedState.from_dict({"regions": {"syria": {"yellow": {"legionary": 3}}}}))
         assert doubted == {}
+
+    def test_a_sea_a_hand_changed_and_the_camera_reads_as_before_is_asked_for_a_check_empty_or_not(self):
+        """A trireme sailed into the empty Ionium, read empty as before at 0.83, and the Aegeum's
+        trireme read as before at 0.9: both asked (the print's hard seed 265: blue's trireme in the
+        Aegeum, unflagged for 30 commits). A province is never asked for as empty."""
+        from tracker.overrides import apply_overrides, doubt_unchanged, to_check
+        from tracker.state import ObservedState
+
+        def camera(conf):
+            return ObservedState.from_dict({"regions": {"aegeum": {"red": {"trireme": 1}}},
+                                            "confidence": {"aegeum": conf, "ionium": conf, "syria": conf}})
+        before = camera(0.99)
+        moved = frozenset({"aegeum", "ionium", "syria"})
+        doubted = doubt_unchanged({}, before, camera(0.83), moved)
+        assert set(doubted) == {"aegeum", "ionium"}
+        assert doubted["ionium"].value == {} and doubted["aegeum"].value == {"red": {"trireme": 1}}
+        tracked = apply_overrides(doubted, camera(0.83))
+        assert {"aegeum", "ionium"} <= to_check(tracked, {}, doubted) and "ionium" not in tracked.regions
+        assert doubt_unchanged({}, before, camera(0.96), moved) == {}
 
     def test_the_rules_hold_marks_its_counts_as_kept(self):
         t = Table()
