@@ -221,7 +221,7 @@ def _frame_evidence(image: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
 
 
 def _all_red_quads(image: np.ndarray) -> list[np.ndarray]:
-    """Outlines of the hull of every red piece in view together (see ALL_RED_BELOW), as
+    """Outlines of the hull of every red piece in view together (see ALL_RED), as
     :func:`_quad` and :func:`_cut_corner_quads` make them, when that hull covers a twentieth of
     the image."""
     h, w = image.shape[:2]
