@@ -308,6 +308,27 @@ class TestLiveGame:
         assert live.commit(read)["moved"] == []
         live.store.close()
 
+    def test_an_empty_sea_a_hand_changed_and_the_camera_reads_empty_is_flagged_after_a_restart_too(self, tmp_path):
+        """A trireme sailed into an empty sea that the camera read empty as before, short of sure:
+        the empty sea is flagged, recorded with nothing in it, and flagged again after a restart."""
+        store = Store(tmp_path / "s")
+        live = LiveGame.open(store, PLAYERS, resume=False)
+        s0, s1 = game_states(2)
+        live.commit(s0)
+        live.commit(s1)
+        sea = sorted(r for r in s1.board.seas if not s1.regions.get(r))[0]
+        d = s1.to_dict()
+        d["confidence"] = {sea: 0.85}
+        read = ObservedState.from_dict(d)
+        view = live.commit(read, moved=frozenset({sea}))
+        assert view["moved"] == [sea] and sea not in live.game.state.regions
+        c = store.corrections(live.game_id)[-1]
+        assert (c["region"], c["before"], c["after"], c["author"]) == (sea, {}, {}, "pieces moved, read as before")
+        store.close()
+        live = LiveGame.open(Store(tmp_path / "s"), PLAYERS)
+        assert live.commit(read)["moved"] == [sea]
+        live.store.close()
+
     def test_a_power_centre_the_camera_lost_is_kept_until_undone(self, tmp_path):
         store = Store(tmp_path / "c")
         live = LiveGame.open(store, PLAYERS, resume=False)
