@@ -189,6 +189,19 @@ class TestGrazedRegions:
         t, frame = self.grazed_frame()
         assert t.hold(frame, self.read("dacia", 0.9)).regions["dacia"] == {"blue": {"legionary": 2}}
 
+    def test_the_same_count_read_again_surely_in_a_grazed_region_keeps_its_doubt(self):
+        """Dacia committed in doubt (0.6), grazed, and read again with the same count at 0.9: the
+        pieces in its core did not change, so neither does the doubt the dashboard asks about. (A
+        rendered hard game, seed 269: Galatia read one over at 0.61, read so again at 0.86 as a
+        hand worked in Bithynia beside it, and unflagged for 11 commits.)"""
+        img, again, _, profile = table()
+        t = TouchedRegions(profile, profile.geometry)
+        t.remember(img, state(self.COMMITTED, confidence={"dacia": 0.6, "corsica": 0.95}))
+        frame = with_blob(again, profile, beside(t, "dacia", 8.0), wide=12.0)
+        assert t.touches(frame)["dacia"] < GRAZE_PIXELS
+        held = t.hold(frame, state(self.COMMITTED, confidence={"dacia": 0.9}))
+        assert held.regions["dacia"] == {"blue": {"legionary": 3}} and held.confidence_of("dacia") == 0.6
+
     def test_a_change_in_its_core_has_a_region_read_however_doubtful(self):
         t, again, profile = self.committed()
         frame = with_piece(again, profile, "dacia", wide=33.0)      # a pile of two: a move in Dacia
