@@ -10,6 +10,7 @@ tilts up to 45 degrees.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence
 
 import cv2
 import numpy as np
@@ -270,19 +271,21 @@ def locate_board(image: np.ndarray, reference: np.ndarray, geo: BoardGeometry | 
     located again with the hull of all the red in view as a candidate too (:data:`ALL_RED`); if
     it is refused again, the first refusal is the one raised."""
     try:
-        return _locate(image, reference, geo, refine, all_red=False)
+        return _locate(image, reference, geo, refine)
     except BoardNotFound as refused:
-        if not ALL_RED or image is None or image.ndim != 3:
+        hull = _all_red_quads(image) if ALL_RED and image is not None and image.ndim == 3 else []
+        if not hull:                # nothing to add: the second try would be the first again
             raise
         try:
-            return _locate(image, reference, geo, refine, all_red=True)
+            return _locate(image, reference, geo, refine, hull)
         except BoardNotFound:
             raise refused from None
 
 
 def _locate(image: np.ndarray, reference: np.ndarray, geo: BoardGeometry | None, refine: bool,
-            all_red: bool) -> BoardPose:
-    """:func:`locate_board`, with (``all_red``) or without the hull of all the red in view."""
+            extra: Sequence[np.ndarray] = ()) -> BoardPose:
+    """:func:`locate_board`, with the outlines ``extra`` (the hull of all the red) as candidates
+    besides the frame's."""
     geo = geo or load_geometry()
     if image is None or image.ndim != 3:
         raise BoardNotFound("the image is unreadable or not a colour image")
@@ -336,10 +339,9 @@ def _locate(image: np.ndarray, reference: np.ndarray, geo: BoardGeometry | None,
         frame_error = None
     except BoardNotFound as exc:
         frame_error = exc
-    if all_red:
-        for quad in _all_red_quads(image):
-            candidates += [scored(np.roll(_order(quad), -k, axis=0)) for k in range(4)]
-            frame_error = None
+    for quad in extra:
+        candidates += [scored(np.roll(_order(quad), -k, axis=0)) for k in range(4)]
+        frame_error = None
     marked = None
     if not candidates or max(c[0] for c in candidates) < MARKERS_BELOW:
         marked = board_corners_from_markers(gray)

@@ -516,27 +516,36 @@ def _turn_doubts(game, journal: Journal, state: ObservedState) -> list[tuple[int
     if past is None:
         return []
     observed, last = past
+    change = _last_turn_change(journal, observed)
+    if change is None:
+        return []
+    i, ended, _ = change
+    step = journal.steps[i]
+    if step.args[1] is not None or ended is None or ended == game.current:
+        return []
+    gaining = _gaining(state, last, ended)
+    # a card drawn at the tablet since says so as surely as a gain read at ONE_OFF_BELOW
+    drew = any(later.method == "draw_card" and later.args[:1] == (ended,) for later in journal.steps[i + 1:])
+    beginning = step.state.changed_regions(step.before.state)
+    shown = min(map(state.confidence_of, gaining)) if gaining else ONE_OFF_BELOW if drew else None
+    # the camera must be less sure of what began the turn than of what shows it still going on
+    if shown is None or not beginning or min(map(step.state.confidence_of, beginning)) >= shown:
+        return []
+    note = functools.partial(_turn_note, ended=ended, began=step.report.actor, seen=tuple(gaining))
+    return [(i, {}, note, {i: ended})]
+
+
+def _last_turn_change(journal: Journal, observed: list[int]) -> tuple[int, str | None, str | None] | None:
+    """The latest of the committed steps ``observed`` whose reading began a turn, the player whose
+    turn it ended (None before the first) and the one whose turn it began; None where none began one. A change read as two
+    turns' (:meth:`tracker.game.TurnFollower._split_turn`) ended the whole turn it read between
+    them too, the latest ended."""
     for i in reversed(observed):
         step = journal.steps[i]
-        if not step.report.turn_changed:
-            continue
-        # a change read as two turns' (:meth:`tracker.game.TurnFollower._split_turn`) ended the
-        # whole turn it read between them too, the latest ended
-        begun = [entry.colour for entry in step.report.scores]
-        ended = begun[-2] if len(begun) > 1 else step.before.current
-        if step.args[1] is not None or ended is None or ended == game.current:
-            return []
-        gaining = _gaining(state, last, ended)
-        # a card drawn at the tablet since says so as surely as a gain read at ONE_OFF_BELOW
-        drew = any(later.method == "draw_card" and later.args[:1] == (ended,) for later in journal.steps[i + 1:])
-        beginning = step.state.changed_regions(step.before.state)
-        shown = min(map(state.confidence_of, gaining)) if gaining else ONE_OFF_BELOW if drew else None
-        # the camera must be less sure of what began the turn than of what shows it still going on
-        if shown is None or not beginning or min(map(step.state.confidence_of, beginning)) >= shown:
-            return []
-        note = functools.partial(_turn_note, ended=ended, began=step.report.actor, seen=tuple(gaining))
-        return [(i, {}, note, {i: ended})]
-    return []
+        if step.report.turn_changed:
+            begun = [entry.colour for entry in step.report.scores]
+            return i, begun[-2] if len(begun) > 1 else step.before.current, (begun or [None])[-1]
+    return None
 
 
 def _missed_turns(game, journal: Journal, state: ObservedState) -> list[tuple[int, dict, Callable, dict[int, str]]]:
@@ -589,23 +598,20 @@ def _early_turns(game, journal: Journal, state: ObservedState) -> list[tuple[int
     if past is None or game.current is None:
         return []
     observed, last = past
-    for i in reversed(observed):
-        step = journal.steps[i]
-        if step.args[1] is not None:
-            return []
-        if not step.report.turn_changed:
-            continue
-        begun = [entry.colour for entry in step.report.scores]
-        ended = begun[-2] if len(begun) > 1 else step.before.current
-        if ended is None or begun[-1:] != [game.current]:
-            return []
-        gaining = _gaining(state, last, game.current)
-        beginning = step.state.changed_regions(step.before.state) - step.state.unseen
-        if not gaining or not beginning or max(map(step.state.confidence_of, beginning)) >= LOW_CONFIDENCE:
-            return []
-        note = functools.partial(_early_note, began=game.current, went_on=ended, seen=tuple(gaining))
-        return [(i, {}, note, {i: ended})]
-    return []
+    change = _last_turn_change(journal, observed)
+    if change is None:
+        return []
+    i, ended, began = change
+    step = journal.steps[i]
+    if any(journal.steps[j].args[1] is not None for j in observed if j >= i) \
+            or ended is None or began != game.current:
+        return []
+    gaining = _gaining(state, last, game.current)
+    beginning = step.state.changed_regions(step.before.state) - step.state.unseen
+    if not gaining or not beginning or max(map(step.state.confidence_of, beginning)) >= LOW_CONFIDENCE:
+        return []
+    note = functools.partial(_early_note, began=game.current, went_on=ended, seen=tuple(gaining))
+    return [(i, {}, note, {i: ended})]
 
 
 def _gaining(state: ObservedState, last: ObservedState, colour: str) -> list[str]:
