@@ -512,15 +512,10 @@ def _turn_doubts(game, journal: Journal, state: ObservedState) -> list[tuple[int
     same, as surely as a gain read at ONE_OFF_BELOW: a draw ends one's own turn (the print's hard
     seed 252: yellow's conquest of Asia, read in yellow's colour at 0.48, began green's turn, and
     yellow's card drawn after it was "outside their own turn")."""
-    past = _past(game, journal) if MAX_TURN_DOUBTS else None
-    if past is None:
-        return []
-    observed, last = past
-    change = _last_turn_change(journal, observed)
+    change = _last_turn_change(game, journal) if MAX_TURN_DOUBTS else None
     if change is None:
         return []
-    i, ended, _ = change
-    step = journal.steps[i]
+    i, step, ended, last = change.i, change.step, change.ended, change.last
     if step.args[1] is not None or ended is None or ended == game.current:
         return []
     gaining = _gaining(state, last, ended)
@@ -535,16 +530,33 @@ def _turn_doubts(game, journal: Journal, state: ObservedState) -> list[tuple[int
     return [(i, {}, note, {i: ended})]
 
 
-def _last_turn_change(journal: Journal, observed: list[int]) -> tuple[int, str | None, str | None] | None:
-    """The latest of the committed steps ``observed`` whose reading began a turn, the player whose
-    turn it ended (None before the first) and the one whose turn it began; None where none began one. A change read as two
-    turns' (:meth:`tracker.game.TurnFollower._split_turn`) ended the whole turn it read between
-    them too, the latest ended."""
+@dataclass(frozen=True)
+class TurnChange:
+    """The latest committed step whose reading began a turn (:func:`_last_turn_change`)."""
+
+    i: int                      # its index in the journal
+    step: Step
+    ended: str | None           # the player whose turn it ended (None before the first)
+    began: str | None           # the player whose turn it began
+    observed: list[int]         # the journal's committed steps (:func:`_past`)
+    last: ObservedState         # the last state committed
+
+
+def _last_turn_change(game, journal: Journal) -> TurnChange | None:
+    """The latest committed step of the journal whose reading began a turn; None where none did,
+    or there is no past to read again (:func:`_past`). A change read as two turns'
+    (:meth:`tracker.game.TurnFollower._split_turn`) ended the whole turn it read between them
+    too, the latest ended."""
+    past = _past(game, journal)
+    if past is None:
+        return None
+    observed, last = past
     for i in reversed(observed):
         step = journal.steps[i]
         if step.report.turn_changed:
             begun = [entry.colour for entry in step.report.scores]
-            return i, begun[-2] if len(begun) > 1 else step.before.current, (begun or [None])[-1]
+            return TurnChange(i, step, begun[-2] if len(begun) > 1 else step.before.current,
+                              (begun or [None])[-1], observed, last)
     return None
 
 
@@ -594,17 +606,12 @@ def _early_turns(game, journal: Journal, state: ObservedState) -> list[tuple[int
     change was read as blue's turn beginning, blue's real placement next as "3 legionaries but
     entitled to 1".) The mirror of :func:`_turn_doubts`, which weighs a turn read as over as going
     on when its player is seen still playing. Never where the tablet gave a turn since."""
-    past = _past(game, journal) if MAX_EARLY_TURNS else None
-    if past is None or game.current is None:
+    change = _last_turn_change(game, journal) if MAX_EARLY_TURNS else None
+    if change is None or game.current is None:
         return []
-    observed, last = past
-    change = _last_turn_change(journal, observed)
-    if change is None:
-        return []
-    i, ended, began = change
-    step = journal.steps[i]
-    if any(journal.steps[j].args[1] is not None for j in observed if j >= i) \
-            or ended is None or began != game.current:
+    i, step, ended, last = change.i, change.step, change.ended, change.last
+    if any(journal.steps[j].args[1] is not None for j in change.observed if j >= i) \
+            or ended is None or change.began != game.current:
         return []
     gaining = _gaining(state, last, game.current)
     beginning = step.state.changed_regions(step.before.state) - step.state.unseen
