@@ -118,6 +118,21 @@ class TestReinforcements:
         r = Table().set(bithynia=12, galatia=7).push(confidence={"galatia": 0.4})
         assert "§6" in rules(r)                             # the 4 the camera is sure of in Bithynia are too many
 
+    def test_an_excess_a_doubted_trireme_paid_for_is_a_warning_6(self):
+        """A rendered hard game (seed 273): blue, its reinforcements placed, moved a legionary
+        from Creta to Judea as the camera read a second trireme in the Creticum, at 0.65. The
+        three legionaries that trireme costs were "placed" over the entitlement: with no
+        trireme there, no legionary was placed, so the excess rests on the sea's count."""
+        t = Table()
+        t.set(bithynia=11).push()                           # red places its 3
+        r = t.set(galatia=3, ponto=4).ships("pontus_euxinus", "red", 3).push(confidence={"pontus_euxinus": 0.65})
+        assert "§6" not in rules(r) and "§6" in rules(r, "warning")
+        assert "pontus_euxinus" in t.game.questioned        # the sea is asked for, where the doubt is
+        t = Table()
+        t.set(bithynia=11).push()
+        r = t.set(galatia=3, ponto=4).ships("pontus_euxinus", "red", 3).push()
+        assert "§6" in rules(r)                             # read surely, a breach
+
     def test_a_violation_rests_on_the_regions_that_changed(self):
         """Moesia read a legionary short at 0.5: the sea attack that would need more triremes in
         the Pontus Euxinus (unchanged, read surely) rests on Moesia's doubtful count alone."""

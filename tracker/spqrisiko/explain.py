@@ -215,6 +215,11 @@ class _ReadingBuilder:
         self.verdicts: list[Verdict] = []
         self.res = dict(diff.residual)
         self.voluntary: set[str] = set()   # provinces the actor emptied by choice (§14.2)
+        #: legionaries each province paid for triremes built in a sea whose count the camera
+        #: doubted (:func:`tracker.readings.doubted`), and those seas: a gain that paying makes
+        #: may be the camera's misread trireme, not a placement (:meth:`_placements`)
+        self.doubt_paid: dict[str, int] = {}
+        self.doubt_seas: set[str] = set()
         self.unexplained = 0
         #: the verdicts (by index) that :meth:`breach` found resting on counts read in doubt earlier
         self.phase_doubted: dict[int, dict[str, float]] = {}
@@ -434,6 +439,9 @@ class _ReadingBuilder:
             self.res[src] += LEGIONARIES_PER_TRIREME * n
             self.voluntary.add(src)
             self.events.append(Event(ev.LEGIONARIES_TO_TRIREME, a, source=src, target=t, amount=n))
+            if doubted(t, P, N):
+                self.doubt_paid[src] = self.doubt_paid.get(src, 0) + LEGIONARIES_PER_TRIREME * n
+                self.doubt_seas.add(t)
 
     def _built_beside(self, t: str, n: int, src: str | None, moves: int) -> tuple[str, str] | None:
         """Where ``n`` new triremes in ``t`` that legionaries of ``src`` on its shore could pay
@@ -587,15 +595,21 @@ class _ReadingBuilder:
             tolerance = 0 if self.ctx.card_legionaries else (self.ctx.hand_count // 3) * MAX_SET_LEGIONARIES
             regions = tuple(sorted(gains))
             # the gains the camera is unsure of (tracker.readings.doubted): read one or two
-            # over, they alone may make the excess
-            unsure = sum(r for p, r in gains.items() if doubted(p, P, d.next))
+            # over, they alone may make the excess; and so may the legionaries paid for triremes
+            # the camera doubted, which without those triremes would not have been placed (a
+            # rendered hard game, seed 273: blue moved a legionary from Creta to Judea as the
+            # camera read a second blue trireme in the Creticum, at 0.65; paid for by Creta,
+            # that was "placed 3 legionaries but is entitled to 0")
+            unsure = min(total, sum(r for p, r in gains.items() if doubted(p, P, d.next))
+                         + sum(n for p, n in self.doubt_paid.items() if not doubted(p, P, d.next)))
             placed = f"{total} {self.board.pieces.unit_word(total)}"
             if total <= budget + tolerance:
                 self.warning("§8", f"{a} placed {placed}, {budget} without cards: enter the card set played",
                              *regions)
             elif total - unsure <= budget:
+                paid_in = sorted(self.doubt_seas - set(regions))
                 self.warning("§6", f"{a} placed {placed} but is entitled to {max(0, budget)} this turn"
-                                   + DOUBT_NOTE, *regions)
+                                   + DOUBT_NOTE, *regions, *paid_in)
             else:
                 self.violation("§6", f"{a} placed {placed} but is entitled to {max(0, budget)} this turn",
                                *regions)
