@@ -217,7 +217,7 @@ class _ReadingBuilder:
         self.voluntary: set[str] = set()   # provinces the actor emptied by choice (§14.2)
         #: legionaries each province paid for triremes built in a sea whose count the camera
         #: doubted (:func:`tracker.readings.doubted`), and those seas: a gain that paying makes
-        #: may be the camera's misread trireme, not a placement (:meth:`_placements`)
+        #: may be the camera's misread trireme, not a placement (:meth:`leftovers`)
         self.doubt_paid: dict[str, int] = {}
         self.doubt_seas: set[str] = set()
         self.unexplained = 0
