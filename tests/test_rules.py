@@ -267,6 +267,27 @@ class TestSetup:
         holds = [v for v in validate_setup(state, setup_plan(board, P3)) if v.rule == "§3.9"]
         assert [(v.level, v.regions) for v in holds] == [("warning", tuple(sorted((blue, red[0]))))] * 2
 
+    def test_a_short_army_warning_names_every_province_it_rests_on_as_read_3_9(self, board):
+        """Blue's province read red's at 0.9 and yellow's read empty at 0.3: blue, short by one,
+        may have lost either, and its warning names both as the camera read them (a rendered
+        hard game on the print, seed 284: naming only the provinces read in another colour sent
+        the players to two of green's own, read fairly surely, not to the empty ones)."""
+        s = random_setup(board, P3, random.Random(2))
+        blue = next(p for p in sorted(s.owners) if s.owners[p] == "blue")
+        yellow = next(p for p in sorted(s.owners) if s.owners[p] == "yellow")
+        state = self._camera_setup(board, confidence={blue: 0.9, yellow: 0.3}, extra={blue: {"red": {"legionary": 2}}})
+        d = state.to_dict()
+        d["regions"].pop(yellow)
+        holds = {v.message.split(" ")[0]: v for v in validate_setup(ObservedState.from_dict(d), setup_plan(board, P3))
+                 if v.rule == "§3.9"}
+        assert holds["red"].level == "warning" and holds["red"].regions == (blue,)
+        assert holds["red"].message.endswith(f"({board.name(blue)} read as red's at 0.90: the camera may have "
+                                             "misread the colour; check the count)")
+        assert holds["blue"].level == "warning" and holds["blue"].regions == tuple(sorted((blue, yellow)))
+        assert f"{board.name(yellow)} read empty at 0.30" in holds["blue"].message
+        assert f"{board.name(blue)} read as red's at 0.90" in holds["blue"].message
+        assert holds["blue"].message.endswith("the camera may have misread them; check the count)")
+
     def test_a_garrison_the_camera_is_unsure_of_is_a_warning_3_7(self, board):
         """Below 0.8 any count; below 0.95 a count one legionary off the pair (the camera's
         commonest misread at that confidence: a green pair read as 3 at 0.84 on the print)."""

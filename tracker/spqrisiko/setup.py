@@ -149,9 +149,16 @@ def validate_setup(state: ObservedState, plan: SetupPlan) -> list[Verdict]:
         basis = tuple(sorted(maybe)) if len(maybe) >= abs(len(owned) - expected) else ()
         message = f"{who} holds {counted(len(owned), 'province')}, expected {expected}"
         if basis and swaps & set(basis) and all(state.confidence_of(p) < ONE_OFF_BELOW for p in basis):
+            # every province the difference may rest on, as read: naming the swaps alone sent the
+            # players to the wrong ones (a rendered hard game on the print, seed 284: blue's
+            # Cilicia read green's at 0.59, red's Galatia and yellow's Bithynia read empty, and
+            # the three short armies' warnings named only Lugdunense and Terraconensis, green's
+            # own, read at 0.84 and 0.93)
             read = ", ".join(f"{board.name(p)} read as {state.owners[p]}'s at {state.confidence_of(p):.2f}"
-                             for p in sorted(swaps & set(basis)))
-            verdicts.append(Verdict.warning(rule, f"{message} ({read}: the camera may have misread the colour; "
+                             if p in state.owners else f"{board.name(p)} read empty at {state.confidence_of(p):.2f}"
+                             for p in basis)
+            what = "the colour" if set(basis) <= swaps else "them"
+            verdicts.append(Verdict.warning(rule, f"{message} ({read}: the camera may have misread {what}; "
                                                   "check the count)", basis))
             return
         verdicts.append(Verdict.violation(rule, message, basis))
