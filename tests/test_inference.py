@@ -133,6 +133,22 @@ class TestReinforcements:
         r = t.set(galatia=3, ponto=4).ships("pontus_euxinus", "red", 3).push()
         assert "§6" in rules(r)                             # read surely, a breach
 
+    def test_a_trireme_the_turn_cannot_build_sailed_from_a_doubted_sea_9(self):
+        """A rendered hard game (seed 286): blue's trireme, built in the Tyrrenum as the camera
+        read it empty (doubted since, a hand having changed it), sailed into the Balearicum,
+        read as built there: "placed 3 legionaries but is entitled to 0". A trireme more than the
+        turn can build, beside a sea the camera doubts, is taken to have sailed from there."""
+        t = Table()
+        t.set(bithynia=11).push()                           # red places its 3
+        r = t.ships("aegeum", "red", 1).push(confidence={"pontus_euxinus": 0.5})
+        assert ev.NAVAL_MOVE in kinds(r) and ev.LEGIONARIES_TO_TRIREME not in kinds(r)
+        assert not rules(r) and "§9" in rules(r, "warning")
+        assert {"aegeum", "pontus_euxinus"} <= set(t.game.questioned)
+        t = Table()
+        t.set(bithynia=11).push()
+        r = t.ships("aegeum", "red", 1).push()              # the Pontus read surely: no fleet to sail
+        assert "§7.2" in rules(r) and ev.NAVAL_MOVE not in kinds(r)
+
     def test_a_violation_rests_on_the_regions_that_changed(self):
         """Moesia read a legionary short at 0.5: the sea attack that would need more triremes in
         the Pontus Euxinus (unchanged, read surely) rests on Moesia's doubtful count alone."""

@@ -36,7 +36,7 @@ from tracker.pieces import CENTRE_SUPPLY
 from tracker.readings import (DOUBT_NOTE, LOW_CONFIDENCE, ProvinceDiff, Reading, beside_doubt_note, chain_depth,
                               doubted, ONE_OFF_BELOW, doubted_beside, doubted_move, every_reading, make_reading,
                               misread_loss_note, other_fleets, PhaseDoubts, soften_for_the_camera,
-                              soften_near_hidden, soften_phase_doubted)
+                              soften_near_hidden, soften_phase_doubted, sureness)
 from tracker.spqrisiko.cards import MAX_SET_LEGIONARIES
 from tracker.spqrisiko.options import ROUNDS, SINGLE_MOVE, SpqrOptions
 from tracker.spqrisiko.reinforcements import LEGIONARIES_FROM_TRIREME, LEGIONARIES_PER_TRIREME
@@ -425,6 +425,16 @@ class _ReadingBuilder:
             shore = [p for p in sorted(self.board.shores_of[t]) if N.owners.get(p) == a and P.owners.get(p) == a]
             src = min(shore, key=lambda p: self.res.get(p, 0), default=None)
             sailed = self._built_beside(t, n, src, moves)
+            missed = self._sailed_unseen(t, n, src, moves) if sailed is None else None
+            if missed is not None:
+                moves += 1
+                self.events.append(Event(ev.NAVAL_MOVE, a, source=missed, target=t, amount=n))
+                message = (f"{n} {a} trireme{'s' if n > 1 else ''} appeared in {self.name(t)}, more than {a} could "
+                           f"build this turn: taken to have sailed from {self.name(missed)}, where the camera "
+                           f"doubted its count (read at {sureness(missed, P, N):.2f}) and may have missed "
+                           f"{'them' if n > 1 else 'it'}; check the count")
+                self.verdicts.append(replace(Verdict.warning("§9", message, (t,)), checks=(missed,)))
+                continue
             if sailed is None and src is None:
                 self.violation("§7.2", f"{n} {a} trireme(s) appeared in {self.name(t)}, which borders no province of {a}", t)
                 continue
@@ -442,6 +452,27 @@ class _ReadingBuilder:
             if doubted(t, P, N):
                 self.doubt_paid[src] = self.doubt_paid.get(src, 0) + LEGIONARIES_PER_TRIREME * n
                 self.doubt_seas.add(t)
+
+    def _sailed_unseen(self, t: str, n: int, src: str | None, moves: int) -> str | None:
+        """Where ``n`` new triremes in ``t`` that the turn could not pay for (legionaries of
+        ``src`` on its shore only with more placed than the turn has left, §6, or no province
+        of the player's on its shore, §7.2) sailed from instead: a sea beside ``t`` whose count the
+        camera doubted (:func:`tracker.readings.doubted`), in which it read the player's fleet
+        unchanged, so that a fleet it missed there may have sailed on (§9); the least sure such
+        sea, or None where there is none or the turn has had its naval movement. (A rendered hard
+        game, seed 286: blue turned three legionaries of Cisalpina into a trireme in the
+        Tyrrenum, which the camera went on reading empty, doubted since as a sea a hand changed
+        (:func:`tracker.overrides.doubt_unchanged`); when it sailed into the Balearicum, that was
+        a trireme built there, "blue placed 3 legionaries but is entitled to 0".)"""
+        d, a = self.d, self.actor
+        left = self.ctx.due - self.ctx.placed
+        if src is not None and self.res.get(src, 0) + LEGIONARIES_PER_TRIREME * n <= max(0, left):
+            return None
+        if self.options.naval_movement == SINGLE_MOVE and self.ctx.naval_moves + moves > 0:
+            return None
+        near = [(sureness(s, d.prev, d.next), s) for s in sorted(self.board.sea_neighbours.get(t, ()))
+                if s not in d.next.unseen and not d.tri_delta.get((s, a)) and doubted(s, d.prev, d.next)]
+        return min(near)[1] if near else None
 
     def _built_beside(self, t: str, n: int, src: str | None, moves: int) -> tuple[str, str] | None:
         """Where ``n`` new triremes in ``t`` that legionaries of ``src`` on its shore could pay
