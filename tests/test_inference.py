@@ -2025,6 +2025,25 @@ class TestCountsSetOverTheCamera:
         assert {"aegeum", "ionium"} <= to_check(tracked, {}, doubted) and "ionium" not in tracked.regions
         assert doubt_unchanged({}, before, camera(0.96), moved) == {}
 
+    def test_a_sea_read_surely_as_before_beside_a_fleet_that_sailed_off_is_asked_for_a_check(self):
+        """The print's hard seed 291: blue's trireme sailed from the Cantabricum into the
+        Britannicus, which the camera read empty as before at 0.97, unflagged for 8 commits. A
+        hand changed both; the fleet the Cantabricum lost went to no sea the camera read."""
+        from tracker.overrides import doubt_unchanged
+        from tracker.state import ObservedState
+
+        def camera(cantabricum, **more):
+            regions = {"cantabricum": {"blue": {"trireme": cantabricum}} if cantabricum else {}, **more}
+            return ObservedState.from_dict({"regions": regions, "confidence": {"britannicus": 0.97}})
+        before = camera(1)
+        both = frozenset({"britannicus", "cantabricum"})
+        assert set(doubt_unchanged({}, before, camera(0), both)) == {"britannicus"}
+        assert doubt_unchanged({}, before, camera(1), both) == {}                 # no fleet left
+        assert doubt_unchanged({}, before, camera(0), frozenset({"britannicus"})) == {}   # no hand there
+        assert doubt_unchanged({}, before, camera(0), frozenset({"cantabricum"})) == {}   # none here
+        gained = camera(0, balearicum={"blue": {"trireme": 1}})                   # it sailed elsewhere
+        assert doubt_unchanged({}, before, gained, both) == {}
+
     def test_the_rules_hold_marks_its_counts_as_kept(self):
         t = Table()
         d = t.state().to_dict()

@@ -126,18 +126,41 @@ def doubt_unchanged(overrides: dict[str, Override], before: ObservedState | None
     (seed 265) blue's trireme sailed from the Pontus Euxinus to the Aegeum, read empty as before
     at 0.83, and stayed unflagged for the last 30 commits of the game. Over the 15 games recorded
     in session 87, a hand changed a sea the camera read as before 18 times: once from 0.8 up to
-    0.95 (that trireme), 16 times at 0.95 or more (no change missed), once below 0.8."""
+    0.95 (that trireme), 16 times at 0.95 or more (no change missed), once below 0.8.
+
+    A sea read as before at UNCHANGED_BELOW or more is asked for too where a sea beside it, that
+    the hand also changed, lost an army's triremes that no sea gained (:func:`_sailed_into`):
+    they most likely sailed in. On a rendered hard game on the print (seed 291) blue's trireme
+    sailed from the Cantabricum into the Britannicus, read empty as before at 0.97, and stayed
+    unflagged for 8 commits; over the 18 games of session 88 that was the one such sea."""
     if not moved or before is None:
         return {}
     out = {}
     for region in sorted(moved):
         read = camera.regions.get(region, {})
         sea = region not in camera.board.provinces
+        sure = camera.confidence_of(region)
         if ((read or sea) and region not in overrides and region not in camera.unseen
                 and region not in before.unseen and read == before.regions.get(region, {})
-                and LOW_CONFIDENCE <= camera.confidence_of(region) < UNCHANGED_BELOW):
+                and (LOW_CONFIDENCE <= sure < UNCHANGED_BELOW
+                     or (sea and sure >= UNCHANGED_BELOW and _sailed_into(region, before, camera, moved)))):
             out[region] = Override(None, copy.deepcopy(read), copy.deepcopy(read), GUESSED, moved=True)
     return out
+
+
+def _sailed_into(sea: str, before: ObservedState, camera: ObservedState, moved: frozenset[str]) -> bool:
+    """Whether a sea beside ``sea`` that a hand changed (``moved``) lost, between the camera's
+    reading ``before`` and its reading now, triremes of an army that no sea gained: a fleet that
+    sailed, most likely into ``sea``, which the same hand changed."""
+    board = camera.board
+    for near in sorted(board.sea_neighbours.get(sea, ())):
+        if near not in moved or near in camera.unseen:
+            continue
+        for colour in before.triremes.get(near, {}):
+            if camera.triremes_of(colour, near) < before.triremes_of(colour, near) and not any(
+                    camera.triremes_of(colour, s) > before.triremes_of(colour, s) for s in board.sea_neighbours):
+                return True
+    return False
 
 
 def carry_misreads(overrides: dict[str, Override], camera: ObservedState) -> list[str]:
