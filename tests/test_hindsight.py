@@ -623,6 +623,23 @@ class TestOneOffBeyondTheChange:
                     in v.message
                 assert "galatia" in t.game.questioned
 
+    def test_an_army_read_in_another_colour_before_4_2(self):
+        """Yellow's Moesia read as blue's at 0.87 (at 0.97: surely), which began blue's turn; red's
+        strategic move then shows red's turn going on, and Moesia yellow's again: "passed from
+        blue to yellow during red's turn". Moesia read before in yellow's colour breaks no rule.
+        (The print's hard seed 296: yellow's Dalmazia read as green's at 0.85.)"""
+        for confidence, softened in ((0.87, True), (0.97, False)):
+            t = Table()
+            t.set(bithynia=11).push()
+            t.set(moesia=("blue", 3)).push(confidence={"moesia": confidence})
+            r = t.set(moesia=("yellow", 3), bithynia=10, ponto=4).push()
+            [v] = [v for v in r.verdicts if "passed from blue to yellow" in v.message]
+            assert v.rule == "§4.2" and (v.level == "warning") == softened
+            if softened:
+                assert "Moesia read before as 3 blue legionaries at 0.87; as 3 yellow legionaries it would break " \
+                       "no rule" in v.message
+                assert "moesia" in t.game.questioned
+
     def test_a_conquered_province_is_never_offered_two_armies(self):
         """Red conquers Asia after its strategic move, Asia read before at 0.87: red's legionary
         taken to have stood there before would share Asia with blue's, which no state can hold;

@@ -744,7 +744,9 @@ def _one_off_counts(verdict: Verdict, changed: set[str], prev: ObservedState, st
     lost some, what it holds now; the same Aegeum, read empty for 50 commits until blue's fleet
     sailed in, and "1 yellow trireme appeared in Aegeum outside yellow's turn"). A sea of the
     context is tried with a trireme of each of ``players`` too (the player in turn first): an
-    empty sea read so has no piece to read one more of."""
+    empty sea read so has no piece to read one more of. A province the change passed to another
+    army is tried with its army's colour misread too: now in the army it held, before in the
+    army it holds."""
     def fairly_sure(s: ObservedState, region: str) -> bool:
         return region not in s.unseen and LOW_CONFIDENCE <= s.confidence_of(region) < ONE_OFF_BELOW
 
@@ -759,8 +761,15 @@ def _one_off_counts(verdict: Verdict, changed: set[str], prev: ObservedState, st
         if region not in changed:
             continue
         read, was = state.regions.get(region, {}), prev.regions.get(region, {})
+        # a province read in another army's colour than before: its army's colour may be the
+        # misread, the camera's commonest but the count's (the print's hard seed 296: yellow's
+        # Dalmazia, read as 2 green legionaries at 0.85 after yellow's conquest from it, then as
+        # the 1 yellow legionary it held, "passed from green to yellow during green's turn")
+        army, army_was = state.owners.get(region), prev.owners.get(region)
+        swapped = army is not None and army_was is not None and army != army_was
         if fairly_sure(state, region):
-            counts.append((region, "now", read, _off_by_one(read)))
+            counts.append((region, "now", read, _off_by_one(read) + ([_recoloured(read, army, army_was)]
+                                                                     if swapped else [])))
         if region not in prev.unseen and prev.confidence_of(region) < ONE_OFF_BELOW and region not in state.unseen:
             change = _gain(read, was)
             gained = [piece for piece, n in change.items() if n > 0]
@@ -771,7 +780,8 @@ def _one_off_counts(verdict: Verdict, changed: set[str], prev: ObservedState, st
             # of turn may be a breach)
             lost = all(n < 0 for n in change.values())
             counts.append((region, "before", was, [v for v in _off_by_one(was) + one_new(was, gained)
-                                                   if v != read or lost]))
+                                                   if v != read or lost]
+                           + ([_recoloured(was, army_was, army)] if swapped else [])))
     naval = prev.board.pieces.naval
     for region in verdict.context:
         if region not in changed and fairly_sure(state, region) and fairly_sure(prev, region):
@@ -870,6 +880,12 @@ def _counts(pieces: dict[tuple[str, str], int]) -> dict[str, dict[str, int]]:
     for (colour, kind), n in sorted(pieces.items()):
         out.setdefault(colour, {})[kind] = n
     return out
+
+
+def _recoloured(read: dict, army: str, colour: str) -> dict:
+    """A province's counts (``read``) with ``army``'s pieces in ``colour``: what the province
+    held where the camera misread its army's colour."""
+    return {(colour if c == army else c): dict(kinds) for c, kinds in read.items()}
 
 
 def _off_by_one(read: dict) -> list[dict]:

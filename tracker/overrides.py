@@ -158,7 +158,7 @@ def _sailed_into(sea: str, before: ObservedState, camera: ObservedState, moved: 
             continue
         for colour in before.triremes.get(near, {}):
             if camera.triremes_of(colour, near) < before.triremes_of(colour, near) and not any(
-                    camera.triremes_of(colour, s) > before.triremes_of(colour, s) for s in board.sea_neighbours):
+                    camera.triremes_of(colour, s) > before.triremes_of(colour, s) for s in board.seas):
                 return True
     return False
 
