@@ -688,6 +688,28 @@ class TestGateAndFusion:
         assert gate.check(img).reason == "motion"      # it goes: the board it uncovers passes at once
         assert gate.check(img).still
 
+    def test_fingers_apart_that_come_to_a_hand_wait_as_an_arm(self):
+        """Three blobs, each less than WIDE_BLOB, lying within ARM_GAP of each other and as large
+        as a hand together: fingers the board's shades between them cut apart (a rendered hard
+        game, seed 278: a hand reaching past a card, its palm under the card, had a state
+        committed under it). The same three spread across the board are piles, and pass."""
+        from vision.gate import ISLAND_SETTLE, SETTLE_FRAMES, WIDE_BLOB
+        fingers = [(0, 380, 40, 560), (70, 380, 110, 560), (140, 380, 180, 560)]
+        profile, img, hand = self._pile_along_the_frame(*fingers, at=0.3)
+        gate = Gate(profile)
+        assert [gate.check(img).still for _ in range(3)] == [False, True, True]
+        assert gate.check(hand).reason == "motion"
+        held = [gate.check(hand) for _ in range(SETTLE_FRAMES)]
+        assert held[0].occluder < WIDE_BLOB          # no one blob is a hand's
+        assert [r.reason for r in held[:-1]] == ["something covers the board"] * (SETTLE_FRAMES - 1)
+        assert held[-1].still
+        apart = self._drawn(profile, img, *[(x0 + 3 * i * 100, y0, x1 + 3 * i * 100, y1)
+                                            for i, (x0, y0, x1, y1) in enumerate(fingers)], at=0.3)
+        gate = Gate(profile)
+        assert [gate.check(img).still for _ in range(3)] == [False, True, True]
+        assert gate.check(apart).reason == "motion"
+        assert [gate.check(apart).still for _ in range(ISLAND_SETTLE)][-1]
+
     def _pile_along_the_frame(self, *boxes, at: float = 0.45, colour=(40, 200, 230)):
         """The scene's profile, its image, and the image with a pile drawn over each board-unit
         box ``(x0, y0, x1, y1)``, offset from ``at`` of the board's width."""

@@ -225,7 +225,7 @@ class Gate:
             self._arm_at = None
         # a blob wider than any pile is a hand, even wholly inside the board: a sleeve of the
         # frame's own shade can cut it off from the edge by more than ARM_GAP
-        wide = bool((stats[large, cv2.CC_STAT_AREA] >= WIDE_BLOB * area).any())
+        wide = bool((stats[large, cv2.CC_STAT_AREA] >= WIDE_BLOB * area).any()) or self._spread(blobs, large, area)
         faint = False
         if not (self._arm or wide):     # a hand of the board's own shades, alone or beside its pile
             arm = np.setdiff1d(self._faint_arm(view, change, changed, blobs, image.shape), rested)
@@ -248,6 +248,21 @@ class Gate:
         # a large blob taken in may hold a hand's last sliver, and what it leaves is still its work
         self.ref, self._arm_at, self._hand_seen, self._arm_peak = view, None, biggest > OCCLUDER_FRACTION, 0
         return GateResult(True, motion, biggest)
+
+    @staticmethod
+    def _spread(blobs: np.ndarray, large: np.ndarray, area: int) -> bool:
+        """Whether ``large`` blobs lying within ARM_GAP of each other come to WIDE_BLOB of the board
+        together: a hand whose fingers the board's shades between them cut apart is as wide as a
+        hand. (A rendered hard game, seed 278: a hand reached past a card lying on the board, the
+        card drawn over its palm, and its fingers made three blobs of 0.5 to 1.0 % of the board,
+        2.4 % together; still for two frames, they passed as piles, and a state was committed
+        under the hand.) Piles a move left stand farther apart or are smaller: see
+        docs/measured.md, session 88."""
+        if len(large) < 2:
+            return False
+        mask = np.isin(blobs, large).astype(np.uint8)
+        _, groups = cv2.connectedComponents(cv2.dilate(mask, np.ones((ARM_GAP, ARM_GAP), np.uint8)))
+        return bool(np.bincount(groups[mask > 0]).max() >= WIDE_BLOB * area)
 
     def _hand_at_start(self, view: np.ndarray, shape: tuple[int, ...]) -> None:
         """The first frame starts the still table, whatever it shows; a hand may be over the board
