@@ -761,8 +761,8 @@ def _one_off_counts(verdict: Verdict, changed: set[str], prev: ObservedState, st
         if region not in changed:
             continue
         read, was = state.regions.get(region, {}), prev.regions.get(region, {})
-        # a province read in another army's colour than before: its army's colour may be the
-        # misread, the camera's commonest but the count's (the print's hard seed 296: yellow's
+        # a province read in another army's colour than before: the colour, not the count, may
+        # be what the camera misread, now or before (the print's hard seed 296: yellow's
         # Dalmazia, read as 2 green legionaries at 0.85 after yellow's conquest from it, then as
         # the 1 yellow legionary it held, "passed from green to yellow during green's turn")
         army, army_was = state.owners.get(region), prev.owners.get(region)
