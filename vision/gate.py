@@ -225,7 +225,8 @@ class Gate:
             self._arm_at = None
         # a blob wider than any pile is a hand, even wholly inside the board: a sleeve of the
         # frame's own shade can cut it off from the edge by more than ARM_GAP
-        wide = bool((stats[large, cv2.CC_STAT_AREA] >= WIDE_BLOB * area).any()) or self._spread(blobs, large, area)
+        wide = bool((stats[large, cv2.CC_STAT_AREA] >= WIDE_BLOB * area).any()) \
+            or (not self._arm and self._spread(blobs, large, area))      # an arm waits as long already
         faint = False
         if not (self._arm or wide):     # a hand of the board's own shades, alone or beside its pile
             arm = np.setdiff1d(self._faint_arm(view, change, changed, blobs, image.shape), rested)

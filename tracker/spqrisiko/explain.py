@@ -215,11 +215,10 @@ class _ReadingBuilder:
         self.verdicts: list[Verdict] = []
         self.res = dict(diff.residual)
         self.voluntary: set[str] = set()   # provinces the actor emptied by choice (§14.2)
-        #: legionaries each province paid for triremes built in a sea whose count the camera
-        #: doubted (:func:`tracker.readings.doubted`), and those seas: a gain that paying makes
+        #: (province, sea) -> legionaries the province paid for triremes built in a sea whose
+        #: count the camera doubted (:func:`tracker.readings.doubted`): a gain that paying makes
         #: may be the camera's misread trireme, not a placement (:meth:`leftovers`)
-        self.doubt_paid: dict[str, int] = {}
-        self.doubt_seas: set[str] = set()
+        self.doubt_paid: dict[tuple[str, str], int] = {}
         self.unexplained = 0
         #: the verdicts (by index) that :meth:`breach` found resting on counts read in doubt earlier
         self.phase_doubted: dict[int, dict[str, float]] = {}
@@ -450,8 +449,7 @@ class _ReadingBuilder:
             self.voluntary.add(src)
             self.events.append(Event(ev.LEGIONARIES_TO_TRIREME, a, source=src, target=t, amount=n))
             if doubted(t, P, N):
-                self.doubt_paid[src] = self.doubt_paid.get(src, 0) + LEGIONARIES_PER_TRIREME * n
-                self.doubt_seas.add(t)
+                self.doubt_paid[src, t] = self.doubt_paid.get((src, t), 0) + LEGIONARIES_PER_TRIREME * n
 
     def _sailed_unseen(self, t: str, n: int, src: str | None, moves: int) -> str | None:
         """Where ``n`` new triremes in ``t`` that the turn could not pay for (legionaries of
@@ -465,14 +463,21 @@ class _ReadingBuilder:
         (:func:`tracker.overrides.doubt_unchanged`); when it sailed into the Balearicum, that was
         a trireme built there, "blue placed 3 legionaries but is entitled to 0".)"""
         d, a = self.d, self.actor
-        left = self.ctx.due - self.ctx.placed
-        if src is not None and self.res.get(src, 0) + LEGIONARIES_PER_TRIREME * n <= max(0, left):
-            return None
-        if self.options.naval_movement == SINGLE_MOVE and self.ctx.naval_moves + moves > 0:
+        if not self._must_have_sailed(n, src, moves):
             return None
         near = [(sureness(s, d.prev, d.next), s) for s in sorted(self.board.sea_neighbours.get(t, ()))
                 if s not in d.next.unseen and not d.tri_delta.get((s, a)) and doubted(s, d.prev, d.next)]
         return min(near)[1] if near else None
+
+    def _must_have_sailed(self, n: int, src: str | None, moves: int) -> bool:
+        """Whether ``n`` new triremes that legionaries of ``src`` on their sea's shore could pay for
+        only with more placed than the turn has left (§6), or that no province of the player's on
+        that shore could build (``src`` None, §7.2), may have sailed in: the turn has not had its
+        naval movement (:meth:`_sailed_unseen`, :meth:`_built_beside`)."""
+        left = self.ctx.due - self.ctx.placed
+        if src is not None and self.res.get(src, 0) + LEGIONARIES_PER_TRIREME * n <= max(0, left):
+            return False
+        return not (self.options.naval_movement == SINGLE_MOVE and self.ctx.naval_moves + moves > 0)
 
     def _built_beside(self, t: str, n: int, src: str | None, moves: int) -> tuple[str, str] | None:
         """Where ``n`` new triremes in ``t`` that legionaries of ``src`` on its shore could pay
@@ -489,10 +494,7 @@ class _ReadingBuilder:
         the one turn, the change breaks no rule, and the counts are as read.)"""
         d, a, b = self.d, self.actor, self.board
         cost = LEGIONARIES_PER_TRIREME * n
-        left = self.ctx.due - self.ctx.placed
-        if src is not None and self.res.get(src, 0) + cost <= max(0, left):
-            return None
-        if self.options.naval_movement == SINGLE_MOVE and self.ctx.naval_moves + moves > 0:
+        if not self._must_have_sailed(n, src, moves):
             return None
         far = [(self.res.get(p, 0), p, s) for s in sorted(b.sea_neighbours.get(t, ()))
                if not other_fleets(d.prev, d.next, s, a)
@@ -632,13 +634,13 @@ class _ReadingBuilder:
             # camera read a second blue trireme in the Creticum, at 0.65; paid for by Creta,
             # that was "placed 3 legionaries but is entitled to 0")
             unsure = min(total, sum(r for p, r in gains.items() if doubted(p, P, d.next))
-                         + sum(n for p, n in self.doubt_paid.items() if not doubted(p, P, d.next)))
+                         + sum(n for (p, _), n in self.doubt_paid.items() if not doubted(p, P, d.next)))
             placed = f"{total} {self.board.pieces.unit_word(total)}"
             if total <= budget + tolerance:
                 self.warning("§8", f"{a} placed {placed}, {budget} without cards: enter the card set played",
                              *regions)
             elif total - unsure <= budget:
-                paid_in = sorted(self.doubt_seas - set(regions))
+                paid_in = sorted({sea for _, sea in self.doubt_paid} - set(regions))
                 self.warning("§6", f"{a} placed {placed} but is entitled to {max(0, budget)} this turn"
                                    + DOUBT_NOTE, *regions, *paid_in)
             else:
