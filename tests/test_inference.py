@@ -2044,6 +2044,32 @@ class TestCountsSetOverTheCamera:
         gained = camera(0, balearicum={"blue": {"trireme": 1}})                   # it sailed elsewhere
         assert doubt_unchanged({}, before, gained, both) == {}
 
+    def test_a_sea_read_surely_as_before_beside_a_trireme_paid_for_is_asked_for_a_check(self):
+        """Hard seed 310: blue paid three legionaries of Germania Inferior for a trireme in the
+        Britannicus, read empty as before at 0.98; taken for an attack repelled, the trireme later
+        "appeared outside blue's turn". A hand changed both; the three went to no region."""
+        from tracker.overrides import doubt_unchanged
+        from tracker.state import ObservedState
+
+        def camera(legionaries, **more):
+            regions = {"germania_inferior": {"blue": {"legionary": legionaries}}, **more}
+            return ObservedState.from_dict({"regions": regions, "confidence": {"britannicus": 0.98}})
+        before = camera(5)
+        both = frozenset({"britannicus", "germania_inferior"})
+        assert set(doubt_unchanged({}, before, camera(2), both)) == {"britannicus"}
+        assert doubt_unchanged({}, before, camera(3), both) == {}                  # short of a trireme's price
+        assert doubt_unchanged({}, before, camera(2), frozenset({"germania_inferior"})) == {}  # no hand there
+        assert doubt_unchanged({}, before, camera(2), frozenset({"britannicus"})) == {}
+        built = camera(2, balearicum={"blue": {"trireme": 1}})                    # the trireme read elsewhere
+        assert doubt_unchanged({}, before, built, both) == {}
+        marched = camera(2, belgica={"blue": {"legionary": 3}})                   # they moved on land
+        assert doubt_unchanged({}, before, marched, both) == {}
+        inland = ObservedState.from_dict({"regions": {"pannonia": {"blue": {"legionary": 5}}},
+                                          "confidence": {"britannicus": 0.98}})
+        assert doubt_unchanged({}, inland, ObservedState.from_dict(
+            {"regions": {"pannonia": {"blue": {"legionary": 2}}}, "confidence": {"britannicus": 0.98}}),
+            frozenset({"britannicus", "pannonia"})) == {}                        # not on its coast
+
     def test_the_rules_hold_marks_its_counts_as_kept(self):
         t = Table()
         d = t.state().to_dict()

@@ -17,6 +17,7 @@ import copy
 from dataclasses import dataclass
 
 from tracker.readings import LOW_CONFIDENCE
+from tracker.spqrisiko.reinforcements import LEGIONARIES_PER_TRIREME
 from tracker.state import ObservedState
 
 
@@ -132,7 +133,15 @@ def doubt_unchanged(overrides: dict[str, Override], before: ObservedState | None
     the hand also changed, lost an army's triremes that no sea gained (:func:`_sailed_into`):
     they most likely sailed in. On a rendered hard game on the print (seed 291) blue's trireme
     sailed from the Cantabricum into the Britannicus, read empty as before at 0.97, and stayed
-    unflagged for 8 commits; over the 18 games of session 88 that was the one such sea."""
+    unflagged for 8 commits; over the 18 games of session 88 that was the one such sea. So is one
+    beside a province the hand also changed whose army lost the price of a trireme in legionaries
+    that no region gained (:func:`_paid_into`): they most likely paid for a trireme the camera did
+    not see. On a rendered hard game (seed 310) blue paid three legionaries of Germania Inferior
+    for a trireme in the Britannicus, read empty as before at 0.98; the tracker took the loss for
+    an attack repelled, and when the camera saw the trireme, seven commits later, it "appeared
+    outside blue's turn": a violation. Over the 8 games filmed in session 89 that was the one such
+    sea; two more seas read so beside a province that paid three were right, a trireme built in
+    another sea and a move into a province (both left alone, as their legionaries went there)."""
     if not moved or before is None:
         return {}
     out = {}
@@ -143,7 +152,8 @@ def doubt_unchanged(overrides: dict[str, Override], before: ObservedState | None
         if ((read or sea) and region not in overrides and region not in camera.unseen
                 and region not in before.unseen and read == before.regions.get(region, {})
                 and (LOW_CONFIDENCE <= sure < UNCHANGED_BELOW
-                     or (sea and sure >= UNCHANGED_BELOW and _sailed_into(region, before, camera, moved)))):
+                     or (sea and sure >= UNCHANGED_BELOW and (_sailed_into(region, before, camera, moved)
+                                                              or _paid_into(region, before, camera, moved))))):
             out[region] = Override(None, copy.deepcopy(read), copy.deepcopy(read), GUESSED, moved=True)
     return out
 
@@ -159,6 +169,25 @@ def _sailed_into(sea: str, before: ObservedState, camera: ObservedState, moved: 
         for colour in before.triremes.get(near, {}):
             if camera.triremes_of(colour, near) < before.triremes_of(colour, near) and not any(
                     camera.triremes_of(colour, s) > before.triremes_of(colour, s) for s in board.seas):
+                return True
+    return False
+
+
+def _paid_into(sea: str, before: ObservedState, camera: ObservedState, moved: frozenset[str]) -> bool:
+    """Whether a province on the coast of ``sea`` that a hand changed (``moved``) lost, between the
+    camera's reading ``before`` and its reading now, at least a trireme's price in an army's
+    legionaries (§7.1) while no province gained legionaries of that army and no sea its triremes:
+    the price of a trireme, most likely built in ``sea``, which the same hand changed."""
+    board = camera.board
+    for shore in sorted(board.shores_of.get(sea, ())):
+        if shore not in moved or shore in camera.unseen:
+            continue
+        for colour, kinds in before.regions.get(shore, {}).items():
+            lost = kinds.get("legionary", 0) - camera.regions.get(shore, {}).get(colour, {}).get("legionary", 0)
+            if lost >= LEGIONARIES_PER_TRIREME and not any(
+                    camera.regions.get(p, {}).get(colour, {}).get("legionary", 0)
+                    > before.regions.get(p, {}).get(colour, {}).get("legionary", 0) for p in board.provinces) \
+                    and not any(camera.triremes_of(colour, s) > before.triremes_of(colour, s) for s in board.seas):
                 return True
     return False
 
