@@ -243,6 +243,35 @@ def test_a_province_the_rules_kept_says_so_not_the_camera(browser, dashboard):
     assert "the rules kept one" in text and "% sure" not in text
 
 
+def test_a_set_up_army_the_rules_guessed_says_so(browser, dashboard):
+    """A yellow pair read as nothing beside a neutral group read as 4 yellow legionaries, both in
+    deep doubt: the set-up rules settle both, and the map asks which army stands in each."""
+    from selenium.webdriver.common.by import By
+    from tracker.state import ObservedState
+    live = dashboard
+    setup = game_states(1)[0]
+    pair, group = next((p, q) for p in sorted(setup.provinces_of("yellow"))
+                       for q in sorted(setup.board.land_neighbours[p]) if setup.owners.get(q) == "black")
+    d = setup.to_dict()
+    d["regions"].pop(pair)
+    d["regions"][group] = {"yellow": {"legionary": 4}}
+    d["confidence"] = {pair: 0.07, group: 0.09}
+    live.commit(ObservedState.from_dict(d), b"\xff\xd8\xff\xe0")
+    wait_for(lambda: {e.get_attribute("id")[2:] for e in browser.find_elements(By.CSS_SELECTOR, "#map path.doubt")}
+             == {pair, group})
+    for region in (pair, group):
+        title = browser.find_element(By.CSS_SELECTOR, f"#r-{region} title").get_attribute("textContent")
+        assert "check which army stands here" in title and "% sure" not in title
+    browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="review"]').click()       # in review too
+    wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#timeline button"))
+    browser.find_elements(By.CSS_SELECTOR, "#timeline button")[0].click()
+    wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#snap-a li.doubt"))
+    texts = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#snap-a li.doubt")]
+    assert sorted(t.split(":")[0] for t in texts) == sorted(setup.board.name(r) for r in (pair, group))
+    assert all("the set-up rules chose the army" in t and "% sure" not in t for t in texts)
+    browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="live"]').click()
+
+
 def test_a_set_count_doubted_after_a_move_says_why(browser, dashboard):
     """The rules settled a misread set-up count; a hand then moved pieces there and the camera
     reads it as before. The map asks for a check of the settled count, and says why."""

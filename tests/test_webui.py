@@ -245,6 +245,34 @@ class TestLiveGame:
         assert view["moved"] == [] and region not in view["latest"]["state"].get("confidence", {})
         live.store.close()
 
+    def test_set_up_counts_settled_with_the_army_in_doubt_stay_flagged_after_a_restart(self, tmp_path):
+        """A yellow pair read as nothing beside a neutral group read as 4 yellow legionaries, both in
+        deep doubt (hard set-up seed 297): the rules settle both, but which army stands in each is
+        their guess, so the map asks for both, says why, and a restart asks again."""
+        setup = game_states(1)[0]
+        board = setup.board
+        pair, group = next((p, q) for p in sorted(setup.provinces_of("yellow"))
+                           for q in sorted(board.land_neighbours[p]) if setup.owners.get(q) == "black")
+        d = setup.to_dict()
+        d["regions"].pop(pair)
+        d["regions"][group] = {"yellow": {"legionary": 4}}
+        d["confidence"] = {pair: 0.07, group: 0.09}
+        read = ObservedState.from_dict(d)
+        store = Store(tmp_path / "d")
+        live = LiveGame.open(store, PLAYERS, resume=False)
+        view = live.commit(read)
+        assert view["setup_doubt"] == sorted([pair, group]) and view["guessed"] == []
+        assert all(view["latest"]["state"]["confidence"][r] < view["low_confidence"] for r in (pair, group))
+        assert {c["author"] for c in store.corrections(live.game_id)} == {"set-up rules, army in doubt"}
+        store.close()
+        live = LiveGame.open(Store(tmp_path / "d"), PLAYERS)
+        view = live.commit(read)
+        assert view["setup_doubt"] == sorted([pair, group])
+        assert all(live.game.state.confidence_of(r) < view["low_confidence"] for r in (pair, group))
+        view = live.correct(pair, {"yellow": {"legionary": 2}})        # a player sets it: asked no more
+        assert view["setup_doubt"] == [group]
+        live.store.close()
+
     def test_a_misread_the_rules_settled_is_carried_past_a_move_in_its_region(self, tmp_path):
         """Set-up read a yellow trireme in the empty Hadriaticum; the rules took it as nothing. Red
         then builds a trireme there and the camera reads both: the yellow one is the same misread,

@@ -33,7 +33,8 @@ from tracker.spqrisiko.options import SpqrOptions
 from tracker.spqrisiko.reinforcements import entitlement
 from tracker.spqrisiko.scoring import Score, score
 from tracker.spqrisiko.setup import (SetupPlan, check_players, first_board_phantoms, fixed_group_read, phantoms_verdict,
-                                     settle_placements, settle_setup, settled_verdict, setup_plan, setup_step,
+                                     settle_placements, settle_setup, settled_in_doubt, settled_verdict, setup_plan,
+                                     setup_step,
                                      setup_under_way, validate_setup, vouched_setup)
 from tracker.spqrisiko.setup_turns import (SetupCommit, SetupTurn, group_verdicts, misplaced, neutral_share_verdicts,
                                            setup_turn, turn_verdicts)
@@ -780,12 +781,17 @@ class Game(TurnFollower):
         """§3.7–3.11 fix every count of a finished set-up (:func:`tracker.spqrisiko.setup.settle_setup`).
         The counts the camera read as the set-up leaves them but doubted are held as read, sure
         (:func:`~tracker.spqrisiko.setup.vouched_setup`; ``Override.vouched``); the warning names
-        only the counts settled otherwise than read."""
+        only the counts settled otherwise than read. Those whose army the settlement may have got
+        wrong (:func:`~tracker.spqrisiko.setup.settled_in_doubt`) are held as GUESSED, so that the
+        dashboard asks for a check until a player sets them."""
         self._check_board(state)
         # a followed set-up tells which pair was placed in another player's turn
         turn_of = misplaced(self.placement_log, state, self.plan) if self.placing else {}
         settled = settle_setup(state, self.plan, turn_of)
-        overrides, notes = self._settled(settled, lambda board, s: settled_verdict(board, s, state.unseen))
+        in_doubt = settled_in_doubt(state, settled)       # armies the settlement may have got wrong
+        overrides, notes = self._settled(settled, lambda board, s: settled_verdict(board, s, state.unseen, in_doubt))
+        for r in in_doubt:
+            overrides[r].confidence = GUESSED
         read = state.to_dict()["regions"]
         overrides.update((r, Override(None, read.get(r, {}), copy.deepcopy(read.get(r, {})), vouched=True))
                          for r in sorted(vouched_setup(state, self.plan, turn_of) - set(settled)))

@@ -52,8 +52,12 @@ MOVED_READ_AS_BEFORE = "pieces moved, read as before"
 #: pieces only, the misread armies' pieces as they were set (:func:`tracker.overrides.carry_misreads`):
 #: flagged after a restart too
 CARRIED_PAST_CHANGE = "misread carried past a change"
+#: ... and of a set-up count settled where the camera's reading left the army in doubt (a province
+#: read empty beside a pile read two over, :func:`tracker.spqrisiko.setup.settled_in_doubt`):
+#: still flagged for a check after a restart
+SETUP_RULES_IN_DOUBT = "set-up rules, army in doubt"
 #: the authors whose counts the dashboard still asks the players to check
-_DOUBTED_BY = (GUESSED_BY_RULES, MOVED_SINCE_SET, MOVED_READ_AS_BEFORE, CARRIED_PAST_CHANGE)
+_DOUBTED_BY = (GUESSED_BY_RULES, MOVED_SINCE_SET, MOVED_READ_AS_BEFORE, CARRIED_PAST_CHANGE, SETUP_RULES_IN_DOUBT)
 #: ... and those a hand's change put in doubt
 _MOVED_BY = (MOVED_SINCE_SET, MOVED_READ_AS_BEFORE, CARRIED_PAST_CHANGE)
 #: ... and those the Undo button passes by: they set no count a player could take back
@@ -257,7 +261,8 @@ class LiveGame:
         sid = self.store.add_snapshot(self.game_id, recorded or (SETUP if source == "camera" else source), state.to_dict(),
                                       entry.colour, entry.round_no, entry.turn_no, self._described(events),
                                       verdicts, self._scores(), jpeg, detections)
-        self._hold(sid, settling, lambda o: VOUCHED_BY_SETUP if o.vouched else SETUP_RULES)
+        self._hold(sid, settling, lambda o: VOUCHED_BY_SETUP if o.vouched else
+                   SETUP_RULES if o.confidence is None else SETUP_RULES_IN_DOUBT)
         return sid
 
     def _hold(self, sid: int, overrides: dict[str, Override], author: Callable[[Override], str]) -> None:
@@ -514,7 +519,11 @@ class LiveGame:
                        if e["kind"] == JUDGE_DRAWS and e["t"] >= since and e["verdicts"]],
             "overrides": sorted(self.overrides),
             # counts the rules guessed, not the camera (§14.1): their low confidence is no camera's
-            "guessed": sorted(r for r, o in self.overrides.items() if o.confidence is not None and not o.moved),
+            "guessed": sorted(r for r, o in self.overrides.items() if o.confidence is not None and o.kept),
+            # set-up counts the rules settled where the camera left the army in doubt: which army
+            # stands there is the rules' guess
+            "setup_doubt": sorted(r for r, o in self.overrides.items()
+                                  if o.confidence is not None and not o.kept and not o.moved),
             # counts set over the camera's in regions whose pieces were moved since, while the camera
             # read them as before: the set count may be out of date, so a player should look
             "moved": sorted(r for r, o in self.overrides.items() if o.moved),
@@ -552,11 +561,11 @@ class LiveGame:
         after = snap.state["regions"]
         # how sure the camera was of each changed region: what a dispute turns on
         sure, unseen = snap.state.get("confidence", {}), set(snap.state.get("unseen", []))
-        guessed = {c["region"] for c in self.store.corrections(self.game_id)
-                   if c["snapshot_id"] == sid and c["author"] == GUESSED_BY_RULES}
+        authors = {c["region"]: c["author"] for c in self.store.corrections(self.game_id) if c["snapshot_id"] == sid}
         changed = {r: {"before": before.get(r, {}), "after": after.get(r, {}),
                        "confidence": 0.0 if r in unseen else sure.get(r, 1.0), "seen": r not in unseen,
-                       "guessed": r in guessed}
+                       "guessed": authors.get(r) == GUESSED_BY_RULES,
+                       "setup_doubt": authors.get(r) == SETUP_RULES_IN_DOUBT}
                    for r in sorted(set(before) | set(after)) if before.get(r) != after.get(r)}
         out = snap.to_dict()
         out.update({"changed": changed, "decisions": self.store.decisions(sid),
