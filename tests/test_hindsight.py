@@ -394,6 +394,24 @@ class TestTurnDoubts:
         began = t.game.history[-2]
         assert began.actor == "blue" and [s.colour for s in began.scores] == ["blue"]
 
+    def test_a_turn_missed_in_the_commit_that_began_the_one_before_is_taken_to_have_begun(self):
+        """Blue's placement in Thracia and yellow's in Moesia, both read in doubt, come in one
+        commit: read as blue's turn beginning, yellow's legionaries "outside its reinforcement
+        phase". Red, who plays after yellow, is then seen placing: the commit that began blue's
+        turn is taken to have held blue's whole turn and yellow's beginning, each player's claim
+        made. (Hard seed 321: green's placement read in blue's turn, a violation, and two turns
+        read behind for four commits; blue's claim lost.)"""
+        t = Table()
+        t.set(bithynia=11).push()
+        both = t.set(thracia=4, moesia=5).push(confidence={"thracia": 0.55, "moesia": 0.5})
+        assert t.game.current == "blue" and [s.colour for s in both.scores] == ["blue"]
+        placed = t.set(galatia=7).push()
+        assert rules(placed) == set() and t.game.current == "red" and kinds(placed) == [ev.REINFORCEMENT]
+        [note] = second_thoughts(placed)
+        assert "red is seen gaining pieces in Galatia, so yellow's turn is taken to have begun" in note.message
+        began = t.game.history[-2]
+        assert began.actor == "yellow" and [s.colour for s in began.scores] == ["blue", "yellow"]
+
     def test_a_missed_turn_needs_a_change_read_in_doubt(self):
         """Macedonia read one short surely: nothing says blue's turn hid in that commit."""
         t = Table()

@@ -1422,7 +1422,7 @@ class TestTurnsInOneChange:
 
     @staticmethod
     def unsplit(monkeypatch):
-        monkeypatch.setattr(TurnFollower, "_split_turn", lambda self, prev, state, last: None)
+        monkeypatch.setattr(TurnFollower, "_split_turn", lambda self, prev, state, last, hinted=False: None)
 
     def test_a_repelled_attack_and_the_next_players_reinforcements(self, monkeypatch):
         """Red attacks Asia from Galatia and loses 2; blue places its legionary in Thracia."""

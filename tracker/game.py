@@ -486,7 +486,7 @@ class TurnFollower:
             hypotheses.append((cost, Weighed(nxt, ctx, readings, prev)))
             after = self.next_player(nxt)
             for last in (nxt,) if turn_hint is not None or after == self.current else (nxt, after):
-                split = self._split_turn(prev, state, last)
+                split = self._split_turn(prev, state, last, hinted=turn_hint is not None)
                 if split is not None:
                     hypotheses.append(split)
             skipped = self._skipped_turn(prev, state, after) if turn_hint is None and after != self.current else None
@@ -524,20 +524,22 @@ class TurnFollower:
         return cost, Weighed(last, None, readings, between, ending, ended.actor, restarted=True)
 
     @staticmethod
-    def _between(prev: ObservedState, state: ObservedState, last: str, ending_may_be_empty: bool = False
-                 ) -> ObservedState | None:
+    def _between(prev: ObservedState, state: ObservedState, last: str, ending_may_be_empty: bool = False,
+                 doubt_allowed: bool = False) -> ObservedState | None:
         """The board between the two parts of a change read in two: ``prev`` with every change but
         ``last``'s first turn's. That turn's part is what only the player in turn adds, at the
         start of a turn: the provinces ``last`` held before and after in which its army grew or a
         power centre was built, and the seas where its fleet grew (a trireme a card set launches),
-        each read surely. None when that part is empty or doubted, or when the other part is empty
-        and may not be."""
+        each read surely. None when that part is empty or doubted (unless ``doubt_allowed``: a
+        hint says the change ends in ``last``'s turn), or when the other part is empty and may
+        not be."""
         changed = state.changed_regions(prev)
         gains = {r for r in changed
                  if (prev.owners.get(r) == last == state.owners.get(r)
                      and (state.legions[r] > prev.legions[r] or state.centres.get(r, 0) > prev.centres.get(r, 0)))
                  or (state.board.is_sea(r) and state.triremes_of(last, r) > prev.triremes_of(last, r))}
-        if not gains or (gains == changed and not ending_may_be_empty) or any(doubted(r, prev, state) for r in gains):
+        if not gains or (gains == changed and not ending_may_be_empty) or (
+                not doubt_allowed and any(doubted(r, prev, state) for r in gains)):
             return None
         return prev.with_regions_of(state, changed - gains)
 
@@ -562,7 +564,8 @@ class TurnFollower:
             turns, wraps = 2, wraps + (self.players.index(after) <= self.players.index(self.current))
         return self._next_context(colour, state, self.round_no + wraps, self.turn_no + turns)
 
-    def _split_turn(self, prev: ObservedState, state: ObservedState, last: str) -> "tuple[float, Weighed] | None":
+    def _split_turn(self, prev: ObservedState, state: ObservedState, last: str, hinted: bool = False
+                    ) -> "tuple[float, Weighed] | None":
         """The change read in two parts, where the camera committed nothing between them: the
         ending turn's last moves, then ``last``'s first reinforcements. The ending turn is the
         player in turn's, or, where ``last`` comes after the next player, the next player's whole
@@ -578,12 +581,16 @@ class TurnFollower:
         (seed 16 on the print; read as green going on, red's legionaries "appeared outside red's
         reinforcement phase", and read as red's turn, green's losses were red's attack on
         Armenia, a breach); green reinforced and attacked under a card, and red's reinforcements
-        that followed were read as red's pieces appearing in yellow's turn (seed 54)."""
+        that followed were read as red's pieces appearing in yellow's turn (seed 54).
+
+        ``hinted``: the tablet or a second thought says the change ends in ``last``'s turn, so
+        ``last``'s part may be read in doubt (:func:`tracker.hindsight._missed_turns`: without it,
+        the hint skipped the ending player's turn and its claim)."""
         ender = self.current if self.next_player() == last else self.next_player()
         if self.next_player(ender) != last:
             return None
         hidden = ender != self.current and bool(self._may_be_theirs(ender, prev, prev.unseen | state.unseen))
-        between = self._between(prev, state, last, ending_may_be_empty=hidden)
+        between = self._between(prev, state, last, ending_may_be_empty=hidden, doubt_allowed=hinted)
         if between is None:
             return None
         turns, cost = 1, 0.0

@@ -569,8 +569,12 @@ def _missed_turns(game, journal: Journal, state: ObservedState) -> list[tuple[in
     surely: its placement missed, its moves read in doubt as the player in turn's. (The print's
     hard seed 247: yellow placed three in Cilicia, read as it stood, then attacked from it, read
     as "blue attacks Cilicia from no province of blue's"; green's placement next was read in
-    blue's turn, and blue's turn went on through green's and red's, fourteen violations.) Never
-    where the tablet gave a turn since."""
+    blue's turn, and blue's turn went on through green's and red's, fourteen violations.) The
+    commit that began the turn in context is weighed too, as the whole of that turn and the
+    beginning of the next: on a rendered hard game (seed 321) blue's placement and yellow's came
+    in one commit, all read in doubt, taken as blue's turn beginning, and green's placement next
+    was "outside green's reinforcement phase", the tracker two turns behind for four commits.
+    Never where the tablet gave a turn since."""
     past = _past(game, journal) if MAX_MISSED_TURN else None
     if past is None or game.current is None:
         return []
@@ -588,10 +592,10 @@ def _missed_turns(game, journal: Journal, state: ObservedState) -> list[tuple[in
         step = journal.steps[i]
         if step.args[1] is not None:
             return []
-        if step.report.turn_changed:
-            break
         if any(step.state.confidence_of(r) < LOW_CONFIDENCE for r in step.state.changed_regions(step.before.state)):
             out.append((i, {}, note, {i: between}))
+        if step.report.turn_changed:
+            break
     return out
 
 
