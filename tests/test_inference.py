@@ -149,6 +149,20 @@ class TestReinforcements:
         r = t.ships("aegeum", "red", 1).push()              # the Pontus read surely: no fleet to sail
         assert "§7.2" in rules(r) and ev.NAVAL_MOVE not in kinds(r)
 
+    def test_a_trireme_the_turn_cannot_build_sailed_from_a_sea_out_of_sight_9(self):
+        """Hard seed 326: green attacked Epirus by sea from the Ionium under a card, then sailed
+        on into the Creticum, read as a trireme built there: "placed 3 legionaries but is entitled
+        to 0". A sea beside it that the camera cannot see may hold the fleet that sailed."""
+        from tracker.state import ObservedState
+        t = Table()
+        t.set(bithynia=11).push()                           # red places its 3
+        d = t.ships("aegeum", "red", 1).state().to_dict()
+        d["unseen"] = ["pontus_euxinus"]
+        r = t.game.observe(ObservedState.from_dict(d))
+        assert ev.NAVAL_MOVE in kinds(r) and not rules(r) and "§9" in rules(r, "warning")
+        (note,) = [v for v in r.verdicts if v.rule == "§9"]
+        assert "sailed from Pontus Euxinus, which the camera could not see" in note.message
+
     def test_a_violation_rests_on_the_regions_that_changed(self):
         """Moesia read a legionary short at 0.5: the sea attack that would need more triremes in
         the Pontus Euxinus (unchanged, read surely) rests on Moesia's doubtful count alone."""

@@ -428,10 +428,11 @@ class _ReadingBuilder:
             if missed is not None:
                 moves += 1
                 self.events.append(Event(ev.NAVAL_MOVE, a, source=missed, target=t, amount=n))
+                where = ("which the camera could not see" if missed in N.unseen else
+                         f"where the camera doubted its count (read at {sureness(missed, P, N):.2f})")
                 message = (f"{n} {a} trireme{'s' if n > 1 else ''} appeared in {self.name(t)}, more than {a} could "
-                           f"build this turn: taken to have sailed from {self.name(missed)}, where the camera "
-                           f"doubted its count (read at {sureness(missed, P, N):.2f}) and may have missed "
-                           f"{'them' if n > 1 else 'it'}; check the count")
+                           f"build this turn: taken to have sailed from {self.name(missed)}, {where} and may have "
+                           f"missed {'them' if n > 1 else 'it'}; check the count")
                 self.verdicts.append(replace(Verdict.warning("§9", message, (t,)), checks=(missed,)))
                 continue
             if sailed is None and src is None:
@@ -461,12 +462,16 @@ class _ReadingBuilder:
         game, seed 286: blue turned three legionaries of Cisalpina into a trireme in the
         Tyrrenum, which the camera went on reading empty, doubted since as a sea a hand changed
         (:func:`tracker.overrides.doubt_unchanged`); when it sailed into the Balearicum, that was
-        a trireme built there, "blue placed 3 legionaries but is entitled to 0".)"""
+        a trireme built there, "blue placed 3 legionaries but is entitled to 0".) A sea beside ``t``
+        that the camera cannot see is taken first: a fleet may stand there unseen. (Hard seed 326:
+        green attacked Epirus by sea from the Ionium under a card, then sailed on into the
+        Creticum, read as a trireme built there, "placed 3 legionaries but is entitled to 0".)"""
         d, a = self.d, self.actor
         if not self._must_have_sailed(n, src, moves):
             return None
-        near = [(sureness(s, d.prev, d.next), s) for s in sorted(self.board.sea_neighbours.get(t, ()))
-                if s not in d.next.unseen and not d.tri_delta.get((s, a)) and doubted(s, d.prev, d.next)]
+        near = [(0.0 if s in d.next.unseen else sureness(s, d.prev, d.next), s)
+                for s in sorted(self.board.sea_neighbours.get(t, ()))
+                if s in d.next.unseen or (not d.tri_delta.get((s, a)) and doubted(s, d.prev, d.next))]
         return min(near)[1] if near else None
 
     def _must_have_sailed(self, n: int, src: str | None, moves: int) -> bool:
