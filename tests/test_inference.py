@@ -2072,6 +2072,10 @@ class TestCountsSetOverTheCamera:
         both = frozenset({"britannicus", "germania_inferior"})
         assert set(doubt_unchanged({}, before, camera(2), both)) == {"britannicus"}
         assert doubt_unchanged({}, before, camera(3), both) == {}                  # short of a trireme's price
+        assert doubt_unchanged({}, before, camera(1), both) == {}                  # four: no whole trireme's
+        lost = ObservedState.from_dict({"regions": {"germania_inferior": {"red": {"legionary": 1}}},
+                                        "confidence": {"britannicus": 0.98}})
+        assert doubt_unchanged({}, before, lost, both) == {}                       # conquered, not paid
         assert doubt_unchanged({}, before, camera(2), frozenset({"germania_inferior"})) == {}  # no hand there
         assert doubt_unchanged({}, before, camera(2), frozenset({"britannicus"})) == {}
         built = camera(2, balearicum={"blue": {"trireme": 1}})                    # the trireme read elsewhere

@@ -34,8 +34,7 @@ from tracker.spqrisiko.reinforcements import entitlement
 from tracker.spqrisiko.scoring import Score, score
 from tracker.spqrisiko.setup import (SetupPlan, check_players, first_board_phantoms, fixed_group_read, phantoms_verdict,
                                      settle_placements, settle_setup, settled_in_doubt, settled_verdict, setup_plan,
-                                     setup_step,
-                                     setup_under_way, validate_setup, vouched_setup)
+                                     setup_step, setup_under_way, validate_setup, vouched_setup)
 from tracker.spqrisiko.setup_turns import (SetupCommit, SetupTurn, group_verdicts, misplaced, neutral_share_verdicts,
                                            setup_turn, turn_verdicts)
 from tracker.state import ObservedState

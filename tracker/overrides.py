@@ -139,9 +139,9 @@ def doubt_unchanged(overrides: dict[str, Override], before: ObservedState | None
     not see. On a rendered hard game (seed 310) blue paid three legionaries of Germania Inferior
     for a trireme in the Britannicus, read empty as before at 0.98; the tracker took the loss for
     an attack repelled, and when the camera saw the trireme, seven commits later, it "appeared
-    outside blue's turn": a violation. Over the 8 games filmed in session 89 that was the one such
-    sea; two more seas read so beside a province that paid three were right, a trireme built in
-    another sea and a move into a province (both left alone, as their legionaries went there)."""
+    outside blue's turn": a violation. Over the 32 games filmed in session 89 that was the one such
+    sea; the seas read so beside a province that lost three with a trireme built elsewhere or a
+    province gained (the legionaries went there) were right, and are left alone."""
     if not moved or before is None:
         return {}
     out = {}
@@ -175,16 +175,21 @@ def _sailed_into(sea: str, before: ObservedState, camera: ObservedState, moved: 
 
 def _paid_into(sea: str, before: ObservedState, camera: ObservedState, moved: frozenset[str]) -> bool:
     """Whether a province on the coast of ``sea`` that a hand changed (``moved``) lost, between the
-    camera's reading ``before`` and its reading now, at least a trireme's price in an army's
-    legionaries (§7.1) while no province gained legionaries of that army and no sea its triremes:
-    the price of a trireme, most likely built in ``sea``, which the same hand changed."""
+    camera's reading ``before`` and its reading now, the price of whole triremes in its army's
+    legionaries (§7.1), still holding it, while no province gained legionaries of that army and
+    no sea its triremes: triremes most likely built in ``sea``, which the same hand changed. (Over
+    the 32 games filmed in session 89, a province that lost a number of legionaries no trireme
+    costs, four, or was conquered, beside a sea read surely as before: three times, each sea
+    right.)"""
     board = camera.board
     for shore in sorted(board.shores_of.get(sea, ())):
         if shore not in moved or shore in camera.unseen:
             continue
         for colour, kinds in before.regions.get(shore, {}).items():
             lost = kinds.get("legionary", 0) - camera.regions.get(shore, {}).get(colour, {}).get("legionary", 0)
-            if lost >= LEGIONARIES_PER_TRIREME and not any(
+            if camera.owners.get(shore) != colour or lost <= 0 or lost % LEGIONARIES_PER_TRIREME:
+                continue        # a province lost in battle, or legionaries that pay for no whole trireme
+            if not any(
                     camera.regions.get(p, {}).get(colour, {}).get("legionary", 0)
                     > before.regions.get(p, {}).get(colour, {}).get("legionary", 0) for p in board.provinces) \
                     and not any(camera.triremes_of(colour, s) > before.triremes_of(colour, s) for s in board.seas):
