@@ -528,10 +528,11 @@ class TestSetupSettlement:
         tracked = apply_overrides(overrides, read)
         assert tracked.same_counts(legal) and to_check(tracked, {}, overrides) == set()
 
-    def test_a_province_read_empty_beside_a_pile_read_two_over_is_settled_in_doubt(self, board):
+    def test_a_province_read_empty_and_a_pile_read_two_over_beside_it_are_settled_in_doubt(self, board):
         """Hard set-up seed 297: yellow's pair in Lusitania read as nothing beside neutral
         Baetica read as 4 yellow legionaries, both deeply in doubt. Settled, Baetica became
-        yellow's pair and Lusitania a neutral group: both wrong, so both are asked for."""
+        yellow's pair and Lusitania a neutral group: both wrong, so both are asked for. (Seed
+        330: a province read empty, settled right, whose pile the camera never saw change.)"""
         from tracker.game import Game
         from tracker.overrides import GUESSED, apply_overrides, to_check
         from tracker.spqrisiko.setup import settled_in_doubt
@@ -545,20 +546,23 @@ class TestSetupSettlement:
         assert settled == {pair: ({}, {"black": {"legionary": 3}}),             # the rules' best guess:
                            group: ({"yellow": {"legionary": 4}}, {"yellow": {"legionary": 2}})}   # both wrong
         assert settled_in_doubt(read, settled) == {pair, group}
-        # the camera sure of either, the pile only one over, or no province read empty: no doubt
-        for sure in ({pair: 0.07, group: 0.9}, {pair: 0.9, group: 0.09}):
-            assert settled_in_doubt(self._read(P3, swapped, confidence=sure), settled) == set()
+        # a province read empty is the rules' guess however the camera read it; the pile beside it
+        # only where it was read in doubt and two over
+        sure = self._read(P3, swapped, confidence={pair: 0.07, group: 0.9})
+        assert settled_in_doubt(sure, settled) == {pair}
+        assert settled_in_doubt(self._read(P3, swapped, confidence={pair: 0.9, group: 0.09}), settled) == {pair, group}
         one_over = self._read(P3, {pair: None, group: {"yellow": {"legionary": 3}}}, confidence={pair: 0.07, group: 0.09})
-        assert settled_in_doubt(one_over, settle_setup(one_over, plan)) == set()
+        assert settled_in_doubt(one_over, settle_setup(one_over, plan)) == {pair}
         lone = self._read(P3, {group: {"black": {"legionary": 5}}}, confidence={group: 0.09})
-        assert settled_in_doubt(lone, settle_setup(lone, plan)) == set()
+        assert settled_in_doubt(lone, settle_setup(lone, plan)) == set()      # no pile missed: as read
         # the game holds them as the rules' guess, marked for a check, and its warning says why
         game = Game(P3)
         overrides, notes = game.settle_setup(read)
         assert {r for r, o in overrides.items() if o.confidence == GUESSED} == {pair, group}
         assert to_check(apply_overrides(overrides, read), {}, overrides) >= {pair, group}
-        assert "may hold each other's pieces" in notes[0].message
-        assert board.name(pair) in notes[0].message.split("(")[-1]
+        clause = notes[0].message.split(" (")[-1]
+        assert clause.startswith(f"the camera read no pile in {board.name(pair)}, and {board.name(group)} may hold its")
+        assert clause.endswith("which army stands there is the rules' guess; check)")
 
     def test_a_board_that_is_no_finished_set_up_keeps_every_count(self, board):
         from tracker.spqrisiko.simulator import Simulator
