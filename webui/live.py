@@ -52,9 +52,8 @@ MOVED_READ_AS_BEFORE = "pieces moved, read as before"
 #: pieces only, the misread armies' pieces as they were set (:func:`tracker.overrides.carry_misreads`):
 #: flagged after a restart too
 CARRIED_PAST_CHANGE = "misread carried past a change"
-#: ... and of a set-up count settled where the camera's reading left the army in doubt (a province
-#: read empty beside a pile read two over, :func:`tracker.spqrisiko.setup.settled_in_doubt`):
-#: still flagged for a check after a restart
+#: ... and of a set-up count whose army is the rules' guess (a province read empty, or a pile read two
+#: over beside one, :func:`tracker.spqrisiko.setup.settled_in_doubt`): still flagged after a restart
 SETUP_RULES_IN_DOUBT = "set-up rules, army in doubt"
 #: the authors whose counts the dashboard still asks the players to check
 _DOUBTED_BY = (GUESSED_BY_RULES, MOVED_SINCE_SET, MOVED_READ_AS_BEFORE, CARRIED_PAST_CHANGE, SETUP_RULES_IN_DOUBT)
