@@ -507,7 +507,7 @@ class TestTurnsInOneChange:
         assert game.score_track[-1] is r.scores[0]           # the claim taken again, in place of the tablet's
 
     def test_read_whole_the_change_breaks_a_rule(self, monkeypatch):
-        monkeypatch.setattr(TurnFollower, "_split_turn", lambda self, prev, state, last: None)
+        monkeypatch.setattr(TurnFollower, "_split_turn", lambda self, prev, state, last, hinted=False: None)
         assert any(level == "violation" for level, _ in levels(self.play()))
 
 
