@@ -133,6 +133,18 @@ class TestReinforcements:
         r = t.set(galatia=3, ponto=4).ships("pontus_euxinus", "red", 3).push()
         assert "§6" in rules(r)                             # read surely, a breach
 
+    def test_an_excess_moved_on_into_a_doubted_province_is_a_warning_6(self):
+        """The print's hard seed 340: yellow's three placed in Bithynia, read as 4 at 0.21 where a
+        conquest the camera missed had left it, were read as four placed beside it and moved in:
+        "placed 4 legionaries but is entitled to 3". The excess rests on the doubted count."""
+        r = Table().set(asia=("red", 4)).push(confidence={"asia": 0.3})
+        assert kinds(r) == [ev.REINFORCEMENT, ev.LAND_ATTACK]
+        assert "§6" not in rules(r) and "§6" in rules(r, "warning")
+        (note,) = [v for v in r.verdicts if v.rule == "§6"]
+        assert "asia" in note.regions                       # the doubted province is asked for
+        r = Table().set(asia=("red", 4)).push()
+        assert "§6" in rules(r)                             # read surely, a breach
+
     def test_a_trireme_the_turn_cannot_build_sailed_from_a_doubted_sea_9(self):
         """A rendered hard game (seed 286): blue's trireme, built in the Tyrrenum as the camera
         read it empty (doubted since, a hand having changed it), sailed into the Balearicum,

@@ -638,14 +638,22 @@ class _ReadingBuilder:
             # rendered hard game, seed 273: blue moved a legionary from Creta to Judea as the
             # camera read a second blue trireme in the Creticum, at 0.65; paid for by Creta,
             # that was "placed 3 legionaries but is entitled to 0")
+            # and so may the legionaries moved on from where they were placed into a region read
+            # in doubt, which may hold fewer (the print's hard seed 340: yellow's three placed in
+            # Bithynia, which the camera read as 4 at 0.21, were read as four placed in Cappadocia
+            # beside it and moved in, "placed 4 legionaries but is entitled to 3")
+            moved_on = {e.target: min(e.amount, gains[e.source]) for e in self.events
+                        if e.kind in (ev.LAND_ATTACK, ev.SEA_ATTACK, ev.STRATEGIC_MOVE) and e.source in gains
+                        and e.target is not None and e.amount > 0 and doubted(e.target, P, d.next)}
             unsure = min(total, sum(r for p, r in gains.items() if doubted(p, P, d.next))
-                         + sum(n for (p, _), n in self.doubt_paid.items() if not doubted(p, P, d.next)))
+                         + sum(n for (p, _), n in self.doubt_paid.items() if not doubted(p, P, d.next))
+                         + sum(moved_on.values()))
             placed = f"{total} {self.board.pieces.unit_word(total)}"
             if total <= budget + tolerance:
                 self.warning("§8", f"{a} placed {placed}, {budget} without cards: enter the card set played",
                              *regions)
             elif total - unsure <= budget:
-                paid_in = sorted({sea for _, sea in self.doubt_paid} - set(regions))
+                paid_in = sorted(({sea for _, sea in self.doubt_paid} | set(moved_on)) - set(regions))
                 self.warning("§6", f"{a} placed {placed} but is entitled to {max(0, budget)} this turn"
                                    + DOUBT_NOTE, *regions, *paid_in)
             else:
