@@ -16,6 +16,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass
 
+from tracker.pieces import LEGIONARY
 from tracker.readings import LOW_CONFIDENCE
 from tracker.spqrisiko.reinforcements import LEGIONARIES_PER_TRIREME
 from tracker.state import ObservedState
@@ -185,16 +186,18 @@ def _paid_into(sea: str, before: ObservedState, camera: ObservedState, moved: fr
     for shore in sorted(board.shores_of.get(sea, ())):
         if shore not in moved or shore in camera.unseen:
             continue
-        for colour, kinds in before.regions.get(shore, {}).items():
-            lost = kinds.get("legionary", 0) - camera.regions.get(shore, {}).get(colour, {}).get("legionary", 0)
+        for colour in before.regions.get(shore, {}):
+            lost = _legionaries(before, shore, colour) - _legionaries(camera, shore, colour)
             if camera.owners.get(shore) != colour or lost <= 0 or lost % LEGIONARIES_PER_TRIREME:
                 continue        # a province lost in battle, or legionaries that pay for no whole trireme
-            if not any(
-                    camera.regions.get(p, {}).get(colour, {}).get("legionary", 0)
-                    > before.regions.get(p, {}).get(colour, {}).get("legionary", 0) for p in board.provinces) \
+            if not any(_legionaries(camera, p, colour) > _legionaries(before, p, colour) for p in board.provinces) \
                     and not any(camera.triremes_of(colour, s) > before.triremes_of(colour, s) for s in board.seas):
                 return True
     return False
+
+
+def _legionaries(state: ObservedState, province: str, colour: str) -> int:
+    return state.regions.get(province, {}).get(colour, {}).get(LEGIONARY, 0)
 
 
 def carry_misreads(overrides: dict[str, Override], camera: ObservedState) -> list[str]:

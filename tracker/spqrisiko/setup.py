@@ -315,8 +315,7 @@ def settled_in_doubt(state: ObservedState, settled: dict[str, tuple[dict, dict]]
     def over_read(p: str) -> bool:
         read, value = settled[p]
         return (bool(read) and state.confidence_of(p) < LOW_CONFIDENCE
-                and sum(n for kinds in read.values() for k, n in kinds.items() if k in LAND_KINDS)
-                >= sum(n for kinds in value.values() for n in kinds.values()) + SETTLE_REACH)
+                and _standing({p: read}, p) >= _standing({p: value}, p) + SETTLE_REACH)
     out = set()
     for p, (read, _) in settled.items():
         if read or p not in board.provinces or p in state.unseen:
