@@ -2108,3 +2108,74 @@ class TestCountsSetOverTheCamera:
         from tracker.state import ObservedState
         held, _ = t.game.hold_permanent(ObservedState.from_dict(d))
         assert set(held) == {province} and held[province].kept
+
+
+class TestCorrections:
+    """A count a player sets on the tablet over the camera's (``Game.correct``)."""
+
+    PLAYERS = ("red", "blue", "yellow", "green")
+
+    @classmethod
+    def _setup(cls):
+        import random
+        from tracker.board import load_board
+        from tracker.spqrisiko.setup import random_setup
+        return random_setup(load_board(), cls.PLAYERS, random.Random(7))
+
+    @staticmethod
+    def _with(state, **regions):
+        d = state.to_dict()
+        d["regions"].update(regions)
+        for r in regions:
+            d.get("confidence", {}).pop(r, None)
+        return ObservedState.from_dict(d)
+
+    def _misread(self):
+        """The set-up as the camera read it: one of red's pairs in blue's colour, at 0.5."""
+        true = self._setup()
+        red = sorted(true.provinces_of("red"))[0]
+        d = self._with(true, **{red: {"blue": {"legionary": 2}}}).to_dict()
+        d["confidence"] = {red: 0.5}
+        return true, ObservedState.from_dict(d), red
+
+    def test_a_setup_count_set_before_any_move_starts_the_game_again_on_it(self):
+        """Hard seed 342: the table set the set-up counts the dashboard marked; read as moves in
+        red's turn, they ended its reinforcement phase, and red's reinforcements "appeared
+        outside red's reinforcement phase"."""
+        true, read, red = self._misread()
+        game = Game(self.PLAYERS)
+        game.start(read)
+        assert game.score_track[0].score.province_count == 8
+        report = game.correct(self._with(read, **{red: {"red": {"legionary": 2}}}))
+        assert report.events == () and not [v for v in report.verdicts if v.level == "violation"]
+        assert not game.history and game.state.owners[red] == "red" and game.current == "red"
+        ref = Game(self.PLAYERS)
+        ref.start(true)
+        assert game.score_track == ref.score_track and game.vp == ref.vp
+        assert game.ctx.entitlement == ref.ctx.entitlement
+        # red places its reinforcements in the province set: no breach
+        placed = self._with(game.state, **{red: {"red": {"legionary": 2 + ref.ctx.entitlement}}})
+        report = game.observe(placed)
+        assert [e.kind for e in report.events] == [ev.REINFORCEMENT] and report.verdicts == []
+
+    def test_the_tablet_entries_before_the_correction_are_kept(self):
+        true, read, red = self._misread()
+        game = Game(self.PLAYERS)
+        game.start(read)
+        game.hands["red"].count = 3
+        game.play_cards("red", ["legionary", "legionary", "legionary"])
+        played = game.ctx.card_legionaries
+        assert played > 0
+        game.correct(self._with(read, **{red: {"red": {"legionary": 2}}}))
+        assert game.ctx.card_legionaries == played and game.hands["red"].count == 0
+
+    def test_a_count_set_once_a_move_was_read_is_a_commit(self):
+        true, read, red = self._misread()
+        game = Game(self.PLAYERS)
+        game.start(true)
+        other = sorted(true.provinces_of("red"))[1]
+        placed = self._with(true, **{other: {"red": {"legionary": 2 + game.ctx.entitlement}}})
+        game.observe(placed)
+        blue = sorted(true.provinces_of("blue"))[0]
+        report = game.correct(self._with(placed, **{blue: {"blue": {"legionary": 5}}}))
+        assert len(game.history) == 2 and [e.kind for e in report.events] == [ev.REINFORCEMENT]   # read as a move

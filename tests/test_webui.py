@@ -796,6 +796,27 @@ class TestSetup:
         assert post(client, "/api/setup", {"players": ["red", "red", "blue"]}).status_code == 400
         assert post(client, "/api/setup", {"players": "red"}).status_code == 400
 
+    def test_a_setup_count_set_before_the_first_move_is_no_move(self, live):
+        """A set-up misread in the first player's colour, set right on the tablet before anyone
+        moved: the game starts again on the set-up as set (no conquest in red's turn), red's
+        first placement is no breach, and a restart reads the recording so again."""
+        states = game_states(2)
+        setup, first = states
+        red = sorted(setup.provinces_of("red"))[0]
+        d = setup.to_dict()
+        d["regions"][red] = {"blue": {"legionary": 2}}
+        d["confidence"] = {red: 0.5}
+        live.commit(ObservedState.from_dict(d))
+        v = live.correct(red, {"red": {"legionary": 2}})
+        assert not [x for x in v["recent"][0]["verdicts"] if x["level"] == "violation"]
+        assert live.game.history == [] and live.game.current == "red"
+        v = live.commit(first)
+        assert [x for x in v["recent"][0]["verdicts"] if x["level"] == "violation"] == []
+        track = [(e.colour, e.score.total) for e in live.game.score_track]
+        again = LiveGame.open(live.store, PLAYERS)
+        assert [(e.colour, e.score.total) for e in again.game.score_track] == track
+        assert len(again.game.history) == 1 and again.game.state.same_counts(live.game.state)
+
     def test_preview_needs_a_calibrated_frame(self, client):
         assert client.get("/api/calibration/preview.jpg").status_code == 404
 

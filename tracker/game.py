@@ -20,7 +20,7 @@ from tracker import events as ev
 from tracker.board import load_board
 from tracker.errors import GameError
 from tracker.events import Event, Phase
-from tracker.hindsight import UNPLACED_MARK, journaled
+from tracker.hindsight import UNPLACED_MARK, journal_of, journaled, snapshot
 from tracker.hindsight import observe as observe_with_hindsight
 from tracker.overrides import GUESSED, Override
 from tracker.pieces import CENTRE, CENTRE_SUPPLY, LEGIONARY, NEUTRAL, VP_TRACK_MAX
@@ -427,6 +427,48 @@ class TurnFollower:
         self._take_first_sight(state)       # a region first seen as the tracker held it: no longer unknown
         self.state = state
 
+    def correct(self, state: ObservedState) -> TransitionReport:
+        """Take counts a player set on the tablet over the camera's (a region it misread), as the
+        next committed ``state``.
+
+        A count set before the tracker has read any move corrects the set-up the game started
+        on: nothing has happened on the board since, so the camera misread it. The game then
+        starts again on ``state`` (:meth:`_restart_on`): its set-up verdicts and the first
+        player's claim are read again, and no move is judged. Read as a move, each such
+        correction was a change in the first player's turn: on a rendered hard game (seed 342)
+        the table set the nine set-up counts the dashboard marked, and "Aegyptus passed from
+        green to blue during red's turn" ended red's reinforcement phase, so that red's
+        reinforcements then "appeared outside red's reinforcement phase": six violations on a
+        game played by the rules.
+
+        Once a move has been read, the correction is a commit like the camera's (:meth:`observe`):
+        a count the camera doubted, set otherwise, has its past read again from where it was
+        misread (:mod:`tracker.hindsight`), and a change the camera missed is read as a move."""
+        if self.state is None:
+            raise GameError("the game has not started: call start() with the board after set-up")
+        started = self.__dict__.get("_before_start")
+        if self.history or started is None:
+            return self.observe(state)
+        return self._restart_on(state, *started)
+
+    def _remember_start(self, first_player: str | None, round_no: int) -> None:
+        """Keep the tracker as it stands before :meth:`start` (with its arguments), so that a
+        correction of the set-up before any move starts it again (:meth:`correct`)."""
+        self.__dict__.pop("_before_start", None)
+        self._before_start = (snapshot(self), first_player, round_no)
+
+    def _restart_on(self, state: ObservedState, before, first_player: str | None, round_no: int) -> TransitionReport:
+        """Start again, on ``state``, from the tracker as it stood before the start (``before``),
+        the tablet entries made since entered again in order."""
+        entries = [step for step in journal_of(self).steps if step.method != "observe"]
+        self.__dict__.clear()
+        self.__dict__.update(snapshot(before).__dict__)
+        verdicts = self.start(state, first_player, round_no)
+        for step in entries:
+            getattr(self, step.method)(*copy.deepcopy(step.args), **copy.deepcopy(step.kwargs))
+        return TransitionReport(len(self.history) + 1, self.current or "", self.round_no, self.turn_no, [], verdicts,
+                                self.score_track[-1:])
+
     def observe(self, state: ObservedState, turn_hint: str | None = None) -> TransitionReport:
         """Take the next committed board state and record what happened (:meth:`_observe_now`),
         with second thoughts about the last few where the camera now clearly contradicts a count
@@ -772,6 +814,7 @@ class Game(TurnFollower):
     def start(self, state: ObservedState, first_player: str | None = None, round_no: int = 1) -> list[Verdict]:
         """Begin following the game on a board whose set-up is done; returns the set-up verdicts (§3)."""
         self._check_board(state)
+        self._remember_start(first_player, round_no)
         first = first_player or self.players[0]
         if first not in self.players:
             raise GameError(f"first player '{first}' is not among the players")

@@ -129,8 +129,9 @@ UNPLACED_MARK = ": the others may stand there"
 MAX_ONE_OFF = 2
 #: The words that tell a violation made a warning by :func:`_one_off` (see :func:`_as_read`).
 ONE_OFF_MARK = " it would break no rule: check the count)"
-#: Attributes of a tracker its copies share: fixed for the whole game.
-SHARED = ("board", "options", "rules", "plan")
+#: Attributes of a tracker its copies share: fixed for the whole game (the tracker as it stood
+#: before the start, kept for a correction of the set-up, is replaced, never changed).
+SHARED = ("board", "options", "rules", "plan", "_before_start")
 
 
 @dataclass

@@ -133,7 +133,7 @@ class LiveGame:
             elif self.game.placing:
                 self.game.observe_setup(state, corrected=snap.source == CORRECTION)
             else:
-                self._observe(state)
+                self._observe(state, corrected=snap.source == CORRECTION)
         while pending is not None:
             self._apply_entry(pending["kind"], pending["payload"])
             pending = next(entries, None)
@@ -288,7 +288,7 @@ class LiveGame:
         held = {r: o for r, o in held.items() if r not in self.overrides}
         notes = [v for v in notes if set(v.regions) & set(held)]
         state = apply_overrides(held, state)
-        report = self._observe(state)
+        report = self._observe(state, corrected=source == CORRECTION)
         verdicts = [v.to_dict() for v in report.verdicts + notes]
         self.out_of_sync = report.level == "violation"
         sid = self.store.add_snapshot(self.game_id, source, state.to_dict(), report.actor, report.round_no,
@@ -296,8 +296,10 @@ class LiveGame:
         self._hold(sid, held, lambda o: KEPT_BY_RULES if o.confidence is None else GUESSED_BY_RULES)
         return sid
 
-    def _observe(self, state: ObservedState) -> TransitionReport:
-        """The tracker's report on the change to ``state``. Where the tracker cannot read it at
+    def _observe(self, state: ObservedState, corrected: bool = False) -> TransitionReport:
+        """The tracker's report on the change to ``state`` (``corrected``: counts a player set,
+        :meth:`tracker.game.TurnFollower.correct`, which before any move corrects the set-up the
+        game started on rather than reading a move). Where the tracker cannot read it at
         all (an error of its own: a reading it tried built a board no state can hold), the
         tracker is put back as it stood, and the report is a violation that says so and asks the
         table to set the counts: the change is recorded all the same, the game goes on, and a
@@ -305,7 +307,7 @@ class LiveGame:
         rendered game so, before it was mended in ``tracker.hindsight``.)"""
         kept = snapshot(self.game)
         try:
-            return self.game.observe(state)
+            return self.game.correct(state) if corrected else self.game.observe(state)
         except AugurError as exc:
             self.game = kept
             game = self.game

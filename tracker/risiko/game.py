@@ -177,6 +177,7 @@ class RisikoGame(TurnFollower):
     def start(self, state: ObservedState, first_player: str | None = None, round_no: int = 1) -> list[Verdict]:
         """Begin following the game on the board after set-up; returns the set-up verdicts."""
         self._check_board(state)
+        self._remember_start(first_player, round_no)
         first = first_player or self.players[0]
         if first not in self.players:
             raise GameError(f"first player '{first}' is not among the players")
