@@ -1199,6 +1199,22 @@ class TestFleetSailedToASeaReadUnchanged:
         r = self._sailed(0.95)
         assert "§6.6" in rules(r) and all("sailed" not in v.message for v in r.verdicts)
 
+    def test_a_fleet_read_one_short_in_a_doubted_sea_beside_is_a_warning_6_6(self):
+        """The print's hard seed 343: red sailed both triremes of the Pontus Euxinus into the
+        Aegeum, read as one at 0.57. One is a naval move; the other "left with no combat", which
+        the doubted sea may hold."""
+        t = Table(seas=self.SEAS)
+        t.set(bithynia=11).push()
+        t.ships("pontus_euxinus", "red", 0).ships("aegeum", "red", 1)
+        r = t.push(confidence={"aegeum": 0.57})
+        assert "§6.6" not in rules(r) and "§6.6" in rules(r, "warning")
+        (v,) = [v for v in r.verdicts if v.rule == "§6.6"]
+        assert "aegeum" in v.regions and "Aegeum (read at 0.57)" in v.message
+        t = Table(seas=self.SEAS)
+        t.set(bithynia=11).push()
+        t.ships("pontus_euxinus", "red", 0).ships("aegeum", "red", 1)
+        assert "§6.6" in rules(t.push(confidence={"aegeum": 0.95}))      # read surely, a breach
+
     def test_a_trireme_turned_into_legionaries_stays_so_6_6(self):
         """Two legionaries landed in Bithynia on the same shore: the plain reading explains the
         change without a warning, and is ranked first."""

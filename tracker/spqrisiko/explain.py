@@ -407,8 +407,18 @@ class _ReadingBuilder:
                 if s in self.ctx.naval_combat_seas:
                     self.violation("§11.4", f"more than one naval combat in {self.name(s)} this turn", s)
             else:
-                self.violation("§6.6", f"{n} {a} trireme(s) left {self.name(s)} with no combat and no legionaries "
-                                       "landed in an adjacent province", s)
+                message = (f"{n} {a} trireme(s) left {self.name(s)} with no combat and no legionaries landed in an "
+                           f"adjacent province")
+                # a sea beside it that the fleet sailed to, read in doubt, may hold them too, read
+                # short (the print's hard seed 343: red sailed both triremes of the Creticum into
+                # the Aegeum, read as one at 0.57; the second "left with no combat", a violation).
+                # A sea read as it stood is weighed as a whole reading (misread_boards)
+                beside = [t for t in sorted(self.board.sea_neighbours.get(s, ()))
+                          if d.tri_delta.get((t, a), 0) > 0 and t not in N.unseen and doubted(t, P, N)]
+                if beside:
+                    self.warning("§6.6", message + beside_doubt_note(beside, N), s, *beside)
+                else:
+                    self.violation("§6.6", message, s)
         # Remaining gains: a card set's triremes (§8.7.2) first, then three legionaries each (§7.2).
         card_left = self.ctx.card_triremes - self.ctx.card_triremes_used
         for t, n in sorted(inc.items()):
