@@ -83,6 +83,33 @@ class TestSecondThoughts:
         report = t.set(moesia=4, thracia=2).push()
         assert not second_thoughts(report) and "§4.2" in rules(t.game.history[-2])
 
+    @staticmethod
+    def _sail(army, confidence=0.99):
+        """Red reinforces; ``army``'s Asia (2) is read surely a legionary short (taken for red's
+        attack, repelled), then clearly back as it stood as red's fleet sails."""
+        t = Table(garrisons={**BASE, "asia": (army, 2)})
+        t.set(bithynia=11).push()
+        t.set(asia=1).push(confidence={"asia": confidence})
+        t.ships("pontus_euxinus", "red", 1).ships("aegeum", "red", 1)
+        return t, t.set(asia=2).push(confidence={"asia": confidence})
+
+    def test_a_neutral_count_read_surely_short_then_back_is_read_again(self, monkeypatch):
+        """Hard seed 346: a neutral army never gains a piece, so its legionary seen back was never
+        gone: the fleet sailing after "the attack" and the legionary "appearing" are no breaches."""
+        with monkeypatch.context() as m:
+            m.setattr(hindsight, "MAX_REGIONS", 0)
+            _, plain = self._sail("green")
+        assert "§4.2" in rules(plain)
+        t, report = self._sail("green")
+        assert rules(report) == set() and kinds(report) == [ev.NAVAL_MOVE]
+        [note] = second_thoughts(report)
+        assert note.regions == ("asia",) and kinds(t.game.history[-2]) == []
+
+    def test_a_player_s_count_read_surely_short_then_back_stays_as_read(self):
+        """Blue's Asia so: a blue legionary may really have gone and come back, a breach."""
+        t, report = self._sail("blue")
+        assert not second_thoughts(report) and "§4.2" in rules(report)
+
     def test_a_doubtful_change_seen_undone_in_doubt_is_read_again(self):
         """Asia read a legionary short in doubt (taken for red's attack, repelled), then back as
         it stood, in doubt again, as red's fleet sails: the two doubtful reads together are a

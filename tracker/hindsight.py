@@ -455,10 +455,25 @@ def _doubts(game, journal: Journal, state: ObservedState) -> list[tuple[str, int
                 found.append((sure, region, i, dict(before), False))
             elif LOW_CONFIDENCE <= sure < ONE_OFF_BELOW and not present_one_off:   # fairly surely: right, or one off
                 found += [(sure, region, i, dict(v), True) for v in _off_by_one(read) if any(v.values())]
+            elif own and now == before and not present_one_off and _neutral(game, before):
+                # a neutral army's count read surely, the rules allowing the change, and now
+                # clearly back as it was: a neutral army never gains a piece, so no one brought
+                # it back; weighed as never made, only where that mends a breach (``mild``). (Hard
+                # seed 346: neutral Sicilia read a legionary short at 0.99 as blue built a fleet
+                # beside it, taken for blue's sea attack; read as 3 again at the next commit, "1
+                # black legionary appeared outside black's reinforcement phase", and blue's naval
+                # move came "after the sea attack phase". A player's count read surely stays as
+                # read: a piece that went and came back may be a real breach.)
+                found.append((sure, region, i, dict(before), True))
             break
     found.sort(key=lambda f: f[0])
     regions = list(dict.fromkeys(f[1] for f in found))[:MAX_REGIONS]
     return [(region, i, value, mild) for _, region, i, value, mild in found if region in regions]
+
+
+def _neutral(game, pieces: dict) -> bool:
+    """Whether ``pieces`` (a region's) are a neutral army's only: no player's."""
+    return bool(pieces) and not set(pieces) & set(game.players)
 
 
 def _transfers(game, journal: Journal, state: ObservedState) -> list[tuple[int, dict[str, dict], Callable]]:
