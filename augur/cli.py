@@ -181,9 +181,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
         from tracker.bench import run_tracker_bench
         run_tracker_bench(games=_or(args.games, 5), turns=_or(args.turns, 300), seed=_or(args.seed, 0))
         return 0
+    if args.answer_checks and args.what != "game":
+        raise AugurError("--answer-checks: only for augur bench game (the table answering every check the "
+                         "dashboard marks)")
     if args.what == "game" and args.replay:
         from vision.game_recording import bench_replays
-        bench_replays(Path(args.replay), verbose=args.verbose)
+        bench_replays(Path(args.replay), verbose=args.verbose, answer=args.answer_checks)
         return 0
     if args.what == "setup" and args.replay:
         from vision.setup_bench import bench_setup_replays
@@ -205,7 +208,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         bench_game_videos(args.tiers, seeds=range(first, first + _or(args.games, 2)), turns=_or(args.turns, 3),
                           size=_size(args.size) if args.size else FRAME_SIZE, hold_untouched=not args.no_hold,
                           settle=not args.no_settle, board_print=board_print, partial=not args.read_whole,
-                          record=Path(args.record) if args.record else None, verbose=args.verbose)
+                          record=Path(args.record) if args.record else None, verbose=args.verbose,
+                          answer=args.answer_checks)
         return 0
     if args.what == "setup":
         from vision.environment import bench_environment
@@ -983,6 +987,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--record", metavar="DIR",
                    help="game: record what was committed on every frame of each game in DIR, one file a game, "
                         "for --replay; setup: the states the live game was given, one file a set-up")
+    p.add_argument("--answer-checks", action="store_true",
+                   help="game: the table answers every check the dashboard marks, setting the true count on the "
+                        "tablet as it comes (what an attentive table ends up with: its answers, the verdicts and "
+                        "claims that still go wrong)")
     p.add_argument("--replay", metavar="DIR",
                    help="game, setup: instead of filming, replay what was recorded in DIR through the tracker (and, "
                         "setup, the dashboard's live game) as it now is (seconds, not minutes: for measuring a change "

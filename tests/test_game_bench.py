@@ -311,6 +311,35 @@ class TestGameScorer:
         assert sum(m.startswith("tablet cards, true: violation §8.2") for m in figures.messages) == 1
 
 
+class TestAnsweredChecks:
+    """``--answer-checks``: the table answers every mark with the true count, as it comes."""
+
+    def play(self, answer: bool):
+        """A set-up with one of red's pairs read in blue's colour, in doubt (two players' pairs
+        look alike: the rules cannot settle it), then red's first placement."""
+        s0, s1 = legal_game()[:2]
+        province = next(p for p in sorted(s0.provinces_of("red")) if p not in s0.changed_regions(s1))
+        misread = ObservedState.from_dict(dict(with_region(s0, province, {"blue": {"legionary": 2}}).to_dict(),
+                                               confidence={province: 0.5}))
+        later = ObservedState.from_dict(dict(with_region(s1, province, {"blue": {"legionary": 2}}).to_dict(),
+                                             confidence={province: 0.5}))
+        figures = GameVideoFigures("hard", 0, 1)
+        scorer = GameScorer(figures, PLAYERS, fps=10, answer=answer)
+        for i, (truth, hand, committed) in enumerate([(s0, False, misread), (s0, True, None), (s1, False, later)]):
+            scorer.see(line(i, truth, hand), committed, frozenset(changed(s0, s1)) if i == 2 else None)
+        return figures
+
+    def test_the_table_s_answers_put_the_tracked_state_right(self):
+        unanswered = self.play(answer=False)
+        assert unanswered.tracked_wrong_regions == 2 and unanswered.answered == 0
+        answered = self.play(answer=True)
+        assert answered.answered == 1 and answered.answer_violations == 0
+        assert answered.tracked_wrong_regions == 1          # wrong at the set-up's commit only, until answered
+        assert answered.violations == 0 and answered.claims_right == answered.claims == 1
+        assert "the table answered 1 marks with the true count" in describe([answered], 10)
+        assert "the table answered" not in describe([unanswered], 10)
+
+
 class TestVictoryPointClaims:
     """The game bench compares the claims on the victory-point track (§5) the tracker makes on
     the tracked states with those it makes on the true states."""
@@ -411,6 +440,15 @@ class TestRecording:
         out = capsys.readouterr().out.splitlines()
         assert out[:-1] == [f"  hard seed 7: {m}" for m in played.messages]
         assert out[-1].startswith("[game hard] 1 game(s) (seed 7)")
+
+    def test_the_replay_answers_the_checks_when_asked(self, tmp_path, capsys):
+        from augur.cli import main
+        self.record(tmp_path)
+        assert main(["bench", "game", "--replay", str(tmp_path), "--answer-checks"]) == 0
+        out = capsys.readouterr().out
+        assert "the table answered 2 marks with the true count" in out     # the doubted count, then the phantom
+        assert main(["bench", "vision", "--answer-checks"]) != 0
+        assert "only for augur bench game" in capsys.readouterr().err
 
     def test_a_truncated_or_missing_recording_is_a_one_line_error(self, tmp_path, capsys):
         from augur.cli import main

@@ -50,6 +50,13 @@ and scores every commit against the true board at that frame:
   game, so what the first has more than the second comes from the counting (the second is
   not always empty: a commit can fall between two moves of one turn, or one commit can take
   in two moves the gate saw as one).
+
+With ``answer`` (``--answer-checks``) the table also answers every mark as it comes, as an
+attentive table would: after each commit a player sets each marked region to its true count on
+the tablet, one at a time (a correction, :meth:`tracker.game.TurnFollower.correct`, held over
+the camera's reading until it reads the region otherwise, as the dashboard does). The figures
+then say what such a table ends up with: the checks it answered, the verdicts its answers drew,
+and the claims and verdicts that still went wrong.
 """
 from __future__ import annotations
 
@@ -140,6 +147,12 @@ class GameVideoFigures:
     counting_s: list[float] = field(default_factory=list)
     #: replayed from a recording (:mod:`vision.game_recording`): nothing was gated or counted, timed
     replayed: bool = False
+    #: with ``answer``: the marks the table answered by setting the true count, and the violations
+    #: and warnings the tracker gave on those corrections (apart from ``violations`` and ``warnings``:
+    #: a set-up's warnings, read again with each count set, would swamp them)
+    answered: int = 0
+    answer_violations: int = 0
+    answer_warnings: int = 0
     #: what ``--verbose`` prints, one line each, with the frame: every verdict on the tracked
     #: states and on the true ones, every true change missed and every phantom change
     messages: list[str] = field(default_factory=list)
@@ -169,8 +182,8 @@ class GameScorer:
     """Scores a live loop frame by frame: each frame's truth (the renderer's line: ``frame``,
     ``hand_present``, ``state``) and the state the pipeline committed on it, if any."""
 
-    def __init__(self, figures: GameVideoFigures, players, fps: int, settle: bool = True):
-        self.out, self.fps, self.settle = figures, fps, settle
+    def __init__(self, figures: GameVideoFigures, players, fps: int, settle: bool = True, answer: bool = False):
+        self.out, self.fps, self.settle, self.answer = figures, fps, settle, answer
         self.read, self.true = make_game("2005", players), make_game("2005", players)
         #: the set-up counts the rules settled, standing over the camera's (as on the dashboard)
         self._overrides: dict[str, Override] = {}
@@ -279,7 +292,35 @@ class GameScorer:
         if seen:        # the latest move the camera could see; earlier ones came in with it
             out.commit_after_hand_s.append((truth["frame"] - seen[-1] + 1) / self.fps)
         self._pending = []
+        if self.answer:
+            self._answer_marks(committed, now, truth["frame"])
         self._claims()
+
+    def _answer_marks(self, camera: ObservedState, now: ObservedState, frame: int) -> None:
+        """A player sets each region marked for a check to its true count, one correction at a
+        time, as on the tablet (:meth:`webui.live.LiveGame.correct`): held over the camera's
+        reading until the camera reads the region otherwise."""
+        out = self.out
+        for region in sorted(self._marked):
+            state = self.read.state
+            if region in state.unseen:
+                continue
+            data = state.to_dict()
+            data.get("confidence", {}).pop(region, None)
+            value = now.to_dict()["regions"].get(region, {})
+            if value:
+                data["regions"][region] = value
+            else:
+                data["regions"].pop(region, None)
+            self._overrides[region] = Override(None, camera.regions.get(region, {}), value)
+            verdicts = self.read.correct(ObservedState.from_dict(data, state.board)).verdicts
+            self._note(f"answer {region}", verdicts, [], frame)
+            v, w = _levels(verdicts)
+            out.answered += 1
+            out.answer_violations, out.answer_warnings = out.answer_violations + v, out.answer_warnings + w
+        tracked = self.read.state
+        self._last = (tracked, now)
+        self._marked = {r: tracked.regions.get(r, {}) for r in to_check(tracked, self.read.questioned, self._overrides)}
 
     def _note(self, what: str, read, true, frame: int | None = None) -> None:
         """Keep, for ``--verbose``, the verdicts given on the tracked states (``read``) and on the
@@ -310,19 +351,19 @@ class GameScorer:
 
 def play_game_video(tier: str, seed: int, turns: int, fps: int = 12, size: tuple[int, int] = FRAME_SIZE,
                     hold_untouched: bool = True, settle: bool = True, board_print: PrintedBoard | None = None,
-                    partial: bool = True, record: Path | None = None) -> GameVideoFigures:
+                    partial: bool = True, record: Path | None = None, answer: bool = False) -> GameVideoFigures:
     """Render the game of ``seed`` on a ``tier`` table, calibrate on its empty-table photo, play
     every frame through the pipeline and score the commits. With ``board_print`` the table shows
     that real print, its pieces inside the print's own borders; the calibration still compares
     with the procedural art, as at a player's table. ``partial=False`` reads every still frame whole
     (:mod:`vision.partial`). ``record``: a folder to record what the scorer saw in
-    (:mod:`vision.game_recording`)."""
+    (:mod:`vision.game_recording`); ``answer``: the table answers every mark (:class:`GameScorer`)."""
     from vision.synth.video import calibration_photo, frames
     art, geometry = PrintedBoard.parts(board_print)
     rendered = ((img, truth) for img, truth, _ in frames(seed, turns, tier, size=size, fps=fps, art=art,
                                                           geometry=geometry))
     return _play(calibration_photo(seed, tier, size, art=art), rendered, GameVideoFigures(tier, seed, turns), fps,
-                 hold_untouched, settle, partial, record)
+                 hold_untouched, settle, partial, record, answer)
 
 
 def read_video_folder(folder) -> tuple[dict, list[dict], np.ndarray]:
@@ -348,7 +389,8 @@ def play_video_folder(folder, hold_untouched: bool = True, settle: bool = True) 
 
 
 def _play(calibration_image: np.ndarray, frames, out: GameVideoFigures, fps: int,
-          hold_untouched: bool, settle: bool, partial: bool = True, record: Path | None = None) -> GameVideoFigures:
+          hold_untouched: bool, settle: bool, partial: bool = True, record: Path | None = None,
+          answer: bool = False) -> GameVideoFigures:
     """Calibrate, then run (image, truth) ``frames`` through the pipeline, scoring into ``out``
     (and recording what the scorer saw in the folder ``record``, when given)."""
     from vision.game_recording import GameRecording, recording_path
@@ -357,7 +399,7 @@ def _play(calibration_image: np.ndarray, frames, out: GameVideoFigures, fps: int
     from vision.synth.video import PLAYERS
     profile = calibrate(calibration_image, procedural_art(), players=PLAYERS)
     gate, pipeline = Gate(profile), Pipeline(profile, hold_untouched=hold_untouched, partial=partial)
-    scorer = GameScorer(out, PLAYERS, fps, settle)
+    scorer = GameScorer(out, PLAYERS, fps, settle, answer)
     recording = (GameRecording(recording_path(record, out.tier, out.seed), out.tier, out.seed, out.turns, fps, settle)
                  if record is not None else None)
     for img, truth in frames:
@@ -404,7 +446,7 @@ def describe(figures: list[GameVideoFigures], fps: int) -> str:
               "checks_asked", "checks_asked_right", "settled_regions", "vouched_regions", "held_regions",
               "doubted_regions", "unchanged_doubted", "centres_asked", "boards_wrong",
               "phantom_changes", "missed_changes", "violations", "warnings", "truth_violations", "truth_warnings",
-              "claims", "claims_right", "commits_under_hand")}
+              "claims", "claims_right", "commits_under_hand", "answered", "answer_violations", "answer_warnings")}
     track_off = sum(abs(f.vp_read.get(c, 0) - v) for f in figures for c, v in f.vp_true.items())
     gate_fps = float(np.median([f.gate_fps for f in figures]))
     counting = [1000 * t for f in figures for t in f.counting_s]
@@ -434,6 +476,9 @@ def describe(figures: list[GameVideoFigures], fps: int) -> str:
             f"{total['boards_wrong']} tracked states with a region wrong; {total['centres_asked']} arena-paid power "
             f"centres the camera did not show asked for on the tablet; {total['phantom_changes']} phantom changes "
             f"(a count changed with nobody touching it), {total['missed_changes']} true changes missed; "
+            + (f"the table answered {total['answered']} marks with the true count ({total['answer_violations']} "
+               f"violations / {total['answer_warnings']} warnings on its answers); "
+               if any(f.answered for f in figures) else "") +
             f"tracker {total['violations']} violations / {total['warnings']} warnings "
             f"(on the true states of the same frames: {total['truth_violations']} / {total['truth_warnings']}); "
             f"victory points: {total['claims_right']} of {total['claims']} claims as on the true states, the final "
@@ -443,17 +488,18 @@ def describe(figures: list[GameVideoFigures], fps: int) -> str:
 def bench_game_videos(tiers=("easy", "hard"), seeds=(5,), turns: int = 2, fps: int = 12,
                       size: tuple[int, int] = FRAME_SIZE, hold_untouched: bool = True, settle: bool = True,
                       board_print: PrintedBoard | None = None, partial: bool = True,
-                      record: Path | None = None, verbose: bool = False) -> dict:
+                      record: Path | None = None, verbose: bool = False, answer: bool = False) -> dict:
     """Every game of ``seeds`` on each tier (on ``board_print`` when given); prints one line per
     tier (and, ``verbose``, each verdict and missed or phantom change) and returns the figures.
-    ``record``: a folder to record each game in, for :func:`vision.game_recording.bench_replays`."""
+    ``record``: a folder to record each game in, for :func:`vision.game_recording.bench_replays`;
+    ``answer``: the table answers every mark with the true count (:class:`GameScorer`)."""
     out = {}
     for tier in tiers:
         out[tier] = []
         for s in seeds:
             try:
                 out[tier].append(play_game_video(tier, s, turns, fps, size, hold_untouched, settle, board_print,
-                                                 partial, record))
+                                                 partial, record, answer))
             except (BoardNotFound, CalibrationError) as exc:
                 # a table the calibration refuses is one a player would calibrate again, not a
                 # game to measure: said and skipped, so that one hard table does not end the run

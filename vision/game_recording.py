@@ -55,9 +55,10 @@ def recording_path(folder: Path, tier: str, seed: int) -> Path:
     return Path(folder) / f"{tier}-{seed}.jsonl"
 
 
-def replay_recording(path: Path):
+def replay_recording(path: Path, answer: bool = False):
     """The figures of one recorded game (:class:`vision.game_bench.GameVideoFigures`), its scorer
-    fed again, with the tracker as it now is; and the recording's frame rate."""
+    fed again, with the tracker as it now is (``answer``: the table answering every mark,
+    :class:`vision.game_bench.GameScorer`); and the recording's frame rate."""
     from vision.game_bench import GameScorer, GameVideoFigures
     from vision.synth.video import PLAYERS
     lines = recording_lines(path)
@@ -66,7 +67,7 @@ def replay_recording(path: Path):
         raise RecordingError(f"{path} is not an {FORMAT} of version {VERSION}")
     try:
         figures = GameVideoFigures(header["tier"], header["seed"], header["turns"], replayed=True)
-        scorer = GameScorer(figures, PLAYERS, header["fps"], header["settle"])
+        scorer = GameScorer(figures, PLAYERS, header["fps"], header["settle"], answer)
     except KeyError as exc:
         raise RecordingError(f"{path}: its header has no {exc}") from None
     for number, text in enumerate(lines[1:], start=2):
@@ -80,9 +81,10 @@ def replay_recording(path: Path):
     return figures, header["fps"]
 
 
-def bench_replays(folder: Path, verbose: bool = False) -> dict:
+def bench_replays(folder: Path, verbose: bool = False, answer: bool = False) -> dict:
     """Replay every game recorded in ``folder``; print one line per tier, as the bench does
-    (and, ``verbose``, each verdict and missed or phantom change)."""
+    (and, ``verbose``, each verdict and missed or phantom change; ``answer``: with the table
+    answering every mark, :class:`vision.game_bench.GameScorer`)."""
     from vision.game_bench import print_games
     paths = sorted(Path(folder).glob("*.jsonl")) if Path(folder).is_dir() else []
     if not paths:
@@ -90,7 +92,7 @@ def bench_replays(folder: Path, verbose: bool = False) -> dict:
     by_tier: dict[str, list] = {}
     fps = 0
     for path in paths:
-        figures, fps = replay_recording(path)
+        figures, fps = replay_recording(path, answer)
         by_tier.setdefault(figures.tier, []).append(figures)
     for tier in ("easy", "medium", "hard"):
         if tier in by_tier:
