@@ -2086,6 +2086,27 @@ class TestCountsSetOverTheCamera:
         gained = camera(0, balearicum={"blue": {"trireme": 1}})                   # it sailed elsewhere
         assert doubt_unchanged({}, before, gained, both) == {}
 
+    def test_a_province_read_surely_as_before_beside_one_no_hand_touched_that_gained_is_asked_for(self):
+        """The print's hard seed 348: yellow placed a legionary in Baetica, read as before at 0.99;
+        Terraconensis beside it, which no hand touched, was read one more at 0.99. Both are asked
+        for: the piece most likely leans over the border."""
+        from tracker.overrides import apply_overrides, doubt_unchanged, to_check
+        from tracker.state import ObservedState
+
+        def camera(terraconensis, owner="yellow", sure=0.99):
+            return ObservedState.from_dict({"regions": {"baetica": {"yellow": {"legionary": 2}},
+                                                        "terraconensis": {owner: {"legionary": terraconensis}}},
+                                            "confidence": {"baetica": sure, "terraconensis": 0.99}})
+        before = camera(2)
+        doubted = doubt_unchanged({}, before, camera(3), frozenset({"baetica"}))
+        assert set(doubted) == {"baetica", "terraconensis"} and all(o.moved for o in doubted.values())
+        tracked = apply_overrides(doubted, camera(3))
+        assert {"baetica", "terraconensis"} <= to_check(tracked, {}, doubted)
+        # a hand in Terraconensis too (a placement there), no gain, or another army's: nothing
+        assert doubt_unchanged({}, before, camera(3), frozenset({"baetica", "terraconensis"})) == {}
+        assert doubt_unchanged({}, before, camera(2), frozenset({"baetica"})) == {}
+        assert doubt_unchanged({}, camera(2, "red"), camera(3, "red"), frozenset({"baetica"})) == {}
+
     def test_a_sea_read_surely_as_before_beside_a_trireme_paid_for_is_asked_for_a_check(self):
         """Hard seed 310: blue paid three legionaries of Germania Inferior for a trireme in the
         Britannicus, read empty as before at 0.98; taken for an attack repelled, the trireme later
