@@ -272,6 +272,36 @@ def test_a_set_up_army_the_rules_guessed_says_so(browser, dashboard):
     browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="live"]').click()
 
 
+def test_a_piece_read_across_the_border_says_no_hand_touched_it(browser, dashboard):
+    """A hand placed a piece in one province, read as before; the province beside it, which no
+    hand touched, read one more: the map asks for both, and says of the second that no hand
+    touched it, on the map and in review."""
+    from selenium.webdriver.common.by import By
+    from tracker.state import ObservedState
+    live = dashboard
+    s0, s1 = game_states(2)
+    live.commit(s0)
+    live.commit(s1)
+    touched, beside = next((p, q) for p in sorted(s1.owners) for q in sorted(s1.board.land_neighbours[p])
+                           if s1.owners.get(q) == s1.owners[p])
+    d = s1.to_dict()
+    d["regions"][beside] = {s1.owners[beside]: {"legionary": s1.legions[beside] + 1}}
+    live.commit(ObservedState.from_dict(d), moved=frozenset({touched}))
+    wait_for(lambda: {e.get_attribute("id")[2:] for e in browser.find_elements(By.CSS_SELECTOR, "#map path.doubt")}
+             >= {touched, beside})
+    title = browser.find_element(By.CSS_SELECTOR, f"#r-{beside} title").get_attribute("textContent")
+    assert "no hand touched this province" in title and "% sure" not in title
+    assert "still reads the count it read before" in \
+        browser.find_element(By.CSS_SELECTOR, f"#r-{touched} title").get_attribute("textContent")
+    browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="review"]').click()
+    wait_for(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#timeline button")) == 3)
+    browser.find_elements(By.CSS_SELECTOR, "#timeline button")[-1].click()
+    wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#snap-a li.doubt"))
+    texts = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#snap-a li.doubt")]
+    assert any(t.startswith(s1.board.name(beside)) and "no hand touched it" in t for t in texts)
+    browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="live"]').click()
+
+
 def test_a_set_count_doubted_after_a_move_says_why(browser, dashboard):
     """The rules settled a misread set-up count; a hand then moved pieces there and the camera
     reads it as before. The map asks for a check of the settled count, and says why."""

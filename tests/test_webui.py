@@ -336,6 +336,32 @@ class TestLiveGame:
         assert live.commit(read)["moved"] == []
         live.store.close()
 
+    def test_a_piece_placed_and_read_across_the_border_flags_both_provinces(self, tmp_path):
+        """The print's hard seed 348: a hand placed a piece in one province, read as before, and
+        the province beside it, of the same army, that no hand touched, read one more. Both are
+        flagged, the second saying that no hand touched it, after a restart too."""
+        store = Store(tmp_path / "l")
+        live = LiveGame.open(store, PLAYERS, resume=False)
+        s0, s1 = game_states(2)
+        live.commit(s0)
+        live.commit(s1)
+        board = s1.board
+        touched, beside = next((p, q) for p in sorted(s1.owners) for q in sorted(board.land_neighbours[p])
+                               if s1.owners.get(q) == s1.owners[p])
+        colour = s1.owners[beside]
+        d = s1.to_dict()
+        d["regions"][beside] = {colour: {"legionary": s1.legions[beside] + 1}}
+        read = ObservedState.from_dict(d)
+        view = live.commit(read, moved=frozenset({touched}))
+        assert view["moved"] == [touched] and view["leaned"] == [beside]
+        authors = {c["region"]: c["author"] for c in store.corrections(live.game_id)}
+        assert authors == {touched: "pieces moved, read as before", beside: "pieces placed beside it, read here"}
+        store.close()
+        live = LiveGame.open(Store(tmp_path / "l"), PLAYERS)
+        view = live.commit(read)
+        assert view["moved"] == [touched] and view["leaned"] == [beside]
+        live.store.close()
+
     def test_an_empty_sea_a_hand_changed_and_the_camera_reads_empty_is_flagged_after_a_restart_too(self, tmp_path):
         """A trireme sailed into an empty sea that the camera read empty as before, short of sure:
         the empty sea is flagged, recorded with nothing in it, and flagged again after a restart."""

@@ -52,6 +52,10 @@ class Override:
     #: rules fix it (:func:`tracker.spqrisiko.setup.vouched_setup`): no count was changed, so the
     #: players have nothing to undo, and the set-up's warning does not name it
     vouched: bool = False
+    #: a camera count in a province no hand changed that gained the pieces a hand placed beside it,
+    #: read there instead (:func:`doubt_unchanged`, :func:`_leaned_into`): the dashboard asks for a
+    #: check, saying so
+    leaned: bool = False
 
 
 def apply_overrides(overrides: dict[str, Override], state: ObservedState) -> ObservedState:
@@ -169,7 +173,8 @@ def doubt_unchanged(overrides: dict[str, Override], before: ObservedState | None
         for q in leaned:
             if q not in overrides:
                 pieces = camera.regions.get(q, {})
-                out[q] = Override(None, copy.deepcopy(pieces), copy.deepcopy(pieces), GUESSED, moved=True)
+                out[q] = Override(None, copy.deepcopy(pieces), copy.deepcopy(pieces), GUESSED, moved=True,
+                                  leaned=True)
     return out
 
 
