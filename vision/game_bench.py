@@ -297,13 +297,15 @@ class GameScorer:
         self._claims()
 
     def _answer_marks(self, camera: ObservedState, now: ObservedState, frame: int) -> None:
-        """A player sets each region marked for a check to its true count, one correction at a
-        time, as on the tablet (:meth:`webui.live.LiveGame.correct`): held over the camera's
-        reading until the camera reads the region otherwise."""
+        """A player sets each region marked for a check, and each the camera has never seen (the
+        dashboard asks for their counts), to its true count, one correction at a time, as on the
+        tablet (:meth:`webui.live.LiveGame.correct`): held over the camera's reading until the
+        camera reads the region otherwise."""
         out = self.out
-        for region in sorted(self._marked):
+        asked = set(self._marked) | {r for r in self.read.unknown if r not in self._overrides}
+        for region in sorted(asked):
             state = self.read.state
-            if region in state.unseen:
+            if region in state.unseen and region not in self.read.unknown:
                 continue
             data = state.to_dict()
             data.get("confidence", {}).pop(region, None)
