@@ -339,6 +339,28 @@ class TestAnsweredChecks:
         assert "the table answered 1 marks with the true count" in describe([answered], 10)
         assert "the table answered" not in describe([unanswered], 10)
 
+    def test_a_region_the_camera_never_saw_is_answered_too(self):
+        """A card over one of blue's provinces and one of yellow's from the first commit on (the
+        set-up rules cannot tell whose is whose): the dashboard asks for their counts, and the
+        table gives them."""
+        s0, s1 = legal_game()[:2]
+        hidden = [next(p for p in sorted(s0.provinces_of(c)) if p not in s0.changed_regions(s1))
+                  for c in ("blue", "yellow")]
+
+        def covered(state):
+            d = state.to_dict()
+            for p in hidden:
+                d["regions"].pop(p)
+            d["unseen"] = hidden
+            return ObservedState.from_dict(d)
+        figures = GameVideoFigures("hard", 0, 1)
+        scorer = GameScorer(figures, PLAYERS, fps=10, answer=True)
+        for i, (truth, hand, committed) in enumerate([(s0, False, covered(s0)), (s0, True, None),
+                                                      (s1, False, covered(s1))]):
+            scorer.see(line(i, truth, hand), committed)
+        assert figures.answered == 2 and all(scorer.read.state.regions[p] == s1.regions[p] for p in hidden)
+        assert figures.claims_right == figures.claims == 1
+
 
 class TestVictoryPointClaims:
     """The game bench compares the claims on the victory-point track (§5) the tracker makes on
