@@ -397,6 +397,24 @@ class TestTournamentClock:
         assert clock2.finished
 
 
+class TestCorrections:
+    def test_a_count_set_before_any_move_corrects_the_board_the_game_started_on(self):
+        """A territory of red's read in blue's colour, set right on the tablet before anyone
+        moved: the game starts again on it (red's entitlement and claim taken on it), no move
+        read; once a move is read, a count set is a commit."""
+        g = classic_board()
+        mine = next(t for t, (c, _) in sorted(g.items()) if c == "red")
+        game = started("classic", g | {mine: ("blue", 3)}, ("red", "blue", "yellow"))
+        report = game.correct(st(CLASSIC, g))
+        assert report.events == () and game.history == [] and game.state.owners[mine] == "red"
+        ref = started("classic", g, ("red", "blue", "yellow"))
+        assert game.ctx.entitlement == ref.ctx.entitlement and game.score_track == ref.score_track
+        placed = g | {mine: ("red", 3 + ref.ctx.entitlement)}
+        assert not game.observe(st(CLASSIC, placed)).verdicts
+        game.correct(st(CLASSIC, placed | {mine: ("red", 4 + ref.ctx.entitlement)}))
+        assert len(game.history) == 2
+
+
 class TestMoves:
     def test_classic_move_goes_to_a_bordering_territory(self):
         g = classic_board(brasile=("red", 6), argentina=("red", 1), indonesia=("red", 1))
