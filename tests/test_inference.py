@@ -2199,6 +2199,9 @@ class TestCorrections:
         true, read, red = self._misread()
         game = Game(self.PLAYERS)
         game.start(read)
+        d = read.to_dict()
+        d["confidence"] = {red: 0.4}
+        game.resight(ObservedState.from_dict(d))           # the camera sees it otherwise, same counts
         game.hands["red"].count = 3
         game.play_cards("red", ["legionary", "legionary", "legionary"])
         played = game.ctx.card_legionaries

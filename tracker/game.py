@@ -459,8 +459,9 @@ class TurnFollower:
 
     def _restart_on(self, state: ObservedState, before, first_player: str | None, round_no: int) -> TransitionReport:
         """Start again, on ``state``, from the tracker as it stood before the start (``before``),
-        the tablet entries made since entered again in order."""
-        entries = [step for step in journal_of(self).steps if step.method != "observe"]
+        the tablet entries made since entered again in order. The camera's re-sightings since are
+        not: ``state``, the corrected board, already shows what they showed, on other counts."""
+        entries = [step for step in journal_of(self).steps if step.method not in ("observe", "resight")]
         self.__dict__.clear()
         self.__dict__.update(snapshot(before).__dict__)
         verdicts = self.start(state, first_player, round_no)
