@@ -256,6 +256,41 @@ def placed_beside(transfers=True, monkeypatch=None, confidence=0.9):
     return t, placed, seen
 
 
+class TestCountsAPlayerSet:
+    """Counts a player set on the tablet once moves were read (``Game.correct``)."""
+
+    def test_a_move_the_camera_misread_in_the_last_commit_is_read_there(self, monkeypatch):
+        """Hard seed 353: red's trireme sailed from the Pontus Euxinus into the Aegeum, read as it
+        stood (blue's alone) at 0.48 and taken to have sailed there, one more than read. Set by the
+        table, it is the last commit's naval move, not a trireme appearing now."""
+        def sail():
+            t = Table(seas={"pontus_euxinus": {"red": 2}, "aegeum": {"blue": 1}})
+            t.set(bithynia=11).push()
+            t.ships("pontus_euxinus", "red", 1)
+            sailed = t.push(confidence={"aegeum": 0.48})
+            assert ev.NAVAL_MOVE in kinds(sailed) and "§9.3" in rules(sailed, "warning")
+            t.ships("aegeum", "red", 1)
+            return t, t.game.correct(t.state())
+        with monkeypatch.context() as m:
+            m.setattr(hindsight, "_set_since", lambda *a: [])
+            _, as_a_move = sail()
+        assert as_a_move.verdicts                             # read as a trireme built now
+        t, report = sail()
+        assert report.verdicts == [] and kinds(report) == []
+        assert kinds(t.game.history[-2]) == [ev.NAVAL_MOVE] and t.game.history[-2].verdicts == []
+
+    def test_a_count_a_player_confirmed_is_not_read_again_before_it(self):
+        """Asia read a legionary short in doubt, then confirmed by a player at that count, then
+        read as it stood before, in doubt: no flicker, for the player counted it."""
+        t = Table()
+        t.set(bithynia=11).push()
+        t.set(asia=1).push(confidence={"asia": 0.5})
+        t.game.correct(t.state())
+        t.ships("pontus_euxinus", "red", 1).ships("aegeum", "red", 1)
+        report = t.set(asia=2).push(confidence={"asia": 0.55})
+        assert not second_thoughts(report)
+
+
 class TestTies:
     """Red truly places one legionary in Galatia and two in Cappadocia; the camera reads two and
     one, Galatia at 0.6. Red then takes Armenia from Cappadocia, Galatia now read clearly at its

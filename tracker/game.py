@@ -441,14 +441,19 @@ class TurnFollower:
         reinforcements then "appeared outside red's reinforcement phase": six violations on a
         game played by the rules.
 
-        Once a move has been read, the correction is a commit like the camera's (:meth:`observe`):
-        a count the camera doubted, set otherwise, has its past read again from where it was
-        misread (:mod:`tracker.hindsight`), and a change the camera missed is read as a move."""
+        Once a move has been read, the correction is a commit like the camera's (:meth:`observe`),
+        whose second thoughts also weigh the counts set as having stood so since the last commit,
+        or since the tracker last read them change (:func:`tracker.hindsight._set_since`): a move
+        the camera missed or misread in the last commit is read there, and a count misread since
+        is read as it was set; where neither reads the past more cheaply, the change is a move."""
         if self.state is None:
             raise GameError("the game has not started: call start() with the board after set-up")
         started = self.__dict__.get("_before_start")
         if self.history or started is None:
-            return self.observe(state)
+            touched = {r for r in self.board.regions
+                       if state.regions.get(r, {}) != self.state.regions.get(r, {})
+                       or state.confidence_of(r) != self.state.confidence_of(r)}
+            return observe_with_hindsight(self, state, set_by_player=frozenset(touched))
         return self._restart_on(state, *started)
 
     def _remember_start(self, first_player: str | None, round_no: int) -> None:

@@ -144,6 +144,9 @@ class Step:
     kwargs: dict
     before: Any = None
     report: Any = None
+    #: the regions whose counts a player set in this committed state (a correction): no second
+    #: thought reads them otherwise at or before it
+    set_regions: frozenset = frozenset()
 
     @property
     def state(self) -> ObservedState:
@@ -259,14 +262,21 @@ def _copied(value, memo: dict[int, Any]):
     return twin
 
 
-def observe(game, state: ObservedState, turn_hint: str | None = None):
+def observe(game, state: ObservedState, turn_hint: str | None = None, set_by_player: frozenset = frozenset()):
     """``game.observe``: read the committed ``state``, with second thoughts about the recent past
     where the camera now contradicts a doubtful count, or sees pieces in the region beside the
-    one it read them in (see the module doc)."""
+    one it read them in (see the module doc). ``set_by_player``: the regions whose counts a player
+    set on the tablet in ``state`` (:meth:`tracker.game.TurnFollower.correct`): those that differ
+    from the last commit are also weighed as having stood so since it, or since the tracker last
+    read them change (:func:`_set_since`), and no later second thought reads any of them otherwise
+    at or before this commit (:func:`_doubts`)."""
     journal = journal_of(game)
     doubts = [(k, {region: value}, functools.partial(_note, region=region, value=value), {},
                _stretch(journal.steps[k], region, value), region, mild)
               for region, k, value, mild in _doubts(game, journal, state)]
+    if set_by_player:
+        doubts += [(k, values, _unnoted, {}, 0, None, False)
+                   for k, values in _set_since(game, journal, state, set_by_player)]
     doubts += _ties(journal, state)
     journal.ties = []
     doubts += [(k, values, noted, {}, 0, None, False) for k, values, noted in _transfers(game, journal, state)]
@@ -274,18 +284,18 @@ def observe(game, state: ObservedState, turn_hint: str | None = None):
     doubts += [(*doubt, 0, None, False) for doubt in _missed_turns(game, journal, state)]
     doubts += [(*doubt, 0, None, True) for doubt in _early_turns(game, journal, state)]
     if not doubts:
-        report = _observe_step(game, journal, state, turn_hint)
+        report = _observe_step(game, journal, state, turn_hint, set_by_player)
         _hint_elsewhere(game, report, state, turn_hint)
         return report
     plain = _trial(game, list(journal.steps))
-    _observe_step(plain, journal_of(plain), state, turn_hint)
+    _observe_step(plain, journal_of(plain), state, turn_hint, set_by_player)
     best, best_saving, note, ties = plain, 0.0, None, []
     for k, values, noted, hints, stretch, region, mild in doubts:
         trial = _replayed(journal, k, values, hints)
         if trial is None:
             continue
         try:
-            _observe_step(trial, journal_of(trial), state, turn_hint)
+            _observe_step(trial, journal_of(trial), state, turn_hint, set_by_player)
         except AugurError:
             continue
         # the reports of the committed states read again, the new one with them, as first read and now
@@ -325,7 +335,8 @@ def _hint_elsewhere(game, report, state: ObservedState, turn_hint: str | None) -
 
 
 # -- the pieces --------------------------------------------------------------------------------
-def _observe_step(game, journal: Journal, state: ObservedState, turn_hint: str | None):
+def _observe_step(game, journal: Journal, state: ObservedState, turn_hint: str | None,
+                  set_regions: frozenset = frozenset()):
     before = snapshot(game)
     journal.busy = True         # what the reading calls itself (a game's end) is part of it
     try:
@@ -334,7 +345,7 @@ def _observe_step(game, journal: Journal, state: ObservedState, turn_hint: str |
         journal.busy = False
     changed = state.changed_regions(before.state) if report.verdicts and before.state is not None else set()
     game.question(state, report.verdicts, changed)
-    journal.add(Step("observe", (state, turn_hint), {}, before, report))
+    journal.add(Step("observe", (state, turn_hint), {}, before, report, frozenset(set_regions)))
     return report
 
 
@@ -373,7 +384,8 @@ def _replayed(journal: Journal, k: int, values: dict[str, dict], hints: dict[int
     try:
         for i, step in enumerate(journal.steps[k:], start=k):
             if step.method == "observe":
-                _observe_step(trial, journal_of(trial), _with(step.state, values), hints.get(i, step.args[1]))
+                _observe_step(trial, journal_of(trial), _with(step.state, values), hints.get(i, step.args[1]),
+                              step.set_regions)
             else:
                 getattr(trial, step.method)(*copy.deepcopy(step.args), **copy.deepcopy(step.kwargs))
     except AugurError:
@@ -435,7 +447,7 @@ def _doubts(game, journal: Journal, state: ObservedState) -> list[tuple[str, int
         clear = state.confidence_of(region) >= LOW_CONFIDENCE
         for i in reversed(observed):
             step = journal.steps[i]
-            if region in step.state.unseen or region in step.before.state.unseen:
+            if region in step.state.unseen or region in step.before.state.unseen or region in step.set_regions:
                 break
             read, before = step.state.regions.get(region, {}), step.before.state.regions.get(region, {})
             if read == before:
@@ -474,6 +486,40 @@ def _doubts(game, journal: Journal, state: ObservedState) -> list[tuple[str, int
 def _neutral(game, pieces: dict) -> bool:
     """Whether ``pieces`` (a region's) are a neutral army's only: no player's."""
     return bool(pieces) and not set(pieces) & set(game.players)
+
+
+def _set_since(game, journal: Journal, state: ObservedState, set_by_player: frozenset) -> list[tuple[int, dict[str, dict]]]:
+    """(step, values) to read the past again with, for the counts a player set in ``state``: as
+    having stood so at the last commit, and since the commit where the tracker last read each
+    change (where the journal holds it). A player's count is what stands on the board now; when
+    it came to be, only the rules can weigh. The camera may have missed a move in the last commit,
+    or read a move there that the tracker explained with pieces it did not count (hard seed 353:
+    red's trireme, sailed from the Ibericum into the Cantabricum, read empty at 0.48, taken to have
+    sailed there "1 more than read"; set by the table, it "appeared outside red's turn" as a move
+    of its own, and red's moves after it were four violations), or misread a count that has
+    stood since. Kept only where that reads the past more cheaply than the count set as a move
+    now, as every second thought."""
+    past = _past(game, journal)
+    if past is None:
+        return []
+    observed, last = past
+    values = {r: dict(state.regions.get(r, {})) for r in set_by_player & state.changed_regions(last) - state.unseen}
+    if not values:
+        return []
+    steps = [observed[-1]]
+    for i in reversed(observed):
+        step = journal.steps[i]
+        if any(r in step.set_regions for r in values):
+            break
+        if any(step.state.regions.get(r, {}) != step.before.state.regions.get(r, {}) for r in values):
+            steps.append(i)
+            break
+    return [(k, values) for k in dict.fromkeys(steps)]
+
+
+def _unnoted(game, step: Step, **_) -> None:
+    """No note: the counts are the player's, already checked at the table."""
+    return None
 
 
 def _transfers(game, journal: Journal, state: ObservedState) -> list[tuple[int, dict[str, dict], Callable]]:
