@@ -2195,6 +2195,18 @@ class TestCorrections:
         report = game.observe(placed)
         assert [e.kind for e in report.events] == [ev.REINFORCEMENT] and report.verdicts == []
 
+    def test_a_setup_warning_already_given_is_not_given_again(self):
+        """Two misreads at the set-up, set one at a time: the warning about the second, word for
+        word as the start gave it, is not repeated with the first correction."""
+        true, read, red = self._misread()
+        yellow = sorted(true.provinces_of("yellow"))[0]
+        short = self._with(read, **{yellow: {"yellow": {"legionary": 1}}})
+        game = Game(self.PLAYERS)
+        assert "§3.7" in {v.rule for v in game.start(short)}
+        report = game.correct(self._with(short, **{red: {"red": {"legionary": 2}}}))
+        assert "§3.7" not in {v.rule for v in report.verdicts} and game.state.legions[yellow] == 1
+        assert game.correct(self._with(game.state, **{yellow: {"yellow": {"legionary": 2}}})).verdicts == []
+
     def test_the_tablet_entries_before_the_correction_are_kept(self):
         true, read, red = self._misread()
         game = Game(self.PLAYERS)
