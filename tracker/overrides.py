@@ -153,8 +153,9 @@ def doubt_unchanged(overrides: dict[str, Override], before: ObservedState | None
     placed most likely lean over the border, and are read on its other side. That province is
     asked for with it. On a rendered hard game on the print (seed 348) yellow placed a legionary in
     Baetica, read as before at 0.99, while Terraconensis beside it, untouched, was read one more at
-    0.99: both stayed wrong and unflagged for the last 18 commits of the game. Over the 10 games
-    filmed in session 90 that was the one such pair."""
+    0.99: both stayed wrong and unflagged for the last 18 commits of the game. Over the 18 games
+    filmed in session 90 that was the one such pair (a hand touching both provinces, as on print
+    seed 312, is left alone: a broader rule asked three right counts for its one catch)."""
     if not moved or before is None:
         return {}
     out = {}

@@ -52,8 +52,8 @@ and scores every commit against the true board at that frame:
   in two moves the gate saw as one).
 
 With ``answer`` (``--answer-checks``) the table also answers every mark as it comes, as an
-attentive table would: after each commit a player sets each marked region to its true count on
-the tablet, one at a time (a correction, :meth:`tracker.game.TurnFollower.correct`, held over
+attentive table would: after each commit a player sets each marked region, and each region the
+camera has never seen (the dashboard asks for those), to its true count on the tablet, one at a time (a correction, :meth:`tracker.game.TurnFollower.correct`, held over
 the camera's reading until it reads the region otherwise, as the dashboard does). The figures
 then say what such a table ends up with: the checks it answered, the verdicts its answers drew,
 and the claims and verdicts that still went wrong.
@@ -149,7 +149,7 @@ class GameVideoFigures:
     replayed: bool = False
     #: with ``answer``: the marks the table answered by setting the true count, and the violations
     #: and warnings the tracker gave on those corrections (apart from ``violations`` and ``warnings``:
-    #: a set-up's warnings, read again with each count set, would swamp them)
+    #: a set-up's warnings, read again as its counts are set, would swamp them)
     answered: int = 0
     answer_violations: int = 0
     answer_warnings: int = 0
