@@ -19,6 +19,7 @@ Rule questions (a second centre in a province, say) are the rules' business, not
 """
 from __future__ import annotations
 
+import copy
 import json
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -130,6 +131,17 @@ class ObservedState:
             data["regions"].setdefault(prov, {}).setdefault(colour, {})[LEADER] = 1
         if ring is not None:
             data["regions"].setdefault(ring, {})[NEUTRAL] = {RING: 1}
+        return ObservedState.from_dict(data, self.board)
+
+    def counted(self, region: str, pieces: dict) -> "ObservedState":
+        """A copy with ``region`` holding ``pieces`` as a player counted them on the tablet: no
+        camera doubt left there (the counts are validated as any state's)."""
+        data = self.to_dict()
+        data.get("confidence", {}).pop(region, None)
+        if pieces:
+            data["regions"][region] = copy.deepcopy(pieces)
+        else:
+            data["regions"].pop(region, None)
         return ObservedState.from_dict(data, self.board)
 
     def with_regions_of(self, other: "ObservedState", regions: set[str]) -> "ObservedState":

@@ -274,7 +274,7 @@ class GameScorer:
         checked = to_check(tracked, self.read.questioned, self._overrides)
         out.tracked_wrong_unflagged += len(wrong - checked)
         out.tracked_right_flagged += len(checked - wrong)
-        marked = {r: tracked.regions.get(r, {}) for r in checked}
+        marked = self._marks(tracked, checked)
         new_marks = {r for r, content in marked.items() if self._marked.get(r) != content}
         out.checks_asked += len(new_marks)
         out.checks_asked_right += len(new_marks - wrong)
@@ -307,22 +307,21 @@ class GameScorer:
             state = self.read.state
             if region in state.unseen and region not in self.read.unknown:
                 continue
-            data = state.to_dict()
-            data.get("confidence", {}).pop(region, None)
             value = now.to_dict()["regions"].get(region, {})
-            if value:
-                data["regions"][region] = value
-            else:
-                data["regions"].pop(region, None)
             self._overrides[region] = Override(None, camera.regions.get(region, {}), value)
-            verdicts = self.read.correct(ObservedState.from_dict(data, state.board)).verdicts
+            verdicts = self.read.correct(state.counted(region, value)).verdicts
             self._note(f"answer {region}", verdicts, [], frame)
             v, w = _levels(verdicts)
             out.answered += 1
             out.answer_violations, out.answer_warnings = out.answer_violations + v, out.answer_warnings + w
         tracked = self.read.state
         self._last = (tracked, now)
-        self._marked = {r: tracked.regions.get(r, {}) for r in to_check(tracked, self.read.questioned, self._overrides)}
+        self._marked = self._marks(tracked, to_check(tracked, self.read.questioned, self._overrides))
+
+    @staticmethod
+    def _marks(tracked: ObservedState, checked: set[str]) -> dict[str, dict]:
+        """The regions marked for a check, each with the count it is marked at."""
+        return {r: tracked.regions.get(r, {}) for r in checked}
 
     def _note(self, what: str, read, true, frame: int | None = None) -> None:
         """Keep, for ``--verbose``, the verdicts given on the tracked states (``read``) and on the

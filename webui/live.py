@@ -404,13 +404,7 @@ class LiveGame:
             current = self.game.state.to_dict()
             if region not in self.game.board.regions:
                 raise ValueError(f"unknown region '{region}'")
-            d = copy.deepcopy(current)
-            d.get("confidence", {}).pop(region, None)          # a player counted it: no doubt left
-            if value:
-                d["regions"][region] = value
-            else:
-                d["regions"].pop(region, None)
-            corrected = ObservedState.from_dict(d, self.game.board)     # validates the counts
+            corrected = self.game.state.counted(region, value)      # validates the counts
             camera_value = (self.last_camera.to_dict()["regions"].get(region, {}) if self.last_camera
                             else current["regions"].get(region, {}))
             latest = self.store.latest(self.game_id)
