@@ -219,6 +219,30 @@ def test_a_count_a_rule_questioned_is_outlined_until_a_player_sets_it(browser, d
     wait_for(lambda: outlined() == set())
 
 
+def test_a_doubted_placement_is_outlined_until_the_turn_s_due_accounts_for_it(browser, dashboard):
+    """The player in turn places one short of its due in a province, read at 0.5: the map outlines
+    it. Once the last legionary is placed elsewhere and read surely, the turn has placed all it
+    was due, and the outline goes."""
+    from selenium.webdriver.common.by import By
+    from tracker.state import ObservedState
+    live = dashboard
+    s0 = game_states(1)[0]
+    live.commit(s0)
+    actor, due = live.game.current, live.game.ctx.due
+    first, last = sorted(s0.provinces_of(actor))[:2]
+    d = s0.to_dict()
+    d["regions"][first] = {actor: {"legionary": s0.legions[first] + due - 1}}
+    d["confidence"] = {first: 0.5}
+    live.commit(ObservedState.from_dict(d))
+    def outlined():
+        return {e.get_attribute("id")[2:] for e in browser.find_elements(By.CSS_SELECTOR, "#map path.doubt")}
+    wait_for(lambda: outlined() == {first})
+    d["regions"][last] = {actor: {"legionary": s0.legions[last] + 1}}
+    live.commit(ObservedState.from_dict(d))
+    wait_for(lambda: outlined() == set())
+    assert live.view()["vouched"] == [first]
+
+
 def test_a_province_the_rules_kept_says_so_not_the_camera(browser, dashboard):
     """§14.1: a province read empty after the set-up keeps one legionary, a guess of the rules.
     The map asks for a check, and says who guessed: the camera saw nothing there to be sure of."""

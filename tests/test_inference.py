@@ -1910,6 +1910,70 @@ class TestReinforcementsLeftUnplaced:
         assert hindsight._cost([report]) == hindsight._cost([dataclasses.replace(report, verdicts=[])])
 
 
+class TestPlacementsThatAddUp:
+    """A turn whose placements add up to exactly what it was due vouches for the counts the camera
+    doubted where it placed them: the dashboard does not ask for them while the camera reads them
+    so (``Game.vouched``, ``tracker.overrides.to_check``). Red is due 3; Bithynia holds 8."""
+
+    @staticmethod
+    def marked(t):
+        from tracker.overrides import to_check
+        return to_check(t.game.state, t.game.questioned, {}, t.game.vouched)
+
+    def test_a_doubted_placement_that_makes_the_due_is_not_marked(self):
+        t = Table()
+        t.set(bithynia=11).push(confidence={"bithynia": 0.5})
+        assert t.game.vouched == {"bithynia": (t.game.state.regions["bithynia"], 0.5)}
+        assert self.marked(t) == set()
+
+    def test_earlier_doubted_placements_are_vouched_for_once_the_due_is_placed(self):
+        t = Table()
+        t.set(bithynia=10).push(confidence={"bithynia": 0.5})
+        assert t.game.vouched == {} and self.marked(t) == {"bithynia"}       # one short: it may be misread
+        t.set(galatia=5).push(confidence={"bithynia": 0.5})
+        assert set(t.game.vouched) == {"bithynia"} and self.marked(t) == set()
+
+    def test_a_placement_past_the_due_takes_the_vouch_back(self):
+        t = Table(garrisons=dict(BASE, aegyptus=("red", 3)))        # far from Bithynia: no move from it
+        t.set(bithynia=11).push(confidence={"bithynia": 0.5})
+        t.set(aegyptus=4).push(confidence={"bithynia": 0.5})     # one more than due: a count read over
+        assert t.game.vouched == {} and "bithynia" in self.marked(t)
+
+    def test_the_vouch_ends_where_a_hand_counted_the_region_again(self):
+        """A hand that takes a piece the camera misses leaves the count as it was, at another
+        confidence: the rules vouched for the placement, not for what the hand did since."""
+        t = Table()
+        t.set(bithynia=11).push(confidence={"bithynia": 0.5})
+        t.push(confidence={"bithynia": 0.5})
+        assert set(t.game.vouched) == {"bithynia"}                  # read as before, as surely
+        t.push(confidence={"bithynia": 0.6})
+        assert t.game.vouched == {} and self.marked(t) == {"bithynia"}
+
+    def test_nothing_is_vouched_for_in_a_change_read_with_a_move_beside_the_placement(self):
+        """The placement may be the count of pieces a move brought, read over."""
+        t = Table()
+        t.set(bithynia=10).push(confidence={"bithynia": 0.5})
+        t.set(asia=("red", 2), galatia=2, bithynia=11).push(confidence={"bithynia": 0.5})
+        assert t.game.vouched == {} and "bithynia" in self.marked(t)
+
+    def test_nothing_is_vouched_for_where_another_province_a_hand_touched_is_in_doubt(self):
+        """Galatia, counted again in doubt as before, may hide a placement the camera missed,
+        which Bithynia's count, read over, makes up for."""
+        t = Table()
+        t.set(bithynia=11).push(confidence={"bithynia": 0.5, "galatia": 0.6})
+        assert t.game.vouched == {} and self.marked(t) == {"bithynia", "galatia"}
+
+    def test_a_rule_questioning_a_vouched_count_marks_it(self):
+        from tracker.overrides import Override, to_check
+        t = Table()
+        t.set(bithynia=11).push(confidence={"bithynia": 0.5})
+        questioned = {"bithynia": {"red": {"legionary": 11}}}
+        assert to_check(t.game.state, questioned, {}, t.game.vouched) == {"bithynia"}
+        # a count set over the camera's carries its own doubt (a hand moved pieces there since)
+        guessed = Override(None, {"red": {"legionary": 11}}, {"red": {"legionary": 11}}, 0.5, moved=True)
+        assert to_check(t.game.state, {}, {"bithynia": guessed}, t.game.vouched) == {"bithynia"}
+
+
 class TestCountsSetOverTheCamera:
     """A count a player or a rule set over the camera's holds while the camera reads the region as
     it did, until a hand moves pieces there (``tracker.overrides.doubt_moved``)."""

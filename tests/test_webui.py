@@ -120,6 +120,28 @@ class TestLiveGame:
         assert view["questioned"] == [] and live.game.state.legions[region] == states[1].legions[region]
         live.store.close()
 
+    def test_a_doubted_placement_the_turn_s_due_accounts_for_is_not_asked_for(self, tmp_path):
+        """The player in turn places all it is due in one province, read at 0.5: the view lists it
+        as vouched for (the map asks no check of it), after a restart too; one legionary short,
+        it is not."""
+        for short in (0, 1):
+            store = Store(tmp_path / f"v{short}")
+            live = LiveGame.open(store, PLAYERS, resume=False)
+            s0 = game_states(1)[0]
+            live.commit(s0)
+            actor, due = live.game.current, live.game.ctx.due
+            region = sorted(s0.provinces_of(actor))[0]
+            d = s0.to_dict()
+            d["regions"][region] = {actor: {"legionary": s0.legions[region] + due - short}}
+            d["confidence"] = {region: 0.5}
+            view = live.commit(ObservedState.from_dict(d))
+            assert view["latest"]["state"]["confidence"][region] < view["low_confidence"]
+            assert view["vouched"] == ([] if short else [region]), short
+            store.close()
+            live = LiveGame.open(Store(tmp_path / f"v{short}"), PLAYERS)
+            assert live.view()["vouched"] == ([] if short else [region]), short
+            live.store.close()
+
     def test_a_region_never_seen_is_asked_for_until_a_player_sets_it_or_the_camera_sees_it(self, tmp_path):
         """A card over two provinces of two armies from the first commit: no count is known there
         (the set-up rules cannot tell whose each is), and the scores count them empty, so the view

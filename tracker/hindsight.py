@@ -345,6 +345,7 @@ def _observe_step(game, journal: Journal, state: ObservedState, turn_hint: str |
         journal.busy = False
     changed = state.changed_regions(before.state) if report.verdicts and before.state is not None else set()
     game.question(state, report.verdicts, changed)
+    game.vouch(state, before.state, report)
     journal.add(Step("observe", (state, turn_hint), {}, before, report, frozenset(set_regions)))
     return report
 

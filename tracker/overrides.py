@@ -79,14 +79,29 @@ def apply_overrides(overrides: dict[str, Override], state: ObservedState) -> Obs
     return ObservedState.from_dict(d, state.board)
 
 
-def to_check(state: ObservedState, questioned: dict[str, dict], overrides: dict[str, Override]) -> set[str]:
+def to_check(state: ObservedState, questioned: dict[str, dict], overrides: dict[str, Override],
+             vouched: dict[str, tuple[dict, float]] | None = None) -> set[str]:
     """The regions of the tracked ``state`` the dashboard marks for a player to check: the camera
     doubts their count (below ``LOW_CONFIDENCE``; a count the rules only guessed carries its
-    override's low confidence, :func:`apply_overrides`), or a rule questioned it and it still reads so
+    override's low confidence, :func:`apply_overrides`) and the rules do not account for it
+    (``vouched``, :func:`still_vouched`), or a rule questioned it and it still reads so
     (``questioned``, :meth:`tracker.game.TurnFollower.question`) with no count set over it. A
     region the camera cannot see is marked as unseen, not for a check."""
     doubted = {r for r in state.confidence if state.confidence_of(r) < LOW_CONFIDENCE}
+    doubted -= still_vouched(state, vouched or {}, overrides)
     return (doubted | still_questioned(questioned, overrides)) - state.unseen
+
+
+def still_vouched(state: ObservedState, vouched: dict[str, tuple[dict, float]],
+                  overrides: dict[str, Override]) -> set[str]:
+    """The camera's doubted counts the rules account for (``vouched``: region -> its pieces and the
+    camera's confidence then, :meth:`tracker.game.TurnFollower.vouch`) that ``state`` still reads
+    so, as surely: a region a hand touched since is read again, at another confidence, and the
+    rules no longer vouch for what the hand did there (a rendered hard game, seed 362: a blue
+    legionary taken from Arabia, vouched for as placed, was missed, and the count read as before
+    went unmarked). Nor for a region with a count set over the camera's (its doubt is its own)."""
+    return {r for r, (pieces, sure) in vouched.items()
+            if r not in overrides and state.regions.get(r, {}) == pieces and state.confidence_of(r) == sure}
 
 
 def still_questioned(questioned: dict[str, dict], overrides: dict[str, Override]) -> set[str]:

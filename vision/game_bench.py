@@ -271,7 +271,7 @@ class GameScorer:
         v, w = _levels(read_verdicts)
         out.violations, out.warnings = out.violations + v, out.warnings + w + len(notes)
         # what the dashboard marks for a check once the tracker has read the commit
-        checked = to_check(tracked, self.read.questioned, self._overrides)
+        checked = to_check(tracked, self.read.questioned, self._overrides, self.read.vouched)
         out.tracked_wrong_unflagged += len(wrong - checked)
         out.tracked_right_flagged += len(checked - wrong)
         marked = self._marks(tracked, checked)
@@ -316,7 +316,7 @@ class GameScorer:
             out.answer_violations, out.answer_warnings = out.answer_violations + v, out.answer_warnings + w
         tracked = self.read.state
         self._last = (tracked, now)
-        self._marked = self._marks(tracked, to_check(tracked, self.read.questioned, self._overrides))
+        self._marked = self._marks(tracked, to_check(tracked, self.read.questioned, self._overrides, self.read.vouched))
 
     @staticmethod
     def _marks(tracked: ObservedState, checked: set[str]) -> dict[str, dict]:

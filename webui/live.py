@@ -20,7 +20,7 @@ from tracker.errors import AugurError, GameError
 from tracker.game import TransitionReport
 from tracker.hindsight import snapshot
 from tracker.overrides import (GUESSED, Override, apply_overrides, carry_misreads, doubt_moved, doubt_unchanged,
-                               still_questioned)
+                               still_questioned, still_vouched)
 from tracker.pieces import VP_TRACK_MAX
 from tracker.readings import LOW_CONFIDENCE
 from tracker.rulesets import JUDGE_DRAWS, apply_entry, describe_entry, make_game
@@ -533,6 +533,9 @@ class LiveGame:
             "leaned": sorted(r for r, o in self.overrides.items() if o.leaned),
             # counts a rule questioned that still read so and nobody has set: the map marks them for a check
             "questioned": sorted(still_questioned(g.questioned, self.overrides)),
+            # placements the camera doubted that the turn's due accounts for, still read so: the map
+            # asks no check of them
+            "vouched": sorted(still_vouched(g.state, g.vouched, self.overrides)) if g.state else [],
             # regions the camera has never shown since the tracker began following (a card over them
             # from the first commit) and no player has set: no count is known there (the camera
             # commits none, so the scores count them empty), so the tablet asks for their counts

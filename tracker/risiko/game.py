@@ -91,6 +91,8 @@ class RisikoGame(TurnFollower):
         self.unknown: set[str] = set()
         #: counts a rule questioned, marked for a check while the camera reads them so (TurnFollower.question)
         self.questioned: dict[str, dict] = {}
+        #: counts the camera doubted that the rules account for (TurnFollower.vouch; none here)
+        self.vouched: dict[str, tuple[dict, float]] = {}
         self.score_track: list[ScoreEntry] = []
         self.winner: str | None = None
         self.finished = False

@@ -75,9 +75,11 @@ class TurnContext(PhaseDoubts):
     #: tablet (None: none was): the moves the next commit shows may have come before that draw
     phase_at_draw: Phase | None = None
     #: the provinces this turn's reinforcements were read placed in, with a count the camera
-    #: doubted (below LOW_CONFIDENCE), each with its pieces as then read: where the legionaries
-    #: the turn leaves unplaced may stand (:meth:`tracker.game.Game._end_of_turn_checks`)
-    placed_in_doubt: dict[str, dict] = field(default_factory=dict)
+    #: doubted (below LOW_CONFIDENCE), each with its pieces and the camera's confidence as then
+    #: read: where the legionaries the turn leaves unplaced may stand
+    #: (:meth:`tracker.game.Game._end_of_turn_checks`), and counts the turn's due may vouch for
+    #: (:meth:`tracker.game.Game._accounted_for`)
+    placed_in_doubt: dict[str, tuple[dict, float]] = field(default_factory=dict)
 
     @property
     def due(self) -> int:
@@ -98,7 +100,8 @@ class TurnContext(PhaseDoubts):
             if e.kind == ev.REINFORCEMENT:
                 self.placed += e.amount
                 if nxt is not None and e.target not in nxt.unseen and nxt.confidence_of(e.target) < LOW_CONFIDENCE:
-                    self.placed_in_doubt[e.target] = copy.deepcopy(nxt.regions.get(e.target, {}))
+                    self.placed_in_doubt[e.target] = (copy.deepcopy(nxt.regions.get(e.target, {})),
+                                                      nxt.confidence_of(e.target))
             elif e.kind == ev.NAVAL_MOVE:
                 self.naval_moves += 1
             elif e.kind == ev.NAVAL_COMBAT:

@@ -49,7 +49,9 @@ function doubtOf(state, rid) {
   // province only because none stands empty once the game is on), nor one read as placed, which
   // the rules vouch for (tracker.spqrisiko.setup.vouched_placements)
   const setupSure = view && view.placing && (view.placing.free.includes(rid) || view.placing.vouched.includes(rid));
-  if (c !== undefined && view && c < view.low_confidence && !setupSure) return `check the count (camera ${Math.round(100 * c)}% sure)`;
+  // nor a placement the turn's due accounts for (tracker.game.Game._accounted_for)
+  const placedSure = view && (view.vouched || []).includes(rid);
+  if (c !== undefined && view && c < view.low_confidence && !setupSure && !placedSure) return `check the count (camera ${Math.round(100 * c)}% sure)`;
   if (view && (view.questioned || []).includes(rid)) return "a rule questioned this count when it was read: check it (set the count if it is wrong)";
   return "";
 }
