@@ -634,8 +634,9 @@ class TestOneOff:
 
 class TestOneOffBeyondTheChange:
     """The counts :func:`hindsight._one_off` weighs besides one the commit changed: a sea the
-    verdict names as its context, unchanged and read fairly surely before and now; and a region
-    the commit changed, read fairly surely or in doubt before. (The print's hard seed 151: yellow's trireme
+    verdict names as its context, unchanged and read fairly surely before and now; a region
+    the commit changed, read fairly surely or in doubt before; and a province the commit changed
+    beside one the verdict rests on, read fairly surely now. (The print's hard seed 151: yellow's trireme
     in the Aegeum, read empty at 0.84 to 0.95 for 50 commits.)"""
 
     def test_a_sea_a_strategic_move_lacked_triremes_in_15_2(self):
@@ -702,6 +703,35 @@ class TestOneOffBeyondTheChange:
                 assert "Galatia read before as 3 red legionaries at 0.58; as 4 red legionaries it would break no rule" \
                     in v.message
                 assert "galatia" in t.game.questioned
+
+    def test_a_conquest_beside_the_province_pieces_appeared_in_6(self):
+        """Red, its reinforcements placed, takes Cilicia (blue 1) from Galatia (4) and moves two
+        in; Cilicia is read as 3 at 0.85 (at 0.97: surely), so that one of Galatia's two left
+        "appears outside the reinforcement phase". The verdicts rest on Galatia alone; Cilicia
+        beside it, read one fewer, breaks no rule. (The print's hard seed 363, Cappadocia and
+        Galatia.)"""
+        for confidence, softened in ((0.85, True), (0.97, False)):
+            t = Table(garrisons={**BASE, "cilicia": ("blue", 1)})
+            t.set(bithynia=11).push()
+            r = t.set(cilicia=("red", 3), galatia=2).push(confidence={"cilicia": confidence})
+            assert r.verdicts and all((v.level == "warning") == softened for v in r.verdicts), confidence
+            if softened:
+                assert all("Cilicia read as 3 red legionaries at 0.85; as 2 red legionaries it would break no rule"
+                           in v.message for v in r.verdicts)
+                assert "cilicia" in t.game.questioned
+
+    def test_an_attacker_read_in_doubt_after_the_attack_10_13(self):
+        """Red attacks Cilicia (blue 3, read surely) from Galatia, read with 2 and then with 1 at
+        0.5 (at 0.97: surely): one die against three defending breaks §10.13 only if Galatia's
+        counts are right, and the camera doubts the one after. (The print's hard seed 364:
+        yellow's Cilicia, five read as two at 0.13, against Asia's three.)"""
+        for confidence, softened in ((0.5, True), (0.97, False)):
+            t = Table(garrisons={**BASE, "galatia": ("red", 2), "cilicia": ("blue", 3)})
+            t.set(bithynia=11).push()
+            r = t.set(galatia=1, cilicia=2).push(confidence={"galatia": confidence})
+            dice = [v for v in r.verdicts if v.rule == "§10.13"]
+            assert [v.level for v in dice] == ["warning" if softened else "violation"], confidence
+            assert {"galatia", "cilicia"} <= set(t.game.questioned)
 
     def test_an_army_read_in_another_colour_before_4_2(self):
         """Yellow's Moesia read as blue's at 0.87 (at 0.97: surely), which began blue's turn; red's

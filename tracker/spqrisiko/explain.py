@@ -233,6 +233,22 @@ class _ReadingBuilder:
     def warning(self, rule: str, message: str, *regions: str) -> None:
         self.verdicts.append(Verdict.warning(rule, message, tuple(regions)))
 
+    def too_few_dice(self, source: str, target: str, message: str) -> None:
+        """§10.13: an attack from ``source`` with fewer dice than ``target`` defends with. A
+        violation; a warning where the camera doubts either count it rests on as read after the
+        change (a violation is otherwise softened only where every count the change changed that
+        it rests on is in doubt, :func:`~tracker.readings.soften_low_confidence`, and the
+        defender's losses are mostly read surely). The print's hard seed 364: yellow's Cilicia,
+        five legionaries read as none at 0.12 (the rules kept one) and then as two at 0.13,
+        attacked Asia's three: "Cilicia could roll 1 die against 3 defending Asia". A count in
+        doubt only before the change is left to the second thought that reads it one off
+        (:func:`tracker.hindsight._one_off`), which says what it would then be."""
+        N = self.d.next
+        if any(r not in N.unseen and N.confidence_of(r) < LOW_CONFIDENCE for r in (source, target)):
+            self.warning("§10.13", message + DOUBT_NOTE, source, target)
+        else:
+            self.violation("§10.13", message, source, target)
+
     def breach(self, rule: str, message: str, phase: Phase, *regions: str) -> None:
         """A breach of the order of the turn's phases by an act of ``phase``: a violation, which
         :meth:`build` makes a warning where only counts read in doubt ended that phase
@@ -567,9 +583,8 @@ class _ReadingBuilder:
             att_dice = attack_dice_available(start, garrison)
             if att_dice < defence_dice(P.legions[t]):
                 rule_note = " (a sea attack leaves 2 at home next to an enemy, §14.3)" if garrison == 2 else ""
-                self.violation("§10.13", f"{self.name(src)} could roll {_dice(att_dice)} against "
-                                         f"{defence_dice(P.legions[t])} "
-                                         f"defending {self.name(t)}{rule_note}", src, t)
+                self.too_few_dice(src, t, f"{self.name(src)} could roll {_dice(att_dice)} against "
+                                          f"{defence_dice(P.legions[t])} defending {self.name(t)}{rule_note}")
             if sea:
                 if t in self.ctx.sea_attacked or t in sea_targets_now:
                     self.violation("§12.6", f"{self.name(t)} was attacked by sea twice this turn", t)
@@ -627,8 +642,8 @@ class _ReadingBuilder:
                 self.events.append(Event(kind, a, source=p, target=q, sea=sea, defender=P.owners[q],
                                          attacker_losses=-r, maybe_by_sea=maybe_sea, target_guessed=guessed))
                 if attack_dice_available(P.legions[p]) < defence_dice(P.legions[q]):
-                    self.violation("§10.13", f"{self.name(p)} could roll {_dice(attack_dice_available(P.legions[p]))} "
-                                             f"against {defence_dice(P.legions[q])} defending {self.name(q)}", p, q)
+                    self.too_few_dice(p, q, f"{self.name(p)} could roll {_dice(attack_dice_available(P.legions[p]))} "
+                                            f"against {defence_dice(P.legions[q])} defending {self.name(q)}")
             else:
                 message = f"{-r} {a} legionar{'y' if r == -1 else 'ies'} vanished from {self.name(p)} with no combat"
                 if beside := doubted_beside(p, a, P, d.next):
