@@ -266,9 +266,15 @@ class TestGameScorer:
         assert (f.tracked_wrong_regions, f.tracked_wrong_unflagged) == (3, 0)
         assert (f.checks_asked, f.checks_asked_right) == (2, 0)
         # a right count in doubt is asked once too, and counted as a check of a right count
-        f = self.play([(s0, False, s0), (s0, True, None), (s1, False, read(5, 0.4)), (s1, False, read(5, 0.5))],
-                      settle=False)
+        def doubted(region, confidence):
+            return ObservedState.from_dict(dict(s1.to_dict(), confidence={region: confidence}))
+        f = self.play([(s0, False, s0), (s0, True, None), (s1, False, doubted("numidia", 0.4)),
+                       (s1, False, doubted("numidia", 0.5))], settle=False)
         assert (f.tracked_right_flagged, f.checks_asked, f.checks_asked_right) == (2, 1, 1)
+        # but not red's placement read right in doubt, once red has placed all it was due
+        f = self.play([(s0, False, s0), (s0, True, None), (s1, False, read(5, 0.4)), (s1, False, read(5, 0.4))],
+                      settle=False)
+        assert (f.tracked_right_flagged, f.checks_asked, f.checks_asked_right) == (0, 0, 0)
 
     def test_an_arena_centre_the_camera_did_not_show_is_asked_for_once(self):
         """The card set is entered on the frame red's hand comes in, in both trackers; the camera
