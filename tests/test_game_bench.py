@@ -50,6 +50,20 @@ class TestGameScorer:
         assert f.commit_after_hand_s == [0.3]          # the hand left on frame 3, the commit came on frame 5
         assert (f.violations, f.truth_violations) == (0, 0)
 
+    def test_a_commit_on_the_frame_the_hand_leaves_keeps_the_pipeline_s_word_on_what_it_changed(self):
+        """A hand reached into Mauretania and took nothing; the camera commits as it leaves, with
+        Mauretania read as before at 0.9: a province a hand changed, read as before, is doubted.
+        (The bench once took the true board's changes on that frame, none, for the pipeline's.)"""
+        s0, s1 = legal_game()[:2]
+        doubted = ObservedState.from_dict(dict(s1.to_dict(), confidence={"mauretania": 0.9}))
+        figures = GameVideoFigures("easy", 0, 1)
+        scorer = GameScorer(figures, PLAYERS, fps=10)
+        script = [(s0, False, s0, None), (s0, True, None, None), (s1, True, None, None), (s1, False, s1, frozenset()),
+                  (s1, True, None, None), (s1, False, doubted, frozenset({"mauretania"}))]
+        for i, (truth, hand, committed, moved) in enumerate(script):
+            scorer.see(line(i, truth, hand), committed, moved)
+        assert figures.unchanged_doubted == 1 and "mauretania" in scorer._overrides
+
     def test_a_move_committed_before_the_hand_was_out_of_the_picture_is_committed(self):
         """The hand has left the board but not the picture (the renderer still says a hand is
         present): a still board then is committed, with the move, a frame before the hand is gone."""
@@ -437,8 +451,11 @@ class TestRecording:
         figures = GameVideoFigures("hard", 7, 3)
         scorer = GameScorer(figures, PLAYERS, fps=10)
         recording = GameRecording(recording_path(folder, "hard", 7), "hard", 7, 3, 10, True)
+        last = None         # the true board at the last commit: a hand changed what differs from it
         for i, (truth, hand, committed) in enumerate(self.script()):
-            moved = frozenset(changed(truth, committed)) if committed is not None else None
+            moved = None
+            if committed is not None:
+                moved, last = frozenset(changed(truth, last) if last is not None else ()), truth
             scorer.see(line(i, truth, hand), committed, moved)
             recording.see(line(i, truth, hand), committed, moved)
         recording.close()

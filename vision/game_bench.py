@@ -223,12 +223,13 @@ class GameScorer:
         now = ObservedState.from_dict(truth["state"])
         if truth["hand_present"] and not self._prev_hand:
             self._board_then, self._hand_came = now, truth["frame"]
-        if self._prev_hand and not truth["hand_present"] and (moved := now.changed_regions(self._board_then)):
+        # (not ``moved``: that is the pipeline's word for the commit on this frame, used below)
+        if self._prev_hand and not truth["hand_present"] and (made := now.changed_regions(self._board_then)):
             out.moves += 1
-            if self._committed_early(moved, now):
+            if self._committed_early(made, now):
                 out.commit_after_hand_s.append((self._committed_at - truth["frame"] + 1) / self.fps)
             else:
-                self._pending.append((truth["frame"], moved))
+                self._pending.append((truth["frame"], made))
         self._prev_hand = truth["hand_present"]
         if committed is None:
             return
