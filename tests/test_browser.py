@@ -326,6 +326,33 @@ def test_a_piece_read_across_the_border_says_no_hand_touched_it(browser, dashboa
     browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="live"]').click()
 
 
+def test_a_province_no_hand_reached_into_read_otherwise_says_so(browser, dashboard):
+    """A province no hand reached into is read one more, surely: the map asks for it and says
+    that no hand reached into it, on the map and in review (the print's hard seed 367)."""
+    from selenium.webdriver.common.by import By
+    from tracker.state import ObservedState
+    live = dashboard
+    s0, s1 = game_states(2)
+    live.commit(s0)
+    live.commit(s1)
+    region = sorted(s1.owners)[0]
+    d = s1.to_dict()
+    d["regions"][region] = {s1.owners[region]: {"legionary": s1.legions[region] + 1}}
+    d["confidence"] = {region: 0.9}
+    live.commit(ObservedState.from_dict(d), moved=frozenset())
+    wait_for(lambda: {e.get_attribute("id")[2:] for e in browser.find_elements(By.CSS_SELECTOR, "#map path.doubt")}
+             == {region})
+    title = browser.find_element(By.CSS_SELECTOR, f"#r-{region} title").get_attribute("textContent")
+    assert "no hand reached into this province" in title and "% sure" not in title
+    browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="review"]').click()
+    wait_for(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#timeline button")) == 3)
+    browser.find_elements(By.CSS_SELECTOR, "#timeline button")[-1].click()
+    wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#snap-a li.doubt"))
+    texts = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#snap-a li.doubt")]
+    assert any(t.startswith(s1.board.name(region)) and "no hand reached into it" in t for t in texts)
+    browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="live"]').click()
+
+
 def test_a_set_count_doubted_after_a_move_says_why(browser, dashboard):
     """The rules settled a misread set-up count; a hand then moved pieces there and the camera
     reads it as before. The map asks for a check of the settled count, and says why."""

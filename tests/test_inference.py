@@ -2166,10 +2166,12 @@ class TestCountsSetOverTheCamera:
         assert set(doubted) == {"baetica", "terraconensis"} and all(o.moved for o in doubted.values())
         tracked = apply_overrides(doubted, camera(3))
         assert {"baetica", "terraconensis"} <= to_check(tracked, {}, doubted)
-        # a hand in Terraconensis too (a placement there), no gain, or another army's: nothing
+        # a hand in Terraconensis too (a placement there), or no gain: nothing
         assert doubt_unchanged({}, before, camera(3), frozenset({"baetica", "terraconensis"})) == {}
         assert doubt_unchanged({}, before, camera(2), frozenset({"baetica"})) == {}
-        assert doubt_unchanged({}, camera(2, "red"), camera(3, "red"), frozenset({"baetica"})) == {}
+        # another army's gain: no piece of Baetica's leaned there, but no hand reached into it either
+        other = doubt_unchanged({}, camera(2, "red"), camera(3, "red"), frozenset({"baetica"}))
+        assert set(other) == {"terraconensis"} and other["terraconensis"].untouched
 
     def test_a_sea_read_surely_as_before_beside_a_trireme_paid_for_is_asked_for_a_check(self):
         """Hard seed 310: blue paid three legionaries of Germania Inferior for a trireme in the
@@ -2190,16 +2192,47 @@ class TestCountsSetOverTheCamera:
                                         "confidence": {"britannicus": 0.98}})
         assert doubt_unchanged({}, before, lost, both) == {}                       # conquered, not paid
         assert doubt_unchanged({}, before, camera(2), frozenset({"germania_inferior"})) == {}  # no hand there
-        assert doubt_unchanged({}, before, camera(2), frozenset({"britannicus"})) == {}
+        # no hand in Germania Inferior: the sea is not asked for, the province read otherwise is
+        assert set(doubt_unchanged({}, before, camera(2), frozenset({"britannicus"}))) == {"germania_inferior"}
         built = camera(2, balearicum={"blue": {"trireme": 1}})                    # the trireme read elsewhere
         assert doubt_unchanged({}, before, built, both) == {}
         marched = camera(2, belgica={"blue": {"legionary": 3}})                   # they moved on land
-        assert doubt_unchanged({}, before, marched, both) == {}
+        assert doubt_unchanged({}, before, marched, both | {"belgica"}) == {}
         inland = ObservedState.from_dict({"regions": {"pannonia": {"blue": {"legionary": 5}}},
                                           "confidence": {"britannicus": 0.98}})
         assert doubt_unchanged({}, inland, ObservedState.from_dict(
             {"regions": {"pannonia": {"blue": {"legionary": 2}}}, "confidence": {"britannicus": 0.98}}),
             frozenset({"britannicus", "pannonia"})) == {}                        # not on its coast
+
+    def test_a_province_no_hand_reached_into_read_otherwise_is_asked_for_a_check(self):
+        """The print's hard seed 367: blue placed two legionaries in Lusitania, and Galicia beside
+        it, which no hand reached into, was read one more at 0.96, unflagged for 10 commits."""
+        from tracker.overrides import GUESSED, Override, apply_overrides, doubt_unchanged, to_check
+        from tracker.state import ObservedState
+
+        def camera(galicia, sure=0.96, unseen=(), aegeum=0):
+            regions = {"lusitania": {"blue": {"legionary": 7}}, "galicia": {"blue": {"legionary": galicia}}}
+            if aegeum:
+                regions["aegeum"] = {"red": {"trireme": aegeum}}
+            return ObservedState.from_dict({"regions": regions, "confidence": {"galicia": sure},
+                                            "unseen": list(unseen)})
+        before = ObservedState.from_dict({"regions": {"lusitania": {"blue": {"legionary": 5}},
+                                                      "galicia": {"blue": {"legionary": 2}}}})
+        moved = frozenset({"lusitania"})
+        doubted = doubt_unchanged({}, before, camera(3), moved)
+        assert set(doubted) == {"galicia"}
+        o = doubted["galicia"]
+        assert (o.value, o.confidence, o.moved, o.untouched, o.leaned) == ({"blue": {"legionary": 3}}, GUESSED,
+                                                                             True, True, False)
+        assert "galicia" in to_check(apply_overrides(doubted, camera(3)), {}, doubted)
+        # read as before, or a hand in it, or doubted already, or out of sight, or a count set there,
+        # or a sea (a fleet is read off its coast less): nothing
+        assert doubt_unchanged({}, before, camera(2), moved) == {}
+        assert doubt_unchanged({}, before, camera(3), moved | {"galicia"}) == {}
+        assert doubt_unchanged({}, before, camera(3, sure=0.6), moved) == {}
+        assert doubt_unchanged({}, before, camera(3, unseen=["galicia"]), moved) == {}
+        assert doubt_unchanged({"galicia": Override(4, {}, {})}, before, camera(3), moved) == {}
+        assert doubt_unchanged({}, before, camera(2, aegeum=1), moved) == {}
 
     def test_the_rules_hold_marks_its_counts_as_kept(self):
         t = Table()

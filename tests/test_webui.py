@@ -384,6 +384,32 @@ class TestLiveGame:
         assert view["moved"] == [touched] and view["leaned"] == [beside]
         live.store.close()
 
+    def test_a_province_no_hand_reached_into_read_otherwise_is_flagged_after_a_restart_too(self, tmp_path):
+        """The print's hard seed 367: a hand placed pieces in one province, and the province beside
+        it, which no hand reached into, was read one more, surely. It is flagged, saying that no
+        hand reached into it, after a restart too; a player setting its count clears the flag."""
+        store = Store(tmp_path / "n")
+        live = LiveGame.open(store, PLAYERS, resume=False)
+        s0, s1 = game_states(2)
+        live.commit(s0)
+        live.commit(s1)
+        region = sorted(s1.owners)[0]
+        colour = s1.owners[region]
+        d = s1.to_dict()
+        d["regions"][region] = {colour: {"legionary": s1.legions[region] + 1}}
+        d["confidence"] = {region: 0.9}
+        read = ObservedState.from_dict(d)
+        view = live.commit(read, moved=frozenset())
+        assert view["untouched"] == [region] and view["moved"] == [] and view["leaned"] == []
+        authors = {c["region"]: c["author"] for c in store.corrections(live.game_id)}
+        assert authors == {region: "counted otherwise with no hand in it"}
+        store.close()
+        live = LiveGame.open(Store(tmp_path / "n"), PLAYERS)
+        assert live.commit(read)["untouched"] == [region]
+        view = live.correct(region, d["regions"][region])      # a player counts it: as read
+        assert view["untouched"] == [] and live.commit(read)["untouched"] == []
+        live.store.close()
+
     def test_an_empty_sea_a_hand_changed_and_the_camera_reads_empty_is_flagged_after_a_restart_too(self, tmp_path):
         """A trireme sailed into an empty sea that the camera read empty as before, short of sure:
         the empty sea is flagged, recorded with nothing in it, and flagged again after a restart."""

@@ -56,6 +56,9 @@ class Override:
     #: read there instead (:func:`doubt_unchanged`, :func:`_leaned_into`): the dashboard asks for a
     #: check, saying so
     leaned: bool = False
+    #: a camera count in a province no hand reached into that the camera reads otherwise than at its
+    #: last commit (:func:`doubt_unchanged`): the dashboard asks for a check, saying so
+    untouched: bool = False
 
 
 def apply_overrides(overrides: dict[str, Override], state: ObservedState) -> ObservedState:
@@ -170,8 +173,20 @@ def doubt_unchanged(overrides: dict[str, Override], before: ObservedState | None
     Baetica, read as before at 0.99, while Terraconensis beside it, untouched, was read one more at
     0.99: both stayed wrong and unflagged for the last 18 commits of the game. Over the 18 games
     filmed in session 90 that was the one such pair (a hand touching both provinces, as on print
-    seed 312, is left alone: a broader rule asked three right counts for its one catch)."""
-    if not moved or before is None:
+    seed 312, is left alone: a broader rule asked three right counts for its one catch).
+
+    The other way round, a province no hand reached into (not in ``moved``) that the camera reads
+    otherwise than at its last commit, at LOW_CONFIDENCE or more (below, the dashboard asks
+    already), is held at the camera's count with GUESSED confidence and ``untouched`` set. The
+    pipeline counts a province a hand only grazed afresh where the counter is sure of a new count
+    (:meth:`vision.touched.TouchedRegions.hold`): a piece placed at its border is counted so, and
+    so is a pile beside it read across the border. On a rendered hard game on the print (seed
+    367) blue placed two legionaries in Lusitania, and Galicia beside it, which no hand reached
+    into, was read one more at 0.96: wrong and unmarked for the last 10 commits of the game.
+    Over the 34 hard games filmed in sessions 90 and 91 such counts were wrong 7 times and right
+    12 times; marked, they left 32 wrong region-states fewer unmarked for 5 more checks asked, and
+    their doubt made a violation of hard seed 370 a warning (``docs/measured.md``, session 91)."""
+    if moved is None or before is None:
         return {}
     out = {}
     for region in sorted(moved):
@@ -191,6 +206,13 @@ def doubt_unchanged(overrides: dict[str, Override], before: ObservedState | None
                 pieces = camera.regions.get(q, {})
                 out[q] = Override(None, copy.deepcopy(pieces), copy.deepcopy(pieces), GUESSED, moved=True,
                                   leaned=True)
+    for region in sorted(camera.board.provinces):
+        read = camera.regions.get(region, {})
+        if (region in moved or region in overrides or region in out or region in camera.unseen
+                or region in before.unseen or read == before.regions.get(region, {})
+                or camera.confidence_of(region) < LOW_CONFIDENCE):
+            continue
+        out[region] = Override(None, copy.deepcopy(read), copy.deepcopy(read), GUESSED, moved=True, untouched=True)
     return out
 
 

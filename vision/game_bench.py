@@ -121,7 +121,8 @@ class GameVideoFigures:
     #: counts set over the camera's (settled or kept by the rules) doubted once a hand changed
     #: their region and the camera still read it as before (:func:`tracker.overrides.doubt_moved`)
     doubted_regions: int = 0
-    #: camera counts read as at the last commit in a province a hand changed, doubted for a check
+    #: camera counts read as at the last commit in a province a hand changed, or otherwise in one no
+    #: hand reached into, doubted for a check
     #: (:func:`tracker.overrides.doubt_unchanged`)
     unchanged_doubted: int = 0
     #: power centres an arena paid for that the tracked states did not show when the true ones
@@ -469,7 +470,8 @@ def describe(figures: list[GameVideoFigures], fps: int) -> str:
             f"as the set-up leaves them, in doubt, vouched for) and {total['held_regions']} regions "
             f"kept as the rules keep them where the camera lost their centre or army, "
             f"{total['doubted_regions']} of these counts doubted once a hand moved pieces in their region "
-            f"(and {total['unchanged_doubted']} of the camera's, read as before where a hand moved pieces), then "
+            f"(and {total['unchanged_doubted']} of the camera's, read as before where a hand moved pieces or otherwise "
+            f"where none reached in), then "
             f"{total['tracked_wrong_regions'] / max(commits, 1):.2f} regions wrong per tracked state "
             f"({total['tracked_wrong_unflagged']} of those {total['tracked_wrong_regions']} not flagged for a check; "
             f"{total['tracked_right_flagged'] / max(commits, 1):.2f} right counts flagged per state; "

@@ -59,13 +59,17 @@ SETUP_RULES_IN_DOUBT = "set-up rules, army in doubt"
 #: beside it, read there instead (:func:`tracker.overrides.doubt_unchanged`): flagged after a restart
 #: too, and never undone by the Undo button, as MOVED_READ_AS_BEFORE
 LEANED_INTO = "pieces placed beside it, read here"
+#: ... and of a camera count in a province no hand reached into, read otherwise than at the last
+#: commit (:func:`tracker.overrides.doubt_unchanged`): flagged after a restart too, and never undone
+#: by the Undo button, as MOVED_READ_AS_BEFORE
+COUNTED_UNTOUCHED = "counted otherwise with no hand in it"
 #: the authors whose counts the dashboard still asks the players to check
 _DOUBTED_BY = (GUESSED_BY_RULES, MOVED_SINCE_SET, MOVED_READ_AS_BEFORE, CARRIED_PAST_CHANGE, SETUP_RULES_IN_DOUBT,
-               LEANED_INTO)
+               LEANED_INTO, COUNTED_UNTOUCHED)
 #: ... and those a hand's change put in doubt
-_MOVED_BY = (MOVED_SINCE_SET, MOVED_READ_AS_BEFORE, CARRIED_PAST_CHANGE, LEANED_INTO)
+_MOVED_BY = (MOVED_SINCE_SET, MOVED_READ_AS_BEFORE, CARRIED_PAST_CHANGE, LEANED_INTO, COUNTED_UNTOUCHED)
 #: ... and those the Undo button passes by: they set no count a player could take back
-_NOT_UNDONE = (VOUCHED_BY_SETUP, MOVED_READ_AS_BEFORE, LEANED_INTO)
+_NOT_UNDONE = (VOUCHED_BY_SETUP, MOVED_READ_AS_BEFORE, LEANED_INTO, COUNTED_UNTOUCHED)
 #: How long (seconds) after a card is entered the camera may judge it on a settled table
 #: (:meth:`LiveGame.table_settled`): a player who taps "card drawn" before moving the conquering
 #: pieces in has this long to reach over the board, which unsettles it; the commit of the move
@@ -80,6 +84,12 @@ SETUP = "setup"
 PLACING = "placing"
 #: ... and of a state a player's correction (or its undo) made
 CORRECTION = "correction"
+
+
+def _doubt_author(o: Override) -> str:
+    """Who a camera count doubted where a hand's changes and the reading disagree is recorded as
+    set by (:func:`tracker.overrides.doubt_unchanged`), so that a restart doubts it alike."""
+    return LEANED_INTO if o.leaned else COUNTED_UNTOUCHED if o.untouched else MOVED_READ_AS_BEFORE
 
 
 @dataclass
@@ -149,7 +159,8 @@ class LiveGame:
                                                        moved=c["author"] in _MOVED_BY,
                                                        kept=c["author"] in (KEPT_BY_RULES, GUESSED_BY_RULES),
                                                        vouched=c["author"] == VOUCHED_BY_SETUP,
-                                                       leaned=c["author"] == LEANED_INTO)
+                                                       leaned=c["author"] == LEANED_INTO,
+                                                       untouched=c["author"] == COUNTED_UNTOUCHED)
             else:
                 self.overrides = {k: o for k, o in self.overrides.items() if o.correction_id != c["undoes"]}
 
@@ -193,7 +204,7 @@ class LiveGame:
                 if self.game.state is not None and not self.game.placing:
                     unchanged = doubt_unchanged(self.overrides, camera_before, state, moved)
                     self.overrides.update(unchanged)
-                    doubted += [(r, LEANED_INTO if o.leaned else MOVED_READ_AS_BEFORE) for r, o in unchanged.items()]
+                    doubted += [(r, _doubt_author(o)) for r, o in unchanged.items()]
                 state = self._with_overrides(state)
             if self.game.state is None and source != CORRECTION and self.game.setup_under_way(state):
                 sid = self._placed(state, jpeg, source, detections, first=True)
@@ -527,10 +538,13 @@ class LiveGame:
                                   if o.confidence is not None and not o.kept and not o.moved),
             # counts set over the camera's in regions whose pieces were moved since, while the camera
             # read them as before: the set count may be out of date, so a player should look
-            "moved": sorted(r for r, o in self.overrides.items() if o.moved and not o.leaned),
+            "moved": sorted(r for r, o in self.overrides.items() if o.moved and not o.leaned and not o.untouched),
             # camera counts in provinces no hand changed that gained the pieces a hand placed beside
             # them: most likely read across the border, so a player should look here and beside
             "leaned": sorted(r for r, o in self.overrides.items() if o.leaned),
+            # camera counts in provinces no hand reached into, read otherwise than at the last commit:
+            # a player should look here and beside
+            "untouched": sorted(r for r, o in self.overrides.items() if o.untouched),
             # counts a rule questioned that still read so and nobody has set: the map marks them for a check
             "questioned": sorted(still_questioned(g.questioned, self.overrides)),
             # placements the camera doubted that the turn's due accounts for, still read so: the map
@@ -573,7 +587,8 @@ class LiveGame:
                        "confidence": 0.0 if r in unseen else sure.get(r, 1.0), "seen": r not in unseen,
                        "guessed": authors.get(r) == GUESSED_BY_RULES,
                        "setup_doubt": authors.get(r) == SETUP_RULES_IN_DOUBT,
-                       "leaned": authors.get(r) == LEANED_INTO}
+                       "leaned": authors.get(r) == LEANED_INTO,
+                       "untouched": authors.get(r) == COUNTED_UNTOUCHED}
                    for r in sorted(set(before) | set(after)) if before.get(r) != after.get(r)}
         out = snap.to_dict()
         out.update({"changed": changed, "decisions": self.store.decisions(sid),

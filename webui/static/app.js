@@ -43,6 +43,7 @@ function doubtOf(state, rid) {
   if (view && (view.guessed || []).includes(rid)) return "the camera sees no legionary here: the rules keep one (check the count)";
   if (view && (view.setup_doubt || []).includes(rid)) return "the set-up rules chose this army, but the camera's reading left it in doubt: check which army stands here";
   if (view && (view.leaned || []).includes(rid)) return "no hand touched this province, yet the camera reads more pieces here: those placed beside it may be read here (check the count here and beside it)";
+  if (view && (view.untouched || []).includes(rid)) return "no hand reached into this province, yet the camera now reads its count otherwise: pieces at its border may be read on the wrong side (check the count here and beside it)";
   if (view && (view.moved || []).includes(rid)) return "pieces were moved here, and the camera still reads the count it read before: check the count";
   const c = state && state.confidence && state.confidence[rid];
   // while the set-up is being made, a free province is no doubt (the camera doubts every empty
@@ -266,7 +267,7 @@ async function pick(id, button) {
     const ul = el("ul");
     entryItems(d.entries || []).forEach(li => ul.appendChild(li));
     for (const [r, c] of Object.entries(d.changed)) {
-      const doubt = !c.seen ? " (not seen by the camera)" : c.guessed ? " (the camera saw none; the rules kept one: check)" : c.setup_doubt ? " (the set-up rules chose the army: check)" : c.leaned ? " (no hand touched it: pieces placed beside it may be read here; check)" : (view && c.confidence < view.low_confidence) ? ` (camera ${Math.round(100 * c.confidence)}% sure: check)` : "";
+      const doubt = !c.seen ? " (not seen by the camera)" : c.guessed ? " (the camera saw none; the rules kept one: check)" : c.setup_doubt ? " (the set-up rules chose the army: check)" : c.leaned ? " (no hand touched it: pieces placed beside it may be read here; check)" : c.untouched ? " (no hand reached into it, yet it reads otherwise: check)" : (view && c.confidence < view.low_confidence) ? ` (camera ${Math.round(100 * c.confidence)}% sure: check)` : "";
       ul.appendChild(el("li", { class: doubt ? "doubt" : "" }, `${geo.names[r]}: ${JSON.stringify(c.before)} → ${JSON.stringify(c.after)}${doubt}`));
     }
     for (const e of d.events) ul.appendChild(el("li", {}, e.text || e.kind));
