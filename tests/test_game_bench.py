@@ -491,7 +491,8 @@ class TestRecording:
         self.record(tmp_path)
         assert main(["bench", "game", "--replay", str(tmp_path), "--answer-checks"]) == 0
         out = capsys.readouterr().out
-        assert "the table answered 2 marks with the true count" in out     # the doubted count, then the phantom
+        # the doubted count; its answer's second thought takes it as now read clearly, and asks no more
+        assert "the table answered 1 marks with the true count" in out
         assert main(["bench", "vision", "--answer-checks"]) != 0
         assert "only for augur bench game" in capsys.readouterr().err
 
