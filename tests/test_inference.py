@@ -115,6 +115,7 @@ class TestReinforcements:
         t = Table()                                         # red is entitled to 3 (4 provinces)
         r = t.set(bithynia=10, galatia=7).push(confidence={"galatia": 0.4})
         assert "§6" not in rules(r) and "§6" in rules(r, "warning")
+        assert set(t.game.questioned) == {"galatia"}       # Bithynia, read surely, is the context
         r = Table().set(bithynia=12, galatia=7).push(confidence={"galatia": 0.4})
         assert "§6" in rules(r)                             # the 4 the camera is sure of in Bithynia are too many
 
@@ -1857,6 +1858,17 @@ class TestQuestionedCounts:
         report = t.set(moesia=3, thracia=2).push()
         assert any("second thoughts" in v.message and v.regions == ("moesia",) for v in report.verdicts)
         assert t.game.questioned == {}
+
+    def test_a_breach_of_the_phases_order_only_a_doubted_move_made_asks_for_that_count(self):
+        """Galatia read one fewer in doubt (an attack repelled, ending red's reinforcements), then
+        red places its 3 in Bithynia, read surely: the warning asks for Galatia, where the doubt
+        is, not for the placement it judged."""
+        t = Table()
+        t.set(galatia=3).push(confidence={"galatia": 0.5})
+        r = t.set(bithynia=11).push(confidence={"galatia": 0.5})
+        [v] = r.verdicts
+        assert v.level == "warning" and "ended that phase: check them" in v.message
+        assert set(t.game.questioned) == {"galatia"}
 
     def test_the_dashboard_marks_doubted_and_questioned_counts_but_not_set_or_unseen_ones(self):
         from tracker.overrides import Override, to_check
