@@ -720,6 +720,20 @@ class TestOneOffBeyondTheChange:
                            in v.message for v in r.verdicts)
                 assert "cilicia" in t.game.questioned
 
+    def test_a_trireme_turned_into_legionaries_read_one_short_on_its_coast_6_6(self):
+        """Red's trireme in the Pontus Euxinus becomes two legionaries in Bithynia, read one short
+        at 0.90 (at 0.97: surely): "left with no combat and no legionaries landed" rests on the
+        sea alone; Bithynia on its coast, read one more, breaks no rule. (Hard seed 373: yellow's
+        trireme in the Creticum, Cyrenaica read one short.)"""
+        for confidence, softened in ((0.9, True), (0.97, False)):
+            t = Table(seas={"pontus_euxinus": {"red": 2}})
+            t.set(bithynia=11).push()
+            r = t.set(bithynia=12).ships("pontus_euxinus", "red", 1).push(confidence={"bithynia": confidence})
+            [landed] = [v for v in r.verdicts if v.rule == "§6.6"]
+            assert (landed.level == "warning") == softened, confidence
+            if softened:
+                assert "as 3 red legionaries, 1 red vexillum it would break no rule" in landed.message
+
     def test_an_attacker_read_in_doubt_after_the_attack_10_13(self):
         """Red attacks Cilicia (blue 3, read surely) from Galatia, read with 2 and then with 1 at
         0.5 (at 0.97: surely): one die against three defending breaks §10.13 only if Galatia's
