@@ -53,6 +53,25 @@ def wait_for(cond, timeout=10.0):
     raise AssertionError("condition not met in time")
 
 
+def outlined(browser) -> set[str]:
+    """The regions the map outlines for a check."""
+    from selenium.webdriver.common.by import By
+    return {e.get_attribute("id")[2:] for e in browser.find_elements(By.CSS_SELECTOR, "#map path.doubt")}
+
+
+def review_doubts(browser, snapshots: int) -> list[str]:
+    """The doubted changes the review lists for the last of ``snapshots`` snapshots (the review
+    tab opened for them, the live tab back after)."""
+    from selenium.webdriver.common.by import By
+    browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="review"]').click()
+    wait_for(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#timeline button")) == snapshots)
+    browser.find_elements(By.CSS_SELECTOR, "#timeline button")[-1].click()
+    wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#snap-a li.doubt"))
+    texts = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#snap-a li.doubt")]
+    browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="live"]').click()
+    return texts
+
+
 @pytest.fixture
 def dashboard(browser, tmp_path):
     """A live game served to the browser, its page open with the map drawn; yields the game."""
@@ -150,9 +169,7 @@ def test_regions_the_camera_doubts_are_outlined_until_a_player_counts_them(brows
     d["confidence"] = {doubtful: round(LOW_CONFIDENCE - 0.3, 3), sure: round(LOW_CONFIDENCE + 0.1, 3)}
     d["unseen"] = [hidden]
     live.commit(ObservedState.from_dict(d), b"\xff\xd8\xff\xe0")
-    def outlined():
-        return {e.get_attribute("id")[2:] for e in browser.find_elements(By.CSS_SELECTOR, "#map path.doubt")}
-    wait_for(lambda: outlined() == {doubtful, hidden})
+    wait_for(lambda: outlined(browser) == {doubtful, hidden})
     assert browser.find_element(By.ID, "check").text == "2 to check"
     title = browser.find_element(By.CSS_SELECTOR, f"#r-{doubtful} title").get_attribute("textContent")
     assert "check the count" in title
@@ -169,7 +186,7 @@ def test_regions_the_camera_doubts_are_outlined_until_a_player_counts_them(brows
     # a player counts the doubtful region by hand: the doubt is gone
     colour, pieces = next(iter(d["regions"][doubtful].items()))
     live.correct(doubtful, {colour: pieces})
-    wait_for(lambda: outlined() == {hidden})
+    wait_for(lambda: outlined(browser) == {hidden})
     assert browser.find_element(By.ID, "check").text == "1 to check"
     # the hidden province was never seen (unseen from the first commit): the tablet asks for its
     # count, and its button opens the correction form for it
@@ -209,21 +226,18 @@ def test_a_count_a_rule_questioned_is_outlined_until_a_player_sets_it(browser, d
     d["confidence"] = {region: 0.95}
     live.commit(ObservedState.from_dict(d))
     live.commit(ObservedState.from_dict(d))         # a later commit: the verdict is not shown again
-    def outlined():
-        return {e.get_attribute("id")[2:] for e in browser.find_elements(By.CSS_SELECTOR, "#map path.doubt")}
-    wait_for(lambda: outlined() == {region})
+    wait_for(lambda: outlined(browser) == {region})
     assert browser.find_element(By.ID, "check").text == "1 to check"
     title = browser.find_element(By.CSS_SELECTOR, f"#r-{region} title").get_attribute("textContent")
     assert "a rule questioned this count" in title
     live.correct(region, states[1].to_dict()["regions"][region])
-    wait_for(lambda: outlined() == set())
+    wait_for(lambda: outlined(browser) == set())
 
 
 def test_a_doubted_placement_is_outlined_until_the_turn_s_due_accounts_for_it(browser, dashboard):
     """The player in turn places one short of its due in a province, read at 0.5: the map outlines
     it. Once the last legionary is placed elsewhere and read surely, the turn has placed all it
     was due, and the outline goes."""
-    from selenium.webdriver.common.by import By
     from tracker.state import ObservedState
     live = dashboard
     s0 = game_states(1)[0]
@@ -234,12 +248,10 @@ def test_a_doubted_placement_is_outlined_until_the_turn_s_due_accounts_for_it(br
     d["regions"][first] = {actor: {"legionary": s0.legions[first] + due - 1}}
     d["confidence"] = {first: 0.5}
     live.commit(ObservedState.from_dict(d))
-    def outlined():
-        return {e.get_attribute("id")[2:] for e in browser.find_elements(By.CSS_SELECTOR, "#map path.doubt")}
-    wait_for(lambda: outlined() == {first})
+    wait_for(lambda: outlined(browser) == {first})
     d["regions"][last] = {actor: {"legionary": s0.legions[last] + 1}}
     live.commit(ObservedState.from_dict(d))
-    wait_for(lambda: outlined() == set())
+    wait_for(lambda: outlined(browser) == set())
     assert live.view()["vouched"] == [first]
 
 
@@ -311,19 +323,13 @@ def test_a_piece_read_across_the_border_says_no_hand_touched_it(browser, dashboa
     d = s1.to_dict()
     d["regions"][beside] = {s1.owners[beside]: {"legionary": s1.legions[beside] + 1}}
     live.commit(ObservedState.from_dict(d), moved=frozenset({touched}))
-    wait_for(lambda: {e.get_attribute("id")[2:] for e in browser.find_elements(By.CSS_SELECTOR, "#map path.doubt")}
-             >= {touched, beside})
+    wait_for(lambda: outlined(browser) >= {touched, beside})
     title = browser.find_element(By.CSS_SELECTOR, f"#r-{beside} title").get_attribute("textContent")
     assert "no hand touched this province" in title and "% sure" not in title
     assert "still reads the count it read before" in \
         browser.find_element(By.CSS_SELECTOR, f"#r-{touched} title").get_attribute("textContent")
-    browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="review"]').click()
-    wait_for(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#timeline button")) == 3)
-    browser.find_elements(By.CSS_SELECTOR, "#timeline button")[-1].click()
-    wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#snap-a li.doubt"))
-    texts = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#snap-a li.doubt")]
+    texts = review_doubts(browser, 3)
     assert any(t.startswith(s1.board.name(beside)) and "no hand touched it" in t for t in texts)
-    browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="live"]').click()
 
 
 def test_a_province_no_hand_reached_into_read_otherwise_says_so(browser, dashboard):
@@ -340,17 +346,11 @@ def test_a_province_no_hand_reached_into_read_otherwise_says_so(browser, dashboa
     d["regions"][region] = {s1.owners[region]: {"legionary": s1.legions[region] + 1}}
     d["confidence"] = {region: 0.9}
     live.commit(ObservedState.from_dict(d), moved=frozenset())
-    wait_for(lambda: {e.get_attribute("id")[2:] for e in browser.find_elements(By.CSS_SELECTOR, "#map path.doubt")}
-             == {region})
+    wait_for(lambda: outlined(browser) == {region})
     title = browser.find_element(By.CSS_SELECTOR, f"#r-{region} title").get_attribute("textContent")
     assert "no hand reached into this province" in title and "% sure" not in title
-    browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="review"]').click()
-    wait_for(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#timeline button")) == 3)
-    browser.find_elements(By.CSS_SELECTOR, "#timeline button")[-1].click()
-    wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#snap-a li.doubt"))
-    texts = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#snap-a li.doubt")]
+    texts = review_doubts(browser, 3)
     assert any(t.startswith(s1.board.name(region)) and "no hand reached into it" in t for t in texts)
-    browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="live"]').click()
 
 
 def test_a_set_count_doubted_after_a_move_says_why(browser, dashboard):
@@ -559,9 +559,7 @@ def test_a_setup_being_made_shows_its_progress_not_a_doubt_on_every_free_provinc
     status = browser.find_element(By.ID, "round")
     wait_for(lambda: status.text.startswith("Set-up: 0 of 45 provinces taken · red to place a pair and a neutral group"))
     assert "red 0/9" in status.text and "black 0/9" in status.text
-    def outlined():
-        return {e.get_attribute("id")[2:] for e in browser.find_elements(By.CSS_SELECTOR, "#map path.doubt")}
-    assert outlined() == set()          # every free province read at 0.15: no check asked
+    assert outlined(browser) == set()          # every free province read at 0.15: no check asked
     # two placements read doubtfully: the one read as a placement leaves it needs no check (the
     # rules vouch for it), the one read three legionaries over does (one or two over, the rules
     # would take it at its placement's count)
@@ -571,7 +569,7 @@ def test_a_setup_being_made_shows_its_progress_not_a_doubt_on_every_free_provinc
     d["confidence"].update({first: 0.5, second: 0.5})
     live.commit(ObservedState.from_dict(d))
     wait_for(lambda: status.text.startswith("Set-up: 2 of 45 provinces taken"))
-    wait_for(lambda: outlined() == {second})
+    wait_for(lambda: outlined(browser) == {second})
     # in review, a step of the set-up says so (it has no turn)
     browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="review"]').click()
     wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#timeline button"))
