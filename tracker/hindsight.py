@@ -866,7 +866,8 @@ def _one_off_counts(verdict: Verdict, changed: set[str], prev: ObservedState, st
     for region in list(dict.fromkeys(q for r in verdict_basis(verdict, changed) if r in changed
                                       for q in sorted(board.touching(r)) if board.is_province(q))):
         if region in changed and fairly_sure(state, region) and all(c[0] != region for c in counts):
-            counts.append((region, "now", state.regions.get(region, {}), _off_by_one(state.regions.get(region, {}))))
+            read = state.regions.get(region, {})
+            counts.append((region, "now", read, _off_by_one(read)))
     naval = prev.board.pieces.naval
     for region in verdict.context:
         if region not in changed and fairly_sure(state, region) and fairly_sure(prev, region):

@@ -200,20 +200,24 @@ def doubt_unchanged(overrides: dict[str, Override], before: ObservedState | None
         if (LOW_CONFIDENCE <= sure < UNCHANGED_BELOW or leaned
                 or (sea and sure >= UNCHANGED_BELOW and (_sailed_into(region, before, camera, moved)
                                                          or _paid_into(region, before, camera, moved)))):
-            out[region] = Override(None, copy.deepcopy(read), copy.deepcopy(read), GUESSED, moved=True)
+            out[region] = _held_in_doubt(read)
         for q in leaned:
             if q not in overrides:
-                pieces = camera.regions.get(q, {})
-                out[q] = Override(None, copy.deepcopy(pieces), copy.deepcopy(pieces), GUESSED, moved=True,
-                                  leaned=True)
+                out[q] = _held_in_doubt(camera.regions.get(q, {}), leaned=True)
     for region in sorted(camera.board.provinces):
         read = camera.regions.get(region, {})
         if (region in moved or region in overrides or region in out or region in camera.unseen
                 or region in before.unseen or read == before.regions.get(region, {})
                 or camera.confidence_of(region) < LOW_CONFIDENCE):
             continue
-        out[region] = Override(None, copy.deepcopy(read), copy.deepcopy(read), GUESSED, moved=True, untouched=True)
+        out[region] = _held_in_doubt(read, untouched=True)
     return out
+
+
+def _held_in_doubt(read: dict, **why: bool) -> Override:
+    """The camera's count ``read``, held as read with GUESSED confidence, doubted since a hand's
+    changes and the reading disagree (:func:`doubt_unchanged`; ``why``: ``leaned`` or ``untouched``)."""
+    return Override(None, copy.deepcopy(read), copy.deepcopy(read), GUESSED, moved=True, **why)
 
 
 def _leaned_into(province: str, before: ObservedState, camera: ObservedState, moved: frozenset[str]) -> list[str]:

@@ -53,13 +53,15 @@ and scores every commit against the true board at that frame:
 
 With ``answer`` (``--answer-checks``) the table also answers every mark as it comes, as an
 attentive table would: after each commit a player sets each marked region, and each region the
-camera has never seen (the dashboard asks for those), to its true count on the tablet, one at a time (a correction, :meth:`tracker.game.TurnFollower.correct`, held over
-the camera's reading until it reads the region otherwise, as the dashboard does). The figures
+camera has never seen (the dashboard asks for those), to its true count on the tablet, one at a
+time (a correction, :meth:`tracker.game.TurnFollower.correct`, held over the camera's reading until
+it reads the region otherwise, as the dashboard does). The figures
 then say what such a table ends up with: the checks it answered, the verdicts its answers drew,
 and the claims and verdicts that still went wrong.
 """
 from __future__ import annotations
 
+import copy
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -273,7 +275,7 @@ class GameScorer:
         v, w = _levels(read_verdicts)
         out.violations, out.warnings = out.violations + v, out.warnings + w + len(notes)
         # what the dashboard marks for a check once the tracker has read the commit
-        checked = to_check(tracked, self.read.questioned, self._overrides, self.read.vouched)
+        checked = self._checked(tracked)
         out.tracked_wrong_unflagged += len(wrong - checked)
         out.tracked_right_flagged += len(checked - wrong)
         marked = self._marks(tracked, checked)
@@ -309,7 +311,7 @@ class GameScorer:
             state = self.read.state
             if region in state.unseen and region not in self.read.unknown:
                 continue
-            value = now.to_dict()["regions"].get(region, {})
+            value = copy.deepcopy(now.regions.get(region, {}))
             self._overrides[region] = Override(None, camera.regions.get(region, {}), value)
             verdicts = self.read.correct(state.counted(region, value)).verdicts
             self._note(f"answer {region}", verdicts, [], frame)
@@ -318,7 +320,11 @@ class GameScorer:
             out.answer_violations, out.answer_warnings = out.answer_violations + v, out.answer_warnings + w
         tracked = self.read.state
         self._last = (tracked, now)
-        self._marked = self._marks(tracked, to_check(tracked, self.read.questioned, self._overrides, self.read.vouched))
+        self._marked = self._marks(tracked, self._checked(tracked))
+
+    def _checked(self, tracked: ObservedState) -> set[str]:
+        """The regions of the ``tracked`` state the dashboard marks for a check (:func:`to_check`)."""
+        return to_check(tracked, self.read.questioned, self._overrides, self.read.vouched)
 
     @staticmethod
     def _marks(tracked: ObservedState, checked: set[str]) -> dict[str, dict]:
