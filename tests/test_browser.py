@@ -255,6 +255,34 @@ def test_a_doubted_placement_is_outlined_until_the_turn_s_due_accounts_for_it(br
     assert live.view()["vouched"] == [first]
 
 
+def test_the_review_says_why_a_doubted_placement_was_not_asked_for(browser, dashboard):
+    """The player in turn places all it is due in one province, read at 0.5: the map does not
+    outline it, and the review of that commit lists the change with the camera's doubt and why no
+    check was asked, not as a doubt to check."""
+    from selenium.webdriver.common.by import By
+    from tracker.state import ObservedState
+    live = dashboard
+    s0 = game_states(1)[0]
+    live.commit(s0)
+    actor, due = live.game.current, live.game.ctx.due
+    region = sorted(s0.provinces_of(actor))[0]
+    d = s0.to_dict()
+    d["regions"][region] = {actor: {"legionary": s0.legions[region] + due}}
+    d["confidence"] = {region: 0.5}
+    live.commit(ObservedState.from_dict(d))
+    wait_for(lambda: live.view()["vouched"] == [region])
+    assert region not in outlined(browser)
+    browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="review"]').click()
+    wait_for(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#timeline button")) == 2)
+    browser.find_elements(By.CSS_SELECTOR, "#timeline button")[-1].click()
+    name = live.game.board.name(region)
+    wait_for(lambda: any(e.text.startswith(name + ":") for e in browser.find_elements(By.CSS_SELECTOR, "#snap-a li")))
+    item = next(e for e in browser.find_elements(By.CSS_SELECTOR, "#snap-a li") if e.text.startswith(name + ":"))
+    assert "50% sure" in item.text and "no check was asked" in item.text and "check)" not in item.text
+    assert "doubt" not in (item.get_attribute("class") or "")
+    browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="live"]').click()
+
+
 def test_a_province_the_rules_kept_says_so_not_the_camera(browser, dashboard):
     """§14.1: a province read empty after the set-up keeps one legionary, a guess of the rules.
     The map asks for a check, and says who guessed: the camera saw nothing there to be sure of."""

@@ -137,9 +137,13 @@ class TestLiveGame:
             view = live.commit(ObservedState.from_dict(d))
             assert view["latest"]["state"]["confidence"][region] < view["low_confidence"]
             assert view["vouched"] == ([] if short else [region]), short
+            sid = view["snapshot"]
+            # the review of the commit says the same (the snapshot records the vouch)
+            assert live.snapshot_detail(sid)["changed"][region]["vouched"] == (not short), short
             store.close()
             live = LiveGame.open(Store(tmp_path / f"v{short}"), PLAYERS)
             assert live.view()["vouched"] == ([] if short else [region]), short
+            assert live.snapshot_detail(sid)["changed"][region]["vouched"] == (not short), short
             live.store.close()
 
     def test_a_region_never_seen_is_asked_for_until_a_player_sets_it_or_the_camera_sees_it(self, tmp_path):
@@ -708,6 +712,29 @@ class TestDashboardApi:
         assert d["entries"][0]["verdicts"][0]["level"] == "violation"
         assert client.get(f"/api/snapshots/{snaps[-2]['id']}").get_json()["entries"] == []
         assert all(e["before"] == snaps[-1]["id"] for e in client.get("/api/entries").get_json())
+
+    def test_an_old_recording_without_the_vouch_opens_and_keeps_its_snapshots(self, tmp_path):
+        """A recording made before snapshots kept the counts the rules vouched for opens: its
+        snapshots read as vouching for none, and a new one records its own."""
+        folder = tmp_path / "old"
+        folder.mkdir()
+        db = sqlite3.connect(str(folder / "game.sqlite"))
+        db.executescript("""
+            CREATE TABLE game (id INTEGER PRIMARY KEY, created REAL NOT NULL, players TEXT NOT NULL,
+                               ruleset TEXT NOT NULL, target_vp INTEGER, board TEXT NOT NULL);
+            CREATE TABLE snapshot (id INTEGER PRIMARY KEY, game_id INTEGER NOT NULL, t REAL NOT NULL,
+                source TEXT NOT NULL, state TEXT NOT NULL, actor TEXT, round INTEGER, turn INTEGER,
+                events TEXT NOT NULL DEFAULT '[]', verdicts TEXT NOT NULL DEFAULT '[]',
+                scores TEXT NOT NULL DEFAULT '{}', frame TEXT, detections TEXT NOT NULL DEFAULT '[]');
+            INSERT INTO game VALUES (1, 0, '["red", "blue"]', '2005', NULL, 'spqrisiko');
+            INSERT INTO snapshot (id, game_id, t, source, state) VALUES (1, 1, 5.0, 'camera', '{"regions": {}}');""")
+        db.commit()
+        db.close()
+        store = Store(folder)
+        assert store.snapshot(1).vouched == () and store.snapshot(1).state == {"regions": {}}
+        sid = store.add_snapshot(1, "camera", {"regions": {}}, vouched=["raetia", "dacia"])
+        assert store.snapshot(sid).vouched == ("dacia", "raetia") and store.snapshot(sid).to_dict()["vouched"] == ["dacia", "raetia"]
+        store.close()
 
     def test_an_old_recording_without_entry_verdicts_opens_and_keeps_its_entries(self, tmp_path):
         folder = tmp_path / "old"

@@ -309,7 +309,9 @@ class LiveGame:
         verdicts = [v.to_dict() for v in report.verdicts + notes]
         self.out_of_sync = report.level == "violation"
         sid = self.store.add_snapshot(self.game_id, source, state.to_dict(), report.actor, report.round_no,
-                                      report.turn_no, self._described(report.events), verdicts, self._scores(), jpeg, detections)
+                                      report.turn_no, self._described(report.events), verdicts, self._scores(), jpeg, detections,
+                                      sorted(still_vouched(self.game.state, self.game.vouched, self.overrides))
+                                      if self.game.state is not None else [])
         self._hold(sid, held, lambda o: KEPT_BY_RULES if o.confidence is None else GUESSED_BY_RULES)
         return sid
 
@@ -588,7 +590,9 @@ class LiveGame:
                        "guessed": authors.get(r) == GUESSED_BY_RULES,
                        "setup_doubt": authors.get(r) == SETUP_RULES_IN_DOUBT,
                        "leaned": authors.get(r) == LEANED_INTO,
-                       "untouched": authors.get(r) == COUNTED_UNTOUCHED}
+                       "untouched": authors.get(r) == COUNTED_UNTOUCHED,
+                       # the rules accounted for the count the camera doubted: no check was asked
+                       "vouched": r in snap.vouched}
                    for r in sorted(set(before) | set(after)) if before.get(r) != after.get(r)}
         out = snap.to_dict()
         out.update({"changed": changed, "decisions": self.store.decisions(sid),

@@ -28,7 +28,8 @@ CREATE TABLE IF NOT EXISTS snapshot (
     actor TEXT, round INTEGER, turn INTEGER,
     events TEXT NOT NULL DEFAULT '[]', verdicts TEXT NOT NULL DEFAULT '[]', scores TEXT NOT NULL DEFAULT '{}',
     frame TEXT,                         -- file name of the JPEG beside the database, if any
-    detections TEXT NOT NULL DEFAULT '[]'  -- what the detector saw in that frame (for the overlay)
+    detections TEXT NOT NULL DEFAULT '[]', -- what the detector saw in that frame (for the overlay)
+    vouched TEXT NOT NULL DEFAULT '[]'     -- doubted counts the rules accounted for then (not asked for)
 );
 CREATE TABLE IF NOT EXISTS correction (
     id INTEGER PRIMARY KEY, snapshot_id INTEGER NOT NULL REFERENCES snapshot(id), t REAL NOT NULL,
@@ -65,11 +66,15 @@ class Snapshot:
     verdicts: list
     scores: dict
     frame: str | None
+    #: the counts the camera doubted that the rules accounted for when this state was committed
+    #: (:meth:`tracker.game.TurnFollower.vouch`): the dashboard asked no check of them then, and
+    #: the review says why
+    vouched: tuple[str, ...] = ()
 
     def to_dict(self) -> dict:
         return {"id": self.id, "t": self.t, "source": self.source, "state": self.state, "actor": self.actor,
                 "round": self.round, "turn": self.turn, "events": self.events, "verdicts": self.verdicts,
-                "scores": self.scores, "has_frame": bool(self.frame)}
+                "scores": self.scores, "has_frame": bool(self.frame), "vouched": list(self.vouched)}
 
 
 class Store:
@@ -87,6 +92,9 @@ class Store:
             columns = [r[1] for r in self.db.execute("PRAGMA table_info(game)")]
             if "extra" not in columns:      # recordings made before other rulesets existed
                 self.db.execute("ALTER TABLE game ADD COLUMN extra TEXT NOT NULL DEFAULT '{}'")
+            columns = [r[1] for r in self.db.execute("PRAGMA table_info(snapshot)")]
+            if "vouched" not in columns:    # recordings made before session 92 kept no vouch
+                self.db.execute("ALTER TABLE snapshot ADD COLUMN vouched TEXT NOT NULL DEFAULT '[]'")
             columns = [r[1] for r in self.db.execute("PRAGMA table_info(entry)")]
             if "verdicts" not in columns:   # recordings made before session 69 kept no entry's verdicts
                 self.db.execute("ALTER TABLE entry ADD COLUMN verdicts TEXT NOT NULL DEFAULT '[]'")
@@ -116,14 +124,16 @@ class Store:
     # -- snapshots -----------------------------------------------------------------------
     def add_snapshot(self, game_id: int, source: str, state: dict, actor: str | None = None, round_no: int | None = None,
                      turn_no: int | None = None, events: list | None = None, verdicts: list | None = None,
-                     scores: dict | None = None, jpeg: bytes | None = None, detections: list | None = None) -> int:
+                     scores: dict | None = None, jpeg: bytes | None = None, detections: list | None = None,
+                     vouched: list[str] | None = None) -> int:
         with self.db:
             self.db.execute("BEGIN")
             cur = self.db.execute(
                 "INSERT INTO snapshot (game_id, t, source, state, actor, round, turn, events, verdicts, scores, "
-                "detections) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                "detections, vouched) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                 (game_id, time.time(), source, json.dumps(state), actor, round_no, turn_no, json.dumps(events or []),
-                 json.dumps(verdicts or []), json.dumps(scores or {}), json.dumps(detections or [])))
+                 json.dumps(verdicts or []), json.dumps(scores or {}), json.dumps(detections or []),
+                 json.dumps(sorted(vouched or []))))
             sid = int(cur.lastrowid)
             if jpeg:
                 name = f"{sid:08d}.jpg"
@@ -135,9 +145,9 @@ class Store:
 
     def _row(self, row) -> Snapshot:
         return Snapshot(row[0], row[1], row[2], row[3], json.loads(row[4]), row[5], row[6], row[7], json.loads(row[8]),
-                        json.loads(row[9]), json.loads(row[10]), row[11])
+                        json.loads(row[9]), json.loads(row[10]), row[11], tuple(json.loads(row[12])))
 
-    _COLS = "id, game_id, t, source, state, actor, round, turn, events, verdicts, scores, frame"
+    _COLS = "id, game_id, t, source, state, actor, round, turn, events, verdicts, scores, frame, vouched"
 
     def snapshot(self, sid: int) -> Snapshot | None:
         row = self.db.execute(f"SELECT {self._COLS} FROM snapshot WHERE id = ?", (sid,)).fetchone()

@@ -267,8 +267,10 @@ async function pick(id, button) {
     const ul = el("ul");
     entryItems(d.entries || []).forEach(li => ul.appendChild(li));
     for (const [r, c] of Object.entries(d.changed)) {
-      const doubt = !c.seen ? " (not seen by the camera)" : c.guessed ? " (the camera saw none; the rules kept one: check)" : c.setup_doubt ? " (the set-up rules chose the army: check)" : c.leaned ? " (no hand touched it: pieces placed beside it may be read here; check)" : c.untouched ? " (no hand reached into it, yet it reads otherwise: check)" : (view && c.confidence < view.low_confidence) ? ` (camera ${Math.round(100 * c.confidence)}% sure: check)` : "";
-      ul.appendChild(el("li", { class: doubt ? "doubt" : "" }, `${geo.names[r]}: ${JSON.stringify(c.before)} → ${JSON.stringify(c.after)}${doubt}`));
+      const doubt = !c.seen ? " (not seen by the camera)" : c.guessed ? " (the camera saw none; the rules kept one: check)" : c.setup_doubt ? " (the set-up rules chose the army: check)" : c.leaned ? " (no hand touched it: pieces placed beside it may be read here; check)" : c.untouched ? " (no hand reached into it, yet it reads otherwise: check)" : c.vouched ? "" : (view && c.confidence < view.low_confidence) ? ` (camera ${Math.round(100 * c.confidence)}% sure: check)` : "";
+      // a doubted placement the turn's due accounted for was not asked for on the map (Game._accounted_for)
+      const sure = !doubt && c.vouched ? ` (camera ${Math.round(100 * c.confidence)}% sure; the turn placed just what it was due, so no check was asked)` : "";
+      ul.appendChild(el("li", { class: doubt ? "doubt" : "" }, `${geo.names[r]}: ${JSON.stringify(c.before)} → ${JSON.stringify(c.after)}${doubt}${sure}`));
     }
     for (const e of d.events) ul.appendChild(el("li", {}, e.text || e.kind));
     for (const v of d.verdicts) ul.appendChild(el("li", { class: v.level }, `${v.level} ${v.rule}: ${v.message}`));
