@@ -942,3 +942,108 @@ class TestMiscounts:
         t, report = self.play()
         assert not second_thoughts(report)
         assert kinds(t.game.history[-2]) == [ev.REINFORCEMENT] and t.game.ctx.placed == 4
+
+
+class TestDoubtedAllAlong:
+    """Galatia truly holds 4 red legionaries, and the camera has read it as 2, in doubt, since the
+    game began. Red places its 3 reinforcements in Bithynia, the table stands still a few commits,
+    then red moves a legionary from Galatia to Cappadocia beside it: the camera reads Galatia as 3.
+    From the count it doubted, both provinces gained (hard seed 381's Terraconensis)."""
+
+    @staticmethod
+    def play(quiet=4, doubt=0.3):
+        t = Table(garrisons={**BASE, "galatia": ("red", 2)})
+        for bithynia in (9, 10, 11):
+            t.set(bithynia=bithynia).push(confidence={"galatia": doubt})
+        for _ in range(quiet):              # commits in which nothing changed
+            t.push(confidence={"galatia": doubt})
+        return t, t.set(galatia=3, cappadocia=4).push(confidence={"galatia": 0.6})
+
+    def test_a_count_doubted_beyond_the_journal_is_taken_to_have_held_what_moved_out(self):
+        t, report = self.play()
+        assert rules(report) == set()
+        assert [(e.kind, e.source, e.target, e.amount) for e in report.events] == [
+            (ev.STRATEGIC_MOVE, "galatia", "cappadocia", 1)]
+        [note] = second_thoughts(report)
+        assert note.regions == ("galatia",) and "read as 2 red legionaries in doubt" in note.message
+        assert "taken to have held 4 red legionaries all along" in note.message
+        assert t.game.state.legions["galatia"] == 3 and t.game.ctx.placed == 3
+
+    def test_a_count_read_surely_stays_as_read(self):
+        """Read at 0.9 all along, the camera is taken at its word: two placements beyond the due."""
+        _, report = self.play(doubt=0.9)
+        assert not second_thoughts(report) and "§6" in rules(report)
+
+    def test_a_count_the_journal_saw_read_surely_is_not_weighed(self):
+        """With the game's start (read surely) still in the journal, the count was not doubted all
+        along: the change stays as read."""
+        _, report = self.play(quiet=0)
+        assert not second_thoughts(report) and "§6" in rules(report)
+        assert hindsight._doubted_all_along(*self._journaled(quiet=0)) == []
+
+    def test_only_a_gain_beside_a_gain_of_the_same_army_is_weighed(self):
+        game, journal, _ = self._journaled()
+        alone = Table(garrisons={**BASE, "galatia": ("red", 2)}).set(bithynia=11, galatia=3).state()
+        other = Table(garrisons={**BASE, "galatia": ("red", 2)}).set(bithynia=11, galatia=3, asia=3).state()
+        assert hindsight._doubted_all_along(game, journal, alone) == []
+        assert hindsight._doubted_all_along(game, journal, other) == []
+        beside = Table(garrisons={**BASE, "galatia": ("red", 2)}).set(bithynia=11, galatia=3, cappadocia=4).state()
+        [(k, values, *_)] = hindsight._doubted_all_along(game, journal, beside)
+        assert values == {"galatia": {"red": {"legionary": 4}}}
+
+    def _journaled(self, quiet=4):
+        t = Table(garrisons={**BASE, "galatia": ("red", 2)})
+        for bithynia in (9, 10, 11):
+            t.set(bithynia=bithynia).push(confidence={"galatia": 0.3})
+        for _ in range(quiet):
+            t.push(confidence={"galatia": 0.3})
+        state = Table(garrisons={**BASE, "galatia": ("red", 2)}).set(bithynia=11, galatia=3, cappadocia=4).state()
+        return t.game, hindsight.journal_of(t.game), state
+
+
+class TestBiggerPieceRead:
+    """The camera reads a legionary as a vexillum (ten legionaries) of the same colour: the print's
+    hard seed 387, game 388, blue's Cyrenaica read at 0.95 with a vexillum where it placed a
+    legionary, "blue placed 12 legionaries but is entitled to 3"."""
+
+    @staticmethod
+    def placed(confidence: float, legionaries: int = 10, vexilla: int = 1):
+        """Red, due 3, places 2 in Bithynia (8 to 10), read as ``legionaries`` and ``vexilla``."""
+        t = Table()
+        d = t.set(bithynia=10).state().to_dict()
+        d["regions"]["bithynia"] = {"red": {k: n for k, n in (("legionary", legionaries - vexilla),
+                                                              ("vexillum", vexilla)) if n}}
+        d["confidence"] = {"bithynia": confidence}
+        return t, t.game.observe(ObservedState.from_dict(d))
+
+    def test_a_vexillum_read_for_a_legionary_makes_the_breach_a_warning_naming_it(self):
+        for sure in (0.85, 0.95, 0.99):
+            t, report = self.placed(sure)
+            assert rules(report) == set(), sure
+            [note] = one_off(report)
+            name = t.game.board.name("bithynia")
+            assert note.rule == "§6" and f"{name} read as 9 red legionaries, 1 red vexillum at {sure:.2f}" in note.message
+            assert "as 10 red legionaries it would break no rule" in note.message
+            assert t.game.state.regions["bithynia"] == {"red": {"legionary": 9, "vexillum": 1}}    # kept as read
+            assert "bithynia" in t.game.questioned
+
+    def test_a_count_in_doubt_is_softened_already(self):
+        """Below LOW_CONFIDENCE the breach is a warning on the doubt itself, with no count offered."""
+        _, report = self.placed(0.5)
+        assert rules(report) == set() and not one_off(report)
+
+    def test_a_placement_beyond_the_due_however_read_stays_a_breach(self):
+        """Five legionaries where two are due, one read as a vexillum: read as a legionary, the
+        placement still breaks §6."""
+        _, report = self.placed(0.95, legionaries=13)
+        assert "§6" in rules(report) and not one_off(report)
+
+    def test_only_a_vexillum_gained_is_tried_as_a_legionary(self):
+        board = Table().state().board
+        had = {"red": {"legionary": 3, "vexillum": 1}}
+        assert hindsight._bigger_read({"red": {"legionary": 4, "vexillum": 1}}, had, board) == []
+        assert hindsight._bigger_read({"red": {"legionary": 3, "vexillum": 2}}, had, board) == [
+            {"red": {"legionary": 4, "vexillum": 1}}]
+        assert hindsight._bigger_read({"red": {"vexillum": 1}}, {}, board) == [{"red": {"legionary": 1}}]
+        # where legionaries went as it came, it is an exchange, or a pile read so: not tried
+        assert hindsight._bigger_read({"red": {"legionary": 3, "vexillum": 1}}, {"red": {"legionary": 8}}, board) == []

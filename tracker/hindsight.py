@@ -272,17 +272,18 @@ def observe(game, state: ObservedState, turn_hint: str | None = None, set_by_pla
     at or before this commit (:func:`_doubts`)."""
     journal = journal_of(game)
     doubts = [(k, {region: value}, functools.partial(_note, region=region, value=value), {},
-               _stretch(journal.steps[k], region, value), region, mild)
+               _stretch(journal.steps[k], region, value), region, mild, False)
               for region, k, value, mild in _doubts(game, journal, state)]
     if set_by_player:
-        doubts += [(k, values, _unnoted, {}, 0, None, False)
+        doubts += [(k, values, _unnoted, {}, 0, None, False, False)
                    for k, values in _set_since(game, journal, state, set_by_player)]
     doubts += _ties(journal, state)
     journal.ties = []
-    doubts += [(k, values, noted, {}, 0, None, False) for k, values, noted in _transfers(game, journal, state)]
-    doubts += [(*doubt, 0, None, False) for doubt in _turn_doubts(game, journal, state)]
-    doubts += [(*doubt, 0, None, False) for doubt in _missed_turns(game, journal, state)]
-    doubts += [(*doubt, 0, None, True) for doubt in _early_turns(game, journal, state)]
+    doubts += [(k, values, noted, {}, 0, None, False, False) for k, values, noted in _transfers(game, journal, state)]
+    doubts += [(*doubt, 0, None, False, False) for doubt in _turn_doubts(game, journal, state)]
+    doubts += [(*doubt, 0, None, False, False) for doubt in _missed_turns(game, journal, state)]
+    doubts += [(*doubt, 0, None, True, False) for doubt in _early_turns(game, journal, state)]
+    doubts += [(*doubt, None, False, True) for doubt in _doubted_all_along(game, journal, state)]
     if not doubts:
         report = _observe_step(game, journal, state, turn_hint, set_by_player)
         _hint_elsewhere(game, report, state, turn_hint)
@@ -290,8 +291,8 @@ def observe(game, state: ObservedState, turn_hint: str | None = None, set_by_pla
     plain = _trial(game, list(journal.steps))
     _observe_step(plain, journal_of(plain), state, turn_hint, set_by_player)
     best, best_saving, note, ties = plain, 0.0, None, []
-    for k, values, noted, hints, stretch, region, mild in doubts:
-        trial = _replayed(journal, k, values, hints)
+    for k, values, noted, hints, stretch, region, mild, horizon in doubts:
+        trial = _replayed(journal, k, values, hints, horizon)
         if trial is None:
             continue
         try:
@@ -377,15 +378,20 @@ def _ties(journal: Journal, state: ObservedState) -> list[tuple]:
         if k is None or state.regions.get(tie.region, {}) != tie.read or tie.region in state.unseen \
                 or state.confidence_of(tie.region) < LOW_CONFIDENCE:
             continue
-        out.append((k, tie.values, tie.noted, {}, tie.stretch, tie.region, tie.mild))
+        out.append((k, tie.values, tie.noted, {}, tie.stretch, tie.region, tie.mild, False))
     return out
 
 
-def _replayed(journal: Journal, k: int, values: dict[str, dict], hints: dict[int, str] | None = None):
+def _replayed(journal: Journal, k: int, values: dict[str, dict], hints: dict[int, str] | None = None,
+              horizon: bool = False):
     """The tracker as it stood before step ``k``, with the steps since replayed and each region
     of ``values`` read as its value in every state they committed, and the step of each index of
-    ``hints`` read with that player in turn; None when a step no longer goes through."""
+    ``hints`` read with that player in turn; None when a step no longer goes through. With
+    ``horizon``, the tracker before step ``k`` holds ``values`` too: they stood so before the
+    journal's memory begins (:func:`_doubted_all_along`)."""
     trial = _trial(journal.steps[k].before, journal.steps[:k])
+    if horizon:
+        trial.state = _with(trial.state, values)
     hints = hints or {}
     try:
         for i, step in enumerate(journal.steps[k:], start=k):
@@ -487,6 +493,55 @@ def _doubts(game, journal: Journal, state: ObservedState) -> list[tuple[str, int
     found.sort(key=lambda f: f[0])
     regions = list(dict.fromkeys(f[1] for f in found))[:MAX_REGIONS]
     return [(region, i, value, mild) for _, region, i, value, mild in found if region in regions]
+
+
+def _doubted_all_along(game, journal: Journal, state: ObservedState) -> list[tuple[int, dict, Callable, dict, float]]:
+    """(step, values, the note to make if it is kept, hints, stretch) to read the past again with,
+    from before the journal's memory begins (``_replayed``'s ``horizon``): a province ``state``
+    reads gaining pieces while provinces of its army touching it gain pieces too, where the
+    camera has read its count in doubt, and unchanged, at every commit the journal holds. Its
+    count may have been wrong all along, with more pieces than read: those its neighbours gained
+    were moved out of it. It is weighed as having held what it holds now and what they gained,
+    since before the journal's first commit.
+
+    A rendered hard game (seed 381): red placed a legionary in Terraconensis, 2 to 3, read as 1
+    at 0.11. Fifteen commits later red moved one to Narbonensis beside it, and the camera read
+    Terraconensis as 2, still in doubt: from the count it doubted, both provinces gained, "red
+    placed 2 legionaries but is entitled to 0" and "pieces appear outside the reinforcement
+    phase", two violations for a count the table had been asked to check since it was placed. A
+    single region's second thought (:func:`_doubts`) needs the step at which the count changed,
+    long gone from the journal. Weighed as every second thought is: kept only where it saves a
+    warning's worth and adds no violation, paying STRETCH_COST for each piece beyond the first
+    by which the camera is said to have miscounted."""
+    past = _past(game, journal)
+    if past is None:
+        return []
+    observed, last = past
+    first = journal.steps[observed[0]]
+    gains = {r: _gain(state.regions.get(r, {}), last.regions.get(r, {}))
+             for r in state.changed_regions(last) - state.unseen - last.unseen}
+    out = []
+    for region, gained in sorted(gains.items()):
+        army, was = state.owners.get(region), last.owners.get(region)
+        if army is None or army != was or not gained or min(gained.values()) < 0:
+            continue
+        if any(region in s.unseen or s.confidence_of(region) >= LOW_CONFIDENCE
+               or s.regions.get(region, {}) != last.regions.get(region, {})
+               for s in [first.before.state] + [journal.steps[i].state for i in observed]):
+            continue
+        if any(region in journal.steps[i].set_regions for i in observed):
+            continue
+        moved_out = Counter()
+        for q in sorted(game.board.touching(region) & gains.keys()):
+            if state.owners.get(q) == army and last.owners.get(q) == army:
+                moved_out.update({piece: n for piece, n in gains[q].items() if piece[0] == army and n > 0})
+        if not moved_out:
+            continue
+        value = _counts(Counter(_gain(state.regions.get(region, {}), {})) + moved_out)
+        out.append((observed[0], {region: value},
+                    functools.partial(_all_along_note, region=region, value=value, commits=len(observed)), {},
+                    _stretch(journal.steps[observed[-1]], region, value)))
+    return out
 
 
 def _neutral(game, pieces: dict) -> bool:
@@ -830,6 +885,7 @@ def _one_off_counts(verdict: Verdict, changed: set[str], prev: ObservedState, st
         have = _gain(read, {})
         return [_counts({**have, p: 1}) for p in dict.fromkeys(pieces) if p not in have]
 
+    board = prev.board
     counts = []
     for region in verdict_basis(verdict, changed):
         if region not in changed:
@@ -842,8 +898,11 @@ def _one_off_counts(verdict: Verdict, changed: set[str], prev: ObservedState, st
         army, army_was = state.owners.get(region), prev.owners.get(region)
         swapped = army is not None and army_was is not None and army != army_was
         if fairly_sure(state, region):
-            counts.append((region, "now", read, _off_by_one(read) + ([_recoloured(read, army, army_was)]
-                                                                     if swapped else [])))
+            # a bigger piece gained is tried first as the smaller one it most likely was
+            counts.append((region, "now", read, _bigger_read(read, was, board) + _off_by_one(read)
+                           + ([_recoloured(read, army, army_was)] if swapped else [])))
+        elif region not in state.unseen and state.confidence_of(region) >= LOW_CONFIDENCE and _bigger_read(read, was, board):
+            counts.append((region, "now", read, _bigger_read(read, was, board)))
         if region not in prev.unseen and prev.confidence_of(region) < ONE_OFF_BELOW and region not in state.unseen:
             change = _gain(read, was)
             gained = [piece for piece, n in change.items() if n > 0]
@@ -862,7 +921,6 @@ def _one_off_counts(verdict: Verdict, changed: set[str], prev: ObservedState, st
     # two in, read as three at 0.84, and the one left in Cappadocia "appeared outside the
     # reinforcement phase"; hard seed 373: yellow's trireme in the Creticum turned into legionaries
     # in Cyrenaica, read one short at 0.90, "left with no combat and no legionaries landed")
-    board = prev.board
     for region in list(dict.fromkeys(q for r in verdict_basis(verdict, changed) if r in changed
                                       for q in sorted(board.touching(r)) if board.is_province(q))):
         if region in changed and fairly_sure(state, region) and all(c[0] != region for c in counts):
@@ -875,6 +933,33 @@ def _one_off_counts(verdict: Verdict, changed: set[str], prev: ObservedState, st
             fleets = one_new(read, [(c, k) for c in players for k in naval]) if prev.board.is_sea(region) else []
             counts.append((region, "both", read, _off_by_one(read) + fleets))
     return counts
+
+
+def _bigger_read(read: dict, was: dict, board) -> list[dict]:
+    """``read`` with one piece of a kind worth more than one (a vexillum) that it gained since
+    ``was`` read as one piece of the kind worth one (a legionary) instead: the two stand side by
+    side on the table in the same colour, and the camera takes one for the other at any
+    confidence. The print's hard seed 387, game 388: blue placed two legionaries in Cyrenaica,
+    2 to 4, read as 3 legionaries and a vexillum at 0.95, "blue placed 12 legionaries but is
+    entitled to 3". Of the 48 hard games filmed in sessions 90 to 92 the camera read a vexillum
+    where none stood 4 times, each time in place of a legionary, and read none missing. Only a
+    bigger piece read beside at least as many of the smaller as stood there before is tried: one
+    read where legionaries went is an exchange, or a big placement stacked so. Tried
+    only by :func:`_one_off`: the count stays as read, and the breach it made is a warning that
+    names it, for the table to look."""
+    garrison = board.pieces.garrison
+    unit = next((kind for kind, value in garrison.items() if value == 1), None)
+    if unit is None:
+        return []
+    pieces, out = _gain(read, {}), []
+    for (colour, kind), n in sorted(pieces.items()):
+        # a piece added beside those that stood there, not ten legionaries exchanged for it
+        # (:class:`tracker.readings.ProvinceDiff`) or a pile read tidily
+        added = pieces.get((colour, unit), 0) >= was.get(colour, {}).get(unit, 0)
+        if garrison.get(kind, 1) > 1 and n > was.get(colour, {}).get(kind, 0) and added:
+            instead = {**pieces, (colour, kind): n - 1, (colour, unit): pieces.get((colour, unit), 0) + 1}
+            out.append(_counts({piece: m for piece, m in instead.items() if m}))
+    return out
 
 
 def _clears(step: Step, journal: Journal, prev: ObservedState, state: ObservedState,
@@ -1043,6 +1128,20 @@ def _note(game, step: Step, *, region: str, value: dict, state: ObservedState, s
                                  f"{step.state.confidence_of(region):.2f}), now reads {now}; it is taken to have been "
                                  f"{_describe(board, value)} since then, and the moves since are read again (check it)",
                            (region,))
+
+
+def _all_along_note(game, step: Step, *, region: str, value: dict, commits: int, state: ObservedState,
+                    span: int) -> Verdict:
+    """The warning that tells the table the tracker took ``region``, read in doubt at each of its
+    last ``commits`` commits and more, to have held ``value`` all that while (:func:`_doubted_all_along`)."""
+    board = game.board
+    read, seen = step.state.regions.get(region, {}), state.regions.get(region, {})
+    return Verdict.warning("§4.2", f"second thoughts: {board.name(region)}, read as {_describe(board, read)} in doubt "
+                                   f"(confidence {step.state.confidence_of(region):.2f}) for the last {commits} commits "
+                                   f"and more, now reads as {_describe(board, seen)} (confidence "
+                                   f"{state.confidence_of(region):.2f}) as its army's pieces move beside it; it is taken "
+                                   f"to have held {_describe(board, value)} all along, and the moves since are read "
+                                   f"again (check it)", (region,))
 
 
 def _transfer_note(game, step: Step, *, moved: dict, source: str, target: str, state: ObservedState,
