@@ -1041,9 +1041,12 @@ class TestBiggerPieceRead:
     def test_only_a_vexillum_gained_is_tried_as_a_legionary(self):
         board = Table().state().board
         had = {"red": {"legionary": 3, "vexillum": 1}}
-        assert hindsight._bigger_read({"red": {"legionary": 4, "vexillum": 1}}, had, board) == []
-        assert hindsight._bigger_read({"red": {"legionary": 3, "vexillum": 2}}, had, board) == [
+        assert hindsight._bigger_read({"red": {"legionary": 4, "vexillum": 1}}, had, board, {}) == []
+        assert hindsight._bigger_read({"red": {"legionary": 3, "vexillum": 2}}, had, board, {}) == [
             {"red": {"legionary": 4, "vexillum": 1}}]
-        assert hindsight._bigger_read({"red": {"vexillum": 1}}, {}, board) == [{"red": {"legionary": 1}}]
+        assert hindsight._bigger_read({"red": {"vexillum": 1}}, {}, board, {"red": 9}) == [{"red": {"legionary": 1}}]
+        # a turn that may still place ten could have placed it
+        assert hindsight._bigger_read({"red": {"vexillum": 1}}, {}, board, {"red": 10}) == []
+        assert hindsight._bigger_read({"red": {"vexillum": 1}}, {}, board, {"blue": 10}) == [{"red": {"legionary": 1}}]
         # where legionaries went as it came, it is an exchange, or a pile read so: not tried
-        assert hindsight._bigger_read({"red": {"legionary": 3, "vexillum": 1}}, {"red": {"legionary": 8}}, board) == []
+        assert hindsight._bigger_read({"red": {"legionary": 3, "vexillum": 1}}, {"red": {"legionary": 8}}, board, {}) == []

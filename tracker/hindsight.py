@@ -844,7 +844,8 @@ def _one_off(game, journal: Journal, state: ObservedState, turn_hint: str | None
         if weighed >= MAX_ONE_OFF:
             return
         weighed += 1
-        for region, when, read, values in _one_off_counts(v, changed, prev, state, (report.actor, *game.players)):
+        for region, when, read, values in _one_off_counts(v, changed, prev, state, (report.actor, *game.players),
+                                                          _room(game.ctx)):
             # a province is never empty once the game is on (§14.1): one piece fewer than one is
             # no story to tell the table
             value = next((value for value in values if value or not board.is_province(region)
@@ -860,7 +861,7 @@ def _one_off(game, journal: Journal, state: ObservedState, turn_hint: str | None
 
 
 def _one_off_counts(verdict: Verdict, changed: set[str], prev: ObservedState, state: ObservedState,
-                    players: Sequence[str]) -> list[tuple[str, str, dict, list[dict]]]:
+                    players: Sequence[str], room: dict[str, int] | None = None) -> list[tuple[str, str, dict, list[dict]]]:
     """The counts :func:`_one_off` weighs for ``verdict`` on the change ``prev -> state``, as
     (region, when, the count read, the counts to try), ``when`` saying which reading is taken to
     be one off: ``now`` (a region the change changed, read fairly surely now), ``both`` (a region
@@ -875,7 +876,10 @@ def _one_off_counts(verdict: Verdict, changed: set[str], prev: ObservedState, st
     context is tried with a trireme of each of ``players`` too (the player in turn first): an
     empty sea read so has no piece to read one more of. A province the change passed to another
     army is tried with its army's colour misread too: now in the army it held, before in the
-    army it holds."""
+    army it holds. A region that gained a bigger piece that its army's turn could not have placed
+    (``room``: colour -> the pieces its turn places in all) is tried, ``now``, with it read as
+    the smaller piece it most likely was (:func:`_bigger_read`), at any confidence from
+    LOW_CONFIDENCE."""
     def fairly_sure(s: ObservedState, region: str) -> bool:
         return region not in s.unseen and LOW_CONFIDENCE <= s.confidence_of(region) < ONE_OFF_BELOW
 
@@ -897,12 +901,13 @@ def _one_off_counts(verdict: Verdict, changed: set[str], prev: ObservedState, st
         # the 1 yellow legionary it held, "passed from green to yellow during green's turn")
         army, army_was = state.owners.get(region), prev.owners.get(region)
         swapped = army is not None and army_was is not None and army != army_was
+        # a bigger piece gained is tried first as the smaller one it most likely was
+        bigger = _bigger_read(read, was, board, room or {})
         if fairly_sure(state, region):
-            # a bigger piece gained is tried first as the smaller one it most likely was
-            counts.append((region, "now", read, _bigger_read(read, was, board) + _off_by_one(read)
+            counts.append((region, "now", read, bigger + _off_by_one(read)
                            + ([_recoloured(read, army, army_was)] if swapped else [])))
-        elif region not in state.unseen and state.confidence_of(region) >= LOW_CONFIDENCE and _bigger_read(read, was, board):
-            counts.append((region, "now", read, _bigger_read(read, was, board)))
+        elif region not in state.unseen and state.confidence_of(region) >= LOW_CONFIDENCE and bigger:
+            counts.append((region, "now", read, bigger))
         if region not in prev.unseen and prev.confidence_of(region) < ONE_OFF_BELOW and region not in state.unseen:
             change = _gain(read, was)
             gained = [piece for piece, n in change.items() if n > 0]
@@ -935,31 +940,44 @@ def _one_off_counts(verdict: Verdict, changed: set[str], prev: ObservedState, st
     return counts
 
 
-def _bigger_read(read: dict, was: dict, board) -> list[dict]:
+def _bigger_read(read: dict, was: dict, board, room: dict[str, int]) -> list[dict]:
     """``read`` with one piece of a kind worth more than one (a vexillum) that it gained since
     ``was`` read as one piece of the kind worth one (a legionary) instead: the two stand side by
     side on the table in the same colour, and the camera takes one for the other at any
     confidence. The print's hard seed 387, game 388: blue placed two legionaries in Cyrenaica,
     2 to 4, read as 3 legionaries and a vexillum at 0.95, "blue placed 12 legionaries but is
     entitled to 3". Of the 48 hard games filmed in sessions 90 to 92 the camera read a vexillum
-    where none stood 4 times, each time in place of a legionary, and read none missing. Only a
-    bigger piece read beside at least as many of the smaller as stood there before is tried: one
-    read where legionaries went is an exchange, or a big placement stacked so. Tried
-    only by :func:`_one_off`: the count stays as read, and the breach it made is a warning that
-    names it, for the table to look."""
+    where none stood 4 times, each time in place of a legionary, and read none missing.
+
+    Only a bigger piece its army could not have put there is tried: one read beside every piece
+    that stood there before (one read where legionaries went is an exchange; a Lord-of-the-Rings
+    pile read in other kinds, a cavalry as a creature and an infantry, is one counted afresh), of
+    a worth beyond what its turn places in all (``room``: colour -> pieces; none for an army not in
+    turn). A player due 11 who stacks 12 as a vexillum and two legionaries broke the rules by one,
+    not the camera by nine. Tried only by :func:`_one_off`: the count stays as read, and the
+    breach it made is a warning that names it, for the table to look."""
     garrison = board.pieces.garrison
     unit = next((kind for kind, value in garrison.items() if value == 1), None)
     if unit is None:
         return []
-    pieces, out = _gain(read, {}), []
+    pieces = _gain(read, {})
+    # a piece added to those that stood there, every one of them still read: not ten legionaries
+    # exchanged for it (:class:`tracker.readings.ProvinceDiff`), nor a pile read afresh in other kinds
+    if any(pieces.get(piece, 0) < n for piece, n in _gain(was, {}).items()):
+        return []
+    out = []
     for (colour, kind), n in sorted(pieces.items()):
-        # a piece added beside those that stood there, not ten legionaries exchanged for it
-        # (:class:`tracker.readings.ProvinceDiff`) or a pile read tidily
-        added = pieces.get((colour, unit), 0) >= was.get(colour, {}).get(unit, 0)
-        if garrison.get(kind, 1) > 1 and n > was.get(colour, {}).get(kind, 0) and added:
+        worth = garrison.get(kind, 1)
+        if worth > 1 and room.get(colour, 0) < worth and n > was.get(colour, {}).get(kind, 0):
             instead = {**pieces, (colour, kind): n - 1, (colour, unit): pieces.get((colour, unit), 0) + 1}
             out.append(_counts({piece: m for piece, m in instead.items() if m}))
     return out
+
+
+def _room(ctx) -> dict[str, int]:
+    """colour -> the pieces the turn of ``ctx`` (a turn's context, or None) places in all."""
+    due = getattr(ctx, "due", None)
+    return {} if due is None else {ctx.actor: due}
 
 
 def _clears(step: Step, journal: Journal, prev: ObservedState, state: ObservedState,
