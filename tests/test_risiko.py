@@ -15,6 +15,7 @@ from tracker import events as ev
 from tracker.board import load_board
 from tracker.errors import GameError, StateError
 from tracker.game import TurnFollower
+from tracker.overrides import to_check
 from tracker.replay import replay, replay_lines
 from tracker.risiko.cards import Card, set_value
 from tracker.risiko.clock import TournamentClock
@@ -166,6 +167,42 @@ class TestReinforcements:
         red = sorted(t for t, (c, _) in g.items() if c == "red")
         r = game.observe(st(CLASSIC, g | {red[0]: ("red", 3 + due + 2)}))
         assert ("violation", "classic: rinforzi") in levels(r)
+
+
+class TestPlacementsThatAddUp:
+    """As in S.P.Q.RisiKo! (``tests/test_inference.py``): a turn that places exactly the armies it
+    was due vouches for the placements the camera doubted, and the dashboard asks no check of them."""
+
+    @staticmethod
+    def placed(extra: int, ruleset: str = "classic", board=CLASSIC):
+        """Red places its due plus ``extra`` in one territory, read at 0.5."""
+        if board is CLASSIC:
+            g = classic_board()
+            game = started(ruleset, g, ("red", "blue", "yellow"))
+        else:
+            g = {t: ("red" if i % 2 else "green", 2) for i, t in enumerate(sorted(LOTR.provinces))}
+            game = started(ruleset, g, ("red", "green"), board=LOTR, neutrals=("yellow",))
+        due = game.ctx.due
+        target = sorted(t for t, (c, _) in g.items() if c == "red")[0]
+        d = st(board, g | {target: ("red", g[target][1] + due + extra)}).to_dict()
+        d["confidence"] = {target: 0.5}
+        report = game.observe(ObservedState.from_dict(d, board))
+        return game, target, due, report
+
+    def test_the_whole_due_placed_in_doubt_is_vouched_for(self):
+        for ruleset, board in (("classic", CLASSIC), ("lotr", LOTR)):
+            game, target, due, report = self.placed(0, ruleset, board)
+            assert due > 0 and [e.kind for e in report.events] == [ev.REINFORCEMENT], ruleset
+            assert game.ctx.placed_in_doubt == {target: (game.state.regions[target], 0.5)}
+            assert set(game.vouched) == {target}, ruleset
+            # (the set-up rules questioned this test's made-up board: only the camera's doubt is asked here)
+            assert target not in to_check(game.state, {}, {}, game.vouched), ruleset
+
+    def test_one_short_or_over_is_not(self):
+        for extra in (-1, 1):
+            game, target, _, _ = self.placed(extra)
+            assert game.vouched == {}, extra
+            assert target in to_check(game.state, {}, {}, game.vouched), extra
 
 
 class TestFirstSight:

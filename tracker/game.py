@@ -369,10 +369,37 @@ class TurnFollower:
 
     def _accounted_for(self, state: ObservedState, prev: ObservedState | None, report: TransitionReport | None
                        ) -> tuple[dict[str, tuple[dict, float]], set[str]]:
-        """The counts the camera doubted that the rules account for after the change from ``prev`` to
-        ``state`` (read as ``report``), and those vouched for before that they no longer do (none
-        here; a ruleset may say)."""
-        return {}, set()
+        """The provinces this turn's reinforcements were read placed in, in doubt, once the turn
+        has placed exactly the pieces it was due (its context's ``due``: S.P.Q.RisiKo!'s §6 and
+        card sets, a Risiko ruleset's reinforcements and card sets entered), while they read as
+        placed, as surely (no hand has touched them since); and, once it has placed more, those
+        vouched for this way before. The filmed games below are S.P.Q.RisiKo!'s; a Risiko table's
+        player places every army due just so.
+
+        A player places every reinforcement due, and the camera reads a placement short (a
+        legionary missed in a pile) or over (one counted twice) far more often than it does both
+        in one turn, so a turn whose placements add up to its due most likely had each of them
+        read right. Over the 22 hard games filmed in sessions 90 and 91 the dashboard asked 104
+        checks of a count doubted where it was placed: where the turn's placements then added up
+        to its due, 74 of the 78 counts were right; where they fell short, 17 of 26 were wrong
+        (``docs/measured.md``, session 91). The four wrong ones came with a move read beside the
+        placement (a strategic move read one over, made up as a placement: the print's seed 359)
+        or with another province a hand touched read in doubt (a placement missed there, one
+        read over here): in such a change nothing is vouched for. A turn that places more after
+        that was read short somewhere: the counts vouched for in it are doubted again, and marked
+        while the camera doubts them."""
+        ctx = self.ctx
+        if ctx is None or ctx.due <= 0 or ctx.placed < ctx.due:
+            return {}, set()
+        if ctx.placed > ctx.due:
+            return {}, set(ctx.placed_in_doubt)
+        if report is not None and any(e.kind != ev.REINFORCEMENT for e in report.events if e.actor == ctx.actor):
+            return {}, set()
+        if prev is not None and any(state.confidence_of(r) < LOW_CONFIDENCE and r not in ctx.placed_in_doubt
+                                    and r not in state.unseen for r in _touched(prev, state)):
+            return {}, set()
+        placed = {p: copy.deepcopy(read) for p, read in ctx.placed_in_doubt.items() if state.owners.get(p) == ctx.actor}
+        return {p: placed[p] for p in still_vouched(state, placed, {})}, set()
 
     def _take_first_sight(self, state: ObservedState) -> list[Verdict]:
         """Regions the tracker has never been shown that ``state`` shows are taken as it shows
@@ -1081,38 +1108,6 @@ class Game(TurnFollower):
         return [Verdict.warning("§6", f"{ctx.actor} placed {ctx.placed} of the {ctx.due} legionaries due this turn, "
                                       f"and the camera doubted the count where it placed them ({now})"
                                       f"{UNPLACED_MARK}; check", tuple(look))]
-
-    def _accounted_for(self, state: ObservedState, prev: ObservedState | None, report: TransitionReport | None
-                       ) -> tuple[dict[str, tuple[dict, float]], set[str]]:
-        """The provinces this turn's reinforcements were read placed in, in doubt, once the turn
-        has placed exactly the legionaries it was due (§6, and the card sets played), while they
-        read as placed, as surely (no hand has touched them since); and, once it has placed more,
-        those vouched for this way before.
-
-        A player places every reinforcement due, and the camera reads a placement short (a
-        legionary missed in a pile) or over (one counted twice) far more often than it does both
-        in one turn, so a turn whose placements add up to its due most likely had each of them
-        read right. Over the 22 hard games filmed in sessions 90 and 91 the dashboard asked 104
-        checks of a count doubted where it was placed: where the turn's placements then added up
-        to its due, 74 of the 78 counts were right; where they fell short, 17 of 26 were wrong
-        (``docs/measured.md``, session 91). The four wrong ones came with a move read beside the
-        placement (a strategic move read one over, made up as a placement: the print's seed 359)
-        or with another province a hand touched read in doubt (a placement missed there, one
-        read over here): in such a change nothing is vouched for. A turn that places more after
-        that was read short somewhere: the counts vouched for in it are doubted again, and marked
-        while the camera doubts them."""
-        ctx = self.ctx
-        if ctx is None or ctx.due <= 0 or ctx.placed < ctx.due:
-            return {}, set()
-        if ctx.placed > ctx.due:
-            return {}, set(ctx.placed_in_doubt)
-        if report is not None and any(e.kind != ev.REINFORCEMENT for e in report.events if e.actor == ctx.actor):
-            return {}, set()
-        if prev is not None and any(state.confidence_of(r) < LOW_CONFIDENCE and r not in ctx.placed_in_doubt
-                                    and r not in state.unseen for r in _touched(prev, state)):
-            return {}, set()
-        placed = {p: copy.deepcopy(read) for p, read in ctx.placed_in_doubt.items() if state.owners.get(p) == ctx.actor}
-        return {p: placed[p] for p in still_vouched(state, placed, {})}, set()
 
     def _draw_rules(self) -> tuple[str, str, str]:
         return "§17.1", "§17.3", "province"

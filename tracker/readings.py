@@ -8,6 +8,7 @@ chess-from-camera systems filter moves by legality.
 """
 from __future__ import annotations
 
+import copy
 import dataclasses
 import itertools
 from dataclasses import dataclass, field
@@ -163,6 +164,22 @@ def doubted_move(event: Event, prev: ObservedState | None, nxt: ObservedState | 
         named = (event.target,)
     basis = {r: sureness(r, prev, nxt) for r in named if r is not None and r in changed}
     return basis if basis and all(c < ONE_OFF_BELOW for c in basis.values()) else {}
+
+
+@dataclass(kw_only=True)
+class PlacedInDoubt:
+    """What a turn's context keeps of its reinforcements the camera doubted (a ruleset's context
+    inherits it): the provinces they were read placed in with a count below LOW_CONFIDENCE, each
+    with its pieces and the camera's confidence as then read. Where the pieces the turn leaves
+    unplaced may stand (:meth:`tracker.game.Game._end_of_turn_checks`), and counts the turn's due
+    may vouch for (:meth:`tracker.game.TurnFollower._accounted_for`)."""
+
+    placed_in_doubt: dict[str, tuple[dict, float]] = field(default_factory=dict)
+
+    def note_placed(self, target: str, nxt: ObservedState | None) -> None:
+        """A reinforcement of the player in turn read placed in ``target`` in the change to ``nxt``."""
+        if nxt is not None and target not in nxt.unseen and nxt.confidence_of(target) < LOW_CONFIDENCE:
+            self.placed_in_doubt[target] = (copy.deepcopy(nxt.regions.get(target, {})), nxt.confidence_of(target))
 
 
 @dataclass(kw_only=True)

@@ -19,8 +19,8 @@ from tracker.events import Event, Phase
 from tracker.risiko.cards import MAX_SET
 from tracker.risiko.combat import dice_free_losses, dice_free_min_loss
 from tracker.risiko.rules import ADJACENT, ANY_TIME, DICE_FREE, RisikoRules
-from tracker.readings import (PhaseDoubts, ProvinceDiff, Reading, beside_doubt_note, chain_depth, doubted_beside,
-                              doubted_move, every_reading, make_reading, misread_loss_note,
+from tracker.readings import (PhaseDoubts, PlacedInDoubt, ProvinceDiff, Reading, beside_doubt_note, chain_depth,
+                              doubted_beside, doubted_move, every_reading, make_reading, misread_loss_note,
                               soften_for_the_camera, soften_phase_doubted)
 from tracker.state import ObservedState
 from tracker.verdicts import Verdict
@@ -48,7 +48,7 @@ def cite(rules: RisikoRules, topic: str) -> str:
 
 
 @dataclass
-class RisikoTurn(PhaseDoubts):
+class RisikoTurn(PhaseDoubts, PlacedInDoubt):
     """What has happened so far in the current player's turn; owned by the game."""
 
     actor: str
@@ -75,6 +75,11 @@ class RisikoTurn(PhaseDoubts):
     #: tournament extra time: the player in turn plays one of the team's chances
     chance_used: bool = False
 
+    @property
+    def due(self) -> int:
+        """The armies the turn places: its reinforcements and the card sets entered."""
+        return self.entitlement + self.card_armies
+
     def absorb(self, events: list[Event], board: Board, prev: ObservedState | None = None,
                nxt: ObservedState | None = None) -> None:
         """Advance the context by the events of an accepted reading of the change ``prev -> nxt``
@@ -86,6 +91,7 @@ class RisikoTurn(PhaseDoubts):
                 self.reach(e.phase, doubted_move(e, prev, nxt))
             if e.kind == ev.REINFORCEMENT:
                 self.placed += e.amount
+                self.note_placed(e.target, nxt)
             elif e.kind == ev.LAND_ATTACK:
                 self.attacked = True
                 self.conquered = self.conquered or e.conquered

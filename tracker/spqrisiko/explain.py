@@ -26,7 +26,6 @@ camera count be filtered, as the best chess-from-camera systems filter moves by 
 """
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field, replace
 
 from tracker import events as ev
@@ -35,7 +34,7 @@ from tracker.events import Event, Phase
 from tracker.pieces import CENTRE_SUPPLY
 from tracker.readings import (DOUBT_NOTE, LOW_CONFIDENCE, ProvinceDiff, Reading, beside_doubt_note, chain_depth,
                               doubted, ONE_OFF_BELOW, doubted_beside, doubted_move, every_reading, make_reading,
-                              misread_loss_note, other_fleets, PhaseDoubts, soften_for_the_camera,
+                              misread_loss_note, other_fleets, PhaseDoubts, PlacedInDoubt, soften_for_the_camera,
                               soften_near_hidden, soften_phase_doubted, sureness)
 from tracker.spqrisiko.cards import MAX_SET_LEGIONARIES
 from tracker.spqrisiko.options import ROUNDS, SINGLE_MOVE, SpqrOptions
@@ -47,7 +46,7 @@ __all__ = ["Reading", "TurnContext", "explain"]
 
 
 @dataclass
-class TurnContext(PhaseDoubts):
+class TurnContext(PhaseDoubts, PlacedInDoubt):
     """What has happened so far in the current player's turn; owned by :class:`~tracker.game.Game`."""
 
     actor: str
@@ -74,12 +73,6 @@ class TurnContext(PhaseDoubts):
     #: the phase the turn had reached when a card drawn since the last commit was entered at the
     #: tablet (None: none was): the moves the next commit shows may have come before that draw
     phase_at_draw: Phase | None = None
-    #: the provinces this turn's reinforcements were read placed in, with a count the camera
-    #: doubted (below LOW_CONFIDENCE), each with its pieces and the camera's confidence as then
-    #: read: where the legionaries the turn leaves unplaced may stand
-    #: (:meth:`tracker.game.Game._end_of_turn_checks`), and counts the turn's due may vouch for
-    #: (:meth:`tracker.game.Game._accounted_for`)
-    placed_in_doubt: dict[str, tuple[dict, float]] = field(default_factory=dict)
 
     @property
     def due(self) -> int:
@@ -99,9 +92,7 @@ class TurnContext(PhaseDoubts):
                 self.reach(_phase_reached(e), doubted_move(e, prev, nxt))
             if e.kind == ev.REINFORCEMENT:
                 self.placed += e.amount
-                if nxt is not None and e.target not in nxt.unseen and nxt.confidence_of(e.target) < LOW_CONFIDENCE:
-                    self.placed_in_doubt[e.target] = (copy.deepcopy(nxt.regions.get(e.target, {})),
-                                                      nxt.confidence_of(e.target))
+                self.note_placed(e.target, nxt)
             elif e.kind == ev.NAVAL_MOVE:
                 self.naval_moves += 1
             elif e.kind == ev.NAVAL_COMBAT:
