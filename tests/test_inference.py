@@ -116,6 +116,10 @@ class TestReinforcements:
         r = t.set(bithynia=10, galatia=7).push(confidence={"galatia": 0.4})
         assert "§6" not in rules(r) and "§6" in rules(r, "warning")
         assert set(t.game.questioned) == {"galatia"}       # Bithynia, read surely, is the context
+        # read fairly surely, Bithynia may be the count read over (hard seed 385): it is marked too
+        t = Table()
+        t.set(bithynia=10, galatia=7).push(confidence={"galatia": 0.4, "bithynia": 0.84})
+        assert set(t.game.questioned) == {"galatia", "bithynia"}
         r = Table().set(bithynia=12, galatia=7).push(confidence={"galatia": 0.4})
         assert "§6" in rules(r)                             # the 4 the camera is sure of in Bithynia are too many
 
