@@ -545,16 +545,18 @@ class TestSetupSettlement:
         settled = settle_setup(read, plan)
         assert settled == {pair: ({}, {"black": {"legionary": 3}}),             # the rules' best guess:
                            group: ({"yellow": {"legionary": 4}}, {"yellow": {"legionary": 2}})}   # both wrong
-        assert settled_in_doubt(read, settled) == {pair, group}
+        assert settled_in_doubt(read, settled, plan) == {pair, group}
         # a province read empty is the rules' guess however the camera read it; the pile beside it
         # only where it was read in doubt and two over
         sure = self._read(P3, swapped, confidence={pair: 0.07, group: 0.9})
-        assert settled_in_doubt(sure, settled) == {pair}
-        assert settled_in_doubt(self._read(P3, swapped, confidence={pair: 0.9, group: 0.09}), settled) == {pair, group}
+        assert settled_in_doubt(sure, settled, plan) == {pair}
+        assert settled_in_doubt(self._read(P3, swapped, confidence={pair: 0.9, group: 0.09}), settled, plan) == {pair, group}
+        # read with a neutral group's three in yellow, in doubt: it may be the group read in the
+        # wrong colour (it is, here), not only yellow's pair read one over
         one_over = self._read(P3, {pair: None, group: {"yellow": {"legionary": 3}}}, confidence={pair: 0.07, group: 0.09})
-        assert settled_in_doubt(one_over, settle_setup(one_over, plan)) == {pair}
+        assert settled_in_doubt(one_over, settle_setup(one_over, plan), plan) == {pair, group}
         lone = self._read(P3, {group: {"black": {"legionary": 5}}}, confidence={group: 0.09})
-        assert settled_in_doubt(lone, settle_setup(lone, plan)) == set()      # no pile missed: as read
+        assert settled_in_doubt(lone, settle_setup(lone, plan), plan) == set()      # no pile missed: as read
         # the game holds them as the rules' guess, marked for a check, and its warning says why
         game = Game(P3)
         overrides, notes = game.settle_setup(read)
@@ -563,6 +565,32 @@ class TestSetupSettlement:
         clause = notes[0].message.split(" (")[-1]
         assert clause.startswith(f"the camera read no pile in {board.name(pair)}, and {board.name(group)} may hold its")
         assert clause.endswith("which army stands there is the rules' guess; check)")
+
+    def test_a_pile_read_in_doubt_with_another_army_s_count_is_settled_in_doubt(self, board):
+        """The print's hard seed 359, game 360: a neutral group read as three blue legionaries at
+        0.74, with a blue pair the camera could not see, is settled as blue's pair (blue then holds
+        its share): it may be the group read in blue, so it is asked for. Read fairly surely, or
+        with blue's own count, it is settled as read."""
+        from tracker.game import Game
+        from tracker.overrides import GUESSED
+        from tracker.spqrisiko.setup import settled_in_doubt
+        legal = self._read(P3)
+        group, pair = self._of(legal, "black")[0], self._of(legal, "blue")[0]
+        plan = setup_plan(board, P3)
+        # the pair under a card since the camera first looked: no count for it
+        read = self._read(P3, {group: {"blue": {"legionary": 3}}, pair: None}, unseen=[pair], confidence={group: 0.74})
+        settled = settle_setup(read, plan)
+        assert settled[group] == ({"blue": {"legionary": 3}}, {"blue": {"legionary": 2}})
+        assert settled_in_doubt(read, settled, plan) == {group}
+        sure = self._read(P3, {group: {"blue": {"legionary": 3}}, pair: None}, unseen=[pair], confidence={group: 0.9})
+        assert settled_in_doubt(sure, settle_setup(sure, plan), plan) == set()
+        # a blue pair read one short in doubt matches no other army's count: settled as read would be
+        short = self._read(P3, {pair: {"blue": {"legionary": 1}}}, confidence={pair: 0.5})
+        assert settled_in_doubt(short, settle_setup(short, plan), plan) == set()
+        overrides, notes = Game(P3).settle_setup(read)
+        assert overrides[group].confidence == GUESSED
+        assert f"the camera read {board.name(group)} in doubt with as many legionaries as another army's set-up" \
+            in notes[0].message
 
     def test_a_board_that_is_no_finished_set_up_keeps_every_count(self, board):
         from tracker.spqrisiko.simulator import Simulator

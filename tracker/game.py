@@ -900,7 +900,7 @@ class Game(TurnFollower):
         # a followed set-up tells which pair was placed in another player's turn
         turn_of = misplaced(self.placement_log, state, self.plan) if self.placing else {}
         settled = settle_setup(state, self.plan, turn_of)
-        in_doubt = settled_in_doubt(state, settled)       # armies the settlement may have got wrong
+        in_doubt = settled_in_doubt(state, settled, self.plan)    # armies the settlement may have got wrong
         overrides, notes = self._settled(settled, lambda board, s: settled_verdict(board, s, state.unseen, in_doubt))
         for r in in_doubt:
             overrides[r].confidence = GUESSED
