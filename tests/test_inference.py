@@ -487,6 +487,24 @@ class TestCentresStay:
         t.centres.discard("ponto")
         assert t.game.hold_permanent(t.state()) == ({}, [])
 
+    def test_a_centre_read_only_in_doubt_is_held_once_read_clearly(self):
+        """Hard seed 393: a centre the camera read at 0.39 and then clearly not at all was a
+        phantom; held, it gave its province's owner a point a turn. Read clearly at a later commit,
+        it is held from then on."""
+        t = centre_with_an_arena()
+        t.push(confidence={"ponto": 0.39})
+        assert t.game.centres_held == set() and t.game.centres_doubted == {"ponto"}
+        t.centres.discard("ponto")
+        assert t.game.hold_permanent(t.state()) == ({}, [])          # read clearly without it: gone
+        t.push()
+        assert t.game.centres_doubted == set() and t.game.score("red").centres == 0
+        again = centre_with_an_arena()
+        again.push(confidence={"ponto": 0.39})
+        again.set(galatia=5).push()                                  # read clearly with it
+        assert again.game.centres_held == {"ponto"} and again.game.centres_doubted == set()
+        again.centres.discard("ponto")
+        assert list(again.game.hold_permanent(again.state())[0]) == ["ponto"]
+
     def test_a_centre_standing_when_the_game_was_resumed_is_held(self):
         t = Table(centres=["galatia"])
         t.centres.discard("galatia")

@@ -816,8 +816,11 @@ class Game(TurnFollower):
         self.winner: str | None = None
         #: provinces whose power centre the tracker holds when the camera stops seeing it
         #: (:meth:`hold_permanent`): those standing when it started following, and those placed
-        #: since without a violation about them
+        #: since without a violation about them, once the camera has read them clearly
         self.centres_held: set[str] = set()
+        #: provinces whose new power centre the camera has read only in doubt so far: not held
+        #: until it reads it clearly (:meth:`_hold_new_centres`)
+        self.centres_doubted: set[str] = set()
         #: regions the tracker has never been shown: marked unseen when it began following the
         #: game (a hand, a cup or a card over them), not seen while the set-up was followed, and
         #: unseen ever since. The pipeline had no earlier count to keep for them, so their counts
@@ -1232,9 +1235,21 @@ class Game(TurnFollower):
     def _hold_new_centres(self, prev: ObservedState, state: ObservedState, verdicts: list[Verdict]) -> None:
         """Centres that appeared in this change and no violation is about (built with an arena,
         or an arena card set not yet entered, §16.3) are held from now on; a centre the rules
-        refuse (none paid for, two side by side) may be a misread that would stay for good."""
+        refuse (none paid for, two side by side) may be a misread that would stay for good.
+
+        So may one the camera read only in doubt: it is held once a later commit reads the
+        province clearly with it, and forgotten if one reads it without. (A rendered hard game,
+        seed 393: the camera read a centre in yellow's Britannia at 0.39 as blue's hand passed
+        over it, and clearly without it at the next commit; held, the phantom centre stood
+        unmarked for the rest of the game and gave yellow a victory point a turn, 5 of 12 claims
+        wrong.) A centre really placed and then missed is still asked for where an arena paid for
+        it (:meth:`centres_owed`)."""
         refused = {r for v in verdicts if v.level == VIOLATION for r in v.regions}
-        self.centres_held |= {p for p in state.centres if p not in prev.centres and p not in refused}
+        new = {p for p in state.centres if p not in prev.centres and p not in refused}
+        doubted = {p for p in self.centres_doubted | new if state.centres.get(p) and p not in self.centres_held}
+        clear = {p for p in doubted if p not in state.unseen and state.confidence_of(p) >= LOW_CONFIDENCE}
+        self.centres_held |= clear
+        self.centres_doubted = doubted - clear
 
     def hold_permanent(self, state: ObservedState) -> tuple[dict[str, Override], list[Verdict]]:
         """What the rules say stays on the board, kept over the camera's reading of ``state``.
