@@ -635,8 +635,8 @@ class TestOneOff:
 class TestOneOffBeyondTheChange:
     """The counts :func:`hindsight._one_off` weighs besides one the commit changed: a sea the
     verdict names as its context, unchanged and read fairly surely before and now; a region
-    the commit changed, read fairly surely or in doubt before; and a province the commit changed
-    beside one the verdict rests on, read fairly surely now. (The print's hard seed 151: yellow's trireme
+    the commit changed, read fairly surely or in doubt before; and a province or sea the commit
+    changed beside one the verdict rests on, read fairly surely now. (The print's hard seed 151: yellow's trireme
     in the Aegeum, read empty at 0.84 to 0.95 for 50 commits.)"""
 
     def test_a_sea_a_strategic_move_lacked_triremes_in_15_2(self):
@@ -733,6 +733,23 @@ class TestOneOffBeyondTheChange:
             assert (landed.level == "warning") == softened, confidence
             if softened:
                 assert "as 3 red legionaries, 1 red vexillum it would break no rule" in landed.message
+
+    def test_a_trireme_built_read_one_over_in_the_sea_on_its_coast_6(self):
+        """Hard seed 393, game 394: red builds a trireme in the Pontus Euxinus from three of
+        Bithynia's legionaries, read as two triremes at 0.90: the three legionaries the second one
+        would cost "were placed" beyond the due. Read one fewer, the sea breaks no rule; read
+        surely, it stays a breach."""
+        for sure, level in ((0.9, "warning"), (0.97, "violation")):
+            t = Table()
+            t.set(bithynia=11).push()
+            t.set(bithynia=8).ships("pontus_euxinus", "red", 4)
+            report = t.push(confidence={"pontus_euxinus": sure})
+            assert ev.LEGIONARIES_TO_TRIREME in kinds(report)
+            assert [(v.level, v.rule) for v in report.verdicts] == [(level, "§6")], sure
+            assert bool(one_off(report)) == (level == "warning")
+            if level == "warning":
+                assert "Pontus Euxinus read as" in one_off(report)[0].message
+                assert "pontus_euxinus" in t.game.questioned
 
     def test_an_attacker_read_in_doubt_after_the_attack_10_13(self):
         """Red attacks Cilicia (blue 3, read surely) from Galatia, read with 2 and then with 1 at

@@ -871,8 +871,9 @@ def _one_off_counts(verdict: Verdict, changed: set[str], prev: ObservedState, st
     doubt before: where it gained pieces, it may have held one of them before, and where it only
     lost some, what it holds now; the same Aegeum, read empty for 50 commits until blue's fleet
     sailed in, and "1 yellow trireme appeared in Aegeum outside yellow's turn"); and, ``now``, a
-    province the change changed beside one it rests on (by land or on a sea's coast), read fairly
-    surely now (a conquest read one over leaves the pieces it took "appearing" in its source). A sea of the
+    province or sea the change changed beside one it rests on (by land, across a sea's coast, or
+    on a province's coast), read fairly surely now (a conquest read one over leaves the pieces it
+    took "appearing" in its source; a trireme built read one over, the legionaries it cost). A sea of the
     context is tried with a trireme of each of ``players`` too (the player in turn first): an
     empty sea read so has no piece to read one more of. A province the change passed to another
     army is tried with its army's colour misread too: now in the army it held, before in the
@@ -920,14 +921,17 @@ def _one_off_counts(verdict: Verdict, changed: set[str], prev: ObservedState, st
             counts.append((region, "before", was, [v for v in _off_by_one(was) + one_new(was, gained)
                                                    if v != read or lost]
                            + ([_recoloured(was, army_was, army)] if swapped else [])))
-    # a province the change changed beside one the verdict rests on (by land, or on a sea's
-    # coast), read fairly surely now: the pieces that "appeared" may be those a move took there,
-    # read one over or short (the print's hard seed 363: green took Galatia from Cappadocia moving
-    # two in, read as three at 0.84, and the one left in Cappadocia "appeared outside the
-    # reinforcement phase"; hard seed 373: yellow's trireme in the Creticum turned into legionaries
-    # in Cyrenaica, read one short at 0.90, "left with no combat and no legionaries landed")
+    # a region the change changed beside one the verdict rests on (a province by land or across
+    # a sea's coast, or a sea on its coast), read fairly surely now: the pieces that "appeared"
+    # may be those a move took there, read one over or short (the print's hard seed 363: green
+    # took Galatia from Cappadocia moving two in, read as three at 0.84, and the one left in
+    # Cappadocia "appeared outside the reinforcement phase"; hard seed 373: yellow's trireme in
+    # the Creticum turned into legionaries in Cyrenaica, read one short at 0.90, "left with no
+    # combat and no legionaries landed"; hard seed 393, game 394: yellow built a trireme in the
+    # Pontus Euxinus from three of Bithynia's legionaries, read as two triremes at 0.94, and three
+    # legionaries were "placed" in Bithynia beyond the due)
     for region in list(dict.fromkeys(q for r in verdict_basis(verdict, changed) if r in changed
-                                      for q in sorted(board.touching(r)) if board.is_province(q))):
+                                      for q in sorted(board.touching(r)))):
         if region in changed and fairly_sure(state, region) and all(c[0] != region for c in counts):
             read = state.regions.get(region, {})
             counts.append((region, "now", read, _off_by_one(read)))
