@@ -72,7 +72,7 @@ import enum
 import functools
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, NamedTuple, Sequence
 
 from tracker.errors import AugurError
 from tracker.readings import (EVENT_COST, LOW_CONFIDENCE, ONE_OFF_BELOW, TURN_CHANGE_COST, WARNING_COST, verdict_basis,
@@ -169,6 +169,26 @@ class Journal:
         observed = [i for i, s in enumerate(self.steps) if s.method == "observe"]
         if len(observed) > DEPTH:
             del self.steps[:observed[-DEPTH]]
+
+
+class Doubt(NamedTuple):
+    """One second thought to weigh (:func:`observe`): the past read again from journal step
+    ``step`` with ``values`` (region -> its pieces) in every state committed since, and the steps
+    of ``hints`` (step -> player) read with that player in turn; ``noted`` makes the warning that
+    says so if it is kept."""
+
+    step: int
+    values: dict
+    noted: Callable
+    hints: dict | None = None
+    #: what it pays for saying the camera miscounted by more than a piece (:func:`_stretch`)
+    stretch: float = 0
+    #: the one region it is about, for a tie to be weighed again (:class:`Tie`); None: no tie
+    region: str | None = None
+    #: a count read fairly surely: kept only where it mends a breach
+    mild: bool = False
+    #: ``values`` stood so before the journal's memory begins (:func:`_doubted_all_along`)
+    horizon: bool = False
 
 
 @dataclass
@@ -271,19 +291,18 @@ def observe(game, state: ObservedState, turn_hint: str | None = None, set_by_pla
     read them change (:func:`_set_since`), and no later second thought reads any of them otherwise
     at or before this commit (:func:`_doubts`)."""
     journal = journal_of(game)
-    doubts = [(k, {region: value}, functools.partial(_note, region=region, value=value), {},
-               _stretch(journal.steps[k], region, value), region, mild, False)
+    doubts = [Doubt(k, {region: value}, functools.partial(_note, region=region, value=value),
+                    stretch=_stretch(journal.steps[k], region, value), region=region, mild=mild)
               for region, k, value, mild in _doubts(game, journal, state)]
     if set_by_player:
-        doubts += [(k, values, _unnoted, {}, 0, None, False, False)
-                   for k, values in _set_since(game, journal, state, set_by_player)]
+        doubts += [Doubt(k, values, _unnoted) for k, values in _set_since(game, journal, state, set_by_player)]
     doubts += _ties(journal, state)
     journal.ties = []
-    doubts += [(k, values, noted, {}, 0, None, False, False) for k, values, noted in _transfers(game, journal, state)]
-    doubts += [(*doubt, 0, None, False, False) for doubt in _turn_doubts(game, journal, state)]
-    doubts += [(*doubt, 0, None, False, False) for doubt in _missed_turns(game, journal, state)]
-    doubts += [(*doubt, 0, None, True, False) for doubt in _early_turns(game, journal, state)]
-    doubts += [(*doubt, None, False, True) for doubt in _doubted_all_along(game, journal, state)]
+    doubts += [Doubt(k, values, noted) for k, values, noted in _transfers(game, journal, state)]
+    doubts += [Doubt(*doubt) for doubt in _turn_doubts(game, journal, state)]
+    doubts += [Doubt(*doubt) for doubt in _missed_turns(game, journal, state)]
+    doubts += [Doubt(*doubt, mild=True) for doubt in _early_turns(game, journal, state)]
+    doubts += [Doubt(*doubt, horizon=True) for doubt in _doubted_all_along(game, journal, state)]
     if not doubts:
         report = _observe_step(game, journal, state, turn_hint, set_by_player)
         _hint_elsewhere(game, report, state, turn_hint)
@@ -363,7 +382,7 @@ def _trial(game, steps: list[Step]):
     return trial
 
 
-def _ties(journal: Journal, state: ObservedState) -> list[tuple]:
+def _ties(journal: Journal, state: ObservedState) -> list[Doubt]:
     """The second thoughts the commits so far could not tell from the story first read, to weigh
     again with ``state`` (as :func:`observe` weighs its doubts): those whose region ``state``
     still reads clearly as it did, and whose step the journal still holds. (A rendered hard game
@@ -378,7 +397,7 @@ def _ties(journal: Journal, state: ObservedState) -> list[tuple]:
         if k is None or state.regions.get(tie.region, {}) != tie.read or tie.region in state.unseen \
                 or state.confidence_of(tie.region) < LOW_CONFIDENCE:
             continue
-        out.append((k, tie.values, tie.noted, {}, tie.stretch, tie.region, tie.mild, False))
+        out.append(Doubt(k, tie.values, tie.noted, stretch=tie.stretch, region=tie.region, mild=tie.mild))
     return out
 
 
