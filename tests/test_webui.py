@@ -65,6 +65,21 @@ def post(client, url, data, csrf=True, **headers):
     return client.post(url, data=json.dumps(data), content_type="application/json", headers=headers)
 
 
+def old_recording(tmp_path, tables: str):
+    """A recording folder whose database an older Augur made: its game table as it first was (one
+    game, red and blue), and ``tables`` (SQL) for the rest."""
+    folder = tmp_path / "old"
+    folder.mkdir()
+    db = sqlite3.connect(str(folder / "game.sqlite"))
+    db.executescript("""
+        CREATE TABLE game (id INTEGER PRIMARY KEY, created REAL NOT NULL, players TEXT NOT NULL,
+                           ruleset TEXT NOT NULL, target_vp INTEGER, board TEXT NOT NULL);
+        INSERT INTO game VALUES (1, 0, '["red", "blue"]', '2005', NULL, 'spqrisiko');""" + tables)
+    db.commit()
+    db.close()
+    return folder
+
+
 class TestLiveGame:
     def test_commits_are_tracked_and_recorded(self, live):
         for s in game_states(4):
@@ -716,40 +731,22 @@ class TestDashboardApi:
     def test_an_old_recording_without_the_vouch_opens_and_keeps_its_snapshots(self, tmp_path):
         """A recording made before snapshots kept the counts the rules vouched for opens: its
         snapshots read as vouching for none, and a new one records its own."""
-        folder = tmp_path / "old"
-        folder.mkdir()
-        db = sqlite3.connect(str(folder / "game.sqlite"))
-        db.executescript("""
-            CREATE TABLE game (id INTEGER PRIMARY KEY, created REAL NOT NULL, players TEXT NOT NULL,
-                               ruleset TEXT NOT NULL, target_vp INTEGER, board TEXT NOT NULL);
+        store = Store(old_recording(tmp_path, """
             CREATE TABLE snapshot (id INTEGER PRIMARY KEY, game_id INTEGER NOT NULL, t REAL NOT NULL,
                 source TEXT NOT NULL, state TEXT NOT NULL, actor TEXT, round INTEGER, turn INTEGER,
                 events TEXT NOT NULL DEFAULT '[]', verdicts TEXT NOT NULL DEFAULT '[]',
                 scores TEXT NOT NULL DEFAULT '{}', frame TEXT, detections TEXT NOT NULL DEFAULT '[]');
-            INSERT INTO game VALUES (1, 0, '["red", "blue"]', '2005', NULL, 'spqrisiko');
-            INSERT INTO snapshot (id, game_id, t, source, state) VALUES (1, 1, 5.0, 'camera', '{"regions": {}}');""")
-        db.commit()
-        db.close()
-        store = Store(folder)
+            INSERT INTO snapshot (id, game_id, t, source, state) VALUES (1, 1, 5.0, 'camera', '{"regions": {}}');"""))
         assert store.snapshot(1).vouched == () and store.snapshot(1).state == {"regions": {}}
         sid = store.add_snapshot(1, "camera", {"regions": {}}, vouched=["raetia", "dacia"])
         assert store.snapshot(sid).vouched == ("dacia", "raetia") and store.snapshot(sid).to_dict()["vouched"] == ["dacia", "raetia"]
         store.close()
 
     def test_an_old_recording_without_entry_verdicts_opens_and_keeps_its_entries(self, tmp_path):
-        folder = tmp_path / "old"
-        folder.mkdir()
-        db = sqlite3.connect(str(folder / "game.sqlite"))
-        db.executescript("""
-            CREATE TABLE game (id INTEGER PRIMARY KEY, created REAL NOT NULL, players TEXT NOT NULL,
-                               ruleset TEXT NOT NULL, target_vp INTEGER, board TEXT NOT NULL);
+        store = Store(old_recording(tmp_path, """
             CREATE TABLE entry (id INTEGER PRIMARY KEY, game_id INTEGER NOT NULL, t REAL NOT NULL,
                                 kind TEXT NOT NULL, payload TEXT NOT NULL);
-            INSERT INTO game VALUES (1, 0, '["red", "blue"]', '2005', NULL, 'spqrisiko');
-            INSERT INTO entry VALUES (1, 1, 5.0, 'draw', '{"player": "red"}');""")
-        db.commit()
-        db.close()
-        store = Store(folder)
+            INSERT INTO entry VALUES (1, 1, 5.0, 'draw', '{"player": "red"}');"""))
         assert store.entries(1) == [{"id": 1, "t": 5.0, "kind": "draw", "payload": {"player": "red"}, "verdicts": []}]
         store.add_entry(1, "draw", {"player": "blue"}, [{"level": "ok", "rule": "§17", "message": "m"}])
         assert store.entries(1)[-1]["verdicts"][0]["rule"] == "§17"
