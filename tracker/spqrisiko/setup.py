@@ -556,17 +556,18 @@ def settled_verdict(board: Board, settled: dict[str, tuple[dict, dict]], unseen=
         named = [board.name(r) for r in sorted(regions)]
         return ", ".join(named[:-1]) + " and " + named[-1] if len(named) > 1 else "".join(named)
     empty = [r for r in in_doubt if not settled[r][0]]
-    over = [r for r in in_doubt if settled[r][0]]
+    over = [r for r in in_doubt if settled[r][0] and set(board.land_neighbours[r]) & set(empty)]
+    # the rest were read in doubt with another army's set-up count (:func:`settled_in_doubt`)
+    other = [r for r in in_doubt if settled[r][0] and r not in over]
+    clauses = []
     if empty:
-        doubt = (f" (the camera read no pile in {names(empty)}"
-                 + (f", and {names(over)} may hold {'its' if len(empty) == 1 else 'their'} pieces with "
-                    f"{'its' if len(over) == 1 else 'their'} own, read as one" if over else "")
-                 + ": which army stands there is the rules' guess; check)")
-    elif over:      # read in doubt with another army's set-up count (:func:`settled_in_doubt`)
-        doubt = (f" (the camera read {names(over)} in doubt with as many legionaries as another army's set-up "
-                 f"leaves: which army stands there is the rules' guess; check)")
-    else:
-        doubt = ""
+        clauses.append(f"the camera read no pile in {names(empty)}"
+                       + (f", and {names(over)} may hold {'its' if len(empty) == 1 else 'their'} pieces with "
+                          f"{'its' if len(over) == 1 else 'their'} own, read as one" if over else ""))
+    if other:
+        clauses.append(f"the camera read {names(other)} in doubt with as many legionaries as another army's "
+                       f"set-up leaves")
+    doubt = f" ({'; '.join(clauses)}: which army stands there is the rules' guess; check)" if clauses else ""
     return Verdict.warning("§3.9", f"the camera's reading of {counted(len(settled), 'region')} differs from what the set-up "
                                    f"leaves there, and the set-up's counts were taken: check {detail}{doubt}",
                            tuple(sorted(settled)))
