@@ -1900,6 +1900,26 @@ class TestQuestionedCounts:
         assert v.level == "warning" and "ended that phase: check them" in v.message
         assert set(t.game.questioned) == {"galatia"}
 
+    def test_an_attack_that_may_have_been_a_trireme_built_in_a_doubted_sea_ends_its_phase_in_doubt(self):
+        """Hard seed 402: red turns three of Bithynia's legionaries into a trireme in the Pontus
+        Euxinus, which the camera misses (the sea read at 0.4): read as an attack on Asia, lost.
+        That trireme's sailing next is no breach of the phases' order but a warning naming the
+        sea, where the doubt is. Before, the attack ended the naval moves for sure: a violation."""
+        from tracker import readings
+        t = Table()
+        t.set(bithynia=11).push()
+        attack = t.set(bithynia=8).push(confidence={"pontus_euxinus": 0.4})
+        [e] = attack.events
+        assert (e.kind, e.target_guessed, e.defender_losses) == (ev.LAND_ATTACK, True, 0)
+        assert readings.doubted_move(e, t.game.state, t.game.state) == {"pontus_euxinus": 0.4}
+        sailed = t.ships("aegeum", "red", 1).push(confidence={"pontus_euxinus": 0.4})
+        [v] = [v for v in sailed.verdicts if v.rule == "§4.2"]
+        assert v.level == "warning" and "Pontus Euxinus at 0.40" in v.message
+        assert "pontus_euxinus" in t.game.questioned
+        # an attack that killed a defender was an attack: it rests on its counts as before
+        hit = dataclasses.replace(e, defender_losses=1)
+        assert readings.doubted_move(hit, t.game.state, t.game.state) == {}
+
     def test_the_dashboard_marks_doubted_and_questioned_counts_but_not_set_or_unseen_ones(self):
         from tracker.overrides import Override, to_check
         from tracker.state import ObservedState

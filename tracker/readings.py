@@ -155,9 +155,19 @@ def doubted_move(event: Event, prev: ObservedState | None, nxt: ObservedState | 
     nothing of it. (A rendered hard game, seed 234: green placed two in Moesia as the camera read
     red's Dacia beside it one fewer, at 0.62 before; taken for green's attack, that loss ended
     green's reinforcements, and green's trireme turned into legionaries next was "outside the
-    reinforcement phase".)"""
+    reinforcement phase".) An attack on a guessed target that killed nothing, from a province on
+    the coast of seas the camera doubts, rests on those seas: the legionaries its source lost may
+    have been turned into a trireme there that the camera missed. (A rendered hard game, seed
+    402: green built a trireme in the Cantabricum from three of Terraconensis's legionaries, the
+    sea read empty at 0.41; taken for an attack on Baetica, lost, it ended green's naval moves,
+    and that trireme's sailing next was "after the land attack phase".)"""
     if prev is None or nxt is None:
         return {}
+    if event.kind == ev.LAND_ATTACK and event.target_guessed and not event.conquered and not event.defender_losses:
+        seas = {q: sureness(q, prev, nxt) for q in sorted(nxt.board.coast_of.get(event.source, ()))
+                if q not in nxt.unseen and doubted(q, prev, nxt)}
+        if seas:
+            return seas
     changed = nxt.changed_regions(prev)
     named = (event.source, event.target)
     if event.kind in (ev.LAND_ATTACK, ev.SEA_ATTACK) and not event.conquered and not event.attacker_losses:
