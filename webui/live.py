@@ -310,10 +310,16 @@ class LiveGame:
         self.out_of_sync = report.level == "violation"
         sid = self.store.add_snapshot(self.game_id, source, state.to_dict(), report.actor, report.round_no,
                                       report.turn_no, self._described(report.events), verdicts, self._scores(), jpeg, detections,
-                                      sorted(still_vouched(self.game.state, self.game.vouched, self.overrides))
-                                      if self.game.state is not None else [])
+                                      self._vouched_now())
         self._hold(sid, held, lambda o: KEPT_BY_RULES if o.confidence is None else GUESSED_BY_RULES)
         return sid
+
+    def _vouched_now(self) -> list[str]:
+        """The placements the camera doubted that the turn's due accounts for and it still reads so
+        (:func:`tracker.overrides.still_vouched`): the map asks no check of them, and a snapshot
+        records them for the review."""
+        g = self.game
+        return sorted(still_vouched(g.state, g.vouched, self.overrides)) if g.state is not None else []
 
     def _observe(self, state: ObservedState, corrected: bool = False) -> TransitionReport:
         """The tracker's report on the change to ``state`` (``corrected``: counts a player set,
@@ -551,7 +557,7 @@ class LiveGame:
             "questioned": sorted(still_questioned(g.questioned, self.overrides)),
             # placements the camera doubted that the turn's due accounts for, still read so: the map
             # asks no check of them
-            "vouched": sorted(still_vouched(g.state, g.vouched, self.overrides)) if g.state else [],
+            "vouched": self._vouched_now(),
             # regions the camera has never shown since the tracker began following (a card over them
             # from the first commit) and no player has set: no count is known there (the camera
             # commits none, so the scores count them empty), so the tablet asks for their counts

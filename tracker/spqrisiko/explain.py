@@ -224,6 +224,11 @@ class _ReadingBuilder:
     def warning(self, rule: str, message: str, *regions: str, context: tuple[str, ...] = ()) -> None:
         self.verdicts.append(Verdict.warning(rule, message, tuple(regions), context))
 
+    def surest(self, *regions: str) -> tuple[str, ...]:
+        """Those of ``regions`` the camera read after the change at its surest (ONE_OFF_BELOW or
+        more): a doubted warning's context, not counts to check."""
+        return tuple(r for r in regions if self.d.next.confidence_of(r) >= ONE_OFF_BELOW)
+
     def too_few_dice(self, source: str, target: str, message: str) -> None:
         """§10.13: an attack from ``source`` with fewer dice than ``target`` defends with. A
         violation; a warning where the camera doubts either count it rests on as read after the
@@ -426,8 +431,7 @@ class _ReadingBuilder:
                 beside = [t for t in sorted(self.board.sea_neighbours.get(s, ()))
                           if d.tri_delta.get((t, a), 0) > 0 and t not in N.unseen and doubted(t, P, N)]
                 if beside:      # the sea they left, read at the camera's surest, is the context
-                    self.warning("§6.6", message + beside_doubt_note(beside, N), s, *beside,
-                                 context=(s,) if N.confidence_of(s) >= ONE_OFF_BELOW else ())
+                    self.warning("§6.6", message + beside_doubt_note(beside, N), s, *beside, context=self.surest(s))
                 else:
                     self.violation("§6.6", message, s)
         # Remaining gains: a card set's triremes (§8.7.2) first, then three legionaries each (§7.2).
@@ -643,7 +647,7 @@ class _ReadingBuilder:
                     # the camera's surest, is the context (over 42 filmed hard games, with §6.6's
                     # fleets, three marks of right counts and none of a wrong one)
                     self.warning("§10.9", message + beside_doubt_note(beside, d.next), p, *beside,
-                                 context=(p,) if d.next.confidence_of(p) >= ONE_OFF_BELOW else ())
+                                 context=self.surest(p))
                 else:
                     self.violation("§10.9", message, p)
         gains = {p: r for p, r in self.res.items() if r > 0}
@@ -687,7 +691,7 @@ class _ReadingBuilder:
                 paid_in = sorted(({sea for _, sea in self.doubt_paid} | set(moved_on)) - set(regions))
                 self.warning("§6", f"{a} placed {placed} but is entitled to {max(0, budget)} this turn"
                                    + DOUBT_NOTE, *regions, *paid_in,
-                             context=tuple(p for p in regions if d.next.confidence_of(p) >= ONE_OFF_BELOW))
+                             context=self.surest(*regions))
             else:
                 self.violation("§6", f"{a} placed {placed} but is entitled to {max(0, budget)} this turn",
                                *regions)
