@@ -1067,3 +1067,45 @@ class TestBiggerPieceRead:
         assert hindsight._bigger_read({"red": {"vexillum": 1}}, {}, board, {"blue": 10}) == [{"red": {"legionary": 1}}]
         # where legionaries went as it came, it is an exchange, or a pile read so: not tried
         assert hindsight._bigger_read({"red": {"legionary": 3, "vexillum": 1}}, {"red": {"legionary": 8}}, board, {}) == []
+
+
+class TestOneOffBesideDoubt:
+    """A warning the camera's doubt made one may rest instead on a count beside it, read fairly
+    surely, of a province of the same army that lost pieces: the pieces that "appeared" may have
+    moved out of it, its loss read one over. (Hard seed 405: blue moved one legionary from Galatia
+    to Bithynia, Galatia read as losing two at 0.93.)"""
+
+    @staticmethod
+    def moved_out_read_one_over(sure: float, galatia: int = 1):
+        """Red places its 3 in Bithynia and sails a trireme from the Pontus Euxinus to the Aegeum;
+        then Galatia (4) attacks and loses one, and moves one to Cappadocia (3 to 4). The camera
+        reads Cappadocia's gain in doubt (0.7) and Galatia as ``galatia`` at ``sure``."""
+        t = Table()
+        t.set(bithynia=11).push()
+        t.ships("pontus_euxinus", "red", 1).ships("aegeum", "red", 1).push()
+        return t, t.set(galatia=galatia, cappadocia=4).push(confidence={"galatia": sure, "cappadocia": 0.7})
+
+    def test_a_loss_beside_the_doubt_read_fairly_surely_is_named_and_marked(self):
+        t, report = self.moved_out_read_one_over(0.9)
+        assert {v.level for v in report.verdicts} == {"warning"} and "§6" in rules(report, "warning")
+        named = [v for v in report.verdicts if "may be one off" in v.message]
+        assert len(named) == 1
+        assert "Galatia, read as 1 red legionary at 0.90, may be one off: as 2 red legionaries" in named[0].message
+        assert {"galatia", "cappadocia"} <= set(t.game.questioned)
+        assert t.game.state.legions["galatia"] == 1                 # the count stays as read
+
+    def test_a_loss_read_surely_is_not_named(self):
+        t, report = self.moved_out_read_one_over(0.97)
+        assert report.verdicts and not any("may be one off" in v.message for v in report.verdicts)
+        assert "galatia" not in t.game.questioned and "cappadocia" in t.game.questioned
+
+    def test_an_enemy_s_loss_beside_the_doubt_is_not_weighed(self, monkeypatch):
+        """Whatever one piece off would clear: an attack killed the enemy's piece beside the
+        doubt, which is not where the pieces that appeared came from."""
+        monkeypatch.setattr(hindsight, "_clears_doubt", lambda *args: True)
+        t = Table(garrisons={**BASE, "cilicia": ("blue", 3)})
+        t.set(bithynia=11).push()
+        t.ships("pontus_euxinus", "red", 1).ships("aegeum", "red", 1).push()
+        report = t.set(cilicia=("blue", 2), cappadocia=4).push(confidence={"cilicia": 0.9, "cappadocia": 0.7})
+        assert "§6" in rules(report, "warning") and not any("may be one off" in v.message for v in report.verdicts)
+        assert set(t.game.questioned) == {"cappadocia"}
