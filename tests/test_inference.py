@@ -1976,6 +1976,44 @@ class TestReinforcementsLeftUnplaced:
         assert hindsight._cost([report]) == hindsight._cost([dataclasses.replace(report, verdicts=[])])
 
 
+class TestPlacementMissedOnAPileCounted:
+    """A turn that ends short of its due, where a hand was over a province of its army as it
+    placed elsewhere and the camera read that province unchanged: a legionary put on the pile
+    may have been missed at any confidence, and a warning names it (the print's hard seed 411,
+    Cyrenaica read as the two it held at 0.99 all game)."""
+
+    @staticmethod
+    def turn(galatia_at=0.99, galatia=4):
+        """Red (due 3) places 2 in Bithynia (8 to 10) while Galatia (4) is counted again, read
+        as ``galatia`` at ``galatia_at``; then blue's turn begins."""
+        t = Table()
+        t.set(bithynia=10, galatia=galatia).push(confidence={"galatia": galatia_at})
+        return t, t.set(thracia=6).push(confidence={"galatia": galatia_at})
+
+    def test_a_province_counted_again_and_read_unchanged_is_named(self):
+        t, report = self.turn()
+        [v] = report.verdicts
+        assert v.level == "warning" and v.rule == "§6" and v.regions == ("galatia",)
+        assert "red placed 2 of the 3 legionaries due this turn" in v.message
+        assert "a hand was over Galatia as they were placed, read unchanged (4 red legionaries at 0.99)" in v.message
+        assert "galatia" in t.game.questioned
+
+    def test_a_province_the_camera_did_not_count_again_is_not_named(self):
+        """At the confidence it was committed with, the pipeline kept the count untouched."""
+        t, report = self.turn(galatia_at=1.0)
+        assert report.verdicts == [] and t.game.questioned == {}
+
+    def test_a_province_read_changed_is_not_named(self):
+        """Galatia read one fewer: an attack from it that lost one."""
+        t, report = self.turn(galatia=3)
+        assert report.turn_changed and report.verdicts == [] and t.game.questioned == {}
+
+    def test_nothing_is_said_of_a_turn_that_placed_all_it_was_due(self):
+        t = Table()
+        t.set(bithynia=11).push(confidence={"galatia": 0.99})
+        assert t.set(thracia=6).push(confidence={"galatia": 0.99}).verdicts == []
+
+
 class TestPlacementsThatAddUp:
     """A turn whose placements add up to exactly what it was due vouches for the counts the camera
     doubted where it placed them: the dashboard does not ask for them while the camera reads them

@@ -185,11 +185,26 @@ class PlacedInDoubt:
     may vouch for (:meth:`tracker.game.TurnFollower._accounted_for`)."""
 
     placed_in_doubt: dict[str, tuple[dict, float]] = field(default_factory=dict)
+    #: the provinces of the player in turn that the camera counted again, and read as they stood,
+    #: in a change that placed its reinforcements elsewhere, each with its pieces as read then: a
+    #: pile counted again is one a hand was over, and a legionary put on it may have been missed
+    recounted: dict[str, dict] = field(default_factory=dict)
 
     def note_placed(self, target: str, nxt: ObservedState | None) -> None:
         """A reinforcement of the player in turn read placed in ``target`` in the change to ``nxt``."""
         if nxt is not None and target not in nxt.unseen and nxt.confidence_of(target) < LOW_CONFIDENCE:
             self.placed_in_doubt[target] = (copy.deepcopy(nxt.regions.get(target, {})), nxt.confidence_of(target))
+
+    def note_recounted(self, actor: str, prev: ObservedState | None, nxt: ObservedState | None) -> None:
+        """After a change ``prev -> nxt`` in which ``actor``, in turn, placed reinforcements: keep
+        its provinces read as they stood, in sight, at a confidence other than before (the camera
+        counts again only where something moved; it keeps an untouched count as committed)."""
+        if prev is None or nxt is None:
+            return
+        for p in nxt.provinces_of(actor):
+            if p not in nxt.unseen and p not in prev.unseen and nxt.regions.get(p) == prev.regions.get(p) \
+                    and nxt.confidence_of(p) != prev.confidence_of(p):
+                self.recounted[p] = copy.deepcopy(nxt.regions.get(p, {}))
 
 
 @dataclass(kw_only=True)

@@ -105,6 +105,8 @@ class TurnContext(PhaseDoubts, PlacedInDoubt):
                 self.sea_attacked.add(e.target)
                 if e.conquered:
                     self.taken_by_sea.add(e.target)
+        if any(e.kind == ev.REINFORCEMENT and e.actor == self.actor for e in events):
+            self.note_recounted(self.actor, prev, nxt)
 
 
 #: the rules a misread :func:`~tracker.readings.misread_boards` reads would otherwise break: who
