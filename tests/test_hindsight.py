@@ -279,6 +279,28 @@ class TestCountsAPlayerSet:
         assert report.verdicts == [] and kinds(report) == []
         assert kinds(t.game.history[-2]) == [ev.NAVAL_MOVE] and t.game.history[-2].verdicts == []
 
+    def test_a_placement_missed_on_a_pile_counted_again_is_read_there(self, monkeypatch):
+        """The print's hard seed 411: red placed one legionary in Cyrenaica, read as the two it
+        held at 0.99, and two elsewhere. Set by the table once blue's turn began, it is the missed
+        placement, not a legionary appearing outside the reinforcement phase."""
+        def placed():
+            t = Table()
+            t.set(bithynia=10).push(confidence={"galatia": 0.99})        # Galatia counted again, as it stood
+            t.ships("pontus_euxinus", "red", 1).ships("aegeum", "red", 1).push(confidence={"galatia": 0.99})
+            ended = t.set(thracia=6).push(confidence={"galatia": 0.99})   # blue's turn begins
+            assert "a hand was over Galatia" in ended.verdicts[0].message       # red was a legionary short
+            return t, t.game.correct(t.set(galatia=5).state(confidence={"galatia": 0.99}))
+        with monkeypatch.context() as m:
+            m.setattr(hindsight, "_recounted", lambda *a: False)
+            _, as_a_move = placed()
+        assert "§4.2" in rules(as_a_move)                           # pieces appear outside the phase
+        t, report = placed()
+        assert rules(report) == set() and kinds(report) == []
+        first = t.game.history[-4]
+        assert sorted((e.kind, e.target, e.amount) for e in first.events) == [
+            (ev.REINFORCEMENT, "bithynia", 2), (ev.REINFORCEMENT, "galatia", 1)]
+        assert t.game.history[-2].verdicts == []                   # red's turn, read again, placed all
+
     def test_a_count_a_player_confirmed_is_not_read_again_before_it(self):
         """Asia read a legionary short in doubt, then confirmed by a player at that count, then
         read as it stood before, in doubt: no flicker, for the player counted it."""

@@ -576,7 +576,9 @@ def _set_since(game, journal: Journal, state: ObservedState, set_by_player: froz
     """(step, values) to read the past again with, for the counts a player set in ``state``: as
     having stood so at the last commit, and since the commit where the tracker last read each
     change (where the journal holds it). A player's count is what stands on the board now; when
-    it came to be, only the rules can weigh. The camera may have missed a move in the last commit,
+    it came to be, only the rules can weigh. The last commit since then that counted it again
+    and read it as it stood (:func:`_recounted`) is weighed too. The camera may have missed a
+    move in the last commit,
     or read a move there that the tracker explained with pieces it did not count (hard seed 353:
     red's trireme, sailed from the Ibericum into the Cantabricum, read empty at 0.48, taken to have
     sailed there "1 more than read"; set by the table, it "appeared outside red's turn" as a move
@@ -590,7 +592,7 @@ def _set_since(game, journal: Journal, state: ObservedState, set_by_player: froz
     values = {r: dict(state.regions.get(r, {})) for r in set_by_player & state.changed_regions(last) - state.unseen}
     if not values:
         return []
-    steps = [observed[-1]]
+    steps, recounted = [observed[-1]], None
     for i in reversed(observed):
         step = journal.steps[i]
         if any(r in step.set_regions for r in values):
@@ -598,7 +600,23 @@ def _set_since(game, journal: Journal, state: ObservedState, set_by_player: froz
         if any(step.state.regions.get(r, {}) != step.before.state.regions.get(r, {}) for r in values):
             steps.append(i)
             break
+        if recounted is None and any(_recounted(step, r) for r in values):
+            recounted = i
+    if recounted is not None:
+        steps.append(recounted)
     return [(k, values) for k in dict.fromkeys(steps)]
+
+
+def _recounted(step: Step, region: str) -> bool:
+    """Whether the commit of ``step`` counted ``region`` again and read it as it stood: the camera
+    keeps an untouched count as committed, at its confidence, so a hand was over it. A player's
+    count set later may be a change the camera missed there and then (the print's hard seed 411:
+    red placed one legionary in Cyrenaica, read as the two it held at 0.99; set at the end of the
+    turn, it "appeared outside red's reinforcement phase")."""
+    now, before = step.state, step.before.state
+    return region not in now.unseen and region not in before.unseen \
+        and now.regions.get(region, {}) == before.regions.get(region, {}) \
+        and now.confidence_of(region) != before.confidence_of(region)
 
 
 def _unnoted(game, step: Step, **_) -> None:
