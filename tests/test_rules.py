@@ -460,6 +460,26 @@ class TestSetupSettlement:
         read = self._read(P3, {blue[0]: None, blue[1]: {"red": {"legionary": 2}}}, unseen=[blue[0]])
         assert blue[0] not in settle_setup(read, plan)
 
+    def test_the_fixed_neutral_group_read_in_a_player_s_colour_is_the_neutral_s_3_4(self, board):
+        """Hard seed 417, game 418: Italia, neutral from the start with 4 players, read as blue's
+        three, beside another blue pile read as three: whichever blue pile holds a neutral
+        group's count, Italia is the neutral's."""
+        players = P3 + ("green",)
+        plan = setup_plan(board, players)
+        legal = self._read(players)
+        blue = self._of(legal, "blue")[0]
+        read = self._read(players, {"italia": {"blue": {"legionary": 3}}, blue: {"blue": {"legionary": 3}}})
+        assert settle_setup(read, plan) == {
+            "italia": ({"blue": {"legionary": 3}}, {"black": {"legionary": 3}}),
+            blue: ({"blue": {"legionary": 3}}, {"blue": {"legionary": 2}})}
+        # with three players Italia is a province like any other: which blue three is black's?
+        legal = self._read(P3)
+        black = self._of(legal, "black")[0]
+        blue = [p for p in self._of(legal, "blue", 3) if p != "italia"][:2]
+        read = self._read(P3, {black: {"blue": {"legionary": 3}}, blue[0]: {"blue": {"legionary": 3}}})
+        assert settle_setup(read, setup_plan(board, P3))[black] == ({"blue": {"legionary": 3}},
+                                                                    {"blue": {"legionary": 2}})
+
     def test_four_players_settle_the_neutral_groups_at_3_3_4(self, board):
         players = P3 + ("green",)
         legal = self._read(players)

@@ -487,7 +487,15 @@ def _misread_as(wrong: str, right: str, owners: dict[str, str], read: dict, plan
     Another army short as well (a pile missed whole: hard set-ups filmed on the print read a
     neutral group as nothing beside a pair read in another player's colour) leaves the misread
     province as sure as when it is the only one short, provided it is the only candidate among
-    all the armies short (:func:`_armies_of_setup`)."""
+    all the armies short (:func:`_armies_of_setup`).
+
+    The province a neutral group stands on from the start with 4 players (§3.4), read as
+    ``wrong``'s where ``right`` is a neutral army, is the one: the rules put it there (hard seed
+    417, game 418: Italia, neutral, read as blue's three at 0.46 beside blue's Narbonensis read as
+    three; taken at blue's set-up count, blue scored a province it never held every turn)."""
+    fixed = plan.fixed_neutral
+    if fixed is not None and owners.get(fixed) == wrong and right in plan.neutrals and wrong not in plan.neutrals:
+        return [fixed]
     count = {c: setup_legions(c, plan) for c in (wrong, right)}
     if count[wrong] != count[right]:
         return [p for p, c in owners.items() if c == wrong and _standing(read, p) == count[right]]
