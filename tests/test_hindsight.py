@@ -814,6 +814,43 @@ class TestOneOffBeyondTheChange:
         assert [(v.level, v.rule) for v in r.verdicts] == [("violation", "§15.6")]
 
 
+class TestMoveReadOffAtBothEnds:
+    """A strategic move read one piece over at both of its ends, each read fairly surely: no
+    single count one off clears the breach it makes, both together do. (Hard seed 401: green
+    moved one legionary from Cyrenaica to Aegyptus, read as two moved at 0.83 and 0.80.)"""
+
+    @staticmethod
+    def moved(sure: float, galatia: int = 1, cappadocia: int = 3):
+        """Red, its reinforcements placed, moves one legionary from Galatia (3) to Cappadocia
+        (1), read as ``galatia`` and ``cappadocia`` at ``sure``."""
+        t = Table(garrisons={**BASE, "galatia": ("red", 3), "cappadocia": ("red", 1)})
+        t.set(bithynia=11).push()
+        return t, t.set(galatia=galatia, cappadocia=cappadocia).push(
+            confidence={"galatia": sure, "cappadocia": sure})
+
+    def test_both_ends_read_one_off_make_the_breach_a_warning_naming_both(self):
+        t, report = self.moved(0.85)
+        assert kinds(report) == [ev.STRATEGIC_MOVE] and rules(report) == set()
+        [v] = one_off(report)
+        assert v.rule == "§14.2" and ("Galatia read as 1 red legionary at 0.85 and Cappadocia as 3 red legionaries "
+                                      "at 0.85; as 2 red legionaries and 2 red legionaries it would break no rule") \
+            in v.message
+        assert {"galatia", "cappadocia"} <= set(t.game.questioned)
+        assert t.game.state.legions["cappadocia"] == 3                  # the counts stay as read
+        assert hindsight._violations([report]) == 1                    # as read, a breach
+
+    def test_ends_read_surely_stay_a_breach(self):
+        t, report = self.moved(0.97)
+        assert rules(report) == {"§14.2"} and not one_off(report) and "cappadocia" not in t.game.questioned
+
+    def test_a_breach_one_piece_at_each_end_does_not_mend_stays_a_breach(self):
+        """Two moved, read so: one piece fewer moved still leaves Galatia at one."""
+        t = Table(garrisons={**BASE, "galatia": ("red", 2), "cappadocia": ("red", 1)})
+        t.set(bithynia=11).push()
+        report = t.set(galatia=1, cappadocia=2).push(confidence={"galatia": 0.85, "cappadocia": 0.85})
+        assert not one_off(report)
+
+
 class TestJournal:
     def test_keeps_the_last_depth_commits_and_what_came_between(self):
         t = Table()

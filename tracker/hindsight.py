@@ -75,6 +75,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, NamedTuple, Sequence
 
 from tracker.errors import AugurError
+from tracker.events import STRATEGIC_MOVE
 from tracker.readings import (DOUBT_NOTE, EVENT_COST, LOW_CONFIDENCE, ONE_OFF_BELOW, TURN_CHANGE_COST, WARNING_COST, verdict_basis,
                               verdicts_cost)
 from tracker.state import ObservedState
@@ -886,7 +887,8 @@ def _one_off(game, journal: Journal, state: ObservedState, turn_hint: str | None
         # count as one weighed: one misread often makes several (the print's hard seed 415: a
         # conquest's legionary read as a vexillum, three violations)
         count = next((c for c in found if _clears(step, journal, prev, state, c[:3], turn_hint, v, report)), None)
-        if count is None and weighed < MAX_ONE_OFF:
+        searched = count is None and weighed < MAX_ONE_OFF
+        if searched:
             weighed += 1
             for region, when, read, values in _one_off_counts(v, changed, prev, state, (report.actor, *game.players),
                                                               _room(game.ctx)):
@@ -907,6 +909,57 @@ def _one_off(game, journal: Journal, state: ObservedState, turn_hint: str | None
                 f" ({board.name(region)} {said} as {_describe(board, read)} at {sure:.2f}; "
                 f"as {_describe(board, value)}{ONE_OFF_MARK}"), checks=(region,))
             game.question(state, [report.verdicts[i]], changed)     # a context sea is marked too
+        elif searched:
+            _move_one_off(game, step, journal, state, turn_hint, i)
+
+
+def _move_one_off(game, step: Step, journal: Journal, state: ObservedState, turn_hint: str | None, i: int) -> None:
+    """Make the violation ``i`` of the commit of ``step`` a warning where a move of the reading
+    (a strategic move) read one piece over or short at both of its ends, each read fairly surely
+    (LOW_CONFIDENCE to ONE_OFF_BELOW), clears it: its source read with one piece more and its
+    target with one fewer, or the other way, adding no other violation. No single count one off
+    (:func:`_one_off`) tells that story: a rendered hard game (seed 401), green moved one
+    legionary from Cyrenaica (3) to Aegyptus (1), read as two moved, 1 left at 0.83 and 3 at
+    0.80; "Cyrenaica was left with 1 legionary next to an enemy province" stood as a breach, and
+    Aegyptus a legionary over, unmarked, for 16 commits. Both counts are marked; they stay as read."""
+    prev, report, board = step.before.state, step.report, game.board
+    v = report.verdicts[i]
+
+    def fairly_sure(region: str) -> bool:
+        return region not in state.unseen and LOW_CONFIDENCE <= state.confidence_of(region) < ONE_OFF_BELOW
+
+    for e in report.events:
+        if e.kind != STRATEGIC_MOVE or e.source is None or e.target is None \
+                or not (fairly_sure(e.source) and fairly_sure(e.target)):
+            continue
+        source, target = state.regions.get(e.source, {}), state.regions.get(e.target, {})
+        unit = next((k for k, n in board.pieces.garrison.items() if n == 1), None)
+        for d in (1, -1):
+            if d == 1 and e.amount < 2:
+                continue                # one fewer moved: no move at all, two misreads that undo it
+            piece = (e.actor, unit)
+            values = {}
+            for region, read, by in ((e.source, source, d), (e.target, target, -d)):
+                pieces = _gain(read, {})
+                pieces[piece] = pieces.get(piece, 0) + by
+                values[region] = _counts({q: n for q, n in pieces.items() if n > 0})
+            if not all(values.values()):
+                continue                # a province is never left empty (§14.1)
+            try:
+                after = _with(state, values)
+            except AugurError:
+                continue
+            now = _read_instead(step, journal, after, turn_hint)
+            if now is None or _violations([now]) >= _violations([report]) \
+                    or any(w.level == VIOLATION and w.rule == v.rule for w in now.verdicts):
+                continue
+            report.verdicts[i] = dataclasses.replace(v.softened(
+                f" ({board.name(e.source)} read as {_describe(board, source)} at {state.confidence_of(e.source):.2f} "
+                f"and {board.name(e.target)} as {_describe(board, target)} at {state.confidence_of(e.target):.2f}; "
+                f"as {_describe(board, values[e.source])} and {_describe(board, values[e.target])}{ONE_OFF_MARK}"),
+                checks=(e.source, e.target))
+            game.question(state, [report.verdicts[i]], state.changed_regions(prev))
+            return
 
 
 def _one_off_beside_doubt(game, journal: Journal, state: ObservedState, turn_hint: str | None) -> None:
