@@ -1155,6 +1155,9 @@ class TestBiggerPieceRead:
         assert hindsight._bigger_read({"red": {"vexillum": 1}}, {}, board, {"blue": 10}) == [{"red": {"legionary": 1}}]
         # where legionaries went as it came, it is an exchange, or a pile read so: not tried
         assert hindsight._bigger_read({"red": {"legionary": 3, "vexillum": 1}}, {"red": {"legionary": 8}}, board, {}) == []
+        # one legionary of those that stood there read as the vexillum (hard seed 381, game 382)
+        assert hindsight._bigger_read({"red": {"legionary": 1, "vexillum": 1}}, {"red": {"legionary": 2}}, board,
+                                      {}) == [{"red": {"legionary": 2}}]
 
 
 class TestOneOffBesideDoubt:
