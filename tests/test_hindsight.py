@@ -803,6 +803,21 @@ class TestOneOffBeyondTheChange:
                        "no rule" in v.message
                 assert "moesia" in t.game.questioned
 
+    def test_a_province_read_before_in_another_army_s_colour_beside_the_breach_6(self):
+        """Red moves one legionary from Galatia (4) into Cappadocia, red's one read before as two
+        green legionaries at 0.85 (at 0.97: surely): read as a conquest killing two and moving
+        two in, Galatia's one lost makes "placed 1" beyond the due. Cappadocia before, read as
+        red's, breaks no rule. (The print's hard seed 423: Terraconensis.)"""
+        for sure, softened in ((0.85, True), (0.97, False)):
+            t = Table(garrisons={**BASE, "cappadocia": ("green", 2)})
+            t.set(bithynia=11).push(confidence={"cappadocia": sure})
+            [v] = t.set(galatia=3, cappadocia=("red", 2)).push().verdicts
+            assert v.rule == "§6" and (v.level == "warning") == softened, sure
+            if softened:
+                assert "Cappadocia read before as 2 green legionaries at 0.85; as 2 red legionaries it would break " \
+                       "no rule" in v.message
+                assert "cappadocia" in t.game.questioned
+
     def test_a_conquered_province_is_never_offered_two_armies(self):
         """Red conquers Asia after its strategic move, Asia read before at 0.87: red's legionary
         taken to have stood there before would share Asia with blue's, which no state can hold;
