@@ -2408,6 +2408,21 @@ class TestCorrections:
         assert "§3.7" not in {v.rule for v in report.verdicts} and game.state.legions[yellow] == 1
         assert game.correct(self._with(game.state, **{yellow: {"yellow": {"legionary": 2}}})).verdicts == []
 
+    def test_a_setup_finding_that_names_fewer_provinces_is_not_given_again(self):
+        """The print's hard seed 427, game 428: answering, one at a time, the provinces a set-up
+        finding names takes one off its list at each answer; its words stay the same, and it is
+        not told again with each."""
+        true = self._setup()
+        yellow = sorted(true.provinces_of("yellow"))[:3]
+        short = self._with(true, **{p: {"yellow": {"legionary": 1}} for p in yellow})
+        game = Game(self.PLAYERS)
+        [first] = [v for v in game.start(short) if v.rule == "§3.7"]
+        assert set(first.regions) == set(yellow)
+        report = game.correct(self._with(short, **{yellow[0]: {"yellow": {"legionary": 2}}}))
+        assert "§3.7" not in {v.rule for v in report.verdicts}
+        assert game.correct(self._with(game.state, **{p: {"yellow": {"legionary": 2}} for p in yellow[1:]})
+                            ).verdicts == []
+
     def test_the_tablet_entries_before_the_correction_are_kept(self):
         true, read, red = self._misread()
         game = Game(self.PLAYERS)

@@ -511,12 +511,15 @@ class TurnFollower:
         not: ``state``, the corrected board, already shows what they showed, on other counts.
         The report gives the set-up's verdicts on ``state`` that the board the game last started
         on did not already give, word for word: a table setting nine counts one at a time is not
-        told the same warnings nine times (hard seed 342: 75 warnings for 24 answers)."""
+        told the same warnings nine times (hard seed 342: 75 warnings for 24 answers), nor the same
+        violation as each answer takes a province off those it names (the print's hard seed 427,
+        game 428: "neutral black provinces without exactly 3 legionaries" six times more)."""
         entries = [step for step in journal_of(self).steps if step.method not in ("observe", "resight")]
         said = snapshot(before).start(self.state, first_player, round_no)
         self.__dict__.clear()
         self.__dict__.update(snapshot(before).__dict__)
-        verdicts = [v for v in self.start(state, first_player, round_no) if v not in said]
+        words = {(v.level, v.rule, v.message) for v in said}
+        verdicts = [v for v in self.start(state, first_player, round_no) if (v.level, v.rule, v.message) not in words]
         for step in entries:
             getattr(self, step.method)(*copy.deepcopy(step.args), **copy.deepcopy(step.kwargs))
         return TransitionReport(len(self.history) + 1, self.current or "", self.round_no, self.turn_no, [], verdicts,
