@@ -76,8 +76,8 @@ from typing import Any, Callable, Iterable, NamedTuple, Sequence
 
 from tracker.errors import AugurError
 from tracker.events import STRATEGIC_MOVE
-from tracker.readings import (DOUBT_NOTE, EVENT_COST, LOW_CONFIDENCE, ONE_OFF_BELOW, TURN_CHANGE_COST, WARNING_COST, verdict_basis,
-                              verdicts_cost)
+from tracker.readings import (DOUBT_NOTE, EVENT_COST, LOW_CONFIDENCE, ONE_OFF_BELOW, TURN_CHANGE_COST, WARNING_COST,
+                              verdict_basis, verdicts_cost)
 from tracker.state import ObservedState
 from tracker.verdicts import VIOLATION, WARNING, Verdict
 
@@ -928,16 +928,16 @@ def _move_one_off(game, step: Step, journal: Journal, state: ObservedState, turn
     def fairly_sure(region: str) -> bool:
         return region not in state.unseen and LOW_CONFIDENCE <= state.confidence_of(region) < ONE_OFF_BELOW
 
+    unit = next((k for k, n in board.pieces.garrison.items() if n == 1), None)
     for e in report.events:
-        if e.kind != STRATEGIC_MOVE or e.source is None or e.target is None \
+        if e.kind != STRATEGIC_MOVE or e.source is None or e.target is None or unit is None \
                 or not (fairly_sure(e.source) and fairly_sure(e.target)):
             continue
         source, target = state.regions.get(e.source, {}), state.regions.get(e.target, {})
-        unit = next((k for k, n in board.pieces.garrison.items() if n == 1), None)
+        piece = (e.actor, unit)
         for d in (1, -1):
             if d == 1 and e.amount < 2:
                 continue                # one fewer moved: no move at all, two misreads that undo it
-            piece = (e.actor, unit)
             values = {}
             for region, read, by in ((e.source, source, d), (e.target, target, -d)):
                 pieces = _gain(read, {})
@@ -990,7 +990,8 @@ def _one_off_beside_doubt(game, journal: Journal, state: ObservedState, turn_hin
         for region in beside:
             colour = state.owners.get(region)
             if region in basis or region not in changed or region in state.unseen or colour not in armies \
-                    or prev.owners.get(region) != colour or _army(state, region, colour) >= _army(prev, region, colour) \
+                    or prev.owners.get(region) != colour \
+                    or _army(state, region, colour) >= _army(prev, region, colour) \
                     or not LOW_CONFIDENCE <= state.confidence_of(region) < ONE_OFF_BELOW:
                 continue
             read = state.regions.get(region, {})
@@ -1143,9 +1144,8 @@ def _bigger_read(read: dict, was: dict, board, room: dict[str, int]) -> list[dic
     if unit is None:
         return []
     pieces = _gain(read, {})
-    # a piece added to those of its army that stood there, every one of them still read: not ten
-    # legionaries exchanged for it (:class:`tracker.readings.ProvinceDiff`), nor a pile read
-    # afresh in other kinds (a conquered army's pieces are gone, the conqueror's moved in)
+    # not ten legionaries exchanged for it (:class:`tracker.readings.ProvinceDiff`), nor a pile
+    # read afresh in other kinds; a conquered army's pieces are gone, the conqueror's moved in
     armies = {colour for colour, _ in pieces}
     out = []
     for (colour, kind), n in sorted(pieces.items()):
