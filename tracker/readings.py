@@ -182,7 +182,9 @@ class PlacedInDoubt:
     inherits it): the provinces they were read placed in with a count below LOW_CONFIDENCE, each
     with its pieces and the camera's confidence as then read. Where the pieces the turn leaves
     unplaced may stand (:meth:`tracker.game.Game._end_of_turn_checks`), and counts the turn's due
-    may vouch for (:meth:`tracker.game.TurnFollower._accounted_for`)."""
+    may vouch for (:meth:`tracker.game.TurnFollower._accounted_for`). S.P.Q.RisiKo!'s context also
+    keeps the provinces counted again, unchanged, as its reinforcements went elsewhere
+    (:meth:`note_recounted`), which the end of a turn placed short names too."""
 
     placed_in_doubt: dict[str, tuple[dict, float]] = field(default_factory=dict)
     #: the provinces of the player in turn that the camera counted again, and read as they stood,
