@@ -291,7 +291,7 @@ class TestCountsAPlayerSet:
             assert "a hand was over Galatia" in ended.verdicts[0].message       # red was a legionary short
             return t, t.game.correct(t.set(galatia=5).state(confidence={"galatia": 0.99}))
         with monkeypatch.context() as m:
-            m.setattr(hindsight, "_recounted", lambda *a: False)
+            m.setattr(hindsight, "recounted", lambda *a: False)
             _, as_a_move = placed()
         assert "§4.2" in rules(as_a_move)                           # pieces appear outside the phase
         t, report = placed()

@@ -25,9 +25,9 @@ from tracker.hindsight import observe as observe_with_hindsight
 from tracker.overrides import GUESSED, Override, still_vouched
 from tracker.pieces import CENTRE, CENTRE_SUPPLY, LEGIONARY, NEUTRAL, VP_TRACK_MAX
 from tracker.spqrisiko.cards import CARD_SYMBOLS, set_value
-from tracker.readings import (LEAST_OTHER_TURN_COST, LOW_CONFIDENCE, ONE_OFF_BELOW, SPLIT_TURN_COST, TURN_CHANGE_COST,
-                              VIOLATION_COST, Reading, doubted, joined, make_reading, soften_low_confidence,
-                              verdict_basis, with_strength)
+from tracker.readings import (LEAST_OTHER_TURN_COST, LOW_CONFIDENCE, SPLIT_TURN_COST, TURN_CHANGE_COST,
+                              VIOLATION_COST, Reading, doubted, fairly_sure, joined, make_reading,
+                              soften_low_confidence, verdict_basis, with_strength)
 from tracker.spqrisiko.explain import TurnContext, explain
 from tracker.spqrisiko.options import SpqrOptions
 from tracker.spqrisiko.reinforcements import entitlement
@@ -1114,8 +1114,7 @@ class Game(TurnFollower):
         if ctx.placed >= ctx.due:
             return []
         look = [p for p, (read, _) in sorted(ctx.placed_in_doubt.items())
-                if state.owners.get(p) == ctx.actor and p not in state.unseen and state.regions.get(p, {}) != read
-                and LOW_CONFIDENCE <= state.confidence_of(p) < ONE_OFF_BELOW]
+                if state.owners.get(p) == ctx.actor and state.regions.get(p, {}) != read and fairly_sure(state, p)]
         missed = [p for p, read in sorted(ctx.recounted.items())
                   if state.owners.get(p) == ctx.actor and p not in state.unseen and state.regions.get(p, {}) == read
                   and state.confidence_of(p) >= LOW_CONFIDENCE and p not in look]

@@ -77,7 +77,7 @@ from typing import Any, Callable, Iterable, NamedTuple, Sequence
 from tracker.errors import AugurError
 from tracker.events import STRATEGIC_MOVE
 from tracker.readings import (DOUBT_NOTE, EVENT_COST, LOW_CONFIDENCE, ONE_OFF_BELOW, TURN_CHANGE_COST, WARNING_COST,
-                              verdict_basis, verdicts_cost)
+                              fairly_sure, recounted, verdict_basis, verdicts_cost)
 from tracker.state import ObservedState
 from tracker.verdicts import VIOLATION, WARNING, Verdict
 
@@ -578,7 +578,7 @@ def _set_since(game, journal: Journal, state: ObservedState, set_by_player: froz
     having stood so at the last commit, and since the commit where the tracker last read each
     change (where the journal holds it). A player's count is what stands on the board now; when
     it came to be, only the rules can weigh. The last commit since then that counted it again
-    and read it as it stood (:func:`_recounted`) is weighed too. The camera may have missed a
+    and read it as it stood (:func:`tracker.readings.recounted`) is weighed too. The camera may have missed a
     move in the last commit,
     or read a move there that the tracker explained with pieces it did not count (hard seed 353:
     red's trireme, sailed from the Ibericum into the Cantabricum, read empty at 0.48, taken to have
@@ -593,7 +593,7 @@ def _set_since(game, journal: Journal, state: ObservedState, set_by_player: froz
     values = {r: dict(state.regions.get(r, {})) for r in set_by_player & state.changed_regions(last) - state.unseen}
     if not values:
         return []
-    steps, recounted = [observed[-1]], None
+    steps, again = [observed[-1]], None
     for i in reversed(observed):
         step = journal.steps[i]
         if any(r in step.set_regions for r in values):
@@ -601,23 +601,14 @@ def _set_since(game, journal: Journal, state: ObservedState, set_by_player: froz
         if any(step.state.regions.get(r, {}) != step.before.state.regions.get(r, {}) for r in values):
             steps.append(i)
             break
-        if recounted is None and any(_recounted(step, r) for r in values):
-            recounted = i
-    if recounted is not None:
-        steps.append(recounted)
+        # a change the camera missed where it counted again (the print's hard seed 411: red placed
+        # one legionary in Cyrenaica, read as the two it held at 0.99; set at the end of the turn,
+        # it "appeared outside red's reinforcement phase")
+        if again is None and any(recounted(r, step.before.state, step.state) for r in values):
+            again = i
+    if again is not None:
+        steps.append(again)
     return [(k, values) for k in dict.fromkeys(steps)]
-
-
-def _recounted(step: Step, region: str) -> bool:
-    """Whether the commit of ``step`` counted ``region`` again and read it as it stood: the camera
-    keeps an untouched count as committed, at its confidence, so a hand was over it. A player's
-    count set later may be a change the camera missed there and then (the print's hard seed 411:
-    red placed one legionary in Cyrenaica, read as the two it held at 0.99; set at the end of the
-    turn, it "appeared outside red's reinforcement phase")."""
-    now, before = step.state, step.before.state
-    return region not in now.unseen and region not in before.unseen \
-        and now.regions.get(region, {}) == before.regions.get(region, {}) \
-        and now.confidence_of(region) != before.confidence_of(region)
 
 
 def _unnoted(game, step: Step, **_) -> None:
@@ -924,14 +915,10 @@ def _move_one_off(game, step: Step, journal: Journal, state: ObservedState, turn
     Aegyptus a legionary over, unmarked, for 16 commits. Both counts are marked; they stay as read."""
     prev, report, board = step.before.state, step.report, game.board
     v = report.verdicts[i]
-
-    def fairly_sure(region: str) -> bool:
-        return region not in state.unseen and LOW_CONFIDENCE <= state.confidence_of(region) < ONE_OFF_BELOW
-
     unit = next((k for k, n in board.pieces.garrison.items() if n == 1), None)
     for e in report.events:
         if e.kind != STRATEGIC_MOVE or e.source is None or e.target is None or unit is None \
-                or not (fairly_sure(e.source) and fairly_sure(e.target)):
+                or not (fairly_sure(state, e.source) and fairly_sure(state, e.target)):
             continue
         source, target = state.regions.get(e.source, {}), state.regions.get(e.target, {})
         piece = (e.actor, unit)
@@ -945,13 +932,7 @@ def _move_one_off(game, step: Step, journal: Journal, state: ObservedState, turn
                 values[region] = _counts({q: n for q, n in pieces.items() if n > 0})
             if not all(values.values()):
                 continue                # a province is never left empty (§14.1)
-            try:
-                after = _with(state, values)
-            except AugurError:
-                continue
-            now = _read_instead(step, journal, after, turn_hint)
-            if now is None or _violations([now]) >= _violations([report]) \
-                    or any(w.level == VIOLATION and w.rule == v.rule for w in now.verdicts):
+            if not _clears_with(step, journal, values, turn_hint, v, report):
                 continue
             report.verdicts[i] = dataclasses.replace(v.softened(
                 f" ({board.name(e.source)} read as {_describe(board, source)} at {state.confidence_of(e.source):.2f} "
@@ -989,16 +970,14 @@ def _one_off_beside_doubt(game, journal: Journal, state: ObservedState, turn_hin
         beside = dict.fromkeys(q for r in sorted(basis) for q in sorted(board.touching(r)))
         for region in beside:
             colour = state.owners.get(region)
-            if region in basis or region not in changed or region in state.unseen or colour not in armies \
-                    or prev.owners.get(region) != colour \
-                    or _army(state, region, colour) >= _army(prev, region, colour) \
-                    or not LOW_CONFIDENCE <= state.confidence_of(region) < ONE_OFF_BELOW:
+            if region in basis or region not in changed or not fairly_sure(state, region) or colour not in armies \
+                    or prev.owners.get(region) != colour or _army(state, region, colour) >= _army(prev, region, colour):
                 continue
             read = state.regions.get(region, {})
             more = [value for value in _off_by_one(read)
                     if _worth(board.pieces, value.get(colour, {})) > _army(state, region, colour)]
             value = next((value for value in more
-                          if _clears_doubt(step, journal, state, region, value, turn_hint, v, report)), None)
+                          if _clears_doubt(step, journal, region, value, turn_hint, v, report)), None)
             if value is not None:
                 report.verdicts[i] = dataclasses.replace(v, message=(
                     f"{v.message[:-1]}; {board.name(region)}, read as {_describe(board, read)} at "
@@ -1008,15 +987,11 @@ def _one_off_beside_doubt(game, journal: Journal, state: ObservedState, turn_hin
                 break
 
 
-def _clears_doubt(step: Step, journal: Journal, state: ObservedState, region: str, value: dict,
-                  turn_hint: str | None, verdict: Verdict, report) -> bool:
+def _clears_doubt(step: Step, journal: Journal, region: str, value: dict, turn_hint: str | None, verdict: Verdict,
+                  report) -> bool:
     """Whether the commit of ``step``, with ``region`` read as ``value`` now, makes no finding
     under ``verdict``'s rule and no more violations than ``report``."""
-    try:
-        after = _with(state, {region: value})
-    except AugurError:
-        return False
-    now = _read_instead(step, journal, after, turn_hint)
+    now = _read_with(step, journal, {region: value}, turn_hint)
     return now is not None and _violations([now]) <= _violations([report]) \
         and not any(w.rule == verdict.rule for w in now.verdicts)
 
@@ -1042,9 +1017,6 @@ def _one_off_counts(verdict: Verdict, changed: set[str], prev: ObservedState, st
     gained a bigger piece that its army's turn could not have placed (``room``: colour -> the
     pieces its turn places in all) is tried, ``now``, with it read as the smaller piece it most
     likely was (:func:`_bigger_read`), at any confidence from LOW_CONFIDENCE."""
-    def fairly_sure(s: ObservedState, region: str) -> bool:
-        return region not in s.unseen and LOW_CONFIDENCE <= s.confidence_of(region) < ONE_OFF_BELOW
-
     def one_new(read: dict, pieces: Iterable[tuple[str, str]]) -> list[dict]:
         """``read`` with one of each of ``pieces`` it has none of (:func:`_off_by_one` tries one
         more of those it has)."""
@@ -1185,18 +1157,34 @@ def _clears(step: Step, journal: Journal, prev: ObservedState, state: ObservedSt
             count: tuple[str, dict, str], turn_hint: str | None, verdict: Verdict, report) -> bool:
     """Whether the commit of ``step`` (``prev -> state``), with a count read otherwise (``count``:
     the region, its value, and when it is taken to have been misread, see
-    :func:`_one_off_counts`), has fewer violations than ``report`` and none under ``verdict``'s
-    rule. A count no state can hold (a province with two armies, where a conquest's new army is
-    taken to have stood there before) clears nothing."""
+    :func:`_one_off_counts`), clears ``verdict`` (:func:`_clears_with`)."""
     region, value, when = count
-    try:
-        before = _with(prev, {region: value}) if when in ("before", "both") else None
-        after = state if when == "before" else _with(state, {region: value})
-    except AugurError:
-        return False
-    now = _read_instead(step, journal, after, turn_hint, before)
+    return _clears_with(step, journal, {} if when == "before" else {region: value}, turn_hint, verdict, report,
+                        {region: value} if when in ("before", "both") else None)
+
+
+def _clears_with(step: Step, journal: Journal, values: dict[str, dict], turn_hint: str | None, verdict: Verdict,
+                 report, before: dict[str, dict] | None = None) -> bool:
+    """Whether the commit of ``step``, with the counts ``values`` read otherwise after it (and
+    ``before``, where given, before it), has fewer violations than ``report`` and none under
+    ``verdict``'s rule. Counts no state can hold (a province with two armies, where a conquest's
+    new army is taken to have stood there before) clear nothing."""
+    now = _read_with(step, journal, values, turn_hint, before)
     return now is not None and _violations([now]) < _violations([report]) \
         and not any(w.level == VIOLATION and w.rule == verdict.rule for w in now.verdicts)
+
+
+def _read_with(step: Step, journal: Journal, values: dict[str, dict], turn_hint: str | None,
+               before: dict[str, dict] | None = None):
+    """The report on the commit of ``step`` with the counts ``values`` read otherwise after it
+    (and ``before``, where given, before it) (:func:`_read_instead`); None where no state can hold
+    them or that reading does not go through."""
+    try:
+        was = _with(step.before.state, before) if before is not None else None
+        after = _with(step.state, values) if values else step.state
+    except AugurError:
+        return None
+    return _read_instead(step, journal, after, turn_hint, was)
 
 
 def _read_instead(step: Step, journal: Journal, state: ObservedState, turn_hint: str | None,

@@ -135,6 +135,21 @@ def doubted(region: str, prev: ObservedState, nxt: ObservedState) -> bool:
     return sureness(region, prev, nxt) < LOW_CONFIDENCE
 
 
+def fairly_sure(state: ObservedState, region: str) -> bool:
+    """Whether ``state`` reads ``region``, in sight, fairly surely: at LOW_CONFIDENCE or more but
+    below ONE_OFF_BELOW, where a count is right about 29 times in 30 and wrong most often by one."""
+    return region not in state.unseen and LOW_CONFIDENCE <= state.confidence_of(region) < ONE_OFF_BELOW
+
+
+def recounted(region: str, prev: ObservedState, nxt: ObservedState) -> bool:
+    """Whether the camera counted ``region`` again in the change ``prev -> nxt`` and read it as it
+    stood: in sight both times, the same pieces, at another confidence (the pipeline keeps an
+    untouched count as committed, at its confidence, so a hand was over it)."""
+    return region not in nxt.unseen and region not in prev.unseen \
+        and nxt.regions.get(region, {}) == prev.regions.get(region, {}) \
+        and nxt.confidence_of(region) != prev.confidence_of(region)
+
+
 def doubted_beside(region: str, colour: str, prev: ObservedState, nxt: ObservedState) -> list[str]:
     """The provinces touching ``region`` by land, held by ``colour`` and in sight, whose count the
     camera doubts (:func:`doubted`): pieces that left ``region`` with no combat may stand there,
@@ -199,13 +214,11 @@ class PlacedInDoubt:
 
     def note_recounted(self, actor: str, prev: ObservedState | None, nxt: ObservedState | None) -> None:
         """After a change ``prev -> nxt`` in which ``actor``, in turn, placed reinforcements: keep
-        its provinces read as they stood, in sight, at a confidence other than before (the camera
-        counts again only where something moved; it keeps an untouched count as committed)."""
+        its provinces the camera counted again and read as they stood (:func:`recounted`)."""
         if prev is None or nxt is None:
             return
         for p in nxt.provinces_of(actor):
-            if p not in nxt.unseen and p not in prev.unseen and nxt.regions.get(p) == prev.regions.get(p) \
-                    and nxt.confidence_of(p) != prev.confidence_of(p):
+            if recounted(p, prev, nxt):
                 self.recounted[p] = copy.deepcopy(nxt.regions.get(p, {}))
 
 
