@@ -586,6 +586,34 @@ class TestSetupSettlement:
         assert clause.startswith(f"the camera read no pile in {board.name(pair)}, and {board.name(group)} may hold its")
         assert clause.endswith("which army stands there is the rules' guess; check)")
 
+    def test_a_pile_read_over_beside_an_empty_province_no_army_is_given_is_settled_in_doubt(self, board):
+        """Hard seed 437: yellow's pair in Africa read as nothing beside red's Numidia read as 4
+        yellow legionaries at 0.48, with more armies short (another pile read empty). Africa is
+        given to none and stays empty; Numidia, taken as yellow's pair, may hold Africa's pieces
+        with its own, so it is asked for all the same."""
+        from tracker.game import Game
+        from tracker.overrides import GUESSED
+        from tracker.spqrisiko.setup import settled_in_doubt
+        legal = self._read(P3)
+        pair, other = next((p, q) for p in self._of(legal, "yellow", 99) for q in sorted(board.land_neighbours[p])
+                           if legal.owners.get(q) == "red")
+        far = next(p for p in self._of(legal, "blue", 99) if not set(board.land_neighbours[p]) & {pair, other})
+        read = self._read(P3, {pair: None, other: {"yellow": {"legionary": 4}}, far: None},
+                          confidence={pair: 0.16, other: 0.48, far: 0.07})
+        plan = setup_plan(board, P3)
+        settled = settle_setup(read, plan)
+        assert pair not in settled and far not in settled            # red and blue both short: given to none
+        assert settled[other] == ({"yellow": {"legionary": 4}}, {"yellow": {"legionary": 2}})
+        assert settled_in_doubt(read, settled, plan) == {other}
+        # read fairly surely, or only one over, it is taken as read
+        sure = self._read(P3, {pair: None, other: {"yellow": {"legionary": 4}}, far: None},
+                          confidence={pair: 0.16, other: 0.9, far: 0.07})
+        assert settled_in_doubt(sure, settle_setup(sure, plan), plan) == set()
+        overrides, notes = Game(P3).settle_setup(read)
+        assert overrides[other].confidence == GUESSED
+        clause = notes[0].message.split(" (")[-1]
+        assert clause.startswith(f"the camera read no pile in {board.name(pair)}, and {board.name(other)} may hold its")
+
     def test_a_pile_read_in_doubt_with_another_army_s_count_is_settled_in_doubt(self, board):
         """The print's hard seed 359, game 360: a neutral group read as three blue legionaries at
         0.74, with a blue pair the camera could not see, is settled as blue's pair (blue then holds

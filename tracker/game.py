@@ -32,9 +32,9 @@ from tracker.spqrisiko.explain import TurnContext, explain
 from tracker.spqrisiko.options import SpqrOptions
 from tracker.spqrisiko.reinforcements import entitlement
 from tracker.spqrisiko.scoring import Score, score
-from tracker.spqrisiko.setup import (SetupPlan, check_players, first_board_phantoms, fixed_group_read, phantoms_verdict,
-                                     settle_placements, settle_setup, settled_in_doubt, settled_verdict, setup_plan,
-                                     setup_step, setup_under_way, validate_setup, vouched_setup)
+from tracker.spqrisiko.setup import (SetupPlan, check_players, first_board_phantoms, fixed_group_read, free_provinces,
+                                     phantoms_verdict, settle_placements, settle_setup, settled_in_doubt, settled_verdict,
+                                     setup_plan, setup_step, setup_under_way, validate_setup, vouched_setup)
 from tracker.spqrisiko.setup_turns import (SetupCommit, SetupTurn, group_verdicts, misplaced, neutral_share_verdicts,
                                            setup_turn, turn_verdicts)
 from tracker.state import ObservedState
@@ -907,7 +907,8 @@ class Game(TurnFollower):
         turn_of = misplaced(self.placement_log, state, self.plan) if self.placing else {}
         settled = settle_setup(state, self.plan, turn_of)
         in_doubt = settled_in_doubt(state, settled, self.plan)    # armies the settlement may have got wrong
-        overrides, notes = self._settled(settled, lambda board, s: settled_verdict(board, s, state.unseen, in_doubt))
+        free = set(free_provinces(state))
+        overrides, notes = self._settled(settled, lambda board, s: settled_verdict(board, s, state.unseen, in_doubt, free))
         for r in in_doubt:
             overrides[r].confidence = GUESSED
         read = state.to_dict()["regions"]

@@ -296,9 +296,10 @@ def settle_setup(state: ObservedState, plan: SetupPlan, turn_of: dict[str, str] 
 
 def settled_in_doubt(state: ObservedState, settled: dict[str, tuple[dict, dict]], plan: SetupPlan) -> set[str]:
     """The settled provinces whose army is the rules' guess (:func:`settle_setup`), for the table to
-    check: each province read empty and given to the army short of provinces, and beside it any
-    whose pile was read :data:`SETTLE_REACH` or more pieces over its garrison and taken at it, in
-    doubt, which may be the two provinces' pieces read as one, in the colour of either; and any
+    check: each province read empty and given to the army short of provinces, and beside any
+    province read empty, given or not, each whose pile was read :data:`SETTLE_REACH` or more pieces
+    over its garrison and taken at it, in doubt, which may be the two provinces' pieces read as
+    one, in the colour of either; and any
     read in doubt with the set-up count of a neutral army short of provinces as read, and not its
     own: that army's group read in the wrong colour as likely as its own read a piece off.
 
@@ -339,10 +340,12 @@ def settled_in_doubt(state: ObservedState, settled: dict[str, tuple[dict, dict]]
                                                      if c != own and c in plan.neutrals)
 
     out = {p for p in settled if other_army(p)}
-    for p, (read, _) in settled.items():
-        if read or p not in board.provinces or p in state.unseen:
-            continue
-        out |= {p} | {q for q in board.land_neighbours[p] if q in settled and over_read(q)}
+    for p in free_provinces(state):
+        # given to the short army or not (several short: it stays empty, marked as read): a pile
+        # beside it read over its garrison may hold its pieces (hard seed 437: red's Numidia and
+        # yellow's Africa read as 4 yellow in Numidia at 0.48 and nothing; Numidia, taken as
+        # yellow's pair, stood wrong and unmarked for 5 commits)
+        out |= ({p} & set(settled)) | {q for q in board.land_neighbours[p] if q in settled and over_read(q)}
     return out
 
 
@@ -556,7 +559,7 @@ def _are(things) -> str:
 
 
 def settled_verdict(board: Board, settled: dict[str, tuple[dict, dict]], unseen=frozenset(),
-                    in_doubt=frozenset()) -> Verdict:
+                    in_doubt=frozenset(), free=frozenset()) -> Verdict:
     """The warning that tells the table which counts the set-up rules settled, and what the
     camera read there (nothing where it could not see: ``unseen``), so that the players can look;
     it names the provinces whose army the settlement may have got wrong (``in_doubt``,
@@ -568,7 +571,8 @@ def settled_verdict(board: Board, settled: dict[str, tuple[dict, dict]], unseen=
         named = [board.name(r) for r in sorted(regions)]
         return ", ".join(named[:-1]) + " and " + named[-1] if len(named) > 1 else "".join(named)
     empty = [r for r in in_doubt if not settled[r][0]]
-    over = [r for r in in_doubt if settled[r][0] and set(board.land_neighbours[r]) & set(empty)]
+    over = [r for r in in_doubt if settled[r][0] and set(board.land_neighbours[r]) & (set(empty) | set(free))]
+    empty += sorted({p for r in over for p in board.land_neighbours[r] if p in free} - set(empty))
     # the rest were read in doubt with another army's set-up count (:func:`settled_in_doubt`)
     other = [r for r in in_doubt if settled[r][0] and r not in over]
     clauses = []
