@@ -414,6 +414,25 @@ class TestStrategicMove:
         assert [(e.kind, e.source, e.target) for e in r.events] == [
             (ev.LAND_ATTACK, "galatia", "asia"), (ev.STRATEGIC_MOVE, "cappadocia", "ponto")]
 
+    def test_the_move_goes_to_the_surely_read_of_two_targets_alike_15_1(self):
+        """Red has placed its due; Galatia loses one while Bithynia and Cappadocia beside it each
+        read one more. One is the move's target, the other a piece placed beyond the due. Where
+        the camera doubts Bithynia, the move goes to Cappadocia, and the placement it leaves rests
+        on the doubted count: a warning that names it. Read surely, the first by name takes the
+        move (the print's hard seed 443, game 444: a phantom legionary read at 0.59 made a breach)."""
+        t = Table()
+        t.set(bithynia=11).push()
+        r = t.set(galatia=3, cappadocia=4, bithynia=12).push(confidence={"bithynia": 0.5})
+        assert [(e.kind, e.source, e.target) for e in r.best.events] == [
+            (ev.REINFORCEMENT, None, "bithynia"), (ev.STRATEGIC_MOVE, "galatia", "cappadocia")]
+        [v] = r.verdicts
+        assert (v.level, v.rule, v.regions) == ("warning", "§6", ("bithynia",))
+        t = Table()
+        t.set(bithynia=11).push()
+        r = t.set(galatia=3, cappadocia=4, bithynia=12).push()
+        assert (ev.STRATEGIC_MOVE, "galatia", "bithynia") in [(e.kind, e.source, e.target) for e in r.best.events]
+        assert "§6" in rules(r)
+
 
 def centre_with_an_arena() -> Table:
     """Red plays a card set with an arena and builds a centre in Ponto (not yet pushed)."""

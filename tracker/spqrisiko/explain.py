@@ -730,21 +730,27 @@ class _ReadingBuilder:
         # equals: a repelled attack loses more than a move of one (a rendered game on the print,
         # seed 60: blue's attack from Arabia lost 2 and its move from Raetia to Lugdunense
         # followed in the same commit, and the move was read as a placement after the attacks)
+        # among targets alike, one the camera read surely before one it doubts: the gain left over
+        # is then read as placed where the camera doubts it, and a breach resting on it is a
+        # warning (the print's hard seed 443, game 444: green moved one legionary from Lusitania
+        # to Terraconensis as Galicia, untouched, was read one more at 0.59; the move went to
+        # Galicia, first by name, and "green places 1 legionary in Terraconensis" was a violation)
         options = []
         for rank, src in enumerate(negs):
             want = -self.res[src]
             for g, r in self.res.items():
                 if r <= 0 or g == src:
                     continue
+                unsure = doubted(g, d.prev, d.next)
                 if b.land_adjacent(src, g):
-                    options.append((0, abs(r - want), rank, 0, g, None, src))
+                    options.append((0, abs(r - want), rank, 0, unsure, g, None, src))
                     continue
                 for s in sorted(b.shared_seas(src, g)):
                     # a crossing without superiority is kept as an illegal option (§15.2)
-                    options.append((0 if self._may_cross(s) else 1, abs(r - want), rank, 1, g, s, src))
+                    options.append((0 if self._may_cross(s) else 1, abs(r - want), rank, 1, unsure, g, s, src))
         if not options:
             return
-        illegal, _, _, _, dst, sea, src = min(options)
+        illegal, _, _, _, _, dst, sea, src = min(options)
         want = -self.res[src]
         if illegal:
             self.violation("§15.2", f"strategic move from {self.name(src)} to {self.name(dst)} across {self.name(sea)} "
