@@ -496,6 +496,29 @@ class TestTurnDoubts:
         began = t.game.history[-2]
         assert began.actor == "yellow" and [s.colour for s in began.scores] == ["blue", "yellow"]
 
+    def test_a_turn_missed_but_for_its_pieces_where_none_were_read_is_taken_to_have_begun(self, monkeypatch):
+        """Blue's Asia read empty since the game began; in red's turn the camera reads it clearly
+        as 3 blue legionaries, taken as seen for the first time, red's turn going on. Yellow, who
+        plays after blue, is then seen placing: blue's turn is taken to have begun with Asia's
+        change. (Hard seed 445: yellow's Cilicia, read empty since the set-up, and blue's turn
+        read on through three others, eight violations.)"""
+        def played():
+            t = Table(garrisons=dict(BASE, asia=("blue", 0)))
+            t.set(bithynia=11).push()
+            refilled = t.set(asia=("blue", 3)).push()
+            assert refilled.actor == "red" and not rules(refilled)
+            return t, t.set(moesia=4).push()
+
+        t, placed = played()
+        assert rules(placed) == set() and t.game.current == "yellow" and kinds(placed) == [ev.REINFORCEMENT]
+        [note] = second_thoughts(placed)
+        assert "so blue's turn is taken to have begun with the change at the last commit (Asia), which showed " \
+            "blue's pieces where the camera had read none" in note.message
+        assert [h.actor for h in t.game.history[-2:]] == ["blue", "yellow"]
+        monkeypatch.setattr(hindsight, "_refilled_by", lambda *_: False)
+        t, placed = played()
+        assert "§4.2" in rules(placed) and t.game.current == "red"
+
     def test_a_missed_turn_needs_a_change_read_in_doubt(self):
         """Macedonia read one short surely: nothing says blue's turn hid in that commit."""
         t = Table()

@@ -720,7 +720,8 @@ def _missed_turns(game, journal: Journal, state: ObservedState) -> list[tuple[in
     """(step, values, the note to make if it is kept, hints) to read the past again with: the
     turn of the player after the one in turn taken to have begun at one of the last
     MAX_MISSED_TURN commits since the turn in context began, each with a change the camera read
-    in doubt, where the player after them is clearly seen gaining pieces in ``state`` (placing:
+    in doubt or showing that player's pieces in a province read empty before (:func:`_refilled_by`),
+    where the player after them is clearly seen gaining pieces in ``state`` (placing:
     only the player in turn does, §4.2). The turn between may have shown nothing the camera read
     surely: its placement missed, its moves read in doubt as the player in turn's. (The print's
     hard seed 247: yellow placed three in Cilicia, read as it stood, then attacked from it, read
@@ -742,17 +743,32 @@ def _missed_turns(game, journal: Journal, state: ObservedState) -> list[tuple[in
     gaining = _gaining(state, last, after)
     if not gaining:
         return []
-    note = functools.partial(_missed_note, player=between, seen_player=after, seen=tuple(gaining))
     out = []
     for i in observed[::-1][:MAX_MISSED_TURN]:
         step = journal.steps[i]
         if step.args[1] is not None:
             return []
-        if any(step.state.confidence_of(r) < LOW_CONFIDENCE for r in step.state.changed_regions(step.before.state)):
-            out.append((i, {}, note, {i: between}))
+        changed = step.state.changed_regions(step.before.state)
+        doubt = any(step.state.confidence_of(r) < LOW_CONFIDENCE for r in changed)
+        if doubt or _refilled_by(step, changed, between):
+            out.append((i, {}, functools.partial(_missed_note, player=between, seen_player=after, seen=tuple(gaining),
+                                                 doubt=doubt), {i: between}))
         if step.report.turn_changed:
             break
     return out
+
+
+def _refilled_by(step: Step, changed: set[str], colour: str) -> bool:
+    """Whether the commit of ``step`` shows ``colour``'s pieces in a province it read empty before
+    (``changed``: the regions it changed). The tracker takes such a province as seen for the first
+    time, and judges no move there; but it is the one thing a whole turn of ``colour``'s may have
+    shown surely. (Hard seed 445: blue's turn had ended with its strategic move when yellow placed
+    one in Cilicia, read empty since the set-up and now clearly as 3 yellow, and two in Baetica,
+    read in doubt and then clearly as it stood once yellow's attack from it lost two. Blue's turn
+    went on through yellow's, green's and red's, eight violations.)"""
+    before, now = step.before.state, step.state
+    return any(before.owners.get(r) is None and r not in before.unseen and r in now.board.provinces
+               and now.owners.get(r) == colour for r in changed)
 
 
 def _early_turns(game, journal: Journal, state: ObservedState) -> list[tuple[int, dict, Callable, dict[int, str]]]:
@@ -789,14 +805,15 @@ def _gaining(state: ObservedState, last: ObservedState, colour: str) -> list[str
 
 
 def _missed_note(game, step: Step, *, player: str, seen_player: str, seen: tuple[str, ...], state: ObservedState,
-                 span: int) -> Verdict:
+                 span: int, doubt: bool = True) -> Verdict:
     """The warning that tells the table the tracker took ``player``'s turn to have begun at
     ``step``, ``span`` commits back, since ``state`` shows ``seen_player``, who plays after
-    them, gaining pieces in ``seen``; it names the regions that change showed."""
+    them, gaining pieces in ``seen``; it names the regions that change showed, and why it was
+    weighed: read in doubt (``doubt``), or showing ``player``'s pieces where none were read."""
     names = ", ".join(game.board.name(r) for r in seen)
+    why = "which the camera read in doubt" if doubt else f"which showed {player}'s pieces where the camera had read none"
     return _turn_warning(game, step, f"{seen_player} is seen gaining pieces in {names}, so {player}'s turn is "
-                                     f"taken to have begun with the change {_back(span)} ({{where}}), which the "
-                                     f"camera read in doubt")
+                                     f"taken to have begun with the change {_back(span)} ({{where}}), {why}")
 
 
 def _elsewhere(game, journal: Journal, state: ObservedState, turn_hint: str | None) -> list[Verdict]:
