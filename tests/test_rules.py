@@ -614,6 +614,30 @@ class TestSetupSettlement:
         clause = notes[0].message.split(" (")[-1]
         assert clause.startswith(f"the camera read no pile in {board.name(pair)}, and {board.name(other)} may hold its")
 
+    def test_a_pile_settled_for_an_army_beyond_its_share_is_settled_in_doubt(self, board):
+        """Hard seed 449: green's Bithynia read as 1 blue legionary at 0.18 was settled as blue's
+        pair, blue then a province over its share: one of blue's is another army's, and the pile
+        the camera doubted is the likeliest, so it is asked for. Read fairly surely, or where its
+        army holds no more than its share, it is settled as read."""
+        from tracker.game import Game
+        from tracker.overrides import GUESSED
+        from tracker.spqrisiko.setup import settled_beyond_share, settled_in_doubt
+        legal = self._read(P3)
+        pair, own = self._of(legal, "yellow")[0], self._of(legal, "blue")[0]
+        plan = setup_plan(board, P3)
+        read = self._read(P3, {pair: {"blue": {"legionary": 1}}}, confidence={pair: 0.18})
+        settled = settle_setup(read, plan)
+        assert settled[pair] == ({"blue": {"legionary": 1}}, {"blue": {"legionary": 2}})
+        assert settled_beyond_share(read, settled, plan) == {pair} == settled_in_doubt(read, settled, plan)
+        sure = self._read(P3, {pair: {"blue": {"legionary": 1}}}, confidence={pair: 0.9})
+        assert settled_in_doubt(sure, settle_setup(sure, plan), plan) == set()
+        short = self._read(P3, {own: {"blue": {"legionary": 1}}}, confidence={own: 0.18})
+        assert settled_in_doubt(short, settle_setup(short, plan), plan) == set()
+        overrides, notes = Game(P3).settle_setup(read)
+        assert overrides[pair].confidence == GUESSED
+        assert f"the camera read {board.name(pair)} in doubt, and so settled its army holds more provinces than " \
+            "the set-up gives it" in notes[0].message
+
     def test_a_pile_read_in_doubt_with_another_army_s_count_is_settled_in_doubt(self, board):
         """The print's hard seed 359, game 360: a neutral group read as three blue legionaries at
         0.74, with a blue pair the camera could not see, is settled as blue's pair (blue then holds

@@ -33,8 +33,9 @@ from tracker.spqrisiko.options import SpqrOptions
 from tracker.spqrisiko.reinforcements import entitlement
 from tracker.spqrisiko.scoring import Score, score
 from tracker.spqrisiko.setup import (SetupPlan, check_players, first_board_phantoms, fixed_group_read, free_provinces,
-                                     phantoms_verdict, settle_placements, settle_setup, settled_in_doubt, settled_verdict,
-                                     setup_plan, setup_step, setup_under_way, validate_setup, vouched_setup)
+                                     phantoms_verdict, settle_placements, settle_setup, settled_beyond_share,
+                                     settled_in_doubt, settled_verdict, setup_plan, setup_step, setup_under_way,
+                                     validate_setup, vouched_setup)
 from tracker.spqrisiko.setup_turns import (SetupCommit, SetupTurn, group_verdicts, misplaced, neutral_share_verdicts,
                                            setup_turn, turn_verdicts)
 from tracker.state import ObservedState
@@ -907,8 +908,9 @@ class Game(TurnFollower):
         turn_of = misplaced(self.placement_log, state, self.plan) if self.placing else {}
         settled = settle_setup(state, self.plan, turn_of)
         in_doubt = settled_in_doubt(state, settled, self.plan)    # armies the settlement may have got wrong
-        free = set(free_provinces(state))
-        overrides, notes = self._settled(settled, lambda board, s: settled_verdict(board, s, state.unseen, in_doubt, free))
+        free, beyond = set(free_provinces(state)), settled_beyond_share(state, settled, self.plan)
+        overrides, notes = self._settled(settled, lambda board, s: settled_verdict(board, s, state.unseen, in_doubt,
+                                                                                   free, beyond))
         for r in in_doubt:
             overrides[r].confidence = GUESSED
         read = state.to_dict()["regions"]

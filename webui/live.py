@@ -52,8 +52,9 @@ MOVED_READ_AS_BEFORE = "pieces moved, read as before"
 #: pieces only, the misread armies' pieces as they were set (:func:`tracker.overrides.carry_misreads`):
 #: flagged after a restart too
 CARRIED_PAST_CHANGE = "misread carried past a change"
-#: ... and of a set-up count whose army is the rules' guess (a province read empty, or a pile read two
-#: over beside one, :func:`tracker.spqrisiko.setup.settled_in_doubt`): still flagged after a restart
+#: ... and of a set-up count whose army is the rules' guess (a province read empty, a pile read two
+#: over beside one, one read in doubt for an army then beyond its share, and so on:
+#: :func:`tracker.spqrisiko.setup.settled_in_doubt`): still flagged after a restart
 SETUP_RULES_IN_DOUBT = "set-up rules, army in doubt"
 #: ... and of a camera count in a province no hand changed that gained the pieces a hand placed
 #: beside it, read there instead (:func:`tracker.overrides.doubt_unchanged`): flagged after a restart

@@ -339,7 +339,7 @@ def settled_in_doubt(state: ObservedState, settled: dict[str, tuple[dict, dict]]
         return n != _standing({p: value}, p) and any(setup_legions(c, plan) == n for c in short
                                                      if c != own and c in plan.neutrals)
 
-    out = {p for p in settled if other_army(p)}
+    out = {p for p in settled if other_army(p)} | settled_beyond_share(state, settled, plan)
     for p in free_provinces(state):
         # given to the short army or not (several short: it stays empty, marked as read): a pile
         # beside it read over its garrison may hold its pieces (hard seed 437: red's Numidia and
@@ -347,6 +347,20 @@ def settled_in_doubt(state: ObservedState, settled: dict[str, tuple[dict, dict]]
         # yellow's pair, stood wrong and unmarked for 5 commits)
         out |= ({p} & set(settled)) | {q for q in board.land_neighbours[p] if q in settled and over_read(q)}
     return out
+
+
+def settled_beyond_share(state: ObservedState, settled: dict[str, tuple[dict, dict]], plan: SetupPlan) -> set[str]:
+    """The provinces settled at the garrison of an army that, settled, holds more provinces than
+    its share (§3.9), from a pile read in doubt: one of that army's provinces is another's, and a
+    pile the camera doubted is the likeliest. (Hard seed 449: green's Bithynia read as 1 blue
+    legionary at 0.18 was settled as blue's pair, blue a province over, and stood wrong and
+    unmarked all game, 33 commits; the warning that blue held 10 named blue's provinces read in
+    doubt, but not the one settled, whose count the rules had taken.)"""
+    owners = dict(state.owners) | {p: next(iter(value)) for p, (_, value) in settled.items() if value}
+    beyond = {c for c, n in plan.shares.items() if sum(o == c for o in owners.values()) > n}
+    return {p for p, (read, value) in settled.items()
+            if read and p in state.board.provinces and p not in state.unseen
+            and state.confidence_of(p) < LOW_CONFIDENCE and next(iter(value), None) in beyond}
 
 
 def unseen_free(state: ObservedState) -> list[str]:
@@ -559,11 +573,12 @@ def _are(things) -> str:
 
 
 def settled_verdict(board: Board, settled: dict[str, tuple[dict, dict]], unseen=frozenset(),
-                    in_doubt=frozenset(), free=frozenset()) -> Verdict:
+                    in_doubt=frozenset(), free=frozenset(), beyond=frozenset()) -> Verdict:
     """The warning that tells the table which counts the set-up rules settled, and what the
     camera read there (nothing where it could not see: ``unseen``), so that the players can look;
     it names the provinces whose army the settlement may have got wrong (``in_doubt``,
-    :func:`settled_in_doubt`)."""
+    :func:`settled_in_doubt`), and why: beside provinces read empty (``free``), or settled for an
+    army then beyond its share (``beyond``, :func:`settled_beyond_share`)."""
     pieces = board.pieces.describe
     detail = "; ".join(f"{board.name(r)} {'not seen' if r in unseen else 'read as ' + pieces(read)}, taken as "
                        f"{pieces(value)}" for r, (read, value) in sorted(settled.items()))
@@ -573,8 +588,10 @@ def settled_verdict(board: Board, settled: dict[str, tuple[dict, dict]], unseen=
     empty = [r for r in in_doubt if not settled[r][0]]
     over = [r for r in in_doubt if settled[r][0] and set(board.land_neighbours[r]) & (set(empty) | set(free))]
     empty += sorted({p for r in over for p in board.land_neighbours[r] if p in free} - set(empty))
+    # those whose army, settled, holds more provinces than its share (:func:`settled_beyond_share`)
+    many = [r for r in in_doubt if r in beyond and r not in over]
     # the rest were read in doubt with another army's set-up count (:func:`settled_in_doubt`)
-    other = [r for r in in_doubt if settled[r][0] and r not in over]
+    other = [r for r in in_doubt if settled[r][0] and r not in over and r not in many]
     clauses = []
     if empty:
         clauses.append(f"the camera read no pile in {names(empty)}"
@@ -583,6 +600,9 @@ def settled_verdict(board: Board, settled: dict[str, tuple[dict, dict]], unseen=
     if other:
         clauses.append(f"the camera read {names(other)} in doubt with as many legionaries as another army's "
                        f"set-up leaves")
+    if many:
+        clauses.append(f"the camera read {names(many)} in doubt, and so settled {'its' if len(many) == 1 else 'their'} "
+                       f"army holds more provinces than the set-up gives it")
     doubt = f" ({'; '.join(clauses)}: which army stands there is the rules' guess; check)" if clauses else ""
     return Verdict.warning("§3.9", f"the camera's reading of {counted(len(settled), 'region')} differs from what the set-up "
                                    f"leaves there, and the set-up's counts were taken: check {detail}{doubt}",
