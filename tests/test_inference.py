@@ -960,12 +960,10 @@ class TestBesideUnseen:
         r = t.set(galatia=6).push()                        # the cup is lifted as the pieces appear
         assert "§4.2" not in rules(r) and "§4.2" in rules(r, "warning")
 
-    def test_a_conquest_beside_a_province_never_seen_may_come_from_there_13_1(self):
-        """Cilicia under a card since the game began: nobody knows whose it is. Red places in
-        Ponto, then takes Asia moving three in, Bithynia beside it read as before. Read from
-        Bithynia, the three were placed there beyond the due; the conquest may have come from
-        Cilicia, out of sight: a warning that says so. (Hard seed 449, game 450: Armenia taken
-        from Ponto under a card, "yellow placed 3 legionaries but is entitled to 1".)"""
+    @staticmethod
+    def _beside_cilicia_never_seen(**change):
+        """Cilicia under a card since the game began (Galatia blue's here); red places 3 in Ponto,
+        then the board changes by ``change``: the report on that commit."""
         t = Table(garrisons=dict(BASE, galatia=("blue", 4)))
         t.game = Game(PLAYERS, ruleset_options())
 
@@ -974,8 +972,16 @@ class TestBesideUnseen:
         t.game.start(camera(), first_player="red", round_no=5)
         t.set(ponto=6)
         t.game.observe(camera())
-        t.set(asia=("red", 3))
-        r = t.game.observe(camera())
+        t.set(**change)
+        return t.game.observe(camera())
+
+    def test_a_conquest_beside_a_province_never_seen_may_come_from_there_13_1(self):
+        """Cilicia under a card since the game began: nobody knows whose it is. Red places in
+        Ponto, then takes Asia moving three in, Bithynia beside it read as before. Read from
+        Bithynia, the three were placed there beyond the due; the conquest may have come from
+        Cilicia, out of sight: a warning that says so. (Hard seed 449, game 450: Armenia taken
+        from Ponto under a card, "yellow placed 3 legionaries but is entitled to 1".)"""
+        r = self._beside_cilicia_never_seen(asia=("red", 3))
         assert [(e.kind, e.source, e.target, e.amount) for e in r.best.events] == [(ev.LAND_ATTACK, None, "asia", 3)]
         [v] = r.verdicts
         assert (v.level, v.rule, v.regions) == ("warning", "§13.1", ("asia",))
@@ -984,16 +990,7 @@ class TestBesideUnseen:
     def test_a_loss_beside_a_province_never_seen_is_read_from_the_province_in_sight(self):
         """Asia only loses pieces: an attack out of sight that took nothing is no story to keep a
         turn going on, so the attack comes from a province in sight, as read."""
-        t = Table(garrisons=dict(BASE, galatia=("blue", 4)))
-        t.game = Game(PLAYERS, ruleset_options())
-
-        def camera():
-            return read_without(t.state(), "cilicia", unseen=["cilicia"])
-        t.game.start(camera(), first_player="red", round_no=5)
-        t.set(ponto=6)
-        t.game.observe(camera())
-        t.set(asia=("blue", 1), bithynia=7)
-        r = t.game.observe(camera())
+        r = self._beside_cilicia_never_seen(asia=("blue", 1), bithynia=7)
         assert [(e.kind, e.source, e.target) for e in r.best.events] == [(ev.LAND_ATTACK, "bithynia", "asia")]
 
 
