@@ -771,7 +771,7 @@ class ProvinceDiff:
         its reinforcements under a card, was read as yellow's turn going on, four warnings)."""
         hidden = self.prev.unseen | self.next.unseen
         return target in self.conquests and any(q in hidden and self.prev.owners.get(q, self.actor) == self.actor
-                   for q in self.board.land_neighbours[target])
+                                                for q in self.board.land_neighbours[target])
 
     def actor_held(self, p: str) -> bool:
         """Held by the actor before and after, or taken in this transition: a possible attack
