@@ -623,7 +623,8 @@ def every_reading(diff_type: type["ProvinceDiff"], prev: ObservedState, nxt: Obs
     makes one reading by the ruleset's rules, with the warnings ``misreads`` on the board."""
     readings = []
     for diff, misreads in misread_boards(diff_type, prev, nxt, actor):
-        choices = [diff.source_candidates(t)[:2] + ([None] if diff.beside_hidden_source(t) else []) or [None]
+        # a conquest beside a province out of sight may have come from there: no source seen
+        choices = [(diff.source_candidates(t)[:2] + ([None] if diff.hidden_sources(t) else [])) or [None]
                    for t in diff.targets]
         moves = [False, True] if diff.may_hold_move() else [False]
         for family, misread in misread_families(diff, choices):
@@ -759,19 +760,21 @@ class ProvinceDiff:
         self.targets = sorted(self.conquests) + sorted(self.damaged)
         self.eliminated = sorted(c for c in P.provinces_by_colour if c != actor and not N.provinces_of(c))
 
-    def beside_hidden_source(self, target: str) -> bool:
-        """Whether ``target``, conquered in the change, borders a province the camera could not
-        see, before or after it, that may be the actor's (theirs, or of no army the tracker knows):
-        the conquest may have come from there, its move-in unseen, so a reading with no source seen
-        is weighed too. (Hard seed 449, game 450: yellow took Armenia from Ponto, under a card,
-        moving three in; the only source in sight was Mesopotamia, and the three were "placed"
-        there and moved on: "yellow placed 3 legionaries but is entitled to 1".) Not for a province
-        that only lost pieces: an attack from out of sight that took nothing is a story cheap
+    def hidden_sources(self, target: str) -> list[str]:
+        """The provinces beside ``target``, conquered in the change, that the camera could not
+        see, before or after it, and that may be the actor's (theirs, or of no army the tracker
+        knows): the conquest may have come from one, its move-in unseen, so a reading with no
+        source seen is weighed too. (Hard seed 449, game 450: yellow took Armenia from Ponto,
+        under a card, moving three in; the only source in sight was Mesopotamia, and the three
+        were "placed" there and moved on: "yellow placed 3 legionaries but is entitled to 1".)
+        None for a province that only lost pieces: an attack from out of sight that took nothing is a story cheap
         enough to keep a turn going where it has ended (hard seed 442: green's conquest of Raetia,
         its reinforcements under a card, was read as yellow's turn going on, four warnings)."""
+        if target not in self.conquests:
+            return []
         hidden = self.prev.unseen | self.next.unseen
-        return target in self.conquests and any(q in hidden and self.prev.owners.get(q, self.actor) == self.actor
-                                                for q in self.board.land_neighbours[target])
+        return [q for q in sorted(self.board.land_neighbours[target])
+                if q in hidden and self.prev.owners.get(q, self.actor) == self.actor]
 
     def actor_held(self, p: str) -> bool:
         """Held by the actor before and after, or taken in this transition: a possible attack

@@ -615,8 +615,7 @@ class _ReadingBuilder:
 
     def _unreachable(self, t: str, defender: str) -> None:
         b, d = self.board, self.d
-        if d.beside_hidden_source(t):
-            hidden = [q for q in sorted(b.land_neighbours[t]) if q in d.prev.unseen | d.next.unseen]
+        if hidden := d.hidden_sources(t):
             self.warning("§13.1", f"{self.name(t)} was taken from no province of {self.actor}'s in sight; it borders "
                                   f"{', '.join(self.name(q) for q in hidden)}, which the camera could not see: the "
                                   "attack may have come from there (check)", t)

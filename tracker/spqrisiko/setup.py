@@ -345,7 +345,9 @@ def settled_in_doubt(state: ObservedState, settled: dict[str, tuple[dict, dict]]
         # beside it read over its garrison may hold its pieces (hard seed 437: red's Numidia and
         # yellow's Africa read as 4 yellow in Numidia at 0.48 and nothing; Numidia, taken as
         # yellow's pair, stood wrong and unmarked for 5 commits)
-        out |= ({p} & set(settled)) | {q for q in board.land_neighbours[p] if q in settled and over_read(q)}
+        if p in settled:
+            out.add(p)
+        out |= {q for q in board.land_neighbours[p] if q in settled and over_read(q)}
     return out
 
 
