@@ -185,8 +185,16 @@ class TestReinforcements:
         the Pontus Euxinus (unchanged, read surely) rests on Moesia's doubtful count alone."""
         r = Table().set(moesia=2).push(confidence={"moesia": 0.5})
         assert "§12.2" not in rules(r) and "§12.2" in rules(r, "warning")
-        r = Table().set(moesia=2).push(confidence={"pontus_euxinus": 0.5})
-        assert "§12.2" in rules(r)                          # the doubtful sea is not what changed
+        r = Table().set(moesia=2).push(confidence={"moesia": 0.97})
+        assert "§12.2" in rules(r)                          # both read surely: a breach
+
+    def test_a_violation_rests_on_the_seas_it_lacked_triremes_in(self):
+        """Moesia's loss read surely, the Pontus Euxinus in doubt: the attack is surely there, but
+        whether it broke §12.2 is the sea's count, which may hide a trireme of red's."""
+        t = Table()
+        r = t.set(moesia=2).push(confidence={"pontus_euxinus": 0.5})
+        assert "§12.2" not in rules(r) and "§12.2" in rules(r, "warning")
+        assert "pontus_euxinus" in t.game.questioned
 
     def test_a_sea_the_attack_needed_is_context_even_where_it_changed(self):
         """A rendered hard game (seed 108): red turned its trireme in Creticum into legionaries
@@ -1718,6 +1726,16 @@ class TestStrategicMoveBySea:
         t = Table(garrisons=self.GARRISONS, seas={"aegeum": {"red": 1, "blue": 1}})
         r = t.set(asia=2, thracia=7).push()
         assert "§15.2" in rules(r)
+
+    def test_across_a_sea_the_camera_doubts_15_2(self):
+        """A rendered hard game (seed 465): green built a trireme in the Pontus Euxinus that the
+        camera missed, read empty at 0.83 and held in doubt on the tablet; its strategic move
+        across that sea, read surely at both ends, stood as a sure breach of §15.2."""
+        t = Table(garrisons=self.GARRISONS, seas={"aegeum": {"red": 1, "blue": 1}})
+        t.set(bithynia=11).push(confidence={"aegeum": 0.5})
+        r = t.set(asia=2, thracia=7).push(confidence={"aegeum": 0.5})
+        assert kinds(r) == [ev.STRATEGIC_MOVE] and "§15.2" not in rules(r) and "§15.2" in rules(r, "warning")
+        assert "aegeum" in t.game.questioned
 
 
 class TestSetupObservation:

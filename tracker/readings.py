@@ -657,13 +657,21 @@ def soften_low_confidence(verdicts: list[Verdict], prev: ObservedState, nxt: Obs
     """A violation that rests only on counts the camera is unsure of (:func:`verdict_basis`)
     becomes a warning. (A hard game read Baleares a legionary short at a
     confidence of 0.5: "attacked by sea without more triremes than yellow in Balearicum" stood as
-    a violation because the seas it named, unchanged, were read surely.)"""
+    a violation because the seas it named, unchanged, were read surely.) So does one whose
+    context (``Verdict.context``: the seas a crossing or a sea attack lacked triremes in) the
+    camera doubts, every region of it: the move is surely read, but its breach is the triremes
+    those seas hold, and a trireme the camera missed there makes it legal. (A rendered hard game,
+    seed 465: green built a trireme in the Pontus Euxinus that the camera missed, read empty as
+    before at 0.83 and so asked for on the tablet; green's strategic move across it from Thracia
+    to Bithynia stood as a sure breach of §15.2.) Those seas are the counts to check."""
     changed = nxt.changed_regions(prev)
     out = []
     for v in verdicts:
         basis = verdict_basis(v, changed)
         if v.level == VIOLATION and basis and all(doubted(r, prev, nxt) for r in basis):
             v = v.softened(DOUBT_NOTE)
+        elif v.level == VIOLATION and v.context and all(doubted(r, prev, nxt) for r in v.context):
+            v = dataclasses.replace(v.softened(DOUBT_NOTE), checks=(*v.checks, *v.context))
         out.append(v)
     return out
 
