@@ -118,6 +118,21 @@ class TestCornerMarkers:
         with pytest.raises(BoardNotFound, match="does not look like this board"):
             locate_board(marked, procedural_art())
 
+    def test_a_pose_whose_edges_do_not_follow_the_art_is_refused(self):
+        """The print's hard seed 479: a steep board turned 45 degrees, a card over its side. Its
+        outline was the map's inner red, and the refined pose, up to 105 pixels off, agreed with
+        the art's edges at 0.04; taken, its first game read 20 regions wrong a commit. Refused, the
+        players are told to lay the markers. The print's next seed is found as before."""
+        from tests.conftest import shared_file
+        from vision.game_bench import FRAME_SIZE
+        from vision.synth.board_art import PrintedBoard
+        from vision.synth.video import calibration_photo
+        board_print = PrintedBoard.from_photo(shared_file("reference", "spqrisiko", "board-photo-topdown.jpeg"), "ccw")
+        art, _ = PrintedBoard.parts(board_print)
+        with pytest.raises(BoardNotFound, match="augur markers"):
+            locate_board(calibration_photo(479, "hard", FRAME_SIZE, art=art), procedural_art())
+        assert locate_board(calibration_photo(475, "hard", FRAME_SIZE, art=art), procedural_art()).score > 0.4
+
     def test_markers_command_writes_the_sheet(self, tmp_path):
         out = tmp_path / "markers.png"
         proc = subprocess.run([sys.executable, "-m", "augur", "markers", "-o", str(out)], capture_output=True,
