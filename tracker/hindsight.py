@@ -462,7 +462,9 @@ def _doubts(game, journal: Journal, state: ObservedState) -> list[tuple[str, int
     the same rule. (The print's hard seed 199: Belgica read a legionary short at 0.85, taken for
     green's kill, then clearly as before, taken for red placing one and beginning its turn;
     green's strategic move next was "2 green legionaries appeared outside green's reinforcement
-    phase".) The most doubtful first."""
+    phase".) So is such a change that the clear view now shows undone, as never made: a pile
+    read across a border, or in another army's colour, is read so fairly surely too. The most
+    doubtful first."""
     past = _past(game, journal)
     if past is None:
         return []
@@ -502,7 +504,14 @@ def _doubts(game, journal: Journal, state: ObservedState) -> list[tuple[str, int
             elif own and refused and now == before:     # read surely, refused, and now back as it was
                 found.append((sure, region, i, dict(before), False))
             elif LOW_CONFIDENCE <= sure < ONE_OFF_BELOW and not present_one_off:   # fairly surely: right, or one off
-                found += [(sure, region, i, dict(v), True) for v in _off_by_one(read) if any(v.values())]
+                values = [v for v in _off_by_one(read) if any(v.values())]
+                if own and clear and now == before and now not in values:
+                    # or never made, where the clear view shows it back as it was (the print's hard
+                    # seed 485, game 486: yellow placed three in Noricum, and red's pair in Raetia
+                    # beside it was read as 4 yellow legionaries at 0.90; read clearly as red's
+                    # again, "Raetia passed from yellow to red during yellow's turn")
+                    values.append(before)
+                found += [(sure, region, i, dict(v), True) for v in values]
             elif own and now == before and not present_one_off and _neutral(game, before):
                 # a neutral army's count read surely, the rules allowing the change, and now
                 # clearly back as it was: a neutral army never gains a piece, so no one brought
