@@ -995,6 +995,27 @@ class TestBesideUnseen:
         assert (v.level, v.rule, v.regions) == ("warning", "§13.1", ("asia",))
         assert "it borders Cilicia, which the camera could not see: the attack may have come from there" in v.message
 
+    def test_a_conquest_beside_another_army_s_province_out_of_sight_may_come_from_there_13_1(self):
+        """Cilicia was blue's when a cover came over it: red may have taken it unseen. Red takes
+        Asia beside it moving three in, Bithynia read as before: the conquest may have come
+        from Cilicia. (The print's hard seed 479: blue took Numidia under a cover, then
+        Cyrenaica from it, "attacked by sea without more triremes than red".)"""
+        t = Table(garrisons=dict(BASE, galatia=("blue", 4), cilicia=("blue", 3)))
+        t.game = Game(PLAYERS, ruleset_options())
+        t.game.start(t.state(), first_player="red", round_no=5)
+
+        def camera():       # the pipeline keeps a count it cannot see as last read: blue's 3
+            d = t.state().to_dict()
+            d["unseen"] = ["cilicia"]
+            return ObservedState.from_dict(d)
+        t.set(ponto=6)
+        t.game.observe(camera())
+        t.set(asia=("red", 3))
+        r = t.game.observe(camera())
+        assert [(e.kind, e.source, e.target, e.amount) for e in r.best.events] == [(ev.LAND_ATTACK, None, "asia", 3)]
+        [v] = r.verdicts
+        assert (v.level, v.rule) == ("warning", "§13.1") and "it borders Cilicia, which the camera" in v.message
+
     def test_a_loss_beside_a_province_never_seen_is_read_from_the_province_in_sight(self):
         """Asia only loses pieces: an attack out of sight that took nothing is no story to keep a
         turn going on, so the attack comes from a province in sight, as read."""

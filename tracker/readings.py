@@ -770,9 +770,12 @@ class ProvinceDiff:
 
     def hidden_sources(self, target: str) -> list[str]:
         """The provinces beside ``target``, conquered in the change, that the camera could not
-        see, before or after it, and that may be the actor's (theirs, or of no army the tracker
-        knows): the conquest may have come from one, its move-in unseen, so a reading with no
-        source seen is weighed too. (Hard seed 449, game 450: yellow took Armenia from Ponto,
+        see, before or after it, whoever held them when last seen: the conquest may have come from
+        one, its move-in unseen, so a reading with no source seen is weighed too. A province out
+        of sight may have changed hands unseen (the print's hard seed 479: blue took red's
+        Numidia under a cover, then Cyrenaica from it, and with Numidia taken for red's still, the
+        conquest was "attacked by sea without more triremes than red"; over 143 recorded games
+        that was the one change, besides a warning fewer). (Hard seed 449, game 450: yellow took Armenia from Ponto,
         under a card, moving three in; the only source in sight was Mesopotamia, and the three
         were "placed" there and moved on: "yellow placed 3 legionaries but is entitled to 1".)
         None for a province that only lost pieces: an attack from out of sight that took nothing is a story cheap
@@ -781,8 +784,7 @@ class ProvinceDiff:
         if target not in self.conquests:
             return []
         hidden = self.prev.unseen | self.next.unseen
-        return [q for q in sorted(self.board.land_neighbours[target])
-                if q in hidden and self.prev.owners.get(q, self.actor) == self.actor]
+        return [q for q in sorted(self.board.land_neighbours[target]) if q in hidden]
 
     def actor_held(self, p: str) -> bool:
         """Held by the actor before and after, or taken in this transition: a possible attack
