@@ -775,12 +775,13 @@ class ProvinceDiff:
         of sight may have changed hands unseen (the print's hard seed 479: blue took red's
         Numidia under a cover, then Cyrenaica from it, and with Numidia taken for red's still, the
         conquest was "attacked by sea without more triremes than red"; over 143 recorded games
-        that was the one change, besides a warning fewer). (Hard seed 449, game 450: yellow took Armenia from Ponto,
-        under a card, moving three in; the only source in sight was Mesopotamia, and the three
-        were "placed" there and moved on: "yellow placed 3 legionaries but is entitled to 1".)
-        None for a province that only lost pieces: an attack from out of sight that took nothing is a story cheap
-        enough to keep a turn going where it has ended (hard seed 442: green's conquest of Raetia,
-        its reinforcements under a card, was read as yellow's turn going on, four warnings)."""
+        that was the one change, besides a warning fewer). (Hard seed 449, game 450: yellow took
+        Armenia from Ponto, under a card, moving three in; the only source in sight was
+        Mesopotamia, and the three were "placed" there and moved on: "yellow placed 3 legionaries
+        but is entitled to 1".) None for a province that only lost pieces: an attack from out of
+        sight that took nothing is a story cheap enough to keep a turn going where it has ended
+        (hard seed 442: green's conquest of Raetia, its reinforcements under a card, was read as
+        yellow's turn going on, four warnings)."""
         if target not in self.conquests:
             return []
         hidden = self.prev.unseen | self.next.unseen
