@@ -372,13 +372,12 @@ def _locate(image: np.ndarray, reference: np.ndarray, geo: BoardGeometry | None,
     ranked = sorted(candidates, key=lambda c: -c[0])
     best, _, best_quad = ranked[0]
     slid = _slid(best, best_quad, scored, gray.shape) if SLIDE_FROM <= best < MARKERS_BELOW else None
-    if slid is not None:            # a second corner, on the outline the first slide left
-        again = _slid(slid[0], slid[2], scored, gray.shape)
-        slid = again if again is not None else slid
-    if slid is not None and best < LEAST_MATCH <= slid[0] < MARKERS_BELOW:
-        slid = None                 # an outline that is no board is not made one (see SLIDE_FROM)
-    if slid is not None:
-        ranked.insert(0, slid)      # it matches SLIDE_GAIN better than the best outline
+    if slid is not None:            # then a second corner, on the outline the first slide left
+        slid = _slid(slid[0], slid[2], scored, gray.shape) or slid
+    # it matches SLIDE_GAIN better than the best outline; but an outline that is no board is not
+    # made one (see SLIDE_FROM)
+    if slid is not None and not best < LEAST_MATCH <= slid[0] < MARKERS_BELOW:
+        ranked.insert(0, slid)
     score, H, q = ranked[0]
 
     def unlike(score: float) -> BoardNotFound:
