@@ -211,6 +211,26 @@ def test_regions_the_camera_doubts_are_outlined_until_a_player_counts_them(brows
     wait_for(lambda: not notice.is_displayed())
 
 
+def test_the_current_players_card_names_the_marks_its_claim_hangs_on(browser, dashboard):
+    """Red claims no province point on a set-up of nine provinces each; a blue province read in
+    doubt might be red's: red's card says the claim hangs on it, until a player sets its count."""
+    from selenium.webdriver.common.by import By
+    from tracker.state import ObservedState
+    live = dashboard
+    s0 = game_states(1)[0]
+    blue = sorted(s0.provinces_of("blue"))[0]
+    live.commit(s0)
+    d = s0.to_dict()
+    d["confidence"] = {blue: 0.3}
+    live.commit(ObservedState.from_dict(d))
+    name = live.game.board.name(blue)
+    wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#players .player.current small.claim-doubt"))
+    (line,) = browser.find_elements(By.CSS_SELECTOR, "#players small.claim-doubt")
+    assert f"claimed 0 VP this turn: it hangs on {name}" in line.text and "before moving the marker" in line.text
+    live.correct(blue, s0.to_dict()["regions"][blue])
+    wait_for(lambda: not browser.find_elements(By.CSS_SELECTOR, "#players small.claim-doubt"))
+
+
 def test_a_count_a_rule_questioned_is_outlined_until_a_player_sets_it(browser, dashboard):
     """Yellow, not in turn, read surely with four legionaries more: a violation, shown once with
     its commit; the map goes on outlining the province, and says why, until a player counts it."""

@@ -411,6 +411,24 @@ class TestVictoryPointClaims:
         assert (f.claims, f.claims_right) == (1, 0)
         assert (f.vp_read["red"], f.vp_true["red"]) == (1, 0)
 
+    def test_a_claim_is_counted_as_shown_hanging_on_a_mark_only_where_one_is_marked(self):
+        """The same misread, once at 0.3 (marked for a check: the claim hangs on it) and once at
+        0.99 (no mark: a wrong claim nobody is told about); and a right claim beside a marked blue
+        province, which would give red the point if it were red's."""
+        s0 = legal_game()[0]
+        province = sorted(s0.provinces_of("blue"))[0]
+        for sure, marked in ((0.3, 1), (0.99, 0)):
+            d = with_region(s0, province, {"red": {"legionary": s0.legions[province]}}).to_dict()
+            d["confidence"] = {province: sure}
+            f = self.claims(ObservedState.from_dict(d), s0)
+            assert (f.claims_right, f.claims_wrong_marked, f.claims_right_marked) == (0, marked, 0), sure
+        d = s0.to_dict()
+        d["confidence"] = {province: 0.3}
+        f = self.claims(ObservedState.from_dict(d), s0)
+        assert (f.claims_right, f.claims_wrong_marked, f.claims_right_marked) == (1, 0, 1)
+        assert "(0 of the 0 others shown hanging on a count marked for a check, and 1 of the right ones)" in \
+            describe([f], fps=10)
+
 
 class TestDescribe:
     def test_the_line_says_how_long_counting_a_still_frame_took(self):

@@ -10,7 +10,7 @@ from tracker.errors import GameError
 from tracker.spqrisiko.cards import best_set, set_value
 from tracker.spqrisiko.options import ruleset_options
 from tracker.spqrisiko.reinforcements import entitlement, land_reinforcements
-from tracker.spqrisiko.scoring import largest_empire, score
+from tracker.spqrisiko.scoring import claim_rests_on, largest_empire, score
 from tracker.spqrisiko.setup import (SETTLE_SHARE, random_setup, settle_setup, settled_verdict, setup_plan,
                                      validate_setup, vouched_setup)
 from tracker.state import ObservedState
@@ -144,6 +144,43 @@ class TestScoring:
         assert list(score(s, "red", P3).to_dict()) == ["empire", "provinces", "seas", "centres", "total",
                                                        "largest_empire", "province_count", "controlled_seas",
                                                        "reinforcements"]
+
+
+class TestClaimRestsOn:
+    """Which counts in doubt a claim hangs on: read otherwise (a province free or another army's,
+    a sea a trireme up or down for any army), the points would not be the same."""
+
+    def islands(self, **extra):
+        # red holds three islands, blue and yellow one each: red alone claims the provinces point
+        return make_state({"sicilia": ("red", 2), "sardinia": ("red", 2), "corsica": ("red", 2),
+                           "creta": ("blue", 2), "baleares": ("yellow", 2)}, fill="green", **extra)
+
+    def test_a_province_whose_other_reading_ties_the_provinces_point_5_6_2(self):
+        s = self.islands()
+        assert score(s, "red", P3).provinces == 1
+        # Corsica blue's: two each, no point; Italia (neutral green) anyone's: red stays strictly most
+        assert claim_rests_on(s, "red", P3, ["italia", "corsica"]) == ("corsica",)
+        assert claim_rests_on(s, "red", P3, []) == ()
+
+    def test_a_sea_held_by_one_trireme_hangs_but_one_held_by_two_does_not_5_6_3(self):
+        narrow = self.islands(triremes={"ibericum": {"red": 2, "blue": 1}})
+        assert score(narrow, "red", P3).seas == 1
+        assert claim_rests_on(narrow, "red", P3, ["ibericum"]) == ("ibericum",)     # blue one more: a tie
+        wide = self.islands(triremes={"ibericum": {"red": 3, "blue": 1}})
+        assert claim_rests_on(wide, "red", P3, ["ibericum"]) == ()
+        # an empty sea blue might hold: then blue controls one sea, as red does, unless red holds two
+        assert claim_rests_on(wide, "red", P3, ["tyrrenum"]) == ("tyrrenum",)
+        two = self.islands(triremes={"ibericum": {"red": 3, "blue": 1}, "aegeum": {"red": 2}})
+        assert claim_rests_on(two, "red", P3, ["tyrrenum"]) == ()
+
+    def test_the_game_weighs_a_claim_on_the_board_it_was_taken_on(self):
+        from tracker.rulesets import make_game
+        s = self.islands()
+        game = make_game("2005", P3)
+        game.start(s)
+        (entry,) = game.score_track
+        assert entry.board is s and entry.score.provinces == 1
+        assert game.claim_rests_on(entry, ["corsica", "italia"]) == ("corsica",)
 
 
 class TestSetup:

@@ -191,6 +191,21 @@ class TestLiveGame:
         assert view["unknown"] == [] and live.game.state.same_counts(states[0])
         live.store.close()
 
+    def test_the_turns_claim_names_the_marked_counts_it_hangs_on(self, live):
+        """Every army holds nine provinces after the set-up, so red, first to play, claims no
+        province point. Read in doubt at the next commit, a blue province might be red's, which
+        would give red the point: the claim hangs on it. A red one would leave red eight against
+        nine, still no point: the claim does not hang on it. A player's count ends the doubt."""
+        s0 = game_states(1)[0]
+        blue, red = sorted(s0.provinces_of("blue"))[0], sorted(s0.provinces_of("red"))[0]
+        assert live.commit(s0)["claim"] == {"colour": "red", "round": 1, "turn": 1, "total": 0, "rests_on": []}
+        d = s0.to_dict()
+        d["confidence"] = {blue: 0.3, red: 0.3}
+        view = live.commit(ObservedState.from_dict(d))
+        assert view["claim"]["rests_on"] == [blue] and view["current"] == "red"
+        view = live.correct(blue, s0.to_dict()["regions"][blue])
+        assert view["claim"]["rests_on"] == []
+
     def test_a_province_never_seen_that_only_one_army_can_hold_is_settled_by_the_set_up_rules(self, live):
         states = game_states(1)
         hidden = sorted(states[0].owners)[2]

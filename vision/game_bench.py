@@ -70,6 +70,7 @@ import numpy as np
 
 from calibration.localise import BoardNotFound
 from calibration.profile import CalibrationError, calibrate
+from tracker.game import ScoreEntry
 from tracker.overrides import Override, apply_overrides, carry_misreads, doubt_moved, doubt_unchanged, to_check
 from tracker.rulesets import apply_entry, make_game
 from tracker.state import ObservedState
@@ -141,6 +142,11 @@ class GameVideoFigures:
     #: them it made alike (same player, same round, same points) on the tracked states
     claims: int = 0
     claims_right: int = 0
+    #: of the claims made otherwise on the tracked states, how many the dashboard showed hanging on
+    #: a count it marked (:meth:`tracker.game.Game.claim_rests_on`, with the marks of the commit
+    #: after which the claim was the latest); and how many of the right claims it showed so too
+    claims_wrong_marked: int = 0
+    claims_right_marked: int = 0
     #: the victory-point track at the end of the video, followed on the tracked and the true states
     vp_read: dict[str, int] = field(default_factory=dict)
     vp_true: dict[str, int] = field(default_factory=dict)
@@ -201,6 +207,9 @@ class GameScorer:
         self._asked = 0
         #: the regions marked for a check at the last commit, with the count they were marked at
         self._marked: dict[str, dict] = {}
+        #: each claim of the tracked states' tracker (by id, kept alive here), with the marked counts
+        #: the dashboard showed it hanging on at the first commit after which it was the latest
+        self._claim_marks: dict[int, tuple[ScoreEntry, tuple[str, ...]]] = {}
 
     def _enter(self, entries) -> None:
         """Enter the tablet's entries in both trackers, as the players do (once each follows a game),
@@ -278,6 +287,7 @@ class GameScorer:
         checked = self._checked(tracked)
         out.tracked_wrong_unflagged += len(wrong - checked)
         out.tracked_right_flagged += len(checked - wrong)
+        self._claim_marked(checked | tracked.unseen | self.read.unknown)
         marked = self._marks(tracked, checked)
         new_marks = {r for r, content in marked.items() if self._marked.get(r) != content}
         out.checks_asked += len(new_marks)
@@ -326,6 +336,13 @@ class GameScorer:
         """The regions of the ``tracked`` state the dashboard marks for a check (:func:`to_check`)."""
         return to_check(tracked, self.read.questioned, self._overrides, self.read.vouched)
 
+    def _claim_marked(self, marked: set[str]) -> None:
+        """Note which of the ``marked`` counts (for a check, unseen or never seen) the latest claim
+        hangs on, the first time it is the latest at a commit: what the dashboard shows by it."""
+        track = self.read.score_track
+        if track and id(track[-1]) not in self._claim_marks:
+            self._claim_marks[id(track[-1])] = (track[-1], self.read.claim_rests_on(track[-1], marked))
+
     @staticmethod
     def _marks(tracked: ObservedState, checked: set[str]) -> dict[str, dict]:
         """The regions marked for a check, each with the count it is marked at."""
@@ -351,10 +368,14 @@ class GameScorer:
     def _claims(self) -> None:
         """Compare the two trackers' victory-point claims so far (a claim is matched by its player
         and round: the tracker on the tracked states may see a turn begin on another commit)."""
-        read = {(e.round_no, e.colour): e.score.total for e in self.read.score_track}
+        read = {(e.round_no, e.colour): e for e in self.read.score_track}
         true = [((e.round_no, e.colour), e.score.total) for e in self.true.score_track]
         self.out.claims = len(true)
-        self.out.claims_right = sum(read.get(key) == points for key, points in true)
+        right = [key for key, points in true if key in read and read[key].score.total == points]
+        self.out.claims_right = len(right)
+        hangs = {key for key, e in read.items() if self._claim_marks.get(id(e), (None, ()))[1]}
+        self.out.claims_right_marked = len(hangs & set(right))
+        self.out.claims_wrong_marked = len(hangs & ({key for key, _ in true} - set(right)))
         self.out.vp_read, self.out.vp_true = dict(self.read.vp), dict(self.true.vp)
 
 
@@ -455,7 +476,7 @@ def describe(figures: list[GameVideoFigures], fps: int) -> str:
               "checks_asked", "checks_asked_right", "settled_regions", "vouched_regions", "held_regions",
               "doubted_regions", "unchanged_doubted", "centres_asked", "boards_wrong",
               "phantom_changes", "missed_changes", "violations", "warnings", "truth_violations", "truth_warnings",
-              "claims", "claims_right", "commits_under_hand", "answered", "answer_violations", "answer_warnings")}
+              "claims", "claims_right", "claims_wrong_marked", "claims_right_marked", "commits_under_hand", "answered", "answer_violations", "answer_warnings")}
     track_off = sum(abs(f.vp_read.get(c, 0) - v) for f in figures for c, v in f.vp_true.items())
     gate_fps = float(np.median([f.gate_fps for f in figures]))
     counting = [1000 * t for f in figures for t in f.counting_s]
@@ -491,7 +512,9 @@ def describe(figures: list[GameVideoFigures], fps: int) -> str:
                if any(f.answered for f in figures) else "") +
             f"tracker {total['violations']} violations / {total['warnings']} warnings "
             f"(on the true states of the same frames: {total['truth_violations']} / {total['truth_warnings']}); "
-            f"victory points: {total['claims_right']} of {total['claims']} claims as on the true states, the final "
+            f"victory points: {total['claims_right']} of {total['claims']} claims as on the true states "
+            f"({total['claims_wrong_marked']} of the {total['claims'] - total['claims_right']} others shown hanging on a "
+            f"count marked for a check, and {total['claims_right_marked']} of the right ones), the final "
             f"track{'s' if len(figures) > 1 else ''} {track_off} point{'' if track_off == 1 else 's'} off in all")
 
 

@@ -20,7 +20,7 @@ from tracker.errors import AugurError, GameError
 from tracker.game import TransitionReport
 from tracker.hindsight import snapshot
 from tracker.overrides import (GUESSED, Override, apply_overrides, carry_misreads, doubt_moved, doubt_unchanged,
-                               still_questioned, still_vouched)
+                               still_questioned, still_vouched, to_check)
 from tracker.pieces import VP_TRACK_MAX
 from tracker.readings import LOW_CONFIDENCE
 from tracker.rulesets import JUDGE_DRAWS, apply_entry, describe_entry, make_game
@@ -517,6 +517,20 @@ class LiveGame:
             return {}
         return {c: self.game.score(c).to_dict() for c in self.game.players}
 
+    def _claim(self) -> dict | None:
+        """The victory points the turn in play began with (§5.4), and the counts the map marks
+        (for a check, unseen, or never seen and not set) that they hang on
+        (:meth:`tracker.game.Game.claim_rests_on`): the table settles those before it moves the
+        marker."""
+        g = self.game
+        if g.state is None or not g.score_track:
+            return None
+        entry = g.score_track[-1]
+        marked = (to_check(g.state, g.questioned, self.overrides, g.vouched) | g.state.unseen
+                  | {r for r in g.unknown if r not in self.overrides})
+        return {"colour": entry.colour, "round": entry.round_no, "turn": entry.turn_no, "total": entry.score.total,
+                "rests_on": list(g.claim_rests_on(entry, marked))}
+
     def view(self) -> dict:
         g = self.game
         latest = self.store.latest(self.game_id)
@@ -530,7 +544,7 @@ class LiveGame:
             "phase": g.ctx.phase.name.lower() if g.ctx else None, "winner": g.winner,
             "placing": self._placing() if g.placing else None,
             "eliminated": sorted(g.eliminated), "state": g.state.to_dict() if g.state else None,
-            "scores": self._scores(), "out_of_sync": self.out_of_sync, "camera_notice": self.camera_notice,
+            "scores": self._scores(), "claim": self._claim(), "out_of_sync": self.out_of_sync, "camera_notice": self.camera_notice,
             "latest": latest.to_dict() if latest else None,
             "recent": [{"id": s.id, "t": s.t, "actor": s.actor, "source": s.source, "events": s.events,
                         "verdicts": s.verdicts, "decisions": self.store.decisions(s.id)} for s in reversed(recent)],

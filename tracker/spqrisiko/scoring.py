@@ -8,8 +8,9 @@ neutral armies are not rivals for the empire or province points unless
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Sequence
+from typing import Iterable, Iterator, Sequence
 
+from tracker.pieces import LEGIONARY, NEUTRAL, TRIREME
 from tracker.spqrisiko.options import SpqrOptions
 from tracker.spqrisiko.reinforcements import entitlement
 from tracker.state import ObservedState
@@ -95,3 +96,52 @@ def score(state: ObservedState, colour: str, players: Sequence[str], options: Sp
 
 def score_all(state: ObservedState, players: Sequence[str], options: SpqrOptions = SpqrOptions()) -> dict[str, Score]:
     return {c: score(state, c, players, options) for c in players}
+
+
+def claim_rests_on(state: ObservedState, colour: str, players: Sequence[str], doubted: Iterable[str],
+                   options: SpqrOptions = SpqrOptions()) -> tuple[str, ...]:
+    """The ``doubted`` regions (those the dashboard asks a player to check) on whose count the
+    points ``colour`` claims on ``state`` hang: read otherwise, the claim would not be the same.
+
+    A province is read otherwise as free, or held by any other army; a sea with one trireme more
+    or fewer of any army. Power centres are left as read: a centre the camera does not show is
+    asked for on the tablet (the centres owed), and a province's centre point goes with whoever
+    holds it. So a table scoring a turn knows which marks to settle before it moves the marker:
+    blue's province point that holds only while red's Corsica is read as empty, say."""
+    points = score(state, colour, players, options).total
+    armies = sorted(set(players) | set(state.provinces_by_colour))
+    return tuple(r for r in sorted(set(doubted))
+                 if any(score(other, colour, players, options).total != points
+                        for other in _read_otherwise(state, r, armies)))
+
+
+def _read_otherwise(state: ObservedState, region: str, armies: Sequence[str]) -> Iterator[ObservedState]:
+    """``state`` with ``region`` read each other way that matters to the claims (see
+    :func:`claim_rests_on`). The states are made directly, unvalidated: they live for one score."""
+    pieces = state.regions.get(region, {})
+
+    def holding(new: dict) -> ObservedState:
+        regions = dict(state.regions)
+        if new:
+            regions[region] = new
+        else:
+            regions.pop(region, None)
+        return ObservedState(state.board, regions, state.confidence, state.unseen)
+
+    if state.board.is_sea(region):
+        for army in armies:
+            have = pieces.get(army, {}).get(TRIREME, 0)
+            for n in (have + 1, have - 1):
+                if n >= 0:
+                    fleet = {c: dict(k) for c, k in pieces.items() if c != army}
+                    if n:
+                        fleet[army] = {TRIREME: n}
+                    yield holding(fleet)
+        return
+    owner = state.owners.get(region)
+    neutral = {NEUTRAL: dict(pieces[NEUTRAL])} if NEUTRAL in pieces else {}
+    if owner is not None:
+        yield holding(neutral)
+    for army in armies:
+        if army != owner:
+            yield holding({**neutral, army: {LEGIONARY: 1}})

@@ -118,6 +118,12 @@ function render(v) {
     const card = el("div", { class: "player" + (c === v.current ? " current" : "") });
     card.style.borderColor = COLOURS[c];
     card.innerHTML = `<b>${v.vp[c]}</b><strong>${c}</strong><small>${s.province_count ?? "–"} provinces · empire ${s.largest_empire ?? "–"}</small><small>${s.controlled_seas ?? "–"} seas · ${s.centres ?? 0} centres · +${s.reinforcements ?? "–"} next</small>`;
+    // this turn's claim, where it hangs on counts the map marks (tracker.game.Game.claim_rests_on)
+    const claim = v.claim;
+    if (claim && claim.colour === c && claim.rests_on.length) {
+      const names = claim.rests_on.map(r => geo.names[r]).join(", ");
+      card.appendChild(el("small", { class: "doubt claim-doubt" }, `claimed ${claim.total} VP this turn: it hangs on ${names}, marked on the map; check ${claim.rests_on.length > 1 ? "them" : "it"} before moving the marker`));
+    }
     players.appendChild(card);
     sel.appendChild(el("option", {}, c));
   }
