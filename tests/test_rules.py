@@ -173,6 +173,20 @@ class TestClaimRestsOn:
         two = self.islands(triremes={"ibericum": {"red": 3, "blue": 1}, "aegeum": {"red": 2}})
         assert claim_rests_on(two, "red", P3, ["tyrrenum"]) == ()
 
+    def test_provinces_out_of_sight_are_also_read_as_one_armys_together(self):
+        """Red holds two islands, blue four: red is one short of a tie, two of the point. A card
+        over three neutral provinces: no one of them makes red's point, all three red's would."""
+        s = make_state({"sicilia": ("red", 2), "sardinia": ("red", 2), "creta": ("blue", 2),
+                        "baleares": ("blue", 2), "corsica": ("blue", 2), "cipro": ("blue", 2)}, fill="green")
+        covered = ["lusitania", "aegyptus", "dacia"]
+        assert claim_rests_on(s, "red", P3, covered) == ()            # read in doubt, each alone
+        d = s.to_dict()
+        d["unseen"] = covered
+        hidden = ObservedState.from_dict(d)
+        assert score(hidden, "red", P3).provinces == 0
+        assert claim_rests_on(hidden, "red", P3, covered) == tuple(sorted(covered))
+        assert claim_rests_on(hidden, "red", P3, covered[:2]) == ()   # two would only tie
+
     def test_the_game_weighs_a_claim_on_the_board_it_was_taken_on(self):
         from tracker.rulesets import make_game
         s = self.islands()

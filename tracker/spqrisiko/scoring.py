@@ -104,30 +104,58 @@ def claim_rests_on(state: ObservedState, colour: str, players: Sequence[str], do
     points ``colour`` claims on ``state`` hang: read otherwise, the claim would not be the same.
 
     A province is read otherwise as free, or held by any other army; a sea with one trireme more
-    or fewer of any army. Power centres are left as read: a centre the camera does not show is
-    asked for on the tablet (the centres owed), and a province's centre point goes with whoever
-    holds it. So a table scoring a turn knows which marks to settle before it moves the marker:
-    blue's province point that holds only while red's Corsica is read as empty, say."""
+    or fewer of any army. Where no one region alone would change the claim, all of them are read
+    at once as one army's (its provinces, one trireme more of its in each sea): a card hiding three
+    of red's provinces leaves red short of the province point that no one of them would win back.
+    Power centres are left as read: a centre the camera does not show is asked for on the tablet
+    (the centres owed), and a province's centre point goes with whoever holds it. So a table
+    scoring a turn knows which marks to settle before it moves the marker: blue's province point
+    that holds only while red's Corsica is read as empty, say."""
     points = score(state, colour, players, options).total
     armies = sorted(set(players) | set(state.provinces_by_colour))
-    return tuple(r for r in sorted(set(doubted))
-                 if any(score(other, colour, players, options).total != points
-                        for other in _read_otherwise(state, r, armies)))
+    doubted = sorted(set(doubted))
+    alone = tuple(r for r in doubted if any(score(_holding(state, {r: other}), colour, players, options).total != points
+                                            for other in _read_otherwise(state, r, armies)))
+    hidden = sorted(set(doubted) & state.unseen)
+    if alone or len(hidden) < 2:
+        return alone
+    together: set[str] = set()
+    for army in armies:
+        changes = {r: _held_by(state, r, army) for r in hidden}
+        changes = {r: pieces for r, pieces in changes.items() if pieces != state.regions.get(r, {})}
+        if score(_holding(state, changes), colour, players, options).total != points:
+            together |= set(changes)
+    return tuple(sorted(together))
 
 
-def _read_otherwise(state: ObservedState, region: str, armies: Sequence[str]) -> Iterator[ObservedState]:
-    """``state`` with ``region`` read each other way that matters to the claims (see
-    :func:`claim_rests_on`). The states are made directly, unvalidated: they live for one score."""
-    pieces = state.regions.get(region, {})
-
-    def holding(new: dict) -> ObservedState:
-        regions = dict(state.regions)
-        if new:
-            regions[region] = new
+def _holding(state: ObservedState, changes: dict[str, dict]) -> ObservedState:
+    """``state`` with the regions of ``changes`` holding those pieces instead, made directly,
+    unvalidated: it lives for one score."""
+    regions = dict(state.regions)
+    for region, pieces in changes.items():
+        if pieces:
+            regions[region] = pieces
         else:
             regions.pop(region, None)
-        return ObservedState(state.board, regions, state.confidence, state.unseen)
+    return ObservedState(state.board, regions, state.confidence, state.unseen)
 
+
+def _held_by(state: ObservedState, region: str, army: str) -> dict:
+    """``region``'s pieces with ``army`` holding it (a province) or one trireme more there (a sea)."""
+    pieces = state.regions.get(region, {})
+    if state.board.is_sea(region):
+        return {**{c: dict(k) for c, k in pieces.items()},
+                army: {TRIREME: pieces.get(army, {}).get(TRIREME, 0) + 1}}
+    if state.owners.get(region) == army:
+        return {c: dict(k) for c, k in pieces.items()}
+    neutral = {NEUTRAL: dict(pieces[NEUTRAL])} if NEUTRAL in pieces else {}
+    return {**neutral, army: {LEGIONARY: 1}}
+
+
+def _read_otherwise(state: ObservedState, region: str, armies: Sequence[str]) -> Iterator[dict]:
+    """The pieces ``region`` may hold, read each other way that matters to the claims (see
+    :func:`claim_rests_on`)."""
+    pieces = state.regions.get(region, {})
     if state.board.is_sea(region):
         for army in armies:
             have = pieces.get(army, {}).get(TRIREME, 0)
@@ -136,12 +164,12 @@ def _read_otherwise(state: ObservedState, region: str, armies: Sequence[str]) ->
                     fleet = {c: dict(k) for c, k in pieces.items() if c != army}
                     if n:
                         fleet[army] = {TRIREME: n}
-                    yield holding(fleet)
+                    yield fleet
         return
     owner = state.owners.get(region)
     neutral = {NEUTRAL: dict(pieces[NEUTRAL])} if NEUTRAL in pieces else {}
     if owner is not None:
-        yield holding(neutral)
+        yield neutral
     for army in armies:
         if army != owner:
-            yield holding({**neutral, army: {LEGIONARY: 1}})
+            yield {**neutral, army: {LEGIONARY: 1}}
