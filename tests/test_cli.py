@@ -10,6 +10,7 @@ import pytest
 
 from augur.cli import main
 from tests.conftest import make_state
+from tracker.board import load_board
 from tracker.state import ObservedState
 
 PLAYERS = "red,blue,yellow"
@@ -212,8 +213,18 @@ class TestReplayAndSimulate:
         assert main(["replay", str(followed), "--json"]) == 0
         rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
         assert [e["kind"] for r in rows[1:len(lines)] for e in r["events"]] == ["setup_placement"] * (len(lines) - 1)
-        assert rows[len(lines) - 1]["scores"] == plain[0]["scores"]      # the first claim, on the set-up done
-        assert rows[len(lines):] == [dict(r, line=r["line"] + len(lines) - 1) for r in plain[1:]]
+        # the same claims, the first on the set-up done; but the placements, made here in the
+        # order of the provinces' names rather than of play (§3.7), are questioned, and the claims
+        # made while they still read so hang on them
+        def claims(rs):
+            return [dict(c, hangs_on=None) for r in rs for c in r["scores"]]
+
+        assert claims(rows[len(lines) - 1:]) == claims(plain)
+        assert all(c["hangs_on"] == [] for r in plain for c in r["scores"])
+        assert rows[len(lines) - 1]["scores"][0]["hangs_on"] and \
+            set(rows[len(lines) - 1]["scores"][0]["hangs_on"]) <= set(final["regions"])
+        assert [dict(r, scores=None) for r in rows[len(lines):]] == \
+            [dict(r, line=r["line"] + len(lines) - 1, scores=None) for r in plain[1:]]
         assert main(["replay", str(followed)]) == 0
         out = capsys.readouterr().out
         assert out.count(" occupies ") == len(lines) - 1 and "0 violation(s)" in out
@@ -227,6 +238,27 @@ class TestReplayAndSimulate:
         assert len(rows) == len(path.read_text().splitlines()) - 1   # minus the header
         assert rows[0]["scores"][0]["colour"] == "red" and rows[1]["actor"] == "red"
         assert any(r["scores"] and r["scores"][0]["colour"] == "blue" for r in rows)
+
+    def test_replay_names_the_doubted_counts_a_claim_hangs_on(self, tmp_path, capsys):
+        """Nine provinces each after the set-up: red claims no province point, but one of blue's
+        read in doubt might be red's, so red's first claim hangs on it; blue's claim next turn,
+        on a board read surely, hangs on nothing."""
+        path = tmp_path / "game.jsonl"
+        main(["simulate", "--seed", "2", "--turns", "9", "-o", str(path)])
+        capsys.readouterr()
+        header, setup, *rest = path.read_text().splitlines()
+        line = json.loads(setup)
+        blue = sorted(p for p, armies in line["state"]["regions"].items() if "blue" in armies)[0]
+        line["state"]["confidence"] = {blue: 0.3}
+        path.write_text("\n".join([header, json.dumps(line), *rest]) + "\n")
+        assert main(["replay", str(path), "--json"]) == 0
+        claims = [c for r in map(json.loads, capsys.readouterr().out.splitlines()) for c in r["scores"]]
+        assert (claims[0]["colour"], claims[0]["hangs_on"]) == ("red", [blue])
+        assert (claims[1]["colour"], claims[1]["hangs_on"]) == ("blue", [])
+        assert main(["replay", str(path)]) == 0
+        name = load_board("spqrisiko").name(blue)
+        assert f"red claims 0 VP (empire 0, provinces 0, seas 0, centres 0) -> 0 (hangs on {name}: marked for a check)" \
+            in capsys.readouterr().out
 
     def test_simulated_files_are_reproducible(self, tmp_path, capsys):
         a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"

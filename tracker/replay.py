@@ -29,6 +29,7 @@ from typing import Iterable, Iterator, Sequence
 
 from tracker.errors import GameError, StateError
 from tracker.game import TransitionReport
+from tracker.overrides import to_check
 from tracker.rulesets import apply_entry, make_game
 from tracker.state import ObservedState, state_in
 from tracker.verdicts import Verdict
@@ -104,6 +105,9 @@ class ReplayStep:
     start_scores: list = field(default_factory=list)
     #: provinces occupied at this line while the set-up was followed (§3.7; see :func:`iterate`)
     placements: list = field(default_factory=list)
+    #: turn number -> the counts marked for a check (or unseen) at this line that the claim made
+    #: at this line hangs on (:meth:`tracker.game.Game.claim_rests_on`), for the claims that do
+    hangs: dict[int, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def scores(self) -> list:
@@ -127,7 +131,18 @@ def replay(lines: Sequence[ReplayLine], players: Sequence[str], ruleset: str = "
 def iterate(game, lines: Sequence[ReplayLine]) -> Iterator[ReplayStep]:
     """One step per line. A file whose first board is a set-up being made (S.P.Q.RisiKo!,
     :meth:`tracker.game.Game.setup_under_way`) is followed placement by placement until the set-up
-    is done, as the live game follows it (:class:`webui.live.LiveGame`); the game starts there."""
+    is done, as the live game follows it (:class:`webui.live.LiveGame`); the game starts there.
+    Each claim made at a line comes with the counts the dashboard would mark there that it hangs
+    on (no count is set over the camera's in a file, so the marks are the camera's doubts, the
+    rules' questions and what it could not see)."""
+    for step in _steps(game, lines):
+        if step.scores and game.state is not None:
+            marked = to_check(game.state, game.questioned, {}, game.vouched) | game.state.unseen
+            step.hangs = {e.turn_no: hangs for e in step.scores if (hangs := game.claim_rests_on(e, marked))}
+        yield step
+
+
+def _steps(game, lines: Sequence[ReplayLine]) -> Iterator[ReplayStep]:
     first, rest = lines[0], lines[1:]
     if game.setup_under_way(first.state):
         yield ReplayStep(first.number, None, game.begin_setup(first.state))
