@@ -80,7 +80,7 @@ def _print_step(step, board, as_json: bool) -> None:
     if as_json:
         out = {"line": step.line, "verdicts": [v.to_dict() for v in step.verdicts],
                "scores": [{"colour": s.colour, "round": s.round_no, "turn": s.turn_no, "claimed": s.score.to_dict(),
-                           "total": s.total_after, "hangs_on": list(step.hangs.get(s.turn_no, ()))}
+                           "total": s.total_after, "rests_on": list(step.rests_on.get(s.turn_no, ()))}
                           for s in step.scores]}
         if step.placements:
             out["events"] = [e.to_dict() for e in step.placements]
@@ -95,7 +95,7 @@ def _print_step(step, board, as_json: bool) -> None:
     if report is None and not step.placements:
         print(f"[line {step.line}] set-up board" + ("" if step.verdicts else ": ok"))
     for s in step.scores:
-        hangs = step.hangs.get(s.turn_no)
+        hangs = step.rests_on.get(s.turn_no)
         doubt = f" (hangs on {', '.join(board.name(r) for r in hangs)}: marked for a check)" if hangs else ""
         print(f"== round {s.round_no}, turn {s.turn_no}: {s.colour} {s.score.describe()} -> {s.total_after}{doubt}")
     if report is not None:

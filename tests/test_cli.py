@@ -217,12 +217,12 @@ class TestReplayAndSimulate:
         # order of the provinces' names rather than of play (§3.7), are questioned, and the claims
         # made while they still read so hang on them
         def claims(rs):
-            return [dict(c, hangs_on=None) for r in rs for c in r["scores"]]
+            return [dict(c, rests_on=None) for r in rs for c in r["scores"]]
 
         assert claims(rows[len(lines) - 1:]) == claims(plain)
-        assert all(c["hangs_on"] == [] for r in plain for c in r["scores"])
-        assert rows[len(lines) - 1]["scores"][0]["hangs_on"] and \
-            set(rows[len(lines) - 1]["scores"][0]["hangs_on"]) <= set(final["regions"])
+        assert all(c["rests_on"] == [] for r in plain for c in r["scores"])
+        assert rows[len(lines) - 1]["scores"][0]["rests_on"] and \
+            set(rows[len(lines) - 1]["scores"][0]["rests_on"]) <= set(final["regions"])
         assert [dict(r, scores=None) for r in rows[len(lines):]] == \
             [dict(r, line=r["line"] + len(lines) - 1, scores=None) for r in plain[1:]]
         assert main(["replay", str(followed)]) == 0
@@ -253,8 +253,8 @@ class TestReplayAndSimulate:
         path.write_text("\n".join([header, json.dumps(line), *rest]) + "\n")
         assert main(["replay", str(path), "--json"]) == 0
         claims = [c for r in map(json.loads, capsys.readouterr().out.splitlines()) for c in r["scores"]]
-        assert (claims[0]["colour"], claims[0]["hangs_on"]) == ("red", [blue])
-        assert (claims[1]["colour"], claims[1]["hangs_on"]) == ("blue", [])
+        assert (claims[0]["colour"], claims[0]["rests_on"]) == ("red", [blue])
+        assert (claims[1]["colour"], claims[1]["rests_on"]) == ("blue", [])
         assert main(["replay", str(path)]) == 0
         name = load_board("spqrisiko").name(blue)
         assert f"red claims 0 VP (empire 0, provinces 0, seas 0, centres 0) -> 0 (hangs on {name}: marked for a check)" \

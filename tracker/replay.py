@@ -107,7 +107,7 @@ class ReplayStep:
     placements: list = field(default_factory=list)
     #: turn number -> the counts marked for a check (or unseen) at this line that the claim made
     #: at this line hangs on (:meth:`tracker.game.Game.claim_rests_on`), for the claims that do
-    hangs: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    rests_on: dict[int, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def scores(self) -> list:
@@ -138,7 +138,7 @@ def iterate(game, lines: Sequence[ReplayLine]) -> Iterator[ReplayStep]:
     for step in _steps(game, lines):
         if step.scores and game.state is not None:
             marked = to_check(game.state, game.questioned, {}, game.vouched) | game.state.unseen
-            step.hangs = {e.turn_no: hangs for e in step.scores if (hangs := game.claim_rests_on(e, marked))}
+            step.rests_on = {e.turn_no: on for e in step.scores if (on := game.claim_rests_on(e, marked))}
         yield step
 
 

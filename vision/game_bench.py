@@ -476,7 +476,8 @@ def describe(figures: list[GameVideoFigures], fps: int) -> str:
               "checks_asked", "checks_asked_right", "settled_regions", "vouched_regions", "held_regions",
               "doubted_regions", "unchanged_doubted", "centres_asked", "boards_wrong",
               "phantom_changes", "missed_changes", "violations", "warnings", "truth_violations", "truth_warnings",
-              "claims", "claims_right", "claims_wrong_marked", "claims_right_marked", "commits_under_hand", "answered", "answer_violations", "answer_warnings")}
+              "claims", "claims_right", "claims_wrong_marked", "claims_right_marked", "commits_under_hand",
+              "answered", "answer_violations", "answer_warnings")}
     track_off = sum(abs(f.vp_read.get(c, 0) - v) for f in figures for c, v in f.vp_true.items())
     gate_fps = float(np.median([f.gate_fps for f in figures]))
     counting = [1000 * t for f in figures for t in f.counting_s]
@@ -513,8 +514,8 @@ def describe(figures: list[GameVideoFigures], fps: int) -> str:
             f"tracker {total['violations']} violations / {total['warnings']} warnings "
             f"(on the true states of the same frames: {total['truth_violations']} / {total['truth_warnings']}); "
             f"victory points: {total['claims_right']} of {total['claims']} claims as on the true states "
-            f"({total['claims_wrong_marked']} of the {total['claims'] - total['claims_right']} others shown hanging on a "
-            f"count marked for a check, and {total['claims_right_marked']} of the right ones), the final "
+            f"({total['claims_wrong_marked']} of the {total['claims'] - total['claims_right']} others shown hanging "
+            f"on a count marked for a check, and {total['claims_right_marked']} of the right ones), the final "
             f"track{'s' if len(figures) > 1 else ''} {track_off} point{'' if track_off == 1 else 's'} off in all")
 
 

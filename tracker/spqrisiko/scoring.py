@@ -114,8 +114,9 @@ def claim_rests_on(state: ObservedState, colour: str, players: Sequence[str], do
     points = score(state, colour, players, options).total
     armies = sorted(set(players) | set(state.provinces_by_colour))
     doubted = sorted(set(doubted))
-    alone = tuple(r for r in doubted if any(score(_holding(state, {r: other}), colour, players, options).total != points
-                                            for other in _read_otherwise(state, r, armies)))
+    alone = tuple(r for r in doubted
+                  if any(score(_holding(state, {r: other}), colour, players, options).total != points
+                         for other in _read_otherwise(state, r, armies)))
     hidden = sorted(set(doubted) & state.unseen)
     if alone or len(hidden) < 2:
         return alone
