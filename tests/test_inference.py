@@ -2217,6 +2217,35 @@ class TestCountsSetOverTheCamera:
         assert apply_overrides(overrides, moved).regions["judea"] == {"yellow": {"legionary": 4}}
         assert "judea" not in overrides
 
+    def test_a_players_count_stands_over_a_re_read_where_no_hand_changed_the_pieces(self):
+        """A player set Judea at two where the camera read three. A hand beside it has the camera
+        read Judea afresh as four, then as two: no hand changed Judea, so the player's two stands,
+        both times. A rule's count (not ``player``) falls to the first such reading, as before."""
+        from tracker.overrides import Override, apply_overrides
+        two, three, four = ({"yellow": {"legionary": n}} for n in (2, 3, 4))
+        overrides = {"judea": Override(7, three, two, player=True), "syria": self.overrides()["syria"]}
+        beside = frozenset({"aegyptus"})
+        for read in (four, two, four):
+            tracked = apply_overrides(overrides, self.camera(judea=read, syria={"red": {"legionary": 3}}), beside)
+            assert tracked.regions["judea"] == two and "judea" not in tracked.confidence
+            assert "syria" not in overrides                  # the rules' count fell to the new reading
+        # a hand in Judea: the camera is trusted again
+        assert apply_overrides(overrides, self.camera(judea=four), frozenset({"judea"})).regions["judea"] == four
+        assert "judea" not in overrides
+
+    def test_a_players_count_falls_to_a_re_read_where_the_pipeline_cannot_tell_or_after_a_cover(self):
+        from tracker.overrides import Override, apply_overrides
+        from tracker.state import ObservedState
+        two, three, four = ({"yellow": {"legionary": n}} for n in (2, 3, 4))
+        overrides = {"judea": Override(7, three, two, player=True)}
+        assert apply_overrides(dict(overrides), self.camera(judea=four), None).regions["judea"] == four
+        # out of sight once (a card over it: pieces may have changed unseen), then read as four
+        # with no hand in it: four, the camera's
+        covered = ObservedState.from_dict({"regions": {"judea": three}, "unseen": ["judea"]})
+        assert apply_overrides(overrides, covered, frozenset()).regions["judea"] == two
+        assert not overrides["judea"].player
+        assert apply_overrides(overrides, self.camera(judea=four), frozenset()).regions["judea"] == four
+
     def test_a_misread_army_read_as_before_is_carried_past_a_change_in_the_others(self):
         """Set-up read a yellow trireme in the empty Balearicum, surely, for the whole game; the
         rules took it as nothing. Green then builds a trireme there: the camera reads both. The

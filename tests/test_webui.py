@@ -105,6 +105,38 @@ class TestLiveGame:
         assert live.game.state.legions[region] == states[0].legions[region]
         assert [c["undoes"] for c in live.store.corrections(live.game_id)] == [None, corr[0]["id"]]
 
+    def test_a_players_count_stands_over_a_re_read_where_no_hand_changed_the_pieces(self, tmp_path):
+        """A player sets a province the camera read one over. A hand beside it has the camera
+        read it afresh, two over: no hand changed it, so the player's count stands (and no move is
+        read there). A hand in it: the camera's reading is taken. After a restart a player's count
+        falls to the camera's next reading otherwise, as any set count does."""
+        live = LiveGame.open(Store(tmp_path / "p"), PLAYERS, resume=False)
+        s0 = game_states(1)[0]
+        region = sorted(s0.provinces_of("blue"))[0]
+        right = s0.to_dict()["regions"][region]
+
+        def read(extra: int, **d):
+            misread = s0.to_dict()
+            misread["regions"][region] = {"blue": {"legionary": s0.legions[region] + extra}}
+            return ObservedState.from_dict(dict(misread, **d))
+
+        elsewhere = frozenset({sorted(s0.provinces_of("red"))[0]})
+        live.commit(read(1))
+        live.correct(region, right)
+        view = live.commit(read(2, confidence={region: 0.97}), moved=elsewhere)
+        assert live.game.state.regions[region] == right and not view["latest"]["events"]
+        live.commit(read(2, confidence={region: 0.97}), moved=frozenset({region}))
+        assert live.game.state.legions[region] == s0.legions[region] + 2
+        live.correct(region, right)
+        live.commit(read(1), moved=elsewhere)
+        assert live.game.state.regions[region] == right
+        live.store.close()
+        live = LiveGame.open(Store(tmp_path / "p"), PLAYERS)               # a restart
+        assert live.game.state.regions[region] == right
+        live.commit(read(3), moved=elsewhere)
+        assert live.game.state.legions[region] == s0.legions[region] + 3
+        live.store.close()
+
     def test_a_count_a_rule_questions_stays_marked_until_a_player_sets_it(self, tmp_path):
         """A sure reading that breaks a rule is marked on the map (``questioned``) at every later
         view, not only beside its commit's verdict, and after a restart, until a player sets the

@@ -59,17 +59,33 @@ class Override:
     #: a camera count in a province no hand reached into that the camera reads otherwise than at its
     #: last commit (:func:`doubt_unchanged`): the dashboard asks for a check, saying so
     untouched: bool = False
+    #: a count a player set on the tablet: it stands over the camera's readings of its region
+    #: while no hand changes the pieces there and the region stays in sight (:func:`apply_overrides`)
+    player: bool = False
 
 
-def apply_overrides(overrides: dict[str, Override], state: ObservedState) -> ObservedState:
+def apply_overrides(overrides: dict[str, Override], state: ObservedState,
+                    moved: frozenset[str] | None = None) -> ObservedState:
     """``state`` with the standing overrides applied. An override whose region the camera now
-    reads otherwise is dropped from ``overrides``. A region set by a player or a rule carries no
-    camera confidence, only its override's own (a guessed count's)."""
+    reads otherwise is dropped from ``overrides``, but for a player's count (``Override.player``)
+    in a region that no hand changed since the last commit (``moved``, where the pipeline says so)
+    and that has stayed in sight since the count was set: the pieces there are as the player
+    counted them, and the camera's new reading is the misread. (The pipeline reads a region a hand
+    only grazed afresh, :meth:`vision.touched.TouchedRegions.hold`. A rendered hard game, seed 394,
+    answering every mark: a player set the Pontus Euxinus at one yellow trireme where the camera
+    read two; a hand beside it later had the camera read it as two again, at 0.96, the count fell,
+    and "1 yellow trireme appeared outside yellow's turn" stood as a violation, twice.) A region
+    out of sight may have changed unseen: from then on its count is dropped as any other. A region
+    set by a player or a rule carries no camera confidence, only its override's own (a guessed
+    count's)."""
     if not overrides:
         return state
     d = state.to_dict()
     for region, o in list(overrides.items()):
-        if d["regions"].get(region, {}) == o.camera_value:
+        if region in state.unseen:
+            o.player = False            # anything may change out of sight
+        stands = o.player and moved is not None and region not in moved
+        if d["regions"].get(region, {}) == o.camera_value or stands:
             d.get("confidence", {}).pop(region, None)
             if o.confidence is not None:
                 d.setdefault("confidence", {})[region] = o.confidence

@@ -261,10 +261,10 @@ class GameScorer:
             out.settled_regions += sum(not o.vouched for o in self._overrides.values())
             out.vouched_regions += sum(o.vouched for o in self._overrides.values())
         elif self.settle:       # what the rules keep on the board, kept where the camera lost it
-            held, notes = self.read.hold_permanent(apply_overrides(self._overrides, committed))
+            held, notes = self.read.hold_permanent(apply_overrides(self._overrides, committed, moved))
             self._overrides.update(held)
             out.held_regions += len(held)
-        tracked = apply_overrides(self._overrides, committed)
+        tracked = apply_overrides(self._overrides, committed, moved)
         wrong = tracked.changed_regions(now) - tracked.unseen
         out.tracked_wrong_regions += len(wrong)
         out.boards_wrong += bool(wrong)
@@ -322,7 +322,7 @@ class GameScorer:
             if region in state.unseen and region not in self.read.unknown:
                 continue
             value = copy.deepcopy(now.regions.get(region, {}))
-            self._overrides[region] = Override(None, camera.regions.get(region, {}), value)
+            self._overrides[region] = Override(None, camera.regions.get(region, {}), value, player=True)
             verdicts = self.read.correct(state.counted(region, value)).verdicts
             self._note(f"answer {region}", verdicts, [], frame)
             v, w = _levels(verdicts)

@@ -153,6 +153,9 @@ class LiveGame:
         while pending is not None:
             self._apply_entry(pending["kind"], pending["payload"])
             pending = next(entries, None)
+        # a player's count comes back as any count set over the camera's (not ``player``): the
+        # recording does not say whether its region stayed in sight and untouched since, so the
+        # camera's next reading otherwise drops it (tracker.overrides.apply_overrides)
         for c in self.store.corrections(self.game_id):
             if c["undoes"] is None:
                 self.overrides[c["region"]] = Override(c["id"], c["before"], c["after"],
@@ -206,7 +209,7 @@ class LiveGame:
                     unchanged = doubt_unchanged(self.overrides, camera_before, state, moved)
                     self.overrides.update(unchanged)
                     doubted += [(r, _doubt_author(o)) for r, o in unchanged.items()]
-                state = self._with_overrides(state)
+                state = self._with_overrides(state, moved)
             if self.game.state is None and source != CORRECTION and self.game.setup_under_way(state):
                 sid = self._placed(state, jpeg, source, detections, first=True)
             elif self.game.state is None:
@@ -224,7 +227,7 @@ class LiveGame:
                     if source == "camera":      # the counts the set-up rules settled hold over this reading too
                         settled = {r: o for r, o in self.overrides.items() if before.get(r) is not o}
                         doubted += [(r, MOVED_SINCE_SET) for r in doubt_moved(settled, self.last_camera, moved)]
-                        state = self._with_overrides(self.last_camera)
+                        state = self._with_overrides(self.last_camera, moved)
                     sid = self._observed(state, jpeg, source, detections)
             else:
                 sid = self._observed(state, jpeg, source, detections)
@@ -390,8 +393,8 @@ class LiveGame:
             view = self.view()
         self.broadcast(view)
 
-    def _with_overrides(self, state: ObservedState) -> ObservedState:
-        return apply_overrides(self.overrides, state)
+    def _with_overrides(self, state: ObservedState, moved: frozenset[str] | None = None) -> ObservedState:
+        return apply_overrides(self.overrides, state, moved)
 
     # -- what the tablet sends ------------------------------------------------------------------
     def fit_map(self, anchors: list | None) -> dict:
@@ -429,7 +432,7 @@ class LiveGame:
                             else current["regions"].get(region, {}))
             latest = self.store.latest(self.game_id)
             cid = self.store.add_correction(latest.id, region, current["regions"].get(region, {}), value)
-            self.overrides[region] = Override(cid, camera_value, value)
+            self.overrides[region] = Override(cid, camera_value, value, player=True)
         return self.commit(corrected, source=CORRECTION)
 
     def undo(self) -> dict:
