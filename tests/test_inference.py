@@ -1637,6 +1637,25 @@ class TestTurnsInOneChange:
         t.set(bithynia=11).push()
         assert "§4.2" in rules(t.set(dacia=3).push())
 
+    def test_the_next_turn_may_open_out_of_sight(self):
+        """Red ends its turn with a strategic move. Thracia, blue's, then loses two legionaries:
+        blue's attack on Moesia, repelled, with blue's reinforcements placed under the card that
+        lies over Macedonia, blue's too. With the whole board in sight a turn opens with
+        reinforcements, so the loss is red's doing after its strategic move: a breach either way.
+        (A rendered hard game on the print, seed 512: yellow's first attack of its turn, with its
+        reinforcements in Arabia under a cover, read as blue's act after its strategic move.)"""
+        strong = dict(BASE, thracia=("blue", 6))
+        t = Table(garrisons=strong)
+        t.set(galatia=2, cappadocia=5).push()
+        assert [e.kind for e in t.game.history[-1].events] == [ev.STRATEGIC_MOVE]
+        covered = ObservedState.from_dict(dict(t.set(thracia=4).state().to_dict(), unseen=["macedonia"]))
+        r = t.game.observe(covered)
+        assert (r.actor, r.verdicts) == ("blue", []) and [s.colour for s in r.scores] == ["blue"]
+        assert [(e.kind, e.actor, e.source) for e in r.events] == [(ev.LAND_ATTACK, "blue", "thracia")]
+        t = Table(garrisons=strong)
+        t.set(galatia=2, cappadocia=5).push()
+        assert rules(t.set(thracia=4).push())
+
     def test_after_the_players_card_a_change_without_them_is_no_part_of_their_turn(self):
         """Red takes Asia and draws its card, which ends its turn; blue's turn goes by under a
         card over Thracia, and yellow's legionary in Dacia is read in doubt. Read as red's turn

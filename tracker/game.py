@@ -588,7 +588,12 @@ class TurnFollower:
             ctx = self._next_turn(nxt, prev)
             readings = self._read(prev, state, ctx)
             cost = readings[0].cost + TURN_CHANGE_COST
-            if turn_hint is None and ctx.entitlement and not self._reinforced(readings[0]):
+            # a turn opens with reinforcements, unless they stand where the camera cannot see: a
+            # province of the next player's out of sight (as for _split_turn's and _skipped_turn's
+            # ending turns; print hard 512: yellow's first attack, its reinforcements in Arabia
+            # under a cover, read as blue's act after blue's strategic move, a breach)
+            if turn_hint is None and ctx.entitlement and not self._reinforced(readings[0]) \
+                    and not self._may_be_theirs(nxt, prev, prev.unseen | state.unseen):
                 cost += TURN_WITHOUT_REINFORCEMENT_COST
             hypotheses.append((cost, Weighed(nxt, ctx, readings, prev)))
             after = self.next_player(nxt)
