@@ -861,9 +861,9 @@ class Game(TurnFollower):
         """The counts in doubt that the claim ``entry`` hangs on (:func:`claim_rests_on`). On the
         150 rendered hard games filmed in sessions 90 to 95, with the marks of the commit the
         claim was made at (for a check, unseen or never seen), 69 of the 70 claims the camera's
-        counts got wrong hung on a marked count, and so did 740 of the 1,726 right ones: a claim
+        counts got wrong hung on a marked count, and so did 741 of the 1,726 right ones: a claim
         hangs on a mark wherever the points are close. Reading the provinces out of sight together
-        too found 4 of the 69 (a card over several of one army's provinces) and 62 of the 740."""
+        too added 4 of the 69 (a card over several of one army's provinces) and 62 right ones."""
         if entry.board is None:
             return ()
         return claim_rests_on(entry.board, entry.colour, self.players, doubted, self.options)
