@@ -4,7 +4,9 @@ the rules fix (:meth:`tracker.game.TurnFollower.settle_setup`).
 Each holds only while the camera still reads the region as it did when the count was set. The
 pipeline keeps a region's committed count until a hand touches the region, so a misread stays
 misread and the count set over it stays too; once the camera reads the region otherwise,
-something was moved there and the camera is trusted again. A hand can also change the pieces
+something was moved there and the camera is trusted again. A player's count holds longer: over
+any reading of a region no hand changed that stayed in sight (:func:`apply_overrides`), since a
+hand beside a region has the pipeline read it afresh. A hand can also change the pieces
 there and leave the camera reading as before, rightly this time (the truth has come to equal the
 old misreading): the pipeline says which regions a hand changed at each commit, and a count set
 over the camera's there is flagged for a check (:func:`doubt_moved`). So is a count of the
