@@ -113,6 +113,13 @@ def to_check(state: ObservedState, questioned: dict[str, dict], overrides: dict[
     return (doubted | still_questioned(questioned, overrides)) - state.unseen
 
 
+def marked(state: ObservedState, questioned: dict[str, dict], overrides: dict[str, Override],
+           vouched: dict[str, tuple[dict, float]] | None = None) -> set[str]:
+    """Every region the dashboard marks on the map: for a check (:func:`to_check`), or out of
+    sight (never seen or last count kept; the tracker's ``unknown`` regions are among these)."""
+    return to_check(state, questioned, overrides, vouched) | state.unseen
+
+
 def still_vouched(state: ObservedState, vouched: dict[str, tuple[dict, float]],
                   overrides: dict[str, Override]) -> set[str]:
     """The camera's doubted counts the rules account for (``vouched``: region -> its pieces and the

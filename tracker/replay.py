@@ -29,7 +29,7 @@ from typing import Iterable, Iterator, Sequence
 
 from tracker.errors import GameError, StateError
 from tracker.game import TransitionReport
-from tracker.overrides import to_check
+from tracker.overrides import marked
 from tracker.rulesets import apply_entry, make_game
 from tracker.state import ObservedState, state_in
 from tracker.verdicts import Verdict
@@ -137,8 +137,8 @@ def iterate(game, lines: Sequence[ReplayLine]) -> Iterator[ReplayStep]:
     rules' questions and what it could not see)."""
     for step in _steps(game, lines):
         if step.scores and game.state is not None:
-            marked = to_check(game.state, game.questioned, {}, game.vouched) | game.state.unseen
-            step.rests_on = {e.turn_no: on for e in step.scores if (on := game.claim_rests_on(e, marked))}
+            marks = marked(game.state, game.questioned, {}, game.vouched)
+            step.rests_on = {e.turn_no: on for e in step.scores if (on := game.claim_rests_on(e, marks))}
         yield step
 
 

@@ -287,7 +287,7 @@ class GameScorer:
         checked = self._checked(tracked)
         out.tracked_wrong_unflagged += len(wrong - checked)
         out.tracked_right_flagged += len(checked - wrong)
-        self._claim_marked(checked | tracked.unseen | self.read.unknown)
+        self._claim_marked(checked | tracked.unseen)     # every mark on the map (overrides.marked)
         marked = self._marks(tracked, checked)
         new_marks = {r for r, content in marked.items() if self._marked.get(r) != content}
         out.checks_asked += len(new_marks)
@@ -337,7 +337,7 @@ class GameScorer:
         return to_check(tracked, self.read.questioned, self._overrides, self.read.vouched)
 
     def _claim_marked(self, marked: set[str]) -> None:
-        """Note which of the ``marked`` counts (for a check, unseen or never seen) the latest claim
+        """Note which of the ``marked`` counts (for a check or out of sight) the latest claim
         hangs on, the first time it is the latest at a commit: what the dashboard shows by it."""
         track = self.read.score_track
         if track and id(track[-1]) not in self._claim_marks:

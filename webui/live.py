@@ -20,7 +20,7 @@ from tracker.errors import AugurError, GameError
 from tracker.game import TransitionReport
 from tracker.hindsight import snapshot
 from tracker.overrides import (GUESSED, Override, apply_overrides, carry_misreads, doubt_moved, doubt_unchanged,
-                               still_questioned, still_vouched, to_check)
+                               marked, still_questioned, still_vouched)
 from tracker.pieces import VP_TRACK_MAX
 from tracker.readings import LOW_CONFIDENCE
 from tracker.rulesets import JUDGE_DRAWS, apply_entry, describe_entry, make_game
@@ -522,17 +522,15 @@ class LiveGame:
 
     def _claim(self) -> dict | None:
         """The victory points the turn in play began with (§5.4), and the counts the map marks
-        (for a check, unseen, or never seen and not set) that they hang on
+        (for a check, or out of sight: :func:`tracker.overrides.marked`) that they hang on
         (:meth:`tracker.game.Game.claim_rests_on`): the table settles those before it moves the
         marker."""
         g = self.game
         if g.state is None or not g.score_track:
             return None
         entry = g.score_track[-1]
-        marked = (to_check(g.state, g.questioned, self.overrides, g.vouched) | g.state.unseen
-                  | {r for r in g.unknown if r not in self.overrides})
         return {"colour": entry.colour, "round": entry.round_no, "turn": entry.turn_no, "total": entry.score.total,
-                "rests_on": list(g.claim_rests_on(entry, marked))}
+                "rests_on": list(g.claim_rests_on(entry, marked(g.state, g.questioned, self.overrides, g.vouched)))}
 
     def view(self) -> dict:
         g = self.game

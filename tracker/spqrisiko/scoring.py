@@ -145,12 +145,10 @@ def _held_by(state: ObservedState, region: str, army: str) -> dict:
     """``region``'s pieces with ``army`` holding it (a province) or one trireme more there (a sea)."""
     pieces = state.regions.get(region, {})
     if state.board.is_sea(region):
-        return {**{c: dict(k) for c, k in pieces.items()},
-                army: {TRIREME: pieces.get(army, {}).get(TRIREME, 0) + 1}}
+        return _fleet(pieces, army, 1)
     if state.owners.get(region) == army:
         return {c: dict(k) for c, k in pieces.items()}
-    neutral = {NEUTRAL: dict(pieces[NEUTRAL])} if NEUTRAL in pieces else {}
-    return {**neutral, army: {LEGIONARY: 1}}
+    return _garrison(pieces, army)
 
 
 def _read_otherwise(state: ObservedState, region: str, armies: Sequence[str]) -> Iterator[dict]:
@@ -159,18 +157,30 @@ def _read_otherwise(state: ObservedState, region: str, armies: Sequence[str]) ->
     pieces = state.regions.get(region, {})
     if state.board.is_sea(region):
         for army in armies:
-            have = pieces.get(army, {}).get(TRIREME, 0)
-            for n in (have + 1, have - 1):
-                if n >= 0:
-                    fleet = {c: dict(k) for c, k in pieces.items() if c != army}
-                    if n:
-                        fleet[army] = {TRIREME: n}
-                    yield fleet
+            yield _fleet(pieces, army, 1)
+            if pieces.get(army, {}).get(TRIREME, 0):
+                yield _fleet(pieces, army, -1)
         return
     owner = state.owners.get(region)
-    neutral = {NEUTRAL: dict(pieces[NEUTRAL])} if NEUTRAL in pieces else {}
     if owner is not None:
-        yield neutral
+        yield _garrison(pieces, None)
     for army in armies:
         if army != owner:
-            yield {**neutral, army: {LEGIONARY: 1}}
+            yield _garrison(pieces, army)
+
+
+def _fleet(pieces: dict, army: str, step: int) -> dict:
+    """A sea's ``pieces`` with ``army``'s triremes ``step`` more (or fewer)."""
+    fleet = {c: dict(k) for c, k in pieces.items() if c != army}
+    n = pieces.get(army, {}).get(TRIREME, 0) + step
+    if n:
+        fleet[army] = {TRIREME: n}
+    return fleet
+
+
+def _garrison(pieces: dict, army: str | None) -> dict:
+    """A province's ``pieces`` held by ``army`` (one legionary), or by no army: its centre stays."""
+    held = {NEUTRAL: dict(pieces[NEUTRAL])} if NEUTRAL in pieces else {}
+    if army is not None:
+        held[army] = {LEGIONARY: 1}
+    return held
