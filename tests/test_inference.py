@@ -1423,8 +1423,16 @@ class TestMoveFromACountReadUnchanged:
         assert "Galatia (confidence 0.50) read unchanged" in v.message and "1 fewer" in v.message
 
     def test_a_sure_source_leaves_a_placement_6(self):
-        r = self._moved(0.95)
+        # Galatia read as it stood, at its confidence before: no hand was over it
+        r = self._moved(1.0)
         assert kinds(r) == [ev.REINFORCEMENT] and "§6" in rules(r)
+        # counted again (another confidence) as it stood, Galatia may still have lost the legionary:
+        # the placement stands, its breach a warning naming Galatia (test_hindsight's
+        # TestOneOffUnderAHand)
+        r = self._moved(0.95)
+        [v] = r.verdicts
+        assert kinds(r) == [ev.REINFORCEMENT] and (v.level, v.rule) == ("warning", "§6")
+        assert "Galatia read as 4 red legionaries at 0.95; as 3 red legionaries" in v.message
 
     def test_a_legal_placement_beside_a_doubted_province_stays_a_placement(self):
         t = Table()
