@@ -1035,9 +1035,12 @@ def _one_off_counts(verdict: Verdict, changed: set[str], prev: ObservedState, st
     sailed in, and "1 yellow trireme appeared in Aegeum outside yellow's turn"); and, ``now``, a
     province or sea the change changed beside one it rests on (by land, across a sea's coast, or
     on a province's coast), read fairly surely now (a conquest read one over leaves the pieces it
-    took "appearing" in its source; a trireme built read one over, the legionaries it cost). A sea of the
-    context is tried with a trireme of each of ``players`` too (the player in turn first): an
-    empty sea read so has no piece to read one more of. A province the change passed to another
+    took "appearing" in its source; a trireme built read one over, the legionaries it cost); and,
+    ``now`` or ``before``, the less sure first, one beside it that the change left as it stood but
+    the camera counted again (a hand was over it), read one piece fewer now or one more before: a
+    piece that left it unseen. A sea of the context is tried with a trireme of each of
+    ``players`` too (the player in turn first): an empty sea read so has no piece to read one
+    more of. A province the change passed to another
     army is tried with its army's colour misread too: now in the army it held, before in the
     army it holds. A region the verdict rests on, or one the change changed beside it, that
     gained a bigger piece that its army's turn could not have placed (``room``: colour -> the
