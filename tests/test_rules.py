@@ -689,6 +689,33 @@ class TestSetupSettlement:
         assert f"the camera read {board.name(pair)} in doubt, and so settled its army holds more provinces than " \
             "the set-up gives it" in notes[0].message
 
+    def test_a_pile_of_an_army_beyond_its_share_read_with_another_army_s_count_is_settled_in_doubt(self, board):
+        """The print's hard seed 527: a neutral group read as three blue legionaries at 0.92 (blue
+        then a province over), and yellow's pair as 1 black legionary at 0.25 (yellow short,
+        black as many as its share). Settled as blue's pair and a neutral group, both wrong: the
+        group may be black's, read in blue, and then black is the one over, the doubted pile its
+        likeliest stray. Read surely, or with blue's own count, the group is settled as read."""
+        from tracker.game import Game
+        from tracker.overrides import GUESSED
+        from tracker.spqrisiko.setup import settled_in_another_colour, settled_in_doubt
+        legal = self._read(P3)
+        group, pair = self._of(legal, "black")[0], self._of(legal, "yellow")[0]
+        plan = setup_plan(board, P3)
+        swapped = {group: {"blue": {"legionary": 3}}, pair: {"black": {"legionary": 1}}}
+        read = self._read(P3, swapped, confidence={group: 0.92, pair: 0.25})
+        settled = settle_setup(read, plan)
+        assert settled == {group: ({"blue": {"legionary": 3}}, {"blue": {"legionary": 2}}),
+                           pair: ({"black": {"legionary": 1}}, {"black": {"legionary": 3}})}
+        assert settled_in_another_colour(read, settled, plan) == {group: ("green", "black")}   # neutral with 3
+        assert settled_in_doubt(read, settled, plan) == {group, pair}
+        for confidence, changes in ((0.97, swapped), (0.92, dict(swapped, **{group: {"blue": {"legionary": 1}}}))):
+            other = self._read(P3, changes, confidence={group: confidence, pair: 0.25})
+            assert settled_in_doubt(other, settle_setup(other, plan), plan) == set()
+        overrides, notes = Game(P3).settle_setup(read)
+        assert overrides[group].confidence == overrides[pair].confidence == GUESSED
+        assert f"the camera read {board.name(group)} with as many legionaries as another army's set-up leaves" \
+            in notes[0].message
+
     def test_a_pile_read_in_doubt_with_another_army_s_count_is_settled_in_doubt(self, board):
         """The print's hard seed 359, game 360: a neutral group read as three blue legionaries at
         0.74, with a blue pair the camera could not see, is settled as blue's pair (blue then holds
@@ -712,7 +739,7 @@ class TestSetupSettlement:
         assert settled_in_doubt(short, settle_setup(short, plan), plan) == set()
         overrides, notes = Game(P3).settle_setup(read)
         assert overrides[group].confidence == GUESSED
-        assert f"the camera read {board.name(group)} in doubt with as many legionaries as another army's set-up" \
+        assert f"the camera read {board.name(group)} with as many legionaries as another army's set-up" \
             in notes[0].message
         # a neutral group read in doubt in its own colour with a pair's count, beside a blue pair
         # the camera could not see: settled as the group it was read as (over 94 filmed games, 15

@@ -339,7 +339,8 @@ def settled_in_doubt(state: ObservedState, settled: dict[str, tuple[dict, dict]]
         return n != _standing({p: value}, p) and any(setup_legions(c, plan) == n for c in short
                                                      if c != own and c in plan.neutrals)
 
-    out = {p for p in settled if other_army(p)} | settled_beyond_share(state, settled, plan)
+    out = {p for p in settled if other_army(p)} | settled_beyond_share(state, settled, plan) \
+        | set(settled_in_another_colour(state, settled, plan))
     for p in free_provinces(state):
         # given to the short army or not (several short: it stays empty, marked as read): a pile
         # beside it read over its garrison may hold its pieces (hard seed 437: red's Numidia and
@@ -357,12 +358,49 @@ def settled_beyond_share(state: ObservedState, settled: dict[str, tuple[dict, di
     pile the camera doubted is the likeliest. (Hard seed 449: green's Bithynia read as 1 blue
     legionary at 0.18 was settled as blue's pair, blue a province over, and stood wrong and
     unmarked all game, 33 commits; the warning that blue held 10 named blue's provinces read in
-    doubt, but not the one settled, whose count the rules had taken.)"""
+    doubt, but not the one settled, whose count the rules had taken.) The provinces settled in
+    another army's colour (:func:`settled_in_another_colour`) count as that army's, too: it may
+    then be the one beyond its share."""
     owners = dict(state.owners) | {p: next(iter(value)) for p, (_, value) in settled.items() if value}
+    out = _doubted_beyond(state, settled, plan, owners)
+    for p, armies in settled_in_another_colour(state, settled, plan).items():
+        for army in armies:
+            out |= _doubted_beyond(state, settled, plan, owners | {p: army})
+    return out
+
+
+def _doubted_beyond(state: ObservedState, settled: dict[str, tuple[dict, dict]], plan: SetupPlan,
+                    owners: dict[str, str]) -> set[str]:
+    """The provinces settled, from a pile read in doubt, at the garrison of an army that holds
+    more than its share by ``owners``."""
     beyond = {c for c, n in plan.shares.items() if sum(o == c for o in owners.values()) > n}
     return {p for p, (read, value) in settled.items()
             if read and p in state.board.provinces and p not in state.unseen
             and state.confidence_of(p) < LOW_CONFIDENCE and next(iter(value), None) in beyond}
+
+
+def settled_in_another_colour(state: ObservedState, settled: dict[str, tuple[dict, dict]],
+                              plan: SetupPlan) -> dict[str, tuple[str, ...]]:
+    """The provinces settled at the garrison of an army that, settled, holds more provinces than
+    its share, from a pile read below ONE_OFF_BELOW with the set-up count of another army and not
+    its own: province -> those armies (with three players, two neutral ones hold three each). The
+    colour, not the count, may be the camera's misread.
+    (The print's hard seed 527: neutral Dacia's three read as blue's at 0.92, and yellow's pair in
+    Moesia as 1 black legionary at 0.25; settled as blue's pair and a neutral group, both stood
+    wrong and unmarked for the whole game, 72 region-states. Blue, a province over, held Dacia;
+    counted as black's, black is the one over, and Moesia, doubted, is its likeliest stray.)"""
+    owners = dict(state.owners) | {p: next(iter(value)) for p, (_, value) in settled.items() if value}
+    beyond = {c for c, n in plan.shares.items() if sum(o == c for o in owners.values()) > n}
+    out = {}
+    for p, (read, value) in settled.items():
+        own = next(iter(value), None)
+        if own in beyond and read and p in state.board.provinces and p not in state.unseen \
+                and state.confidence_of(p) < ONE_OFF_BELOW:
+            n = _standing({p: read}, p)
+            others = tuple(c for c in plan.shares if c != own and setup_legions(c, plan) == n != setup_legions(own, plan))
+            if others:
+                out[p] = others
+    return out
 
 
 def unseen_free(state: ObservedState) -> list[str]:
@@ -592,7 +630,8 @@ def settled_verdict(board: Board, settled: dict[str, tuple[dict, dict]], unseen=
     empty += sorted({p for r in over for p in board.land_neighbours[r] if p in free} - set(empty))
     # those whose army, settled, holds more provinces than its share (:func:`settled_beyond_share`)
     many = [r for r in in_doubt if r in beyond and r not in over]
-    # the rest were read in doubt with another army's set-up count (:func:`settled_in_doubt`)
+    # the rest were read with another army's set-up count, in doubt or in an army beyond its share
+    # (:func:`settled_in_doubt`, :func:`settled_in_another_colour`)
     other = [r for r in in_doubt if settled[r][0] and r not in over and r not in many]
     clauses = []
     if empty:
@@ -600,7 +639,7 @@ def settled_verdict(board: Board, settled: dict[str, tuple[dict, dict]], unseen=
                        + (f", and {names(over)} may hold {'its' if len(empty) == 1 else 'their'} pieces with "
                           f"{'its' if len(over) == 1 else 'their'} own, read as one" if over else ""))
     if other:
-        clauses.append(f"the camera read {names(other)} in doubt with as many legionaries as another army's "
+        clauses.append(f"the camera read {names(other)} with as many legionaries as another army's "
                        f"set-up leaves")
     if many:
         clauses.append(f"the camera read {names(many)} in doubt, and so settled {'its' if len(many) == 1 else 'their'} "
