@@ -725,11 +725,13 @@ class TestOneOffBeyondTheChange:
         """Asia, blue's 2, was read as 3 at 0.85 (at 0.97: surely); red's attack from Galatia (3)
         then loses 1 and kills none, as Asia reads 2 again: read as a kill, Galatia's 2 dice
         against 3 defending are a breach. Asia as it stood before read one fewer (as now, no
-        change there) breaks no rule."""
+        change there) breaks no rule. The tablet names red's turn: without it the change is read as
+        blue's turn begun, its reinforcements placed in Asia and lost attacking Galatia (the turn
+        test_inference's TestStrategicMove reads so), which breaks no rule either."""
         for confidence, softened in ((0.85, True), (0.97, False)):
             t = Table(garrisons={**BASE, "galatia": ("red", 3), "asia": ("blue", 3)})
             t.set(bithynia=11).push(confidence={"asia": confidence})
-            [v] = t.set(asia=2, galatia=2).push().verdicts
+            [v] = t.set(asia=2, galatia=2).push(turn="red").verdicts
             assert v.rule == "§10.13" and (v.level == "warning") == softened
             if softened:
                 assert "Asia read before as 3 blue legionaries at 0.85; as 2 blue legionaries it would break no rule" \

@@ -409,8 +409,23 @@ class TestStrategicMove:
     def test_nothing_after_the_strategic_move_15_6(self):
         t = Table()
         t.set(bithynia=5, galatia=7).push()
+        r = t.set(asia=("red", 1), galatia=6).push()        # red takes Asia after its move
+        assert "§15.6" in rules(r) and r.actor == "red"
+
+    def test_a_loss_both_sides_after_the_strategic_move_may_be_the_next_turn_s_attack_6(self):
+        """Red ends its turn with its strategic move; then Asia (blue 2) and Galatia (red 7) each
+        lose one. Read as red's act, a breach of §15.6; but blue may have placed its three in Asia
+        and lost four of the five attacking Galatia with them, which the camera committed as one
+        change: the turn is blue's, and the table is told its reinforcements were not seen."""
+        t = Table()
+        t.set(bithynia=5, galatia=7).push()
         r = t.set(asia=1, galatia=6).push()
-        assert "§15.6" in rules(r)
+        assert r.actor == "blue" and r.turn_changed and rules(r) == set()
+        assert [(e.kind, e.source, e.target, e.amount, e.attacker_losses, e.defender_losses) for e in r.events] == [
+            (ev.REINFORCEMENT, None, "asia", 3, 0, 0), (ev.LAND_ATTACK, "asia", "galatia", 0, 4, 1)]
+        [v] = r.verdicts
+        assert (v.level, v.rule) == ("warning", "§6")
+        assert "blue's reinforcements were not seen: taken as 3 placed in Asia and lost with the others" in v.message
 
     def test_a_repelled_attack_and_the_move_in_one_change_15_1(self):
         """Galatia's attack on Asia loses 2, then 1 legionary moves from Cappadocia to Ponto: the

@@ -216,6 +216,8 @@ class _ReadingBuilder:
         #: may be the camera's misread trireme, not a placement (:meth:`leftovers`)
         self.doubt_paid: dict[tuple[str, str], int] = {}
         self.unexplained = 0
+        #: legionaries taken as placed unseen in an attack's source and lost in it (:meth:`attacks`)
+        self.hidden_placed = 0
         #: the verdicts (by index) that :meth:`breach` found resting on counts read in doubt earlier
         self.phase_doubted: dict[int, dict[str, float]] = {}
 
@@ -554,6 +556,7 @@ class _ReadingBuilder:
                 if m > 3:
                     self.voluntary.add(pick[0])
         losses_left = {s: -r for s, r in self.res.items() if r < 0}
+        unplaced = self._unplaced()
         sea_targets_now: set[str] = set()
         for t in d.targets:
             defender = d.conquests.get(t) or P.owners.get(t)
@@ -579,6 +582,21 @@ class _ReadingBuilder:
             start = self._start_strength(src, moved_in)
             garrison = 2 if (sea and self.borders_enemy(src)) else 1
             att_dice = attack_dice_available(start, garrison)
+            if att_dice < defence_dice(P.legions[t]) and unplaced and att_losses and src not in d.conquests \
+                    and not self.hidden_placed:
+                # too few dice as read: the turn's reinforcements, none in sight, may have been
+                # placed in the source and lost with the others in this attack (a rendered hard
+                # game, seed 529: blue placed three in Epirus and lost four attacking Illiria
+                # from it, committed as one change; read without them, Epirus "could roll 1 die
+                # against 2 defending Illiria", a breach, and read as red's turn going on, a sea
+                # attack without the triremes for it, and every later turn was read against the
+                # wrong player)
+                self.hidden_placed = unplaced
+                self.events[-1] = replace(self.events[-1], attacker_losses=att_losses + unplaced)
+                self.events.append(Event(ev.REINFORCEMENT, a, target=src, amount=unplaced))
+                self.warning("§6", f"{a}'s reinforcements were not seen: taken as {unplaced} placed in "
+                                   f"{self.name(src)} and lost with the others in the attack on {self.name(t)}")
+                att_dice = attack_dice_available(start + unplaced, garrison)
             if att_dice < defence_dice(P.legions[t]):
                 rule_note = " (a sea attack leaves 2 at home next to an enemy, §14.3)" if garrison == 2 else ""
                 self.too_few_dice(src, t, f"{self.name(src)} could roll {_dice(att_dice)} against "
@@ -603,6 +621,14 @@ class _ReadingBuilder:
             left = [s for s, per in d.next.triremes.items() if per.get(c)]
             if left:
                 self.warning("§18.3", f"the eliminated {c} player's triremes must leave the board", *left)
+
+    def _unplaced(self) -> int:
+        """The reinforcements the turn may still place and this change shows none of: its due
+        less those placed, where the reinforcement phase is not over and no province of the
+        actor's gains pieces (0 otherwise)."""
+        if self.ctx.phase > Phase.REINFORCEMENT or any(r > 0 for r in self.res.values()):
+            return 0
+        return max(0, self.ctx.due - self.ctx.placed)
 
     def _chain_depth(self, t: str, chosen: dict) -> int:
         return chain_depth(t, lambda x: (chosen.get(x) or (None,))[0], self.d.conquests)
@@ -663,7 +689,7 @@ class _ReadingBuilder:
         total = sum(gains.values())
         for p, r in sorted(gains.items()):
             self.events.append(Event(ev.REINFORCEMENT, a, target=p, amount=r))
-        budget = self.ctx.due - self.ctx.placed
+        budget = self.ctx.due - self.ctx.placed - self.hidden_placed
         if total > budget:
             tolerance = 0 if self.ctx.card_legionaries else (self.ctx.hand_count // 3) * MAX_SET_LEGIONARIES
             regions = tuple(sorted(gains))
