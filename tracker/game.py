@@ -708,7 +708,8 @@ class TurnFollower:
         turns, cost = 1, 0.0
         ender_ctx = self.ctx
         if ender != self.current:
-            turns, ender_ctx = 2, self._next_turn(ender, prev)
+            # a whole turn read inside the change shows its reinforcements, or pays for their lack
+            turns, ender_ctx = 2, replace(self._next_turn(ender, prev), unseen_reinforcements=False)
         ending = self._read(prev, between, ender_ctx)[0]
         if turns == 2 and ender_ctx.entitlement and not self._reinforced(ending) and not hidden:
             cost += TURN_WITHOUT_REINFORCEMENT_COST

@@ -206,6 +206,13 @@ class PlacedInDoubt:
     #: in a change that placed its reinforcements elsewhere, each with its pieces as read then: a
     #: pile counted again is one a hand was over, and a legionary put on it may have been missed
     recounted: dict[str, dict] = field(default_factory=dict)
+    #: whether a reading may take reinforcements the change does not show as placed where an
+    #: attack began and lost in it (S.P.Q.RisiKo!: :meth:`tracker.spqrisiko.explain._ReadingBuilder.attacks`):
+    #: not for a whole turn read inside one change beside the next one's start
+    #: (:meth:`tracker.game.TurnFollower._split_turn`), where a property test found that story
+    #: reading another player's legal attack as that turn, to excuse a bystander's pieces as the
+    #: next one's placement
+    unseen_reinforcements: bool = True
 
     def note_placed(self, target: str, nxt: ObservedState | None) -> None:
         """A reinforcement of the player in turn read placed in ``target`` in the change to ``nxt``."""

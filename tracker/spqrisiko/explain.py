@@ -556,7 +556,6 @@ class _ReadingBuilder:
                 if m > 3:
                     self.voluntary.add(pick[0])
         losses_left = {s: -r for s, r in self.res.items() if r < 0}
-        unplaced = self._unplaced()
         sea_targets_now: set[str] = set()
         for t in d.targets:
             defender = d.conquests.get(t) or P.owners.get(t)
@@ -582,19 +581,21 @@ class _ReadingBuilder:
             start = self._start_strength(src, moved_in)
             garrison = 2 if (sea and self.borders_enemy(src)) else 1
             att_dice = attack_dice_available(start, garrison)
-            if att_dice < defence_dice(P.legions[t]) and unplaced and att_losses and src not in d.conquests \
+            unplaced = self._unplaced(src) if att_dice < defence_dice(P.legions[t]) else 0
+            if unplaced and (att_losses or self.res.get(src, 0) > 0) and src not in d.conquests \
                     and not self.hidden_placed:
-                # too few dice as read: the turn's reinforcements, none in sight, may have been
-                # placed in the source and lost with the others in this attack (a rendered hard
-                # game, seed 529: blue placed three in Epirus and lost four attacking Illiria
-                # from it, committed as one change; read without them, Epirus "could roll 1 die
-                # against 2 defending Illiria", a breach, and read as red's turn going on, a sea
-                # attack without the triremes for it, and every later turn was read against the
-                # wrong player)
+                # too few dice as read: the turn's reinforcements not in sight may have been placed
+                # in the source, which lost pieces or gained some, and lost with the others in this
+                # attack (a rendered hard game, seed 529: blue placed three in Epirus and lost four
+                # attacking Illiria from it, committed as one change; read without them, Epirus
+                # "could roll 1 die against 2 defending Illiria", a breach, and read as red's turn
+                # going on, a sea attack without the triremes for it, and every later turn was read
+                # against the wrong player; hard seed 393: green placed three in Lugdunense and took
+                # Aquitania's three from it, read as one placed, "2 dice against 3 defending")
                 self.hidden_placed = unplaced
                 self.events[-1] = replace(self.events[-1], attacker_losses=att_losses + unplaced)
                 self.events.append(Event(ev.REINFORCEMENT, a, target=src, amount=unplaced))
-                self.warning("§6", f"{a}'s reinforcements were not seen: taken as {unplaced} placed in "
+                self.warning("§6", f"{unplaced} of {a}'s reinforcements were not seen: taken as placed in "
                                    f"{self.name(src)} and lost with the others in the attack on {self.name(t)}")
                 att_dice = attack_dice_available(start + unplaced, garrison)
             if att_dice < defence_dice(P.legions[t]):
@@ -622,13 +623,14 @@ class _ReadingBuilder:
             if left:
                 self.warning("§18.3", f"the eliminated {c} player's triremes must leave the board", *left)
 
-    def _unplaced(self) -> int:
-        """The reinforcements the turn may still place and this change shows none of: its due
-        less those placed, where the reinforcement phase is not over and no province of the
-        actor's gains pieces (0 otherwise)."""
-        if self.ctx.phase > Phase.REINFORCEMENT or any(r > 0 for r in self.res.values()):
+    def _unplaced(self, source: str) -> int:
+        """The reinforcements the turn may still place beyond those this change shows in
+        ``source``: its due less those placed and ``source``'s gain, where the reinforcement
+        phase is not over and no other province of the actor's gains pieces (0 otherwise)."""
+        if not self.ctx.unseen_reinforcements or self.ctx.phase > Phase.REINFORCEMENT \
+                or any(r > 0 for p, r in self.res.items() if p != source):
             return 0
-        return max(0, self.ctx.due - self.ctx.placed)
+        return max(0, self.ctx.due - self.ctx.placed - max(0, self.res.get(source, 0)))
 
     def _chain_depth(self, t: str, chosen: dict) -> int:
         return chain_depth(t, lambda x: (chosen.get(x) or (None,))[0], self.d.conquests)
