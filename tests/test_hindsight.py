@@ -1238,7 +1238,8 @@ class TestOneOffUnderAHand:
         _, report = self.moved_unseen(0.90, 0.99)
         [v] = report.verdicts
         assert v.level == "warning"
-        assert "Ponto read before as 3 red legionaries at 0.90; as 4 red legionaries it would break no rule" in v.message
+        assert "Ponto read before as 3 red legionaries at 0.90; as 4 red legionaries it would break no rule" \
+            in v.message
 
     def test_a_province_no_hand_was_over_leaves_the_breach_standing(self):
         for before, now in ((None, None), (0.96, 0.96)):

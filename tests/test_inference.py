@@ -1435,7 +1435,8 @@ class TestUnseenReinforcements:
         [v] = r.verdicts
         assert "2 of red's reinforcements were not seen: taken as placed in Galatia" in v.message
         attack = next(e for e in r.events if e.kind == ev.LAND_ATTACK)
-        assert (attack.source, attack.attacker_losses, attack.defender_losses, attack.conquered) == ("galatia", 2, 3, True)
+        assert (attack.source, attack.attacker_losses, attack.defender_losses, attack.conquered) == (
+            "galatia", 2, 3, True)
         t = Table(garrisons=garrisons)
         t.set(bithynia=11).push()
         assert "§10.13" in rules(t.set(galatia=1, asia=("red", 2)).push())

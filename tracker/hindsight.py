@@ -1322,7 +1322,8 @@ def _shifted(read: dict, by: int) -> list[dict]:
     """A region's counts (``read``) with ``by`` pieces more (or fewer) of one kind and colour it
     holds, for each of them."""
     pieces = _gain(read, {})
-    return [_counts({p: k for p, k in {**pieces, piece: n + by}.items() if k > 0}) for piece, n in sorted(pieces.items())]
+    return [_counts({p: k for p, k in {**pieces, piece: n + by}.items() if k > 0})
+            for piece, n in sorted(pieces.items())]
 
 
 def _stretch(step: Step, region: str, value: dict) -> float:

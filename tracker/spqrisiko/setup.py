@@ -397,7 +397,8 @@ def settled_in_another_colour(state: ObservedState, settled: dict[str, tuple[dic
         if own in beyond and read and p in state.board.provinces and p not in state.unseen \
                 and state.confidence_of(p) < ONE_OFF_BELOW:
             n = _standing({p: read}, p)
-            others = tuple(c for c in plan.shares if c != own and setup_legions(c, plan) == n != setup_legions(own, plan))
+            others = tuple(c for c in plan.shares
+                           if c != own and setup_legions(c, plan) == n != setup_legions(own, plan))
             if others:
                 out[p] = others
     return out
