@@ -1314,16 +1314,19 @@ def _off_by_one(read: dict) -> list[dict]:
     """A region's counts (``read``) with one piece of one kind and colour more, or one fewer: what
     a doubtful count most often was (on hard tables most wrong regions are read one piece off)."""
     pieces = _gain(read, {})
-    return [_counts({p: k for p, k in {**pieces, piece: m}.items() if k > 0})
-            for piece, n in sorted(pieces.items()) for m in (n - 1, n + 1)]
+    return [_recounted(pieces, piece, m) for piece, n in sorted(pieces.items()) for m in (n - 1, n + 1)]
 
 
 def _shifted(read: dict, by: int) -> list[dict]:
     """A region's counts (``read``) with ``by`` pieces more (or fewer) of one kind and colour it
     holds, for each of them."""
     pieces = _gain(read, {})
-    return [_counts({p: k for p, k in {**pieces, piece: n + by}.items() if k > 0})
-            for piece, n in sorted(pieces.items())]
+    return [_recounted(pieces, piece, n + by) for piece, n in sorted(pieces.items())]
+
+
+def _recounted(pieces: dict, piece: tuple[str, str], n: int) -> dict:
+    """A region's ``pieces`` ((colour, kind) -> count) with ``n`` of ``piece``, in the state's form."""
+    return _counts({p: k for p, k in {**pieces, piece: n}.items() if k > 0})
 
 
 def _stretch(step: Step, region: str, value: dict) -> float:

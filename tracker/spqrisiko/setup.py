@@ -361,22 +361,18 @@ def settled_beyond_share(state: ObservedState, settled: dict[str, tuple[dict, di
     doubt, but not the one settled, whose count the rules had taken.) The provinces settled in
     another army's colour (:func:`settled_in_another_colour`) count as that army's, too: it may
     then be the one beyond its share."""
-    owners = dict(state.owners) | {p: next(iter(value)) for p, (_, value) in settled.items() if value}
-    out = _doubted_beyond(state, settled, plan, owners)
+    owners = _settled_owners(state, settled)
+
+    def doubted_beyond(owners: dict[str, str]) -> set[str]:
+        beyond = _beyond_share(plan, owners)
+        return {p for p, (read, value) in settled.items() if _seen_pile(state, p, read)
+                and state.confidence_of(p) < LOW_CONFIDENCE and next(iter(value), None) in beyond}
+
+    out = doubted_beyond(owners)
     for p, armies in settled_in_another_colour(state, settled, plan).items():
         for army in armies:
-            out |= _doubted_beyond(state, settled, plan, owners | {p: army})
+            out |= doubted_beyond(owners | {p: army})
     return out
-
-
-def _doubted_beyond(state: ObservedState, settled: dict[str, tuple[dict, dict]], plan: SetupPlan,
-                    owners: dict[str, str]) -> set[str]:
-    """The provinces settled, from a pile read in doubt, at the garrison of an army that holds
-    more than its share by ``owners``."""
-    beyond = {c for c, n in plan.shares.items() if sum(o == c for o in owners.values()) > n}
-    return {p for p, (read, value) in settled.items()
-            if read and p in state.board.provinces and p not in state.unseen
-            and state.confidence_of(p) < LOW_CONFIDENCE and next(iter(value), None) in beyond}
 
 
 def settled_in_another_colour(state: ObservedState, settled: dict[str, tuple[dict, dict]],
@@ -389,19 +385,32 @@ def settled_in_another_colour(state: ObservedState, settled: dict[str, tuple[dic
     Moesia as 1 black legionary at 0.25; settled as blue's pair and a neutral group, both stood
     wrong and unmarked for the whole game, 72 region-states. Blue, a province over, held Dacia;
     counted as black's, black is the one over, and Moesia, doubted, is its likeliest stray.)"""
-    owners = dict(state.owners) | {p: next(iter(value)) for p, (_, value) in settled.items() if value}
-    beyond = {c for c, n in plan.shares.items() if sum(o == c for o in owners.values()) > n}
+    beyond = _beyond_share(plan, _settled_owners(state, settled))
     out = {}
     for p, (read, value) in settled.items():
         own = next(iter(value), None)
-        if own in beyond and read and p in state.board.provinces and p not in state.unseen \
-                and state.confidence_of(p) < ONE_OFF_BELOW:
+        if own in beyond and _seen_pile(state, p, read) and state.confidence_of(p) < ONE_OFF_BELOW:
             n = _standing({p: read}, p)
             others = tuple(c for c in plan.shares
                            if c != own and setup_legions(c, plan) == n != setup_legions(own, plan))
             if others:
                 out[p] = others
     return out
+
+
+def _settled_owners(state: ObservedState, settled: dict[str, tuple[dict, dict]]) -> dict[str, str]:
+    """Who holds each province once ``settled`` is applied to ``state``."""
+    return dict(state.owners) | {p: next(iter(value)) for p, (_, value) in settled.items() if value}
+
+
+def _beyond_share(plan: SetupPlan, owners: dict[str, str]) -> set[str]:
+    """The armies holding more provinces than the set-up gives them, by ``owners``."""
+    return {c for c, n in plan.shares.items() if sum(o == c for o in owners.values()) > n}
+
+
+def _seen_pile(state: ObservedState, region: str, read: dict) -> bool:
+    """Whether the camera read a pile (``read``) in ``region``, a province in sight."""
+    return bool(read) and region in state.board.provinces and region not in state.unseen
 
 
 def unseen_free(state: ObservedState) -> list[str]:
