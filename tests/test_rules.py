@@ -556,13 +556,19 @@ class TestSetupSettlement:
 
     def test_nothing_is_vouched_for_where_the_armies_were_not_told_apart(self, board):
         """A blue pair read as red's leaves red one province over and blue one short, and which of
-        red's pairs is blue's cannot be told: every doubted count stays doubted. A neutral group
-        read in a player's colour is put right (§3.9), and then the others are vouched for."""
+        red's pairs is blue's cannot be told: red's doubted counts stay doubted. The other armies'
+        provinces were told apart (a misread colour leaves its army over), so their doubted
+        counts are vouched for. A neutral group read in a player's colour is put right (§3.9), and
+        then the others are vouched for."""
         legal = self._read(P3)
         red, blue, black = self._of(legal, "red")[0], self._of(legal, "blue")[0], self._of(legal, "black")[0]
         doubts = {red: 0.5, blue: 0.5}
         read = self._read(P3, {blue: {"red": {"legionary": 2}}}, confidence=doubts)
         assert vouched_setup(read, setup_plan(board, P3)) == set()
+        yellow, other_blue = self._of(legal, "yellow")[0], self._of(legal, "blue", 2)[1]
+        read = self._read(P3, {blue: {"red": {"legionary": 2}}},
+                          confidence={red: 0.5, blue: 0.5, yellow: 0.5, other_blue: 0.5})
+        assert vouched_setup(read, setup_plan(board, P3)) == {yellow, other_blue}
         read = self._read(P3, {black: {"blue": {"legionary": 3}}}, confidence=dict(doubts, **{black: 0.5}))
         assert vouched_setup(read, setup_plan(board, P3)) == {red, blue}
         assert set(settle_setup(read, setup_plan(board, P3))) == {black}
@@ -583,6 +589,27 @@ class TestSetupSettlement:
         other = self._of(legal, "blue", 2)[1]
         read = self._read(P3, {blue: None, other: {"red": {"legionary": 2}}}, unseen=[blue], confidence={red: 0.5})
         assert vouched_setup(read, setup_plan(board, P3)) == set()
+
+    def test_a_set_up_half_under_a_cover_is_judged_on_what_the_camera_sees(self, board):
+        """How near the reading is to a finished set-up is judged on the provinces the camera
+        sees: a card over a dozen of yellow's and red's provinces leaves too few in sight to
+        make two thirds of the board, yet the ones in sight were read as the set-up leaves them,
+        bar four piles a legionary short, a neutral group read as blue's (blue one over) and
+        one red pair doubted. (The print's hard seed 491: a cover over seven provinces, 29 of the
+        37 in sight as set; seven piles read a legionary off stood as read.)"""
+        legal = self._read(P3)
+        hidden = self._of(legal, "yellow", 6) + self._of(legal, "red", 6)
+        black = next(p for p in self._of(legal, "black", 9) if p not in hidden)
+        red = next(p for p in self._of(legal, "red", 9) if p not in hidden)
+        off = [p for p in sorted(legal.owners) if p not in hidden and p not in (black, red)][:4]
+        changes = {black: {"blue": {"legionary": 3}}, **dict.fromkeys(hidden),  # never seen: nothing read
+                   **{p: {legal.owners[p]: {"legionary": 1}} for p in off}}
+        read = self._read(P3, changes, unseen=hidden, confidence={black: 0.5, red: 0.5})
+        assert sum(p not in read.unseen for p in board.provinces) == 33
+        settled = settle_setup(read, setup_plan(board, P3))
+        assert settled[black] == ({"blue": {"legionary": 3}}, {"black": {"legionary": 3}})
+        assert set(settled) == {black, *off}
+        assert red in vouched_setup(read, setup_plan(board, P3))
 
     def test_a_game_holds_the_vouched_counts_sure_and_its_warning_names_only_the_settled_ones(self, board):
         from tracker.game import Game
