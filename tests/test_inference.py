@@ -1112,6 +1112,32 @@ class TestVanishedBesideADoubtedCount:
             assert v.level == level and (q in v.regions) == (level == "warning")
 
 
+class TestVanishedBesideAPileMissedWhole:
+    """Green's Numidia, beside red's Mauretania, has been read empty in doubt: a pile the camera
+    missed whole. Red attacks it from Mauretania and loses four, and the camera now reads Numidia
+    as green's two: read from the empty province, red's legionaries vanished with no combat. They
+    may have died attacking Numidia: a warning naming it, not a violation."""
+
+    @staticmethod
+    def _attacked(before, now, numidia=("green", 2)):
+        t = Table(garrisons=dict(BASE, mauretania=("red", 5), numidia=("green", 0)))
+        t.set(bithynia=11).push(confidence={"numidia": before})
+        return t.set(mauretania=1, numidia=numidia).push(confidence={"numidia": now})
+
+    def test_a_pile_missed_beside_makes_it_a_warning_10_9(self):
+        r = self._attacked(0.02, 0.23)
+        assert rules(r) == set()
+        [v] = [v for v in r.verdicts if v.rule == "§10.9"]
+        assert v.level == "warning" and v.regions == ("mauretania", "numidia") and v.context == ("mauretania",)
+        assert "Numidia, read empty at 0.02 before and as 2 green legionaries at 0.23 now" in v.message
+
+    def test_a_province_read_empty_surely_leaves_the_violation_10_9(self):
+        assert rules(self._attacked(0.99, 0.99)) == {"§10.9"}
+
+    def test_a_province_still_read_empty_leaves_the_violation_10_9(self):
+        assert rules(self._attacked(0.02, 0.23, numidia=("green", 0))) == {"§10.9"}
+
+
 class TestDoubtedLossWithoutAttack:
     """Bithynia is blue's here and red has no fleet, so that Galatia is red's only way into Asia
     (blue 2). Red moves a legionary from Galatia to Cappadocia as the camera reads Asia one

@@ -287,6 +287,27 @@ def soften_phase_doubted(verdicts: list[Verdict], doubted: dict[int, dict[str, f
     return out
 
 
+def refilled_beside(region: str, colour: str, prev: ObservedState, nxt: ObservedState) -> list[str]:
+    """The provinces touching ``region`` by land that the camera read empty, in doubt, before the
+    change and now reads held by an army other than ``colour``, in sight: a pile it had missed
+    whole, which ``colour``'s pieces that left ``region`` with no combat may have attacked. (A
+    rendered hard game on the print, seed 543: neutral Lusitania's three legionaries were read as
+    nothing at 0.02 since the set-up; green attacked them from Galicia and lost four, as the camera
+    read Lusitania as two black legionaries at 0.23: "4 green legionaries vanished from Galicia
+    with no combat".)"""
+    return sorted(q for q in nxt.board.land_neighbours.get(region, ())
+                  if prev.owners.get(q) is None and q not in prev.unseen and q not in nxt.unseen
+                  and nxt.owners.get(q) not in (None, colour) and doubted(q, prev, nxt))
+
+
+def refilled_note(beside: list[str], prev: ObservedState, nxt: ObservedState) -> str:
+    """What a verdict says after its message about the provinces :func:`refilled_beside` names."""
+    board = nxt.board
+    where = " or ".join(f"{board.name(q)}, read empty at {prev.confidence_of(q):.2f} before and as "
+                        f"{board.pieces.describe(nxt.regions[q])} at {nxt.confidence_of(q):.2f} now" for q in beside)
+    return f" (they may have attacked {where}, beside it: a pile the camera had missed; check)"
+
+
 def beside_doubt_note(beside: list[str], nxt: ObservedState) -> str:
     """What a verdict says after its message about the provinces :func:`doubted_beside` names."""
     where = " or ".join(f"{nxt.board.name(q)} (read at {nxt.confidence_of(q):.2f})" for q in beside)

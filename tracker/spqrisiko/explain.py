@@ -34,8 +34,9 @@ from tracker.events import Event, Phase
 from tracker.pieces import CENTRE_SUPPLY
 from tracker.readings import (DOUBT_NOTE, LOW_CONFIDENCE, ProvinceDiff, Reading, beside_doubt_note, chain_depth,
                               doubted, ONE_OFF_BELOW, doubted_beside, doubted_move, every_reading, make_reading,
-                              misread_loss_note, other_fleets, PhaseDoubts, PlacedInDoubt, soften_for_the_camera,
-                              soften_near_hidden, soften_phase_doubted, sureness)
+                              misread_loss_note, other_fleets, PhaseDoubts, PlacedInDoubt, refilled_beside,
+                              refilled_note, soften_for_the_camera, soften_near_hidden, soften_phase_doubted,
+                              sureness)
 from tracker.spqrisiko.cards import MAX_SET_LEGIONARIES
 from tracker.spqrisiko.options import ROUNDS, SINGLE_MOVE, SpqrOptions
 from tracker.spqrisiko.reinforcements import LEGIONARIES_FROM_TRIREME, LEGIONARIES_PER_TRIREME
@@ -682,6 +683,9 @@ class _ReadingBuilder:
                     # the camera's surest, is the context (over 42 filmed hard games, with §6.6's
                     # fleets, three marks of right counts and none of a wrong one)
                     self.warning("§10.9", message + beside_doubt_note(beside, d.next), p, *beside,
+                                 context=self.surest(p))
+                elif refilled := refilled_beside(p, a, P, d.next):
+                    self.warning("§10.9", message + refilled_note(refilled, P, d.next), p, *refilled,
                                  context=self.surest(p))
                 else:
                     self.violation("§10.9", message, p)
