@@ -901,6 +901,38 @@ class TestFirstSight:
         assert [(e.kind, e.source, e.target) for e in r.events] == [(ev.LAND_ATTACK, "bithynia", "asia")]
         assert "held" not in r.verdicts[0].message and t.game.state.legions["galatia"] == 4
 
+    @staticmethod
+    def _sailed_from_aegeum(into):
+        """Red's trireme in the Aegeum sails into ``into`` as the card over the Creticum, empty,
+        is lifted."""
+        t = Table(seas=dict(SEAS, aegeum={"blue": 1, "red": 1}))
+        t.game = Game(PLAYERS, ruleset_options())
+        t.game.start(read_without(t.state(), "creticum", unseen=["creticum"]), first_player="red", round_no=5)
+        t.game.observe(read_without(t.set(bithynia=11).state(), "creticum", unseen=["creticum"]))
+        t.seas["aegeum"] = {"blue": 1}
+        t.ships(into, "red", 1)
+        return t, t.push()
+
+    def test_a_sea_first_seen_beside_a_fleet_gone_took_it_in(self):
+        """Taken as it stands, the Creticum held red's trireme all along, and the one that left
+        the Aegeum vanished with no combat (§6.6). It is taken to have sailed in. (A rendered hard
+        game on the print, seed 544: red sailed from the Ibericum into the Cantabricum so.)"""
+        t, r = self._sailed_from_aegeum("creticum")
+        assert [(e.kind, e.source, e.target) for e in r.events] == [(ev.NAVAL_MOVE, "aegeum", "creticum")]
+        assert not rules(r)
+        [v] = r.verdicts
+        assert (v.level, v.rule, v.regions) == ("warning", "§3.9", ("creticum",))
+        assert "Creticum: 1 red trireme (and to have held nothing before red's triremes sailed into it from Aegeum)" \
+            in v.message
+        assert t.game.state.triremes_of("red", "creticum") == 1 and not t.game.unknown
+
+    def test_a_fleet_gone_elsewhere_leaves_a_sea_first_seen_as_it_stands(self):
+        """Red's trireme sails into the Ionium, seen all along, as the Creticum is lifted on
+        nothing: a move, and the Creticum first seen empty."""
+        t, r = self._sailed_from_aegeum("ionium")
+        assert [(e.kind, e.source, e.target) for e in r.events] == [(ev.NAVAL_MOVE, "aegeum", "ionium")]
+        assert not rules(r) and not r.verdicts and not t.game.unknown
+
     def test_the_same_province_seen_empty_at_the_start_is_a_move(self):
         t = self._begun_with(["galatia"], marked=False)
         assert not t.game.unknown

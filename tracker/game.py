@@ -23,7 +23,7 @@ from tracker.events import Event, Phase
 from tracker.hindsight import UNPLACED_MARK, journal_of, journaled, snapshot
 from tracker.hindsight import observe as observe_with_hindsight
 from tracker.overrides import GUESSED, Override, still_vouched
-from tracker.pieces import CENTRE, CENTRE_SUPPLY, LEGIONARY, NEUTRAL, VP_TRACK_MAX
+from tracker.pieces import CENTRE, CENTRE_SUPPLY, LEGIONARY, NEUTRAL, TRIREME, VP_TRACK_MAX
 from tracker.spqrisiko.cards import CARD_SYMBOLS, set_value
 from tracker.readings import (LEAST_OTHER_TURN_COST, LOW_CONFIDENCE, SPLIT_TURN_COST, TURN_CHANGE_COST,
                               VIOLATION_COST, Reading, doubted, fairly_sure, joined, make_reading,
@@ -424,12 +424,12 @@ class TurnFollower:
         self.unknown -= set(seen)
         now, data = state.to_dict()["regions"], self.state.to_dict()
         sources = self._first_seen_sources(state, seen)
+        arrivals = self._first_seen_fleets(state, seen)
         for r in seen:
             data["regions"].pop(r, None)
-            if r in sources:
-                data["regions"][r] = sources[r][1]
-            elif r in now:
-                data["regions"][r] = now[r]
+            before = sources[r][1] if r in sources else arrivals[r][1] if r in arrivals else now.get(r)
+            if before:
+                data["regions"][r] = before
         data["unseen"] = sorted(set(data.get("unseen", ())) - set(seen))
         self.state = ObservedState.from_dict(data, self.board)
         held = [r for r in seen if now.get(r)]
@@ -437,7 +437,9 @@ class TurnFollower:
             return []
         detail = "; ".join(f"{self.board.name(r)}: {self.board.pieces.describe(now[r])}"
                            + (f" (and to have held {self.board.pieces.describe(sources[r][1])} before "
-                              f"{sources[r][0]} moved into {self.board.name(sources[r][2])} from it)" if r in sources else "")
+                              f"{sources[r][0]} moved into {self.board.name(sources[r][2])} from it)" if r in sources else
+                              f" (and to have held {self.board.pieces.describe(arrivals[r][1])} before {arrivals[r][0]}'s "
+                              f"triremes sailed into it from {self.board.name(arrivals[r][2])})" if r in arrivals else "")
                            for r in held)
         return [Verdict.warning(self._setup_rule(), f"the camera sees for the first time what it could not see when the "
                                                  f"game began, and takes it as it stands, not as a move: check {detail}",
@@ -467,6 +469,32 @@ class TurnFollower:
             if len(first) == 1:
                 p, = first
                 out[p] = (army, with_strength(state, p, army, state.legions[p] + state.legions[q]), q)
+        return out
+
+    def _first_seen_fleets(self, state: ObservedState, seen: list[str]) -> dict[str, tuple[str, dict, str]]:
+        """The seas first seen in ``state`` (``seen``) that an army's triremes gone from a sea
+        beside them, seen before and now, in the same change must have sailed into: sea -> (the
+        army, what the sea held before they came, the sea they left). Taken as it stands, a sea
+        the camera could not see until now held them all along, and the fleet that left the sea
+        beside it vanished: in a rendered hard game on the print (seed 544) red sailed a trireme
+        from the Ibericum into the Cantabricum, under a cover since the game began and lifted as
+        it sailed, and "1 red trireme left Ibericum with no combat" stood as a violation. Only
+        where one sea first seen beside it shows at least as many of that army's triremes."""
+        prev, board, out = self.state, self.board, {}
+        for s in sorted(board.seas):
+            if s in seen or s in state.unseen or s in prev.unseen:
+                continue
+            for army in sorted(prev.triremes.get(s, {})):
+                gone = prev.triremes_of(army, s) - state.triremes_of(army, s)
+                into = [t for t in sorted(board.sea_neighbours.get(s, ()))
+                        if t in seen and t not in out and state.triremes_of(army, t) >= gone]
+                if gone > 0 and len(into) == 1:
+                    t, = into
+                    before = copy.deepcopy(state.regions.get(t, {}))
+                    left = before[army][TRIREME] - gone
+                    before[army] = {**before[army], TRIREME: left} if left else \
+                        {k: n for k, n in before[army].items() if k != TRIREME}
+                    out[t] = (army, {c: kinds for c, kinds in before.items() if kinds}, s)
         return out
 
     @journaled
