@@ -1191,6 +1191,24 @@ class TestBiggerPieceRead:
         _, report = self.conquered(monkeypatch, MAX_ONE_OFF=1)
         assert rules(report) == set() and len(one_off(report)) == 2
 
+    def test_the_last_legionary_of_a_move_read_as_a_vexillum_in_doubt_is_tried_as_a_legionary(self):
+        """Red, its reinforcements placed, moves two of Ponto's three into Cappadocia, and the
+        camera reads the one left as a vexillum, in doubt: "placed 9 but entitled to 0" rests on
+        Cappadocia too, read surely, so the doubt alone does not soften it. Red could neither
+        place a vexillum nor exchange three legionaries for one: read as a legionary, the move
+        breaks nothing. (The print's hard seed 544: yellow's move from Aegyptus to Judea.)"""
+        for sure in (0.3, 0.64):
+            t = Table()
+            t.set(bithynia=11).push()
+            d = t.set(ponto=1, cappadocia=5).state().to_dict()
+            d["regions"]["ponto"] = {"red": {"vexillum": 1}}
+            d["confidence"] = {"ponto": sure}
+            report = t.game.observe(ObservedState.from_dict(d))
+            assert rules(report) == set(), sure
+            [note] = one_off(report)
+            assert f"Ponto read as 1 red vexillum at {sure:.2f}; as 1 red legionary it would break no rule" in note.message
+            assert "ponto" in t.game.questioned and t.game.state.regions["ponto"] == {"red": {"vexillum": 1}}
+
     def test_only_a_vexillum_gained_is_tried_as_a_legionary(self):
         board = Table().state().board
         had = {"red": {"legionary": 3, "vexillum": 1}}
@@ -1201,8 +1219,15 @@ class TestBiggerPieceRead:
         # a turn that may still place ten could have placed it
         assert hindsight._bigger_read({"red": {"vexillum": 1}}, {}, board, {"red": 10}) == []
         assert hindsight._bigger_read({"red": {"vexillum": 1}}, {}, board, {"blue": 10}) == [{"red": {"legionary": 1}}]
-        # where legionaries went as it came, it is an exchange, or a pile read so: not tried
-        assert hindsight._bigger_read({"red": {"legionary": 3, "vexillum": 1}}, {"red": {"legionary": 8}}, board, {}) == []
+        # where legionaries went as it came, enough to exchange for it, it is an exchange, or a
+        # pile read so: not tried
+        assert hindsight._bigger_read({"red": {"legionary": 3, "vexillum": 1}}, {"red": {"legionary": 12}}, board,
+                                      {}) == []
+        # too few to exchange, nor room to place it: one of those left, read big, whatever else
+        # went (the print's hard seed 544: a strategic move out of Aegyptus)
+        assert hindsight._bigger_read({"red": {"vexillum": 1}}, {"red": {"legionary": 3}}, board, {"red": 3}) == [
+            {"red": {"legionary": 1}}]
+        assert hindsight._bigger_read({"red": {"vexillum": 1}}, {"red": {"legionary": 3}}, board, {"red": 7}) == []
         # one legionary of those that stood there read as the vexillum (hard seed 381, game 382)
         assert hindsight._bigger_read({"red": {"legionary": 1, "vexillum": 1}}, {"red": {"legionary": 2}}, board,
                                       {}) == [{"red": {"legionary": 2}}]

@@ -1045,7 +1045,8 @@ def _one_off_counts(verdict: Verdict, changed: set[str], prev: ObservedState, st
     army it holds. A region the verdict rests on, or one the change changed beside it, that
     gained a bigger piece that its army's turn could not have placed (``room``: colour -> the
     pieces its turn places in all) is tried, ``now``, with it read as the smaller piece it most
-    likely was (:func:`_bigger_read`), at any confidence from LOW_CONFIDENCE."""
+    likely was (:func:`_bigger_read`), at any confidence: in doubt too, where the verdict also
+    rests on counts read surely and so stood as a violation."""
     def one_new(read: dict, pieces: Iterable[tuple[str, str]]) -> list[dict]:
         """``read`` with one of each of ``pieces`` it has none of (:func:`_off_by_one` tries one
         more of those it has)."""
@@ -1069,7 +1070,7 @@ def _one_off_counts(verdict: Verdict, changed: set[str], prev: ObservedState, st
         if fairly_sure(state, region):
             counts.append((region, "now", read, bigger + _off_by_one(read)
                            + ([_recoloured(read, army, army_was)] if swapped else [])))
-        elif region not in state.unseen and state.confidence_of(region) >= LOW_CONFIDENCE and bigger:
+        elif region not in state.unseen and bigger:
             counts.append((region, "now", read, bigger))
         if region not in prev.unseen and prev.confidence_of(region) < ONE_OFF_BELOW and region not in state.unseen:
             change = _gain(read, was)
@@ -1111,7 +1112,7 @@ def _one_off_counts(verdict: Verdict, changed: set[str], prev: ObservedState, st
         bigger = _bigger_read(read, was, board, _room_beside(room or {}, region, prev, state))
         if fairly_sure(state, region):
             counts.append((region, "now", read, bigger + _off_by_one(read)))
-        elif state.confidence_of(region) >= LOW_CONFIDENCE and bigger:
+        elif bigger:
             counts.append((region, "now", read, bigger))
         # one the change passed to another army, read before below ONE_OFF_BELOW: it may have
         # been that army's already, its colour and count misread (the print's hard seed 423:
@@ -1149,7 +1150,9 @@ def _bigger_read(read: dict, was: dict, board, room: dict[str, int]) -> list[dic
     placed 9" in Moesia was three violations), of
     a worth beyond what its turn places in all (``room``: colour -> pieces; none for an army not in
     turn). A player due 11 who stacks 12 as a vexillum and two legionaries broke the rules by one,
-    not the camera by nine. Tried only by :func:`_one_off`: the count stays as read, and the
+    not the camera by nine. Where its army's pieces there before and all its turn places are worth
+    less than the bigger piece, it could neither place it nor exchange for it, and it is tried
+    however many of the others left. Tried only by :func:`_one_off`: the count stays as read, and the
     breach it made is a warning that names it, for the table to look."""
     garrison = board.pieces.garrison
     unit = next((kind for kind, value in garrison.items() if value == 1), None)
@@ -1164,6 +1167,13 @@ def _bigger_read(read: dict, was: dict, board, room: dict[str, int]) -> list[dic
         worth = garrison.get(kind, 1)
         if worth > 1 and room.get(colour, 0) < worth and n > was.get(colour, {}).get(kind, 0):
             instead = {**pieces, (colour, kind): n - 1, (colour, unit): pieces.get((colour, unit), 0) + 1}
+            if _worth(board.pieces, was.get(colour, {})) + room.get(colour, 0) < worth:
+                # its army could neither place it nor exchange the legionaries there for it, so
+                # whatever else left, it is one of theirs read big (the print's hard seed 544:
+                # yellow moved two of Aegyptus's three back to Judea, and the one left was read
+                # as a vexillum at 0.64, "yellow placed 9 legionaries but is entitled to 0")
+                out.append(_counts({piece: m for piece, m in instead.items() if m}))
+                continue
             # every piece of its army that stood there still read; or, for an army not in turn,
             # whose pieces no one adds to, read so with the smaller piece (a legionary read as the
             # vexillum: hard seed 381, game 382, red's turn, yellow's Asia, two legionaries read as
