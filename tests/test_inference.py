@@ -150,6 +150,19 @@ class TestReinforcements:
         r = Table().set(asia=("red", 4)).push()
         assert "§6" in rules(r)                             # read surely, a breach
 
+    def test_an_excess_beyond_one_per_doubted_gain_asks_for_the_fairly_sure_gains_too_6(self):
+        """Red, due 3, is read placing one in Galatia at 0.97 and four in Ponto at 0.28: "placed 5
+        but is entitled to 3". Ponto read one over leaves one legionary over still: Galatia, read
+        fairly surely, is asked for too. Read at its surest, it is the warning's context; and with
+        an excess of one, Ponto alone may make it. (Hard seed 497: blue's Aegyptus, a legionary
+        over at 0.97 beside Thracia at 0.28, stood unmarked for 28 commits.)"""
+        from tracker.overrides import to_check
+        for galatia, excess, sure, asked in ((0.97, 2, 0.28, {"galatia", "ponto"}), (0.99, 2, 0.28, {"ponto"}),
+                                             (0.97, 1, 0.28, {"ponto"})):
+            t = Table()
+            t.set(galatia=5, ponto=3 + 2 + excess).push(confidence={"galatia": galatia, "ponto": sure})
+            assert to_check(t.game.state, t.game.questioned, {}) == asked, (galatia, excess)
+
     def test_a_trireme_the_turn_cannot_build_sailed_from_a_doubted_sea_9(self):
         """A rendered hard game (seed 286): blue's trireme, built in the Tyrrenum as the camera
         read it empty (doubted since, a hand having changed it), sailed into the Balearicum,
