@@ -596,7 +596,7 @@ class TestSetupSettlement:
         make two thirds of the board, yet the ones in sight were read as the set-up leaves them,
         bar four piles a legionary short, a neutral group read as blue's (blue one over) and
         one red pair doubted. (The print's hard seed 491: a cover over seven provinces, 29 of the
-        37 in sight as set; seven piles read a legionary off stood as read.)"""
+        38 in sight as set; seven piles read a legionary off stood as read.)"""
         legal = self._read(P3)
         hidden = self._of(legal, "yellow", 6) + self._of(legal, "red", 6)
         black = next(p for p in self._of(legal, "black", 9) if p not in hidden)

@@ -22,7 +22,7 @@ MIN_PLAYERS, MAX_PLAYERS = 3, 5
 #: the others (:func:`settle_setup`). Below it the board is something else, a game resumed
 #: mid-way or a set-up half done, and every count stands as read. Provinces out of sight do not
 #: count against it: a card over seven of them, never seen, left the print's hard seed 491 at 29
-#: of 45 read as set (29 of the 37 in sight), and seven piles read a legionary off stood as read,
+#: of 45 read as set (29 of the 38 in sight), and seven piles read a legionary off stood as read,
 #: 202 wrong counts over the game's commits against 67 with them settled.
 SETTLE_SHARE = 2 / 3
 #: How far off a finished set-up a reading may be elsewhere and still be settled: provinces
@@ -265,9 +265,9 @@ def settle_setup(state: ObservedState, plan: SetupPlan, turn_of: dict[str, str] 
 
     The caller vouches that the set-up is done (the game starts on it, as
     :meth:`tracker.game.Game.start` says). Even so, nothing is settled unless at least
-    :data:`SETTLE_SHARE` of the provinces in sight already read exactly as the set-up leaves them and no
-    more than :data:`SETTLE_STRAYS` provinces beyond the armies' shares, or seas with pieces,
-    are read; nor in a region the camera could not see where it keeps a count. The caller shows
+    :data:`SETTLE_SHARE` of the provinces in sight already read exactly as the set-up leaves them
+    and no more than :data:`SETTLE_STRAYS` provinces beyond the armies' shares, or seas with
+    pieces, are read; nor in a region the camera could not see where it keeps a count. The caller shows
     the players what was settled (:func:`settled_verdict`), so that a set-up really made
     otherwise is put right on the table, or the settlement undone.
     """
