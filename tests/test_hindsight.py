@@ -301,6 +301,21 @@ class TestCountsAPlayerSet:
             (ev.REINFORCEMENT, "bithynia", 2), (ev.REINFORCEMENT, "galatia", 1)]
         assert t.game.history[-2].verdicts == []                   # red's turn, read again, placed all
 
+    def test_a_loss_the_camera_read_in_doubt_set_back_is_read_as_its_misread(self):
+        """Hard seed 545, answered: blue placed three in Bithynia as the camera read yellow's
+        Galatia beside it one short, in doubt, taken for blue's attack that killed one. The table
+        set Galatia back to its count: read as a move, that was yellow's turn beginning with a
+        legionary placed there, the tracker a turn ahead, and blue's conquest next "passed from
+        yellow to blue during yellow's turn". Read as the camera's misread it saves less than a
+        warning's worth (an attack, a turn begun and its placement), yet a count the table set
+        is what stood: any saving keeps it."""
+        t = Table()
+        attacked = t.set(bithynia=11, asia=1).push(confidence={"asia": 0.5})
+        assert kinds(attacked) == [ev.REINFORCEMENT, ev.LAND_ATTACK]
+        report = t.game.correct(t.set(asia=2).state())
+        assert kinds(report) == [] and report.verdicts == [] and t.game.current == "red"
+        assert kinds(t.game.history[-2]) == [ev.REINFORCEMENT]                  # the attack read away
+
     def test_a_count_a_player_confirmed_is_not_read_again_before_it(self):
         """Asia read a legionary short in doubt, then confirmed by a player at that count, then
         read as it stood before, in doubt: no flicker, for the player counted it."""

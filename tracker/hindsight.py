@@ -84,7 +84,8 @@ from tracker.verdicts import VIOLATION, WARNING, Verdict
 #: How many committed states back a second thought may reach.
 DEPTH = 6
 #: The least a re-reading must save (in reading costs) to be kept: a warning's worth, so that a
-#: re-reading that only trades one event for another leaves the past as it was read.
+#: re-reading that only trades one event for another leaves the past as it was read. Not for the
+#: counts a player set (:func:`_set_since`): they are what stood, and any saving keeps them.
 SAVING = WARNING_COST
 #: What a second thought costs for each piece beyond the first by which it says the camera
 #: miscounted a doubtful count (:func:`_pieces_off`). A doubtful count is most often one piece off;
@@ -193,6 +194,9 @@ class Doubt(NamedTuple):
     mild: bool = False
     #: ``values`` stood so before the journal's memory begins (:func:`_doubted_all_along`)
     horizon: bool = False
+    #: ``values`` are counts a player set (:func:`_set_since`): kept wherever they read the past
+    #: more cheaply at all
+    player: bool = False
 
 
 @dataclass
@@ -299,7 +303,7 @@ def observe(game, state: ObservedState, turn_hint: str | None = None, set_by_pla
                     stretch=_stretch(journal.steps[k], region, value), region=region, mild=mild)
               for region, k, value, mild in _doubts(game, journal, state)]
     if set_by_player:
-        doubts += [Doubt(k, values, _unnoted) for k, values in _set_since(game, journal, state, set_by_player)]
+        doubts += [Doubt(k, values, _unnoted, player=True) for k, values in _set_since(game, journal, state, set_by_player)]
     doubts += _ties(journal, state)
     journal.ties = []
     doubts += [Doubt(k, values, noted) for k, values, noted in _transfers(game, journal, state)]
@@ -314,7 +318,7 @@ def observe(game, state: ObservedState, turn_hint: str | None = None, set_by_pla
     plain = _trial(game, list(journal.steps))
     _observe_step(plain, journal_of(plain), state, turn_hint, set_by_player)
     best, best_saving, note, ties = plain, 0.0, None, []
-    for k, values, noted, hints, stretch, region, mild, horizon in doubts:
+    for k, values, noted, hints, stretch, region, mild, horizon, player in doubts:
         trial = _replayed(journal, k, values, hints, horizon)
         if trial is None:
             continue
@@ -331,7 +335,7 @@ def observe(game, state: ObservedState, turn_hint: str | None = None, set_by_pla
         # a count read fairly surely is read again only to mend a breach; one a later commit may
         # show, so where it mends none yet it is weighed again then, as a tie is
         mends = not mild or _violations(now) < _violations(was)
-        if mends and saving >= SAVING and saving > best_saving:
+        if mends and (saving > 0 if player else saving >= SAVING) and saving > best_saving:
             best, best_saving = trial, saving
             note = noted(game, journal.steps[k], state=state, span=span - 1)
         elif region is not None and saving >= 0:
@@ -593,8 +597,12 @@ def _set_since(game, journal: Journal, state: ObservedState, set_by_player: froz
     red's trireme, sailed from the Ibericum into the Cantabricum, read empty at 0.48, taken to have
     sailed there "1 more than read"; set by the table, it "appeared outside red's turn" as a move
     of its own, and red's moves after it were four violations), or misread a count that has
-    stood since. Kept only where that reads the past more cheaply than the count set as a move
-    now, as every second thought."""
+    stood since. Kept wherever that reads the past more cheaply than the count set as a move now,
+    by however little: the table answered a mark, most often of a count the camera misread. (Hard
+    seed 545, answered: the camera read yellow's Galatia one short, in doubt, as blue placed three
+    beside it, taken for blue's attack; set back by the table, it was read as yellow's turn
+    beginning with a placement there, the misread saving 7, less than a warning's worth, and
+    blue's conquest next "passed from yellow to blue during yellow's turn": five violations.)"""
     past = _past(game, journal)
     if past is None:
         return []
