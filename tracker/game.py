@@ -488,13 +488,13 @@ class TurnFollower:
                 gone = prev.triremes_of(army, s) - state.triremes_of(army, s)
                 into = [t for t in sorted(board.sea_neighbours.get(s, ()))
                         if t in seen and t not in out and state.triremes_of(army, t) >= gone]
-                if gone > 0 and len(into) == 1:
-                    t, = into
-                    before = copy.deepcopy(state.regions.get(t, {}))
-                    left = before[army][TRIREME] - gone
-                    before[army] = {**before[army], TRIREME: left} if left else \
-                        {k: n for k, n in before[army].items() if k != TRIREME}
-                    out[t] = (army, {c: kinds for c, kinds in before.items() if kinds}, s)
+                if gone <= 0 or len(into) != 1:
+                    continue
+                t, = into
+                before = copy.deepcopy(state.regions[t])
+                before[army][TRIREME] -= gone
+                before[army] = {k: n for k, n in before[army].items() if n}
+                out[t] = (army, {c: kinds for c, kinds in before.items() if kinds}, s)
         return out
 
     @journaled

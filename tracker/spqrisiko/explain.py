@@ -235,10 +235,10 @@ class _ReadingBuilder:
     def warning(self, rule: str, message: str, *regions: str, context: tuple[str, ...] = ()) -> None:
         self.verdicts.append(Verdict.warning(rule, message, tuple(regions), context))
 
-    def surest(self, *regions: str) -> tuple[str, ...]:
-        """Those of ``regions`` the camera read after the change at its surest (ONE_OFF_BELOW or
-        more): a doubted warning's context, not counts to check."""
-        return tuple(r for r in regions if self.d.next.confidence_of(r) >= ONE_OFF_BELOW)
+    def surest(self, *regions: str, at: float = ONE_OFF_BELOW) -> tuple[str, ...]:
+        """Those of ``regions`` the camera read after the change at its surest (``at`` or more):
+        a doubted warning's context, not counts to check."""
+        return tuple(r for r in regions if self.d.next.confidence_of(r) >= at)
 
     def too_few_dice(self, source: str, target: str, message: str) -> None:
         """§10.13: an attack from ``source`` with fewer dice than ``target`` defends with. A
@@ -718,7 +718,8 @@ class _ReadingBuilder:
             moved_on = {e.target: min(e.amount, gains[e.source]) for e in self.events
                         if e.kind in (ev.LAND_ATTACK, ev.SEA_ATTACK, ev.STRATEGIC_MOVE) and e.source in gains
                         and e.target is not None and e.amount > 0 and doubted(e.target, P, d.next)}
-            unsure = min(total, sum(r for p, r in gains.items() if doubted(p, P, d.next))
+            in_doubt = {p: r for p, r in gains.items() if doubted(p, P, d.next)}
+            unsure = min(total, sum(in_doubt.values())
                          + sum(n for (p, _), n in self.doubt_paid.items() if not doubted(p, P, d.next))
                          + sum(moved_on.values()))
             placed = f"{total} {self.board.pieces.unit_word(total)}"
@@ -739,9 +740,8 @@ class _ReadingBuilder:
                 # one in Aegyptus and two in Thracia, read as two at 0.97 and three at 0.28, "placed
                 # 5 but is entitled to 3"; Aegyptus stood a legionary over, unmarked, 28 commits)
                 paid_in = sorted(({sea for _, sea in self.doubt_paid} | set(moved_on)) - set(regions))
-                one_each = sum(doubted(p, P, d.next) for p in regions) + len(self.doubt_paid) + len(moved_on)
-                context = self.surest(*regions) if total - budget <= one_each else \
-                    tuple(r for r in regions if d.next.confidence_of(r) >= SUREST_PLACEMENT)
+                one_each = len(in_doubt) + len(self.doubt_paid) + len(moved_on)
+                context = self.surest(*regions, at=ONE_OFF_BELOW if total - budget <= one_each else SUREST_PLACEMENT)
                 self.warning("§6", f"{a} placed {placed} but is entitled to {max(0, budget)} this turn"
                                    + DOUBT_NOTE, *regions, *paid_in, context=context)
             else:
