@@ -1039,7 +1039,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the network's shape, a key of vision.density_train.ARCHS (wide: shipped since session 15; "
                         "small: the network shipped until session 14; lean: the wide one with less work at half "
                         "resolution, trained with --teacher; lean24: lean with a wider last decoder stage, "
-                        "which starts from a lean --init exactly where it was)")
+                        "which starts from a lean --init exactly where it was; broad: wide with more channels "
+                        "at 1/4 and 1/8, which starts from a wide --init exactly where it was)")
     p.add_argument("--teacher", help="a trained network's checkpoint (.pt) whose maps the new network also learns")
     p.add_argument("--distill", type=float, default=1.0,
                    help="weight of the teacher's maps against the truth's (default: %(default)s)")

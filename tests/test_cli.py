@@ -107,7 +107,7 @@ class TestBadInput:
         from vision.density_train import ARCHS
         assert main(["train-counter", "--arch", "huge", "--epochs", "0", "--work", str(tmp_path / "w")]) == 2
         assert f"unknown network shape 'huge' (expected {', '.join(sorted(ARCHS))})" in capsys.readouterr().err
-        assert {"wide", "lean", "lean24"} <= set(ARCHS)
+        assert {"wide", "lean", "lean24", "broad"} <= set(ARCHS)
         assert not (tmp_path / "w").exists()
 
     def test_a_missing_teacher_or_a_negative_weight_before_any_rendering(self, tmp_path, capsys):

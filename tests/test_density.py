@@ -518,21 +518,33 @@ class TestShippedCounter:
 
 
 class TestShippedNetworkCard:
-    def test_the_checkpoints_the_shipped_weights_average_are_committed_as_the_card_lists_them(self):
-        """``augur average-counter`` makes the shipped weights from these files bit for bit; a
-        checkpoint replaced or lost would leave the card's recipe unreproducible."""
+    def test_the_checkpoints_the_card_names_are_committed_as_it_lists_them(self):
+        """The card names the weights its network came from: the fine-tunes ``augur
+        average-counter`` makes it from bit for bit (a mean), or the shipped checkpoint itself (one
+        run, whose start is the previous network, so that network's ingredients too). A checkpoint
+        replaced or lost would leave the card's recipe unreproducible."""
         import hashlib
         from vision.density import FLOAT_COUNTER, model_card
         card = model_card()
-        if "ingredients" not in card:
-            pytest.skip("the shipped counting network is one training run, not a mean")
+        assert card, "the shipped counting network has no card"
         models = FLOAT_COUNTER.parent
-        assert len(card["ingredients"]) >= 2
-        for item in card["ingredients"]:
-            path = models / item["file"]
-            assert path.is_file(), f"{item['file']} is not committed"
-            assert hashlib.sha256(path.read_bytes()).hexdigest() == item["sha256"]
-        assert " ".join(f"models/{item['file']}" for item in card["ingredients"]) in card["reproduce"]
+
+        def committed(items):
+            for item in items:
+                path = models / item["file"]
+                assert path.is_file(), f"{item['file']} is not committed"
+                assert hashlib.sha256(path.read_bytes()).hexdigest() == item["sha256"], item["file"]
+
+        if "ingredients" in card:
+            assert len(card["ingredients"]) >= 2
+            committed(card["ingredients"])
+            assert " ".join(f"models/{item['file']}" for item in card["ingredients"]) in card["reproduce"]
+        else:
+            assert card["checkpoint"]["file"] == "training/pieces-density.pt"
+            committed([card["checkpoint"]])
+            previous = card["previous_network"]
+            committed(previous["ingredients"])
+            assert "augur average-counter" in previous["reproduce"]
 
 
 class TestTrainingSamples:
@@ -796,25 +808,32 @@ class TestTrainingOnAGpu:
         with pytest.raises(AugurError, match="not of any counting network's shape"):
             arch_of(state)
 
-    def test_a_wider_shape_starts_computing_what_the_narrower_checkpoint_did(self):
-        """lean24 started from a lean checkpoint: the lean tensors fill the leading channels, the
-        weights from the new channels are zero, and the two networks give the same maps."""
+    @pytest.mark.parametrize("narrow, wider, n_widened", [("lean", "lean24", 11), ("wide", "broad", 46)])
+    def test_a_wider_shape_starts_computing_what_the_narrower_checkpoint_did(self, narrow, wider, n_widened):
+        """lean24 started from a lean checkpoint, broad from a wide one: the narrower tensors fill
+        the leading channels (part by part where a decoder stage reads two stages concatenated,
+        both wider in broad), the weights from the new channels are zero, and the two networks
+        give the same maps."""
         torch = pytest.importorskip("torch", reason="building the network needs torch (the [train] extra)")
         from vision.density_train import build_net, widened_state
         gen = torch.Generator().manual_seed(5)
-        lean = build_net("lean")
+        lean = build_net(narrow)
         for k, v in lean.state_dict().items():        # trained-looking batch statistics too
             if v.is_floating_point():
                 v.copy_(torch.rand(v.shape, generator=gen) + 0.5 if "running_var" in k else torch.randn(v.shape, generator=gen) * 0.2)
-        wide = build_net("lean24")
+        wide = build_net(wider)
         found, widened = widened_state(lean.state_dict(), wide.state_dict())
-        assert len(found) == len(wide.state_dict()) and widened == 11
+        assert len(found) == len(wide.state_dict()) and widened == n_widened
         wide.load_state_dict(found)
-        x = torch.rand(1, 6, 4 * MULTIPLE, 3 * MULTIPLE, generator=gen)
-        assert torch.allclose(lean.eval()(x), wide.eval()(x), atol=1e-5)
+        x = torch.rand(1, 6, 4 * MULTIPLE, 3 * MULTIPLE, generator=gen) * 255
+        assert torch.allclose(lean.eval()(x), wide.eval()(x), atol=1e-4)
+        # the new channels do compute something (their inputs' weights are not all zero), so they
+        # can learn: only the weights that read them start at zero
+        assert any(float(found[k][v.shape[0]:].abs().sum()) > 0 for k, v in lean.state_dict().items()
+                   if v.dim() == 4 and found[k].shape[0] > v.shape[0])
         # a checkpoint of a wider shape than the network's is skipped where it does not fit
         back, widened = widened_state(wide.state_dict(), lean.state_dict())
-        assert widened == 0 and len(back) == len(lean.state_dict()) - 11
+        assert widened == 0 and len(back) == len(lean.state_dict()) - n_widened
 
     def test_a_run_continued_from_no_checkpoint_is_refused_in_one_line(self, tmp_path):
         pytest.importorskip("torch", reason="training needs torch (the [train] extra)")

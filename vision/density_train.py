@@ -7,9 +7,11 @@ kind and colour in output cells (and whether it stands spilled off its island), 
 mask; target maps are drawn per crop.
 
 Shapes of encoder-decoder (:data:`ARCHS`): the small one (0.14 M weights) trained on the 2-core
-CPU until session 14; the wide one (0.45 M) shipped since session 15, trained on one GPU with the
-crops cut on the device; and two lean ones with less work at half resolution, taught by the wide
-one (sessions 55 to 64, not shipped). All are exported to ONNX with dynamic height and width.
+CPU until session 14; the wide one (0.45 M) shipped from session 15 to 98, trained on one GPU with
+the crops cut on the device; two lean ones with less work at half resolution, taught by the wide
+one (sessions 55 to 64, not shipped); and the broad one (0.78 M, shipped since session 99), the
+wide one with more channels at 1/4 and 1/8, widened from its weights. All are exported to ONNX
+with dynamic height and width.
 torch is imported only here; the run time uses onnxruntime (:mod:`vision.density`).
 """
 from __future__ import annotations
@@ -431,6 +433,10 @@ ARCHS = {
     # the lean shape with its last decoder stage at 24 channels: where the teacher's summits are
     # sharpest, for a student that stopped gaining at 16 (models/README.md, "Session 64")
     "lean24": {"channels": (16, 48, 96), "dilations": (1, 2, 4, 8), "decoder": (48, 24), "residual": True, "stem": 1},
+    # the wide shape with more channels at 1/4 and 1/8, where the arithmetic is cheap per input
+    # pixel and a pile's summits merge: for accuracy, not speed; started from the wide weights it
+    # computes at first exactly what they did (shipped since session 99, models/README.md)
+    "broad": {"channels": (24, 64, 128), "dilations": (1, 2, 4, 8), "decoder": (64, 32), "residual": True, "stem": 2},
 }
 
 
@@ -709,6 +715,7 @@ def widened_state(checkpoint: dict, own: dict) -> tuple[dict, int]:
     channels are set to zero, so the widened network computes at first exactly what the
     checkpoint did (Net2Net's widening) and the new channels only add to it as they learn."""
     found, widened = {}, 0
+    old_parts, new_parts = _concatenated_inputs(checkpoint), _concatenated_inputs(own)
     for k, v in checkpoint.items():
         if k not in own:
             continue
@@ -718,10 +725,34 @@ def widened_state(checkpoint: dict, own: dict) -> tuple[dict, int]:
         elif v.dim() == mine.dim() and v.dim() and all(a <= b for a, b in zip(v.shape, mine.shape)):
             w = mine.clone()
             if w.dim() == 4:
-                w[:, v.shape[1]:] = 0
-            w[tuple(slice(0, n) for n in v.shape)] = v
+                # where the old input channels sit in the new input: in place, or part by part
+                # where the input is a concatenation of two wider stages
+                cols = list(range(v.shape[1]))
+                if k in old_parts and k in new_parts:
+                    cols = [start + i for start, n in zip(np.cumsum((0,) + new_parts[k][:-1]), old_parts[k])
+                            for i in range(n)]
+                kept = w[:, cols].clone()
+                w.zero_()
+                w[:, cols] = kept
+                w[:v.shape[0], cols] = v
+            else:
+                w[tuple(slice(0, n) for n in v.shape)] = v
             found[k], widened = w, widened + 1
     return found, widened
+
+
+def _concatenated_inputs(state: dict) -> dict[str, tuple[int, ...]]:
+    """The channels of the parts that each decoder stage's first convolution reads concatenated
+    (the upsampled deeper stage, then the skip), by that convolution's tensor name: a network
+    wider at both parts finds the narrower one's channels part by part, not in a run."""
+    def out(key):
+        return int(state[key].shape[0])
+    parts = {}
+    if all(k in state for k in ("e3.0.0.weight", "e2.0.0.weight", "d2.0.0.weight")):
+        parts["d2.0.0.weight"] = (out("e3.0.0.weight"), out("e2.0.0.weight"))
+    if all(k in state for k in ("d2.0.0.weight", "e1.0.0.weight", "d1.0.0.weight")):
+        parts["d1.0.0.weight"] = (out("d2.0.0.weight"), out("e1.0.0.weight"))
+    return parts
 
 
 def arch_of(state: dict) -> str:

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# One GPU lease that renders new tables once and trains two networks on them side by side (the
+# GPU holds both; two runs together train about as many steps each as one alone would in two
+# thirds of the time, models/README.md "Session 54"). Session 99 ran it as:
+#   mkdir -p .gpu && cp ../shared/reference/spqrisiko/board-photo-topdown.jpeg .gpu/
+#   (run, carry [".gpu"], timeout_s 590):  bash tools/gpu-lease-pair.sh
+# RUN_A and RUN_B are "ARCH INIT LR EPOCHS SEED" each: by default the broad shape widened from the
+# shipped weights, and the wide shape fine-tuned from them (an ingredient for a mean), both on
+# the truth alone. Each run has its own hard-linked copy of the samples, so the few tables that
+# its own (one-second) rendering window may begin never race the other's. The weights come
+# back under $OUT/a and $OUT/b, copied every 20 s from each run's checkpoint saved after every epoch, so a run cut short returns its last one.
+set -u
+export PYTHONUNBUFFERED=1
+RENDER_S=${RENDER_S:-180}
+RENDER_SEED=${RENDER_SEED:-61}
+STEPS=${STEPS:-1000}
+RUN_A=${RUN_A:-"broad models/training/pieces-density.pt 6e-4 7 61"}
+RUN_B=${RUN_B:-"wide models/training/pieces-density.pt 5e-4 7 62"}
+BOARD_PHOTO=${BOARD_PHOTO:-.gpu/board-photo-topdown.jpeg}
+WORKERS=${WORKERS:-16}
+IMAGES=${IMAGES:-"2700 3300 3900"}     # an upper bound in the default tiers' ratio: RENDER_S decides
+W=${W:-/tmp/lease-work}
+OUT=${OUT:-/tmp/lease-out}
+mkdir -p "$OUT"
+date
+nvidia-smi --query-gpu=name,memory.used --format=csv,noheader 2>/dev/null
+python3 -c "import torch, cv2, onnxruntime; print('torch', torch.__version__, torch.cuda.is_available(), 'OpenCV', cv2.__version__)"
+common=(--images $IMAGES --render-seed "$RENDER_SEED" --frames 3 --board-photo "$BOARD_PHOTO" --rotate ccw)
+python3 -m augur train-counter --workers "$WORKERS" --work "$W" "${common[@]}" --render-for "$RENDER_S" \
+  --epochs 0 2>&1 | grep -v "^rendered " | tee "$OUT/render.txt"
+date
+train() {   # name, then ARCH INIT LR EPOCHS SEED
+  local name=$1 arch=$2 init=$3 lr=$4 epochs=$5 seed=$6
+  cp -al "$W" "$W-$name"
+  python3 -m augur train-counter --workers 8 --work "$W-$name" --models "/tmp/$name-models" "${common[@]}" \
+    --render-for 1 --arch "$arch" --init "$init" --epochs "$epochs" --steps "$STEPS" --batch 32 --lr "$lr" \
+    --spill-share 0.3 --seed "$seed" --device cuda 2>&1 | grep -v "^rendered " > "$OUT/log-$name.txt"
+}
+train a $RUN_A &
+pa=$!
+train b $RUN_B &
+pb=$!
+# the checkpoints come back two folders down: $OUT/a/pieces-density.pt
+( while sleep 20; do for n in a b; do mkdir -p "$OUT/$n"
+    cp -f "/tmp/$n-models/training/pieces-density.pt" "$OUT/$n/" 2>/dev/null; done; done ) &
+copier=$!
+wait $pa $pb
+kill $copier
+for n in a b; do mkdir -p "$OUT/$n"; cp -f "/tmp/$n-models/training/pieces-density.pt" "$OUT/$n/" 2>/dev/null
+  cp -f "/tmp/$n-models/pieces-density.json" "$OUT/$n/" 2>/dev/null; done
+tail -n 3 "$OUT"/log-*.txt
+date
