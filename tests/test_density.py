@@ -846,7 +846,7 @@ class TestTrainingOnAGpu:
             train(tmp_path / "samples", tmp_path / "m", epochs=1, steps=1, batch=1, init=tmp_path / "init.pt",
                   log=lambda _: None)
 
-    @pytest.mark.parametrize("arch", ["small", "wide", "lean", "lean24"])
+    @pytest.mark.parametrize("arch", ["small", "wide", "lean", "lean24", "broad"])
     def test_each_shape_outputs_every_map_at_half_the_input(self, arch):
         torch = pytest.importorskip("torch", reason="building the network needs torch (the [train] extra)")
         from vision.density_train import build_net
