@@ -7,8 +7,11 @@
 #   mkdir -p .gpu && cp ../shared/reference/spqrisiko/board-photo-topdown.jpeg .gpu/
 #   (run, carry [".gpu"], timeout_s 570):  bash tools/gpu-lease.sh     # 498 s on an H100
 #   then at once, within the warm window:  PHASE=2 EPOCHS=8 LR=3e-4 bash tools/gpu-lease.sh  # 226 s
-# The defaults continue the lean network from session 61's weights, taught by the shipped wide
-# network, on tables no lease has rendered yet (models/README.md, "Session 57" and "Session 61").
+# The defaults continue the lean network from session 61's weights, taught by the shipped network
+# (the wide one until session 99, the broad one since), on tables no lease has rendered yet
+# (models/README.md, "Session 57" and "Session 61"). Session 99 spent its lease on accuracy
+# instead (tools/gpu-lease-pair.sh, "Session 99"): the lean shape is for speed, which the 2-core
+# machine already has.
 # Session 64 ran them once more (render seed 59) and the lean network gained nothing: its losses
 # were flat and it read the validation tables no better ("Session 64"). Change the recipe (ARCH,
 # TEACHER, DISTILL, LR) before spending another lease on it: ARCH=lean24 widens the last decoder
@@ -29,16 +32,8 @@ ARCH=${ARCH:-lean}
 INIT=${INIT:-models/training/pieces-density-lean-s61.pt}
 TEACHER=${TEACHER:-models/training/pieces-density.pt}
 DISTILL=${DISTILL:-1}                  # the weight of the teacher's maps against the truth's
-BOARD_PHOTO=${BOARD_PHOTO:-.gpu/board-photo-topdown.jpeg}
 DEVICE=${DEVICE:-cuda}
-WORKERS=${WORKERS:-16}
-IMAGES=${IMAGES:-"2700 3300 3900"}     # an upper bound in the default tiers' ratio: RENDER_S decides
-W=${W:-/tmp/lease-work}
-OUT=${OUT:-/tmp/lease-out}
-mkdir -p "$OUT"
-date
-nvidia-smi --query-gpu=name,memory.used --format=csv,noheader 2>/dev/null
-python3 -c "import torch, cv2, onnxruntime; print('torch', torch.__version__, torch.cuda.is_available(), 'OpenCV', cv2.__version__)"
+. tools/gpu-lease-env.sh
 teach=()
 [ -n "$TEACHER" ] && teach=(--teacher "$TEACHER" --distill "$DISTILL")
 if [ "$PHASE" = 1 ]; then
