@@ -8,7 +8,7 @@
 #   (run, carry [".gpu"], timeout_s 570):  bash tools/gpu-lease.sh     # 498 s on an H100
 #   then at once, within the warm window:  PHASE=2 EPOCHS=8 LR=3e-4 bash tools/gpu-lease.sh  # 226 s
 # The defaults continue the lean network from session 61's weights, taught by the shipped network
-# (the wide one until session 99, the broad one since), on tables no lease has rendered yet
+# (the wide one), on tables no lease has rendered yet
 # (models/README.md, "Session 57" and "Session 61"). Session 99 spent its lease on accuracy
 # instead (tools/gpu-lease-pair.sh, "Session 99"): the lean shape is for speed, which the 2-core
 # machine already has.
