@@ -7,11 +7,10 @@
 #   mkdir -p .gpu && cp ../shared/reference/spqrisiko/board-photo-topdown.jpeg .gpu/
 #   (run, carry [".gpu"], timeout_s 570):  bash tools/gpu-lease.sh     # 498 s on an H100
 #   then at once, within the warm window:  PHASE=2 EPOCHS=8 LR=3e-4 bash tools/gpu-lease.sh  # 226 s
-# The defaults continue the lean network from session 61's weights, taught by the shipped network
-# (the wide one), on tables no lease has rendered yet
-# (models/README.md, "Session 57" and "Session 61"). Session 99 spent its lease on accuracy
-# instead (tools/gpu-lease-pair.sh, "Session 99"): the lean shape is for speed, which the 2-core
-# machine already has.
+# The defaults continue the lean network from session 61's weights, taught by the shipped wide
+# network, on tables no lease has rendered yet (models/README.md, "Session 57" and "Session 61").
+# Session 99 spent its lease on accuracy instead (tools/gpu-lease-pair.sh, "Session 99"): the
+# lean shape is for speed, which the 2-core machine already has.
 # Session 64 ran them once more (render seed 59) and the lean network gained nothing: its losses
 # were flat and it read the validation tables no better ("Session 64"). Change the recipe (ARCH,
 # TEACHER, DISTILL, LR) before spending another lease on it: ARCH=lean24 widens the last decoder

@@ -7,11 +7,11 @@ kind and colour in output cells (and whether it stands spilled off its island), 
 mask; target maps are drawn per crop.
 
 Shapes of encoder-decoder (:data:`ARCHS`): the small one (0.14 M weights) trained on the 2-core
-CPU until session 14; the wide one (0.45 M) shipped from session 15 to 98, trained on one GPU with
-the crops cut on the device; two lean ones with less work at half resolution, taught by the wide
-one (sessions 55 to 64, not shipped); and the broad one (0.78 M, a candidate of session 99, not
-shipped), the wide one with more channels at 1/4 and 1/8, widened from its weights. All are exported to ONNX
-with dynamic height and width.
+CPU until session 14; the wide one (0.45 M) shipped since session 15, trained on one GPU with the
+crops cut on the device; two lean ones with less work at half resolution, taught by the wide one
+(sessions 55 to 64, not shipped); and the broad one (0.78 M; session 99's candidate, not shipped),
+the wide one with more channels at 1/4 and 1/8, widened from its weights. All are exported to
+ONNX with dynamic height and width.
 torch is imported only here; the run time uses onnxruntime (:mod:`vision.density`).
 """
 from __future__ import annotations
