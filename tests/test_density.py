@@ -518,33 +518,20 @@ class TestShippedCounter:
 
 
 class TestShippedNetworkCard:
-    def test_the_checkpoints_the_card_names_are_committed_as_it_lists_them(self):
-        """The card names the weights its network came from: the fine-tunes ``augur
-        average-counter`` makes it from bit for bit (a mean), or the shipped checkpoint itself (one
-        run, whose start is the previous network, so that network's ingredients too). A checkpoint
-        replaced or lost would leave the card's recipe unreproducible."""
+    def test_the_checkpoints_the_shipped_weights_average_are_committed_as_the_card_lists_them(self):
+        """``augur average-counter`` makes the shipped weights from these files bit for bit; a
+        checkpoint replaced or lost would leave the card's recipe unreproducible."""
         import hashlib
         from vision.density import FLOAT_COUNTER, model_card
         card = model_card()
-        assert card, "the shipped counting network has no card"
+        assert "ingredients" in card, "the shipped counting network's card names no checkpoints it was made from"
         models = FLOAT_COUNTER.parent
-
-        def committed(items):
-            for item in items:
-                path = models / item["file"]
-                assert path.is_file(), f"{item['file']} is not committed"
-                assert hashlib.sha256(path.read_bytes()).hexdigest() == item["sha256"], item["file"]
-
-        if "ingredients" in card:
-            assert len(card["ingredients"]) >= 2
-            committed(card["ingredients"])
-            assert " ".join(f"models/{item['file']}" for item in card["ingredients"]) in card["reproduce"]
-        else:
-            assert card["checkpoint"]["file"] == "training/pieces-density.pt"
-            committed([card["checkpoint"]])
-            previous = card["previous_network"]
-            committed(previous["ingredients"])
-            assert "augur average-counter" in previous["reproduce"]
+        assert len(card["ingredients"]) >= 2
+        for item in card["ingredients"]:
+            path = models / item["file"]
+            assert path.is_file(), f"{item['file']} is not committed"
+            assert hashlib.sha256(path.read_bytes()).hexdigest() == item["sha256"]
+        assert " ".join(f"models/{item['file']}" for item in card["ingredients"]) in card["reproduce"]
 
 
 class TestTrainingSamples:

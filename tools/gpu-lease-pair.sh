@@ -10,9 +10,9 @@
 # 8 epochs more at 3e-4: that network is the candidate training/pieces-density-broad-s99-d.pt, not
 # shipped (models/README.md, "Session 99"). The defaults are the next step it names: two
 # fine-tunes of the candidate at two peaks, on tables no lease has rendered, whose mean with it
-# is a network (they share its new channels). Each
-# run has its own hard-linked copy of the samples, so the few tables that its own (one-second)
-# rendering window may begin never race the other's. The weights come back under $OUT/a and
+# is a network (they share its new channels). Each run has its own hard-linked copy of the
+# samples, so the few tables that its own (one-second) rendering window may begin never race the
+# other's. The weights come back under $OUT/a and
 # $OUT/b, copied every 20 s from each run's checkpoint saved after every epoch, so a run cut short
 # returns its last one.
 set -u
@@ -38,13 +38,15 @@ train a $RUN_A &
 pa=$!
 train b $RUN_B &
 pb=$!
-# the checkpoints come back two folders down: $OUT/a/pieces-density.pt
-( while sleep 20; do for n in a b; do mkdir -p "$OUT/$n"
-    cp -f "/tmp/$n-models/training/pieces-density.pt" "$OUT/$n/" 2>/dev/null; done; done ) &
+fetch() {   # the checkpoints (and, once written, the cards) come back two folders down: $OUT/a/
+  for n in a b; do mkdir -p "$OUT/$n"
+    cp -f "/tmp/$n-models/training/pieces-density.pt" "/tmp/$n-models/pieces-density.json" "$OUT/$n/" 2>/dev/null
+  done
+}
+( while sleep 20; do fetch; done ) &
 copier=$!
 wait $pa $pb
 kill $copier
-for n in a b; do mkdir -p "$OUT/$n"; cp -f "/tmp/$n-models/training/pieces-density.pt" "$OUT/$n/" 2>/dev/null
-  cp -f "/tmp/$n-models/pieces-density.json" "$OUT/$n/" 2>/dev/null; done
+fetch
 tail -n 3 "$OUT"/log-*.txt
 date

@@ -731,9 +731,8 @@ def widened_state(checkpoint: dict, own: dict) -> tuple[dict, int]:
                 if k in old_parts and k in new_parts:
                     cols = [start + i for start, n in zip(np.cumsum((0,) + new_parts[k][:-1]), old_parts[k])
                             for i in range(n)]
-                kept = w[:, cols].clone()
-                w.zero_()
-                w[:, cols] = kept
+                taken = set(cols)
+                w[:, [c for c in range(w.shape[1]) if c not in taken]] = 0
                 w[:v.shape[0], cols] = v
             else:
                 w[tuple(slice(0, n) for n in v.shape)] = v
