@@ -1010,9 +1010,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--models", default=str(Path(__file__).resolve().parents[1] / "models"))
     p.set_defaults(func=cmd_train)
 
-    p = sub.add_parser("train-counter", help="reproduce the shipped counting network (needs torch and onnx; "
-                                             "the defaults are the shipped recipe: rendering takes about 4 minutes on 16 "
-                                             "cores, training about 3 on one GPU)")
+    p = sub.add_parser("train-counter", help="train a counting network, such as the fine-tunes the shipped one "
+                                             "averages (needs torch and onnx; rendering takes about 4 minutes on 16 "
+                                             "cores, training about 3 on one GPU; each ingredient's recipe is on the "
+                                             "shipped card, models/pieces-density.json)")
     _rendering_options(p, (900, 1100, 1300), "out/train-counter", "samples")
     p.add_argument("--epochs", type=int, default=10)
     p.add_argument("--steps", type=int, default=600, help="batches per epoch")
@@ -1036,11 +1037,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=21, help="seed of the training (crops, weights)")
     p.add_argument("--init", help="continue from this checkpoint (.pt)")
     p.add_argument("--arch", default="wide",
-                   help="the network's shape, a key of vision.density_train.ARCHS (wide: shipped since session 15; "
+                   help="the network's shape, a key of vision.density_train.ARCHS (broad: wide with more channels "
+                        "at 1/4 and 1/8, which starts from a wide --init exactly where it was, shipped since "
+                        "session 100 as a mean of fine-tunes; wide: shipped from session 15 to 99; "
                         "small: the network shipped until session 14; lean: the wide one with less work at half "
                         "resolution, trained with --teacher; lean24: lean with a wider last decoder stage, "
-                        "which starts from a lean --init exactly where it was; broad: wide with more channels "
-                        "at 1/4 and 1/8, which starts from a wide --init exactly where it was)")
+                        "which starts from a lean --init exactly where it was)")
     p.add_argument("--teacher", help="a trained network's checkpoint (.pt) whose maps the new network also learns")
     p.add_argument("--distill", type=float, default=1.0,
                    help="weight of the teacher's maps against the truth's (default: %(default)s)")

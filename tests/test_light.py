@@ -17,6 +17,7 @@ from vision.synth.dataset import iter_still_tables
 from vision.synth.render import calibration_render
 
 EVENING = (-2000.0, 0.7)        # 2,000 K warmer and 0.7 times as bright: a lamp at dusk
+NIGHT = (-2500.0, 0.5)          # 2,500 K warmer and half as bright: one weak bulb
 
 
 def board_view(seed: int = 0, size: tuple[int, int] = (200, 240)) -> np.ndarray:
@@ -126,13 +127,15 @@ def _regions_right(detector, img, truth) -> int:
 
 @pytest.mark.skipif(not DEFAULT_COUNTER.is_file(), reason="no counting model shipped in models/")
 class TestCountingAfterTheLightChanged:
-    """Two easy tables calibrated under their own light, then lit 2,000 K warmer and at 0.7 of the
+    """Two easy tables calibrated under their own light, then lit 2,500 K warmer and at half the
     brightness: the shipped counter reads them as if nothing had changed only because each frame
-    is brought back to the calibration's light (57 and 57 regions of 57 right by the bench's rule,
-    against 33 and 35 without: unmatched, visible regions are also marked unseen)."""
+    is brought back to the calibration's light (56 and 57 regions of 57 right by the bench's rule,
+    against 2 and 2 without: unmatched, visible regions are also marked unseen). At the milder
+    EVENING light the session-100 network reads them 56 and 55 right even unmatched, so the match
+    is no longer what the test would show there."""
 
     def test_the_counter_reads_a_relit_table_as_well_as_under_the_calibrations_light(self):
-        for _, img, truth, _ in iter_still_tables("easy", 2, 4242, relight=EVENING):
+        for _, img, truth, _ in iter_still_tables("easy", 2, 4242, relight=NIGHT):
             profile = calibrate(calibration_render(truth), procedural_art(), players=truth.players)
             counter = DensityCounter(profile)
             matched = _regions_right(counter, img, truth)
@@ -142,7 +145,7 @@ class TestCountingAfterTheLightChanged:
 
     def test_the_pipeline_tells_the_players_when_the_light_has_changed_a_lot(self):
         from vision.pipeline import Pipeline
-        (_, img, truth, _), = iter_still_tables("easy", 1, 4242, relight=(-2500.0, 0.5))
+        (_, img, truth, _), = iter_still_tables("easy", 1, 4242, relight=NIGHT)
         profile = calibrate(calibration_render(truth), procedural_art(), players=truth.players)
         pipeline = Pipeline(profile)
         results = [pipeline.process(img) for _ in range(6)]

@@ -5,23 +5,24 @@
 #   mkdir -p .gpu && cp ../shared/reference/spqrisiko/board-photo-topdown.jpeg .gpu/
 #   (run, carry [".gpu"], timeout_s 590):  bash tools/gpu-lease-pair.sh
 # RUN_A and RUN_B are "ARCH INIT LR EPOCHS SEED" each. Session 99 ran it with render seed 61,
-# RUN_A="broad models/training/pieces-density.pt 6e-4 7 61" (the shipped wide network, widened) and
-# RUN_B="wide models/training/pieces-density.pt 5e-4 7 62", then on the warm machine run a's weights
-# 8 epochs more at 3e-4: that network is the candidate training/pieces-density-broad-s99-d.pt, not
-# shipped (models/README.md, "Session 99"). The defaults are the next step it names: two
-# fine-tunes of the candidate at two peaks, on tables no lease has rendered, whose mean with it
-# is a network (they share its new channels). Each run has its own hard-linked copy of the
+# RUN_A="broad models/training/pieces-density.pt 6e-4 7 61" (the then shipped wide network,
+# widened) and RUN_B="wide models/training/pieces-density.pt 5e-4 7 62", then on the warm machine
+# run a's weights 8 epochs more at 3e-4: the candidate training/pieces-density-broad-s99-d.pt.
+# Session 100 ran its defaults then (render seed 62, fine-tunes of d at 5e-4 and 1e-3, seeds 65
+# and 66) and, on the warm machine, a third at 7e-4 (seed 67) on the same samples; the mean of d
+# and the three is the shipped network (models/README.md, "Session 100"). The defaults now go on
+# from that mean: two fine-tunes of it at two peaks on tables no lease has rendered, whose mean
+# with it is a network (they share its channels). Each run has its own hard-linked copy of the
 # samples, so the few tables that its own (one-second) rendering window may begin never race the
-# other's. The weights come back under $OUT/a and
-# $OUT/b, copied every 20 s from each run's checkpoint saved after every epoch, so a run cut short
-# returns its last one.
+# other's. The weights come back under $OUT/a and $OUT/b, copied every 20 s from each run's
+# checkpoint saved after every epoch, so a run cut short returns its last one.
 set -u
 export PYTHONUNBUFFERED=1
 RENDER_S=${RENDER_S:-180}
-RENDER_SEED=${RENDER_SEED:-62}
+RENDER_SEED=${RENDER_SEED:-63}
 STEPS=${STEPS:-1000}
-RUN_A=${RUN_A:-"broad models/training/pieces-density-broad-s99-d.pt 5e-4 7 65"}
-RUN_B=${RUN_B:-"broad models/training/pieces-density-broad-s99-d.pt 1e-3 7 66"}
+RUN_A=${RUN_A:-"broad models/training/pieces-density.pt 5e-4 7 68"}
+RUN_B=${RUN_B:-"broad models/training/pieces-density.pt 1e-3 7 69"}
 . tools/gpu-lease-env.sh
 common=(--images $IMAGES --render-seed "$RENDER_SEED" --frames 3 --board-photo "$BOARD_PHOTO" --rotate ccw)
 python3 -m augur train-counter --workers "$WORKERS" --work "$W" "${common[@]}" --render-for "$RENDER_S" \

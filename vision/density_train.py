@@ -7,11 +7,12 @@ kind and colour in output cells (and whether it stands spilled off its island), 
 mask; target maps are drawn per crop.
 
 Shapes of encoder-decoder (:data:`ARCHS`): the small one (0.14 M weights) trained on the 2-core
-CPU until session 14; the wide one (0.45 M) shipped since session 15, trained on one GPU with the
-crops cut on the device; two lean ones with less work at half resolution, taught by the wide one
-(sessions 55 to 64, not shipped); and the broad one (0.78 M; session 99's candidate, not shipped),
-the wide one with more channels at 1/4 and 1/8, widened from its weights. All are exported to
-ONNX with dynamic height and width.
+CPU until session 14; the wide one (0.45 M) shipped from session 15 to 99, trained on one GPU with
+the crops cut on the device; two lean ones with less work at half resolution, taught by the wide
+one (sessions 55 to 64, not shipped); and the broad one (0.78 M), the wide one with more channels
+at 1/4 and 1/8, widened from its weights in session 99 and shipped since session 100 as the mean
+of four fine-tunes (``augur average-counter``). All are exported to ONNX with dynamic height and
+width.
 torch is imported only here; the run time uses onnxruntime (:mod:`vision.density`).
 """
 from __future__ import annotations
@@ -435,7 +436,8 @@ ARCHS = {
     "lean24": {"channels": (16, 48, 96), "dilations": (1, 2, 4, 8), "decoder": (48, 24), "residual": True, "stem": 1},
     # the wide shape with more channels at 1/4 and 1/8, where the arithmetic is cheap per input
     # pixel and a pile's summits merge: for accuracy, not speed; started from the wide weights it
-    # computes at first exactly what they did (session 99's candidate, not shipped: models/README.md)
+    # computes at first exactly what they did (widened in session 99; shipped since session 100 as a
+    # mean of fine-tunes: models/README.md)
     "broad": {"channels": (24, 64, 128), "dilations": (1, 2, 4, 8), "decoder": (64, 32), "residual": True, "stem": 2},
 }
 
