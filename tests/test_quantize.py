@@ -72,7 +72,13 @@ class TestEveryCpuReadsTheSame:
         win = easy_windows[0]
         assert len(win) > 100
         want, got = _readings(float_original(DEFAULT_SUMMITS), win), _readings(DEFAULT_SUMMITS, win)
-        assert np.array_equal(got.vexillum >= VEXILLUM_P, want.vexillum >= VEXILLUM_P)
+        # the vexillum call agrees wherever the float original is clear of the threshold, as the
+        # pieces' call is compared where both are sure: session 100's counter cuts one window (of
+        # 233) that the float file reads at 0.934 and the 8-bit one at 0.889, across the 0.9 line;
+        # saturation on CPUs without VNNI moved clear windows too (106 vexilla against 61)
+        clear = np.abs(want.vexillum - VEXILLUM_P) >= 0.05
+        assert clear.mean() > 0.98
+        assert np.array_equal((got.vexillum >= VEXILLUM_P)[clear], (want.vexillum >= VEXILLUM_P)[clear])
         sure = (want.sure_pieces(PIECES_P) >= 0) & (got.sure_pieces(PIECES_P) >= 0)
         assert sure.mean() > 0.8
         assert np.mean(got.sure_pieces(PIECES_P)[sure] == want.sure_pieces(PIECES_P)[sure]) > 0.99
