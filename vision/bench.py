@@ -50,6 +50,7 @@ from vision.confidence import describe, flag_figures
 from vision.count import count
 from vision.density import UNSEEN_COVER
 from vision.environment import bench_environment
+from vision.failures import FailureTally
 from vision.geometry import load_geometry
 from vision.synth.board_art import PrintedBoard, procedural_art
 from vision.synth.dataset import iter_still_tables
@@ -120,6 +121,7 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
         map_off = map_pieces = map_tables = 0         # pieces the fitted map puts across a border, and on how many tables
         warned = warned_right = 0                      # calibration photos augur calibrate warns about, regions right on them
         markers = Counter()                            # score markers on box 0: found at their piece, elsewhere, not
+        failures = FailureTally()                      # the wrong regions the detector saw, by cause and pile size
         for i, img, truth, frame in iter_still_tables(tier, n, seed, size, art=print_art, relight=relight,
                                                       relief=relief, geometry=board_map):
             cal_img, cal_truth = calibration_scene(truth, print_art)
@@ -161,6 +163,7 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
                     unseen[("hidden" if r in hidden else "visible")] += 1
                     continue
                 sure.append((got.confidence_of(r), g == w))
+                failures.add(g, w, geo.board.is_sea(r), r in hidden)
                 for colour in set(g) | set(w):
                     for kind in set(g.get(colour, {})) | set(w.get(colour, {})):
                         kinds[(kind, "exact" if g.get(colour, {}).get(kind, 0) == w.get(colour, {}).get(kind, 0)
@@ -189,7 +192,8 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
             k: (pct(v, 50), pct(v, 95)) for k, v in lat.items()}, "kinds": dict(kinds), "owners": dict(colours),
                "map": {"pieces": map_pieces, "in_another_region": map_off, "tables": map_tables},
                "calibration_warned": {"tables": warned, "regions_right": warned_right},
-               "markers": {k: markers[k] for k in ("at_their_piece", "elsewhere", "not_found")}}
+               "markers": {k: markers[k] for k in ("at_their_piece", "elsewhere", "not_found")},
+               "failures": failures.as_dict()}
         if run_tables:
             res["committed_after_still_run"] = {"per_region": run_right / total, "whole_board": run_boards / n,
                                                 "frames": STILL_RUN, "frames_differ_by": "sensor noise"}
@@ -237,6 +241,7 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
             per_kind.setdefault(kind, Counter())[verdict] += c
         print(f"[{tier}]   per kind (colour+kind cells exact/wrong): " +
               ", ".join(f"{k} {v['exact']}/{v['wrong']}" for k, v in sorted(per_kind.items())))
+        print(f"[{tier}]   where it fails (regions not marked unseen, by cause): {failures.describe()}")
         owner_ok = sum(c for (w, g), c in colours.items() if w == g)
         print(f"[{tier}]   province/sea owner colour right {owner_ok}/{sum(colours.values())}; commonest confusions: " +
               ", ".join(f"{w}->{g} {c}" for (w, g), c in Counter({k: v for k, v in colours.items()
