@@ -27,7 +27,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from tracker.pieces import CENTRE, LEGIONARY, TRIREME, VEXILLUM, VEXILLUM_VALUE
+from tracker.pieces import CENTRE, LEGIONARY, SPQR_PIECES, TRIREME, VEXILLUM
 
 #: A region's counts as the tracker's state holds them: colour -> kind -> count.
 RegionCounts = Mapping[str, Mapping[str, int]]
@@ -55,12 +55,14 @@ def _of_kind(counts: RegionCounts, kind: str) -> int:
 
 
 def strength(counts: RegionCounts) -> int:
-    """A province's strength: its legionaries plus ten for each vexillum (rulebook §3.10)."""
-    return _of_kind(counts, LEGIONARY) + VEXILLUM_VALUE * _of_kind(counts, VEXILLUM)
+    """A province's strength over every colour standing there, as the piece set counts it (a
+    vexillum is ten legionaries, rulebook §3.10)."""
+    return sum(SPQR_PIECES.strength(kinds) for kinds in counts.values())
 
 
 def _army(counts: RegionCounts) -> tuple[str, ...]:
-    return tuple(sorted(c for c, kinds in counts.items() if kinds.get(LEGIONARY, 0) or kinds.get(VEXILLUM, 0)))
+    """The colours with a garrison piece in the region."""
+    return tuple(sorted(c for c, kinds in counts.items() if SPQR_PIECES.strength(kinds)))
 
 
 def strength_group(counts: RegionCounts, sea: bool) -> str:
