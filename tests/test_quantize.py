@@ -15,7 +15,7 @@ from vision.count import count
 from vision.density import DEFAULT_COUNTER, FLOAT_COUNTER, DensityCounter
 from vision.geometry import load_geometry
 from vision.quantize import (FLOAT_TAIL, WEIGHT_LIMIT, QuantizeError, classifier_windows, float_original, float_tail,
-                             quantize_classifier, quantize_counter, table_windows)
+                             fold_input_scaling, quantize_classifier, quantize_counter, quantize_qdq, table_windows)
 from vision.summits import DEFAULT_HULLS, DEFAULT_SUMMITS, PIECES_P, VEXILLUM_P, SummitReading
 
 pytestmark = pytest.mark.skipif(not FLOAT_COUNTER.is_file(), reason="no counting network shipped in models/")
@@ -138,6 +138,13 @@ class TestShippedInt8Counter:
         assert np.median(np.abs(got[0] - want[0])[dense] / want[0][dense]) < 0.05
         assert np.mean(np.argmax(got[1:5], 0)[dense] == np.argmax(want[1:5], 0)[dense]) > 0.99
 
+    def test_it_quantises_its_input_straight_from_the_pixels(self):
+        card = json.loads(DEFAULT_COUNTER.with_suffix(".json").read_text())
+        assert card["input_scaling_folded"] is True
+        ops = [n.op_type for n in onnx.load(str(DEFAULT_COUNTER)).graph.node]
+        assert "Div" not in ops and "Sub" not in ops
+        assert "Div" in [n.op_type for n in onnx.load(str(FLOAT_COUNTER)).graph.node]   # the float one scales
+
     def test_it_counts_held_out_easy_tables_as_the_float_network_does(self):
         geo = load_geometry()
         for k in range(2):
@@ -150,7 +157,7 @@ class TestShippedInt8Counter:
 
 
 class TestQuantizeCounter:
-    def test_the_float_tail_is_the_head_and_the_convolution_before_it(self):
+    def test_the_float_tail_is_the_head_and_all_after_it(self):
         model = onnx.load(str(FLOAT_COUNTER))
         tail = float_tail(model)
         convs = [n.name for n in model.graph.node if n.op_type == "Conv"]
@@ -161,6 +168,7 @@ class TestQuantizeCounter:
         out = tmp_path / "int8.onnx"
         card = quantize_counter(FLOAT_COUNTER, out, per_tier=1, progress=lambda *_: None)
         assert card["tables"]["read"] == 3 and card["float_sha256"] == file_sha256(FLOAT_COUNTER)
+        assert card["input_scaling_folded"] is True
         assert json.loads(out.with_suffix(".json").read_text()) == card
         assert out.stat().st_size < FLOAT_COUNTER.stat().st_size / 2
         x = _easy_input()
@@ -171,3 +179,74 @@ class TestQuantizeCounter:
     def test_a_missing_network_is_one_clear_error(self, tmp_path):
         with pytest.raises(QuantizeError, match="counting network not found"):
             quantize_counter(tmp_path / "none.onnx", tmp_path / "out.onnx", progress=lambda *_: None)
+
+
+def _scaling_network(path, scale: bool = True) -> None:
+    """A small float network that scales its pixels as the counting network does (``x / 127.5 - 1``,
+    unless ``scale`` is False), then two convolutions, written to ``path``."""
+    from onnx import TensorProto, helper, numpy_helper
+    rng = np.random.default_rng(7)
+    inits = [numpy_helper.from_array(rng.normal(0, 0.3, (8, 3, 3, 3)).astype(np.float32), "w1"),
+             numpy_helper.from_array(rng.normal(0, 0.1, 8).astype(np.float32), "b1"),
+             numpy_helper.from_array(rng.normal(0, 0.3, (2, 8, 1, 1)).astype(np.float32), "w2"),
+             numpy_helper.from_array(np.zeros(2, np.float32), "b2"),
+             numpy_helper.from_array(np.array(127.5, np.float32), "d"),
+             numpy_helper.from_array(np.array(1.0, np.float32), "c")]
+    nodes = [helper.make_node("Div", ["input", "d"], ["x1"]), helper.make_node("Sub", ["x1", "c"], ["x2"])] \
+        if scale else []
+    nodes += [helper.make_node("Conv", ["x2" if scale else "input", "w1", "b1"], ["y1"], pads=[1, 1, 1, 1],
+                               strides=[2, 2]),
+              helper.make_node("Relu", ["y1"], ["y2"]),
+              helper.make_node("Conv", ["y2", "w2", "b2"], ["maps"])]
+    graph = helper.make_graph(nodes, "scaling", [helper.make_tensor_value_info("input", TensorProto.FLOAT,
+                                                                               [1, 3, "h", "w"])],
+                              [helper.make_tensor_value_info("maps", TensorProto.FLOAT, None)], inits)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+
+
+def _pixels(seed: int) -> np.ndarray:
+    """1 x 3 x 32 x 32 whole pixel values, as the counter's input holds (8-bit frames)."""
+    return np.random.default_rng(seed).integers(0, 256, (1, 3, 32, 32)).astype(np.float32)
+
+
+class TestFoldInputScaling:
+    @pytest.fixture()
+    def quantised(self, tmp_path):
+        src, out = tmp_path / "float.onnx", tmp_path / "int8.onnx"
+        _scaling_network(src)
+        quantize_qdq(src, out, [{"input": _pixels(k)} for k in range(4)])
+        return src, out
+
+    def test_the_scaling_leaves_the_graph(self, quantised, tmp_path):
+        _, out = quantised
+        folded = tmp_path / "folded.onnx"
+        folded.write_bytes(out.read_bytes())
+        assert fold_input_scaling(folded) is True
+        before = [n.op_type for n in onnx.load(str(out)).graph.node]
+        after = [n.op_type for n in onnx.load(str(folded)).graph.node]
+        assert "Div" in before and "Sub" in before
+        assert "Div" not in after and "Sub" not in after
+        model = onnx.load(str(folded))
+        assert [n.input[0] for n in model.graph.node if n.op_type == "QuantizeLinear"][0] == "input"
+        assert not {"d", "c"} & {t.name for t in model.graph.initializer}      # nor its constants
+
+    def test_it_reads_as_the_unfolded_network_and_no_further_from_the_float_one(self, quantised, tmp_path):
+        src, out = quantised
+        folded = tmp_path / "folded.onnx"
+        folded.write_bytes(out.read_bytes())
+        fold_input_scaling(folded)
+        x = np.concatenate([_pixels(k) for k in range(10, 14)], axis=3)
+        want, before, after = _maps(src, x), _maps(out, x), _maps(folded, x)
+        spread = float(np.ptp(want))
+        # each pixel read at most a step apart, and now closer to its true value: the outputs
+        # stay within a few output steps, and nearer the float network's on average
+        assert np.abs(after - before).max() < 0.05 * spread
+        assert np.abs(after - want).mean() <= np.abs(before - want).mean()
+
+    def test_a_network_that_does_not_scale_its_input_is_left_as_it_is(self, tmp_path):
+        src, out = tmp_path / "float.onnx", tmp_path / "int8.onnx"
+        _scaling_network(src, scale=False)
+        quantize_qdq(src, out, [{"input": _pixels(k) / 127.5 - 1} for k in range(4)])
+        kept = out.read_bytes()
+        assert fold_input_scaling(out) is False
+        assert out.read_bytes() == kept

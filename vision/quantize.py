@@ -5,17 +5,18 @@ from) reads a table filmed at 1280 x 720 in about 125 ms on a 2-core laptop; thr
 between the last hand leaving the board and a committed state. Its weights and activations in
 8 bits, with onnxruntime's static quantisation, run the same network in about 60 ms there.
 
-Two things keep its counts close to the float network's (``models/README.md``):
+Three things keep its counts close to the float network's (``models/README.md``):
 
 - **the output stays float.** The head writes the piece density (a few hundredths per cell)
   beside logits of about ten in one tensor; in 8 bits over that range the density was lost (27 %
-  of regions right on easy tables). The head and the decoder's last convolution, at the output's
-  full resolution, stay float (``FLOAT_TAIL``): the densities' relative error at the pieces went
-  from 6.4 % (head only) to 3.0 %, for 12 ms more a frame.
+  of regions right on easy tables). The head stays float (``FLOAT_TAIL``).
 - **activation ranges from rendered tables of every tier**, clipped at a high percentile, so
   that one bright specular spot does not stretch a layer's range.
 - **7-bit weights** (``REDUCE_RANGE``), so that the result is the same on every CPU; see
   :func:`quantize_qdq`.
+
+And the input is quantised straight from the pixels, the network's own scaling of them folded
+into the quantiser (:func:`fold_input_scaling`).
 
 The summit and hull classifiers are quantised the same way (:func:`quantize_qdq`); ``augur
 quantize-classifiers`` remakes them from their float exports (``models/training/*-float.onnx``)
@@ -49,8 +50,16 @@ QUANT_TABLES = 16
 QUANT_WINDOW = (512, 512)
 #: Activation ranges clipped at this percentile of each layer's values.
 QUANT_PERCENTILE = 99.999
-#: Convolutions at the network's end kept in float, with every node after the first of them.
-FLOAT_TAIL = 2
+#: Convolutions at the network's end kept in float, with every node after the first of them. From
+#: session 27 to 101 the decoder's last convolution stayed float too (2): with the network of
+#: session 27 and min-max activation ranges the densities' relative error at the pieces was 6.4 %
+#: with the head alone float, and 3.0 % with both, but the two changes were measured together. At
+#: full output resolution that float convolution was the costliest layer (14 of 93 ms on a
+#: 760 x 856 input, session 102). For the broad network of session 100, in 8 bits with percentile
+#: ranges, the error went from 2.6 to 3.5 % and the regions read right did not move: 36,480
+#: validation regions (tables 0 to 79, medium and hard, both arts) within 0.05 points
+#: (models/README.md, session 102).
+FLOAT_TAIL = 1
 #: Weights quantised to 7 bits (-64..64, onnxruntime's reduced range) instead of 8. onnxruntime
 #: multiplies uint8 activations by int8 weights with VPMADDUBSW on x86 CPUs that lack VNNI (AVX2
 #: only: most AMD Zen 2 and 3, Intel before Ice Lake), which adds two products in a saturating
@@ -141,14 +150,93 @@ def quantize_counter(src: Path, out: Path, per_tier: int = QUANT_TABLES, seed: i
         out.parent.mkdir(parents=True, exist_ok=True)
         quantize_qdq(pre, out, [{name: x} for x in inputs], percentile=QUANT_PERCENTILE,
                      nodes_to_exclude=keep_float)
+    folded = fold_input_scaling(out)
     card = {"model": out.name, "quantised_from": src.name, "float_sha256": file_sha256(src),
             "format": FORMAT, "calibration": "percentile",
-            "percentile": QUANT_PERCENTILE, "kept_float": keep_float,
+            "percentile": QUANT_PERCENTILE, "kept_float": keep_float, "input_scaling_folded": folded,
             "tables": {"per_tier": per_tier, "seed": seed, "window": list(QUANT_WINDOW), "read": len(inputs)},
             "onnxruntime": onnxruntime.__version__, "command": "augur quantize-counter"}
     out.with_suffix(".json").write_text(json.dumps(card, indent=1) + "\n", encoding="utf-8")
     progress(f"wrote {out} ({out.stat().st_size // 1024} KB) from {len(inputs)} tables")
     return card
+
+
+def fold_input_scaling(path: Path) -> bool:
+    """Rewrite the 8-bit network at ``path`` so that its input is quantised straight from the
+    pixels: the network scales them itself (``x / 127.5 - 1``, a Div and a Sub over the whole
+    input, in float), and the quantiser then divides by its own scale. On a 760 x 856 input those
+    two passes over six planes took 2 to 6 ms of about 90 on a 2-core CPU, and the scaling folds
+    into the quantiser's: ``round((x / d - c) / s) + z`` is ``round(x / (d s)) + (z - c / s)``.
+
+    The zero point must be a whole number, so the fraction left of ``z - c / s`` (0.44 of a step
+    for the shipped network) is added, in the first convolution's own 32-bit units, to its bias;
+    only the zero padding around the input's edge reads that fraction of a step off. The pixels
+    are whole numbers (0..255) and ``d s`` is within 0.05 % of 1, so each pixel now quantises to
+    itself, and the first convolution sees it within 0.05 % of its scaled value; before, the
+    fraction rounded the pixels from 125 up one step higher, half a step from their true value.
+    Returns whether the pattern was found (a network exported otherwise is left as it is)."""
+    import onnx
+    from onnx import numpy_helper
+    model = onnx.load(str(path))
+    graph = model.graph
+    init = {t.name: t for t in graph.initializer}
+    consts = {n.output[0]: n for n in graph.node if n.op_type == "Constant"}
+    producer = {o: n for n in graph.node for o in n.output}
+    users: dict[str, list] = {}
+    for n in graph.node:
+        for i in n.input:
+            users.setdefault(i, []).append(n)
+
+    def value(name: str) -> np.ndarray | None:
+        if name in init:
+            return numpy_helper.to_array(init[name])
+        if name in consts:
+            return numpy_helper.to_array(consts[name].attribute[0].t)
+        return None
+
+    def only_user(name: str, op: str):
+        found = users.get(name, [])
+        return found[0] if len(found) == 1 and found[0].op_type == op else None
+
+    x = graph.input[0].name
+    div = only_user(x, "Div")
+    sub = div and only_user(div.output[0], "Sub")
+    quant = sub and only_user(sub.output[0], "QuantizeLinear")
+    deq = quant and only_user(quant.output[0], "DequantizeLinear")
+    conv = deq and only_user(deq.output[0], "Conv")
+    if conv is None or len(conv.input) < 3 or value(div.input[1]) is None or value(sub.input[1]) is None:
+        return False
+    d, c = float(value(div.input[1])), float(value(sub.input[1]))
+    s, z = float(value(quant.input[1])), int(value(quant.input[2]))
+    weights, bias = producer.get(conv.input[1]), producer.get(conv.input[2])
+    if weights is None or bias is None or weights.op_type != "DequantizeLinear" or bias.op_type != "DequantizeLinear":
+        return False
+    offset = z - c / s
+    zero = int(np.floor(offset + 0.5))
+    if not 0 <= zero <= 255:        # the pixels would not fit in 8 bits from that zero point
+        return False
+    w = numpy_helper.to_array(init[weights.input[0]]).astype(np.float64)
+    w *= numpy_helper.to_array(init[weights.input[1]]).reshape(-1, 1, 1, 1)
+    # every input read (offset - zero) steps of s low: the bias makes up for it
+    shift = w.sum(axis=(1, 2, 3)) * (offset - zero) * s
+    b, b_scale = numpy_helper.to_array(init[bias.input[0]]), numpy_helper.to_array(init[bias.input[1]])
+    init[bias.input[0]].CopyFrom(numpy_helper.from_array((b + np.round(shift / b_scale)).astype(b.dtype),
+                                                         bias.input[0]))
+    graph.initializer.extend([numpy_helper.from_array(np.array(d * s, np.float32), "input_pixels_scale"),
+                              numpy_helper.from_array(np.array(zero, np.uint8), "input_pixels_zero_point")])
+    quant.input[0], quant.input[1], quant.input[2] = x, "input_pixels_scale", "input_pixels_zero_point"
+    for node in (div, sub):
+        graph.node.remove(node)
+    for name in (div.input[1], sub.input[1]):       # the scaling's constants, unless used elsewhere
+        if any(name in n.input for n in graph.node):
+            continue
+        if name in consts:
+            graph.node.remove(consts[name])
+        elif name in init:
+            graph.initializer.remove(init[name])
+    onnx.checker.check_model(model)
+    onnx.save(model, str(path))
+    return True
 
 
 def _quantisable(src: Path, what: str) -> Path:
