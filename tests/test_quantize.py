@@ -181,16 +181,17 @@ class TestQuantizeCounter:
             quantize_counter(tmp_path / "none.onnx", tmp_path / "out.onnx", progress=lambda *_: None)
 
 
-def _scaling_network(path, scale: bool = True) -> None:
+def _scaling_network(path, scale: bool = True, per_plane: bool = False) -> None:
     """A small float network that scales its pixels as the counting network does (``x / 127.5 - 1``,
-    unless ``scale`` is False), then two convolutions, written to ``path``."""
+    unless ``scale`` is False; ``per_plane``: by a divisor of its own for each plane, all 127.5),
+    then two convolutions, written to ``path``."""
     from onnx import TensorProto, helper, numpy_helper
     rng = np.random.default_rng(7)
     inits = [numpy_helper.from_array(rng.normal(0, 0.3, (8, 3, 3, 3)).astype(np.float32), "w1"),
              numpy_helper.from_array(rng.normal(0, 0.1, 8).astype(np.float32), "b1"),
              numpy_helper.from_array(rng.normal(0, 0.3, (2, 8, 1, 1)).astype(np.float32), "w2"),
              numpy_helper.from_array(np.zeros(2, np.float32), "b2"),
-             numpy_helper.from_array(np.array(127.5, np.float32), "d"),
+             numpy_helper.from_array(np.full((1, 3, 1, 1) if per_plane else (), 127.5, np.float32), "d"),
              numpy_helper.from_array(np.array(1.0, np.float32), "c")]
     nodes = [helper.make_node("Div", ["input", "d"], ["x1"]), helper.make_node("Sub", ["x1", "c"], ["x2"])] \
         if scale else []
@@ -242,6 +243,15 @@ class TestFoldInputScaling:
         # stay within a few output steps, and nearer the float network's on average
         assert np.abs(after - before).max() < 0.05 * spread
         assert np.abs(after - want).mean() <= np.abs(before - want).mean()
+
+    def test_a_scaling_plane_by_plane_is_left_as_it_is(self, tmp_path):
+        src, out = tmp_path / "float.onnx", tmp_path / "int8.onnx"
+        _scaling_network(src, per_plane=True)
+        quantize_qdq(src, out, [{"input": _pixels(k)} for k in range(4)])
+        kept = out.read_bytes()
+        assert "Div" in [n.op_type for n in onnx.load(str(out)).graph.node]
+        assert fold_input_scaling(out) is False
+        assert out.read_bytes() == kept
 
     def test_a_network_that_does_not_scale_its_input_is_left_as_it_is(self, tmp_path):
         src, out = tmp_path / "float.onnx", tmp_path / "int8.onnx"

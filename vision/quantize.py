@@ -204,10 +204,14 @@ def fold_input_scaling(path: Path) -> bool:
     quant = sub and only_user(sub.output[0], "QuantizeLinear")
     deq = quant and only_user(quant.output[0], "DequantizeLinear")
     conv = deq and only_user(deq.output[0], "Conv")
-    if conv is None or len(conv.input) < 3 or value(div.input[1]) is None or value(sub.input[1]) is None:
+    if conv is None or len(conv.input) < 3:
         return False
-    d, c = float(value(div.input[1])), float(value(sub.input[1]))
-    s, z = float(value(quant.input[1])), int(value(quant.input[2]))
+    scalars = [value(name) for name in (div.input[1], sub.input[1], quant.input[1], quant.input[2])]
+    # one scaling for every plane, and pixels quantised to uint8 (what quantize_qdq writes)
+    if any(v is None or v.size != 1 for v in scalars) or scalars[3].dtype != np.uint8:
+        return False
+    d, c, s = (float(v) for v in scalars[:3])
+    z = int(scalars[3])
     weights, bias = producer.get(conv.input[1]), producer.get(conv.input[2])
     if weights is None or bias is None or weights.op_type != "DequantizeLinear" or bias.op_type != "DequantizeLinear":
         return False
