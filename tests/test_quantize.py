@@ -212,30 +212,26 @@ def _pixels(seed: int) -> np.ndarray:
 
 class TestFoldInputScaling:
     @pytest.fixture()
-    def quantised(self, tmp_path):
-        src, out = tmp_path / "float.onnx", tmp_path / "int8.onnx"
+    def folded(self, tmp_path):
+        """The small scaling network in float, in 8 bits, and in 8 bits folded (paths), and what
+        the fold returned."""
+        src, out, folded = tmp_path / "float.onnx", tmp_path / "int8.onnx", tmp_path / "folded.onnx"
         _scaling_network(src)
         quantize_qdq(src, out, [{"input": _pixels(k)} for k in range(4)])
-        return src, out
-
-    def test_the_scaling_leaves_the_graph(self, quantised, tmp_path):
-        _, out = quantised
-        folded = tmp_path / "folded.onnx"
         folded.write_bytes(out.read_bytes())
-        assert fold_input_scaling(folded) is True
-        before = [n.op_type for n in onnx.load(str(out)).graph.node]
-        after = [n.op_type for n in onnx.load(str(folded)).graph.node]
-        assert "Div" in before and "Sub" in before
-        assert "Div" not in after and "Sub" not in after
-        model = onnx.load(str(folded))
+        return src, out, folded, fold_input_scaling(folded)
+
+    def test_the_scaling_leaves_the_graph(self, folded):
+        _, out, folded, found = folded
+        assert found is True
+        before, model = onnx.load(str(out)), onnx.load(str(folded))
+        assert {"Div", "Sub"} <= {n.op_type for n in before.graph.node}
+        assert not {"Div", "Sub"} & {n.op_type for n in model.graph.node}
         assert [n.input[0] for n in model.graph.node if n.op_type == "QuantizeLinear"][0] == "input"
         assert not {"d", "c"} & {t.name for t in model.graph.initializer}      # nor its constants
 
-    def test_it_reads_as_the_unfolded_network_and_no_further_from_the_float_one(self, quantised, tmp_path):
-        src, out = quantised
-        folded = tmp_path / "folded.onnx"
-        folded.write_bytes(out.read_bytes())
-        fold_input_scaling(folded)
+    def test_it_reads_as_the_unfolded_network_and_no_further_from_the_float_one(self, folded):
+        src, out, folded, _ = folded
         x = np.concatenate([_pixels(k) for k in range(10, 14)], axis=3)
         want, before, after = _maps(src, x), _maps(out, x), _maps(folded, x)
         spread = float(np.ptp(want))
@@ -244,19 +240,14 @@ class TestFoldInputScaling:
         assert np.abs(after - before).max() < 0.05 * spread
         assert np.abs(after - want).mean() <= np.abs(before - want).mean()
 
-    def test_a_scaling_plane_by_plane_is_left_as_it_is(self, tmp_path):
+    @pytest.mark.parametrize("scale", [True, False], ids=["scaled plane by plane", "not scaled"])
+    def test_a_network_it_cannot_fold_is_left_as_it_is(self, tmp_path, scale):
         src, out = tmp_path / "float.onnx", tmp_path / "int8.onnx"
-        _scaling_network(src, per_plane=True)
-        quantize_qdq(src, out, [{"input": _pixels(k)} for k in range(4)])
+        _scaling_network(src, scale=scale, per_plane=scale)
+        # a network that does not scale its pixels is given them scaled
+        feeds = [_pixels(k) if scale else _pixels(k) / 127.5 - 1 for k in range(4)]
+        quantize_qdq(src, out, [{"input": x} for x in feeds])
         kept = out.read_bytes()
-        assert "Div" in [n.op_type for n in onnx.load(str(out)).graph.node]
-        assert fold_input_scaling(out) is False
-        assert out.read_bytes() == kept
-
-    def test_a_network_that_does_not_scale_its_input_is_left_as_it_is(self, tmp_path):
-        src, out = tmp_path / "float.onnx", tmp_path / "int8.onnx"
-        _scaling_network(src, scale=False)
-        quantize_qdq(src, out, [{"input": _pixels(k) / 127.5 - 1} for k in range(4)])
-        kept = out.read_bytes()
+        assert ("Div" in [n.op_type for n in onnx.load(str(out)).graph.node]) is scale
         assert fold_input_scaling(out) is False
         assert out.read_bytes() == kept

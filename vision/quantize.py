@@ -179,8 +179,7 @@ def fold_input_scaling(path: Path) -> bool:
     from onnx import numpy_helper
     model = onnx.load(str(path))
     graph = model.graph
-    init = {t.name: t for t in graph.initializer}
-    consts = {n.output[0]: n for n in graph.node if n.op_type == "Constant"}
+    init = {t.name: t for t in graph.initializer}      # quant_pre_process made every constant one
     producer = {o: n for n in graph.node for o in n.output}
     users: dict[str, list] = {}
     for n in graph.node:
@@ -188,11 +187,7 @@ def fold_input_scaling(path: Path) -> bool:
             users.setdefault(i, []).append(n)
 
     def value(name: str) -> np.ndarray | None:
-        if name in init:
-            return numpy_helper.to_array(init[name])
-        if name in consts:
-            return numpy_helper.to_array(consts[name].attribute[0].t)
-        return None
+        return numpy_helper.to_array(init[name]) if name in init else None
 
     def only_user(name: str, op: str):
         found = users.get(name, [])
@@ -232,11 +227,7 @@ def fold_input_scaling(path: Path) -> bool:
     for node in (div, sub):
         graph.node.remove(node)
     for name in (div.input[1], sub.input[1]):       # the scaling's constants, unless used elsewhere
-        if any(name in n.input for n in graph.node):
-            continue
-        if name in consts:
-            graph.node.remove(consts[name])
-        elif name in init:
+        if not any(name in n.input for n in graph.node):
             graph.initializer.remove(init[name])
     onnx.checker.check_model(model)
     onnx.save(model, str(path))
