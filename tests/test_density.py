@@ -41,7 +41,7 @@ class FakeSession:
         self.seen: list[tuple] = []
 
     def get_inputs(self):
-        return [type("Input", (), {"name": "input"})()]
+        return [type("Input", (), {"name": "input", "type": "tensor(float)"})()]
 
     def run(self, _outputs, feeds):
         x = feeds["input"]

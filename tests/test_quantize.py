@@ -14,8 +14,10 @@ from vision.confidence import file_sha256
 from vision.count import count
 from vision.density import DEFAULT_COUNTER, FLOAT_COUNTER, DensityCounter
 from vision.geometry import load_geometry
+from vision.onnx_models import input_dtype
 from vision.quantize import (FLOAT_TAIL, WEIGHT_LIMIT, QuantizeError, classifier_windows, float_original, float_tail,
-                             fold_input_scaling, quantize_classifier, quantize_counter, quantize_qdq, table_windows)
+                             fold_input_scaling, pixels_in_uint8, quantize_classifier, quantize_counter, quantize_qdq,
+                             table_windows)
 from vision.summits import DEFAULT_HULLS, DEFAULT_SUMMITS, PIECES_P, VEXILLUM_P, SummitReading
 
 pytestmark = pytest.mark.skipif(not FLOAT_COUNTER.is_file(), reason="no counting network shipped in models/")
@@ -23,7 +25,7 @@ pytestmark = pytest.mark.skipif(not FLOAT_COUNTER.is_file(), reason="no counting
 
 def _maps(path, x: np.ndarray) -> np.ndarray:
     s = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-    return s.run(None, {s.get_inputs()[0].name: x})[0][0]
+    return s.run(None, {s.get_inputs()[0].name: x.astype(input_dtype(s))})[0][0]
 
 
 def _easy_input() -> np.ndarray:
@@ -46,7 +48,7 @@ def _in_seven_bits(path) -> bool:
 
 def _readings(path, win: np.ndarray) -> SummitReading:
     s = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-    return SummitReading.from_logits(s.run(None, {s.get_inputs()[0].name: win})[0])
+    return SummitReading.from_logits(s.run(None, {s.get_inputs()[0].name: win.astype(input_dtype(s))})[0])
 
 
 @pytest.fixture(scope="module")
@@ -67,6 +69,13 @@ class TestEveryCpuReadsTheSame:
     def test_every_weight_fits_in_seven_bits(self, path):
         assert _weights_int8(path), "no 8-bit weights in the file"
         assert _in_seven_bits(path)
+
+    @pytest.mark.parametrize("path", [DEFAULT_COUNTER, DEFAULT_SUMMITS, DEFAULT_HULLS], ids=lambda p: p.stem)
+    def test_it_takes_the_pixels_as_they_are(self, path):
+        model = onnx.load(str(path))
+        assert model.graph.input[0].type.tensor_type.elem_type == onnx.TensorProto.UINT8
+        assert not {"Div", "Sub"} & {n.op_type for n in model.graph.node}
+        assert not [n for n in model.graph.node if n.op_type == "QuantizeLinear" and model.graph.input[0].name in n.input]
 
     def test_the_summit_classifier_reads_as_its_float_original(self, easy_windows):
         win = easy_windows[0]
@@ -103,6 +112,7 @@ class TestQuantizeClassifiers:
         win = easy_windows[0]
         quantize_classifier(float_original(DEFAULT_SUMMITS), out, win[::2])
         assert _in_seven_bits(out)
+        assert onnx.load(str(out)).graph.input[0].type.tensor_type.elem_type == onnx.TensorProto.UINT8
         want, got = _readings(float_original(DEFAULT_SUMMITS), win), _readings(out, win)
         assert np.mean(np.argmax(got.pieces, 1) == np.argmax(want.pieces, 1)) > 0.97
         assert np.abs(got.vexillum - want.vexillum).max() < 0.5
@@ -140,10 +150,20 @@ class TestShippedInt8Counter:
 
     def test_it_quantises_its_input_straight_from_the_pixels(self):
         card = json.loads(DEFAULT_COUNTER.with_suffix(".json").read_text())
-        assert card["input_scaling_folded"] is True
+        assert card["input_scaling_folded"] is True and card["input_uint8"] is True
         ops = [n.op_type for n in onnx.load(str(DEFAULT_COUNTER)).graph.node]
         assert "Div" not in ops and "Sub" not in ops
         assert "Div" in [n.op_type for n in onnx.load(str(FLOAT_COUNTER)).graph.node]   # the float one scales
+
+    def test_the_counter_writes_each_frame_in_the_type_its_network_takes(self):
+        img, _, profile = calibrated_scene("easy", 0)
+        shipped, exported = (DensityCounter(profile, model=m, confidence=None, summits=None, hulls=None, hidden=None)
+                             for m in (DEFAULT_COUNTER, FLOAT_COUNTER))
+        for counter in (shipped, exported):
+            counter._write_frame(img)
+        assert shipped._input.dtype == np.uint8 and exported._input.dtype == np.float32
+        np.testing.assert_array_equal(shipped._input, exported._input)     # the same whole pixels
+        assert shipped._input.nbytes * 4 == exported._input.nbytes
 
     def test_it_counts_held_out_easy_tables_as_the_float_network_does(self):
         geo = load_geometry()
@@ -168,7 +188,7 @@ class TestQuantizeCounter:
         out = tmp_path / "int8.onnx"
         card = quantize_counter(FLOAT_COUNTER, out, per_tier=1, progress=lambda *_: None)
         assert card["tables"]["read"] == 3 and card["float_sha256"] == file_sha256(FLOAT_COUNTER)
-        assert card["input_scaling_folded"] is True
+        assert card["input_scaling_folded"] is True and card["input_uint8"] is True
         assert json.loads(out.with_suffix(".json").read_text()) == card
         assert out.stat().st_size < FLOAT_COUNTER.stat().st_size / 2
         x = _easy_input()
@@ -250,4 +270,51 @@ class TestFoldInputScaling:
         kept = out.read_bytes()
         assert ("Div" in [n.op_type for n in onnx.load(str(out)).graph.node]) is scale
         assert fold_input_scaling(out) is False
+        assert out.read_bytes() == kept
+
+    def test_the_brightest_pixel_still_fits_in_eight_bits(self, folded):
+        # min-max ranges put the scaled pixels' zero point half a step off (0.5): rounded up, it
+        # would quantise pixel 255 to 256, clipped; the zero point below it keeps every pixel
+        _, _, folded, _ = folded
+        model = onnx.load(str(folded))
+        init = {t.name: onnx.numpy_helper.to_array(t) for t in model.graph.initializer}
+        quant = [n for n in model.graph.node if n.op_type == "QuantizeLinear" and n.input[0] == "input"][0]
+        scale, zero = float(init[quant.input[1]]), int(init[quant.input[2]])
+        assert abs(scale - 1) < 0.01
+        assert np.round(255 / scale) + zero <= 255
+
+
+class TestPixelsInUint8:
+    def test_the_folded_network_takes_its_pixels_as_uint8_and_reads_the_same_to_the_bit(self, tmp_path):
+        src, out = tmp_path / "float.onnx", tmp_path / "int8.onnx"
+        _scaling_network(src)
+        quantize_qdq(src, out, [{"input": _pixels(k)} for k in range(4)])
+        assert fold_input_scaling(out) is True
+        folded = out.read_bytes()
+        assert pixels_in_uint8(out) is True
+        model = onnx.load(str(out))
+        assert model.graph.input[0].type.tensor_type.elem_type == onnx.TensorProto.UINT8
+        assert not [n for n in model.graph.node if n.op_type == "QuantizeLinear" and n.input[0] == "input"]
+        before = tmp_path / "folded.onnx"
+        before.write_bytes(folded)
+        x = np.concatenate([_pixels(k) for k in range(20, 24)], axis=3)
+        x[..., :4] = 255                # the brightest pixels too
+        assert np.array_equal(_maps(out, x), _maps(before, x))
+
+    def test_a_network_whose_quantiser_is_not_the_identity_on_pixels_is_left_as_it_is(self, tmp_path):
+        src, out = tmp_path / "float.onnx", tmp_path / "int8.onnx"
+        _scaling_network(src)
+        # pixels seen only up to 100: the quantiser's steps are finer than a pixel
+        quantize_qdq(src, out, [{"input": np.minimum(_pixels(k), 100)} for k in range(4)])
+        assert fold_input_scaling(out) is True
+        kept = out.read_bytes()
+        assert pixels_in_uint8(out) is False
+        assert out.read_bytes() == kept
+
+    def test_an_unfolded_network_is_left_as_it_is(self, tmp_path):
+        src, out = tmp_path / "float.onnx", tmp_path / "int8.onnx"
+        _scaling_network(src)
+        quantize_qdq(src, out, [{"input": _pixels(k)} for k in range(4)])
+        kept = out.read_bytes()
+        assert pixels_in_uint8(out) is False        # its input goes to the Div, not to a quantiser
         assert out.read_bytes() == kept

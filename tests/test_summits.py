@@ -50,6 +50,27 @@ class TestWindows:
         np.testing.assert_array_equal(got[:, :6], patches(planes, points))
         np.testing.assert_array_equal(got[:, 6:], summit_marks(points, points))
 
+    def test_windows_cut_from_8_bit_planes_stay_8_bit_and_hold_the_same_pixels(self):
+        planes = np.random.default_rng(1).integers(0, 256, (6, 60, 80)).astype(np.uint8)
+        points = np.array([[20, 30], [25, 30], [2, 58]])
+        got = windows(planes, points)
+        assert got.dtype == np.uint8
+        np.testing.assert_array_equal(got, windows(planes.astype(np.float32), points))
+
+    @pytest.mark.parametrize("kind, dtype", [("tensor(float)", np.float32), ("tensor(uint8)", np.uint8)])
+    def test_a_classifier_is_given_its_windows_in_the_type_it_takes(self, kind, dtype):
+        from vision.summits import SummitClassifier
+        session = LeftHeavySession(sure=True, kind=kind)
+        planes = np.random.default_rng(2).integers(0, 256, (6, 64, 96)).astype(np.uint8)
+        for given in (planes, planes.astype(np.float32)):
+            SummitClassifier("fake.onnx", session=session).read(given, np.array([[40, 20]]))
+        assert session.dtypes == [dtype, dtype]
+
+    def test_a_classifier_that_does_not_take_pixels_is_one_clear_error(self):
+        from vision.summits import SummitClassifier
+        with pytest.raises(SummitModelError, match="takes its input as tensor\\(int64\\)"):
+            SummitClassifier("fake.onnx", session=LeftHeavySession(sure=True, kind="tensor(int64)"))
+
     def test_the_counter_asks_about_the_centre_of_each_summit_cell(self):
         _, _, profile = calibrated_scene("easy")
         counter = DensityCounter(profile, session=FakeSession(np.zeros((N_OUT, 8, 8), np.float32)))
@@ -290,14 +311,20 @@ class LeftHeavySession(FakeSession):
     mirror image reads otherwise: 3 pieces where the left half is, 1 where the right half is; its
     vexillum logit is the window's first row mean, scaled. Remembers the batch sizes it ran."""
 
-    def __init__(self, sure: bool):
+    def __init__(self, sure: bool, kind: str = "tensor(float)"):
         super().__init__(np.zeros(0))
         self.sure = sure
+        self.kind = kind
         self.batches: list[int] = []
+        self.dtypes: list[type] = []
+
+    def get_inputs(self):
+        return [type("Input", (), {"name": "input", "type": self.kind})()]
 
     def run(self, _outputs, feeds):
         win = feeds["input"]
         self.batches.append(len(win))
+        self.dtypes.append(win.dtype.type)
         half = win.shape[-1] // 2
         left = win[:, 0, :, :half].mean(axis=(1, 2)) > win[:, 0, :, half:].mean(axis=(1, 2))
         logits = np.zeros((len(win), 1 + PIECE_CLASSES), np.float32)

@@ -40,7 +40,7 @@ from tracker.pieces import ARMY_COLOURS, CENTRE, LEGIONARY, NEUTRAL, TRIREME, VE
 from vision.confidence import HIDDEN_FEATURES, RegionConfidence, confidence_for, hidden_for
 from vision.geometry import BoardGeometry
 from vision.light import LightMatch
-from vision.onnx_models import NHWC, onnx_session
+from vision.onnx_models import NHWC, input_dtype, onnx_session
 from vision.partial import REACH, Box, ReadSoFar
 from vision.records import DENSITY_MIRRORED, Detections
 from vision.summits import (HULLS_P, PATCH, PIECE_CLASSES, PIECES_P, SPILL_NO_TRIREME_P, SPILL_PIECES_P, VEXILLUM_P,
@@ -283,7 +283,8 @@ class DensityCounter:
                  session=None, confidence: RegionConfidence | None | bool = False,
                  summits: SummitClassifier | None | bool = False, hulls: SummitClassifier | None | bool = False,
                  hidden: RegionConfidence | None | bool = False, mirrored: bool = False, partial: bool = True):
-        """``session`` replaces the onnxruntime session (anything with ``run`` and ``get_inputs``).
+        """``session`` replaces the onnxruntime session (anything with ``run`` and ``get_inputs``, whose
+        first input has a ``type`` as onnxruntime names it: "tensor(float)" or "tensor(uint8)").
         ``confidence``: the region confidence model; by default the one fitted for ``model``
         (none with a replaced session), and None reads confidence from the masses alone.
         ``summits``: the classifier that takes a second look at each legionary summit (vexillum
@@ -306,9 +307,10 @@ class DensityCounter:
         self.crop = counting_crop(profile, self.geo)
         reference = reference_input(profile, self.crop)
         self.light = LightMatch(reference)      # the frame brought back to the calibration's light
-        # the network's float input (1 x 6 x H x W): the reference half is filled once, and each
-        # frame only writes its own three planes (an interleaved concatenation cost 6 ms a frame)
-        self._input = np.zeros((1, 6) + reference.shape[:2], np.float32)
+        # the network's input (1 x 6 x H x W; the shipped 8-bit network takes the pixels as uint8,
+        # a float export as float): the reference half is filled once, and each frame only writes
+        # its own three planes (an interleaved concatenation cost 6 ms a frame)
+        self._input = np.zeros((1, 6) + reference.shape[:2], input_dtype(self.session, CounterError))
         for k, plane in enumerate(cv2.split(reference)):
             self._input[0, 3 + k] = plane
         self.mirrored = mirrored

@@ -4,6 +4,8 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
+import numpy as np
+
 from tracker.errors import AugurError
 
 
@@ -34,3 +36,16 @@ def onnx_session(path: Path, threads: int | None = None, error: type[AugurError]
                                     disabled_optimizers=list(disabled))
     except Exception as exc:  # noqa: BLE001 - onnxruntime raises its own exception types
         raise error(f"cannot load the {what} {path.name}: {exc}") from None
+
+
+#: The input types the models take: the float exports and pixels as float (0..255); the 8-bit
+#: files made since session 103 take the pixels as they are (vision.quantize.pixels_in_uint8).
+INPUT_TYPES = {"tensor(float)": np.float32, "tensor(uint8)": np.uint8}
+
+
+def input_dtype(session, error: type[AugurError] = AugurError) -> type:
+    """The numpy type of the first input of the onnxruntime ``session`` (``error`` if it is neither)."""
+    kind = session.get_inputs()[0].type
+    if kind not in INPUT_TYPES:
+        raise error(f"the model takes its input as {kind}, not as pixels")
+    return INPUT_TYPES[kind]

@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from tracker.errors import AugurError
-from vision.onnx_models import onnx_session
+from vision.onnx_models import input_dtype, onnx_session
 
 #: Side of the square window (network input pixels) the classifier sees around a summit: a
 #: legionary spans about ten input pixels at the counting scale, and a tilted vexillum's flag
@@ -118,9 +118,9 @@ class SummitModelError(AugurError):
 def patches(planes: np.ndarray, points: np.ndarray, size: int = PATCH) -> np.ndarray:
     """The ``size`` x ``size`` windows of ``planes`` (C x H x W network input) centred on each of
     ``points`` (N x 2 input pixels, x and y; the centre is pixel ``size // 2`` of the window), as
-    N x C x size x size float32; zero beyond the input's edge."""
+    N x C x size x size of the planes' own type; zero beyond the input's edge."""
     c, h, w = planes.shape
-    out = np.zeros((len(points), c, size, size), np.float32)
+    out = np.zeros((len(points), c, size, size), planes.dtype)
     half = size // 2
     for i, (x, y) in enumerate(np.asarray(points, np.int64).reshape(-1, 2)):
         x0, y0 = int(x) - half, int(y) - half
@@ -139,13 +139,14 @@ CHANNELS = 7
 MARK = 3
 
 
-def summit_marks(points: np.ndarray, centres: np.ndarray, size: int = PATCH) -> np.ndarray:
-    """N x 1 x size x size windows centred on each of ``centres`` (N x 2 input pixels) marking
-    every one of ``points`` (M x 2, the summits read in the same frame, the centres among them)
-    that falls inside; the centre pixel of a window is ``size // 2``, as in :func:`patches`."""
+def summit_marks(points: np.ndarray, centres: np.ndarray, size: int = PATCH, dtype=np.float32) -> np.ndarray:
+    """N x 1 x size x size windows (of ``dtype``) centred on each of ``centres`` (N x 2 input
+    pixels) marking every one of ``points`` (M x 2, the summits read in the same frame, the
+    centres among them) that falls inside; the centre pixel of a window is ``size // 2``, as in
+    :func:`patches`."""
     centres = np.asarray(centres, np.int64).reshape(-1, 2)
     points = np.asarray(points, np.int64).reshape(-1, 2)
-    out = np.zeros((len(centres), 1, size, size), np.float32)
+    out = np.zeros((len(centres), 1, size, size), dtype)
     if not len(centres) or not len(points):
         return out
     rel = points[None, :, :] - centres[:, None, :] + size // 2          # N x M x 2
@@ -154,16 +155,16 @@ def summit_marks(points: np.ndarray, centres: np.ndarray, size: int = PATCH) -> 
             x, y = rel[..., 0] + d, rel[..., 1] + e
             inside = (x >= 0) & (x < size) & (y >= 0) & (y < size)
             n, _ = np.nonzero(inside)
-            out[n, 0, y[inside], x[inside]] = 255.0
+            out[n, 0, y[inside], x[inside]] = 255
     return out
 
 
 def windows(planes: np.ndarray, points: np.ndarray, size: int = PATCH, among: np.ndarray | None = None) -> np.ndarray:
     """The classifier's input for each of ``points``: its window of the six planes and the
     marks of all the frame's summits, ``among`` (``points`` themselves by default; N x CHANNELS x
-    size x size)."""
+    size x size, of the planes' type: uint8 from the shipped counter's input)."""
     marked = points if among is None else among
-    return np.concatenate([patches(planes, points, size), summit_marks(marked, points, size)], axis=1)
+    return np.concatenate([patches(planes, points, size), summit_marks(marked, points, size, planes.dtype)], axis=1)
 
 
 @dataclass(frozen=True)
@@ -232,6 +233,7 @@ class SummitClassifier:
         self.path = Path(path)
         self.session = session or onnx_session(self.path.resolve(), threads, SummitModelError, what)
         self.input_name = self.session.get_inputs()[0].name
+        self.dtype = input_dtype(self.session, SummitModelError)
         self.views = views
 
     def read(self, planes: np.ndarray, points: np.ndarray, only: np.ndarray | None = None) -> SummitReading:
@@ -258,7 +260,8 @@ class SummitClassifier:
         return SummitReading(vexillum, pieces)
 
     def _run(self, win: np.ndarray) -> SummitReading:
-        return SummitReading.from_logits(self.session.run(None, {self.input_name: win})[0])
+        # the windows are whole pixels (0..255) either way: a float export gets them as float
+        return SummitReading.from_logits(self.session.run(None, {self.input_name: win.astype(self.dtype, copy=False)})[0])
 
 
 class SummitMemory:
