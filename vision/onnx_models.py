@@ -38,8 +38,8 @@ def onnx_session(path: Path, threads: int | None = None, error: type[AugurError]
         raise error(f"cannot load the {what} {path.name}: {exc}") from None
 
 
-#: The input types the models take: the float exports and pixels as float (0..255); the 8-bit
-#: files made since session 103 take the pixels as they are (vision.quantize.pixels_in_uint8).
+#: The input types a model may take, pixels 0..255 either way: float (the float exports, and
+#: 8-bit files made before session 103) or uint8 (vision.quantize.pixels_in_uint8).
 INPUT_TYPES = {"tensor(float)": np.float32, "tensor(uint8)": np.uint8}
 
 

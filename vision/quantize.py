@@ -177,7 +177,8 @@ def fold_input_scaling(path: Path) -> bool:
     are whole numbers (0..255) and ``d s`` is within 0.05 % of 1, so each pixel now quantises to
     itself, and the first convolution sees it within 0.05 % of its scaled value; before, the
     fraction rounded the pixels from 125 up one step higher, half a step from their true value.
-    Of the two zero points around the offset, the one that keeps pixel 255 inside 8 bits is taken.
+    Of the two whole zero points around the offset, the nearer that keeps pixel 255 inside 8 bits
+    is taken (the classifiers' offset is exactly half a step).
     Returns whether the pattern was found (a network exported otherwise is left as it is)."""
     import onnx
     from onnx import numpy_helper
