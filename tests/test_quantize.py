@@ -230,17 +230,18 @@ def _pixels(seed: int) -> np.ndarray:
     return np.random.default_rng(seed).integers(0, 256, (1, 3, 32, 32)).astype(np.float32)
 
 
-class TestFoldInputScaling:
-    @pytest.fixture()
-    def folded(self, tmp_path):
-        """The small scaling network in float, in 8 bits, and in 8 bits folded (paths), and what
-        the fold returned."""
-        src, out, folded = tmp_path / "float.onnx", tmp_path / "int8.onnx", tmp_path / "folded.onnx"
-        _scaling_network(src)
-        quantize_qdq(src, out, [{"input": _pixels(k)} for k in range(4)])
-        folded.write_bytes(out.read_bytes())
-        return src, out, folded, fold_input_scaling(folded)
+@pytest.fixture()
+def folded(tmp_path):
+    """The small scaling network in float, in 8 bits, and in 8 bits folded (paths), and what
+    the fold returned."""
+    src, out, folded = tmp_path / "float.onnx", tmp_path / "int8.onnx", tmp_path / "folded.onnx"
+    _scaling_network(src)
+    quantize_qdq(src, out, [{"input": _pixels(k)} for k in range(4)])
+    folded.write_bytes(out.read_bytes())
+    return src, out, folded, fold_input_scaling(folded)
 
+
+class TestFoldInputScaling:
     def test_the_scaling_leaves_the_graph(self, folded):
         _, out, folded, found = folded
         assert found is True
@@ -285,21 +286,18 @@ class TestFoldInputScaling:
 
 
 class TestPixelsInUint8:
-    def test_the_folded_network_takes_its_pixels_as_uint8_and_reads_the_same_to_the_bit(self, tmp_path):
-        src, out = tmp_path / "float.onnx", tmp_path / "int8.onnx"
-        _scaling_network(src)
-        quantize_qdq(src, out, [{"input": _pixels(k)} for k in range(4)])
-        assert fold_input_scaling(out) is True
-        folded = out.read_bytes()
+    def test_the_folded_network_takes_its_pixels_as_uint8_and_reads_the_same_to_the_bit(self, folded, tmp_path):
+        _, _, folded, found = folded
+        assert found is True
+        out = tmp_path / "uint8.onnx"
+        out.write_bytes(folded.read_bytes())
         assert pixels_in_uint8(out) is True
         model = onnx.load(str(out))
         assert model.graph.input[0].type.tensor_type.elem_type == onnx.TensorProto.UINT8
         assert not [n for n in model.graph.node if n.op_type == "QuantizeLinear" and n.input[0] == "input"]
-        before = tmp_path / "folded.onnx"
-        before.write_bytes(folded)
         x = np.concatenate([_pixels(k) for k in range(20, 24)], axis=3)
         x[..., :4] = 255                # the brightest pixels too
-        assert np.array_equal(_maps(out, x), _maps(before, x))
+        assert np.array_equal(_maps(out, x), _maps(folded, x))
 
     def test_a_network_whose_quantiser_is_not_the_identity_on_pixels_is_left_as_it_is(self, tmp_path):
         src, out = tmp_path / "float.onnx", tmp_path / "int8.onnx"
@@ -311,10 +309,8 @@ class TestPixelsInUint8:
         assert pixels_in_uint8(out) is False
         assert out.read_bytes() == kept
 
-    def test_an_unfolded_network_is_left_as_it_is(self, tmp_path):
-        src, out = tmp_path / "float.onnx", tmp_path / "int8.onnx"
-        _scaling_network(src)
-        quantize_qdq(src, out, [{"input": _pixels(k)} for k in range(4)])
+    def test_an_unfolded_network_is_left_as_it_is(self, folded):
+        _, out, _, _ = folded
         kept = out.read_bytes()
         assert pixels_in_uint8(out) is False        # its input goes to the Div, not to a quantiser
         assert out.read_bytes() == kept

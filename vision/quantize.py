@@ -151,8 +151,7 @@ def quantize_counter(src: Path, out: Path, per_tier: int = QUANT_TABLES, seed: i
         out.parent.mkdir(parents=True, exist_ok=True)
         quantize_qdq(pre, out, [{name: x} for x in inputs], percentile=QUANT_PERCENTILE,
                      nodes_to_exclude=keep_float)
-    folded = fold_input_scaling(out)
-    uint8 = folded and pixels_in_uint8(out)
+    folded, uint8 = pixels_straight_in(out)
     card = {"model": out.name, "quantised_from": src.name, "float_sha256": file_sha256(src),
             "format": FORMAT, "calibration": "percentile",
             "percentile": QUANT_PERCENTILE, "kept_float": keep_float, "input_scaling_folded": folded,
@@ -233,13 +232,7 @@ def fold_input_scaling(path: Path) -> bool:
     graph.initializer.extend([numpy_helper.from_array(np.array(d * s, np.float32), "input_pixels_scale"),
                               numpy_helper.from_array(np.array(zero, np.uint8), "input_pixels_zero_point")])
     quant.input[0], quant.input[1], quant.input[2] = x, "input_pixels_scale", "input_pixels_zero_point"
-    for node in (div, sub):
-        graph.node.remove(node)
-    for name in (div.input[1], sub.input[1]):       # the scaling's constants, unless used elsewhere
-        if not any(name in n.input for n in graph.node):
-            graph.initializer.remove(init[name])
-    onnx.checker.check_model(model)
-    onnx.save(model, str(path))
+    _remove_nodes(model, path, (div, sub), init)
     return True
 
 
@@ -275,14 +268,31 @@ def pixels_in_uint8(path: Path) -> bool:
         return False
     for node in graph.node:
         node.input[:] = [x.name if name == quant.output[0] else name for name in node.input]
-    graph.node.remove(quant)
-    for name in quant.input[1:3]:
+    x.type.tensor_type.elem_type = onnx.TensorProto.UINT8
+    _remove_nodes(model, path, (quant,), init)
+    return True
+
+
+def _remove_nodes(model, path: Path, nodes, init: dict) -> None:
+    """Take ``nodes`` out of ``model``'s graph with their constant inputs (``init``: the graph's
+    initializers by name) that no other node uses, check the model and save it to ``path``."""
+    import onnx
+    graph = model.graph
+    for node in nodes:
+        graph.node.remove(node)
+    for name in {i for node in nodes for i in node.input if i in init}:
         if not any(name in n.input for n in graph.node):
             graph.initializer.remove(init[name])
-    x.type.tensor_type.elem_type = onnx.TensorProto.UINT8
     onnx.checker.check_model(model)
     onnx.save(model, str(path))
-    return True
+
+
+def pixels_straight_in(path: Path) -> tuple[bool, bool]:
+    """The 8-bit network at ``path`` rewritten to take its pixels as they are: its input's scaling
+    folded (:func:`fold_input_scaling`), then, where that leaves the quantiser the identity on
+    pixels, the input made uint8 (:func:`pixels_in_uint8`). Returns what was done, in that order."""
+    folded = fold_input_scaling(path)
+    return folded, folded and pixels_in_uint8(path)
 
 
 def _quantisable(src: Path, what: str) -> Path:
@@ -359,5 +369,4 @@ def quantize_classifier(src: Path, out: Path, samples: np.ndarray) -> None:
         out.parent.mkdir(parents=True, exist_ok=True)
         quantize_qdq(pre, out, [{"windows": samples[i:i + CLASSIFIER_BATCH].astype(np.float32)}
                                 for i in range(0, len(samples), CLASSIFIER_BATCH)])
-    if fold_input_scaling(out):
-        pixels_in_uint8(out)
+    pixels_straight_in(out)
