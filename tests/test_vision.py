@@ -1104,6 +1104,48 @@ class TestGateAndFusion:
         assert settling[0].occluder > 0.003
         assert [r.still for r in settling] == [False] * (ISLAND_SETTLE - 1) + [True]
 
+    def test_a_pile_an_arm_left_leaning_over_the_edge_is_no_arm(self):
+        """The arm leaves a pile that leans over the board's edge across a wrist's width: it is
+        what the hand placed (a tenth of the hand), not the hand, and passes after ISLAND_SETTLE
+        frames. On a hard game on the print (seed 22) such a pile was held as an arm and a move
+        was committed 1.33 s after the last hand left."""
+        from vision.gate import ARM_RIM, GATE_SCALE, ISLAND_SETTLE, OCCLUDER_FRACTION, WIDE_BLOB
+        wrist = (ARM_RIM + 1) / GATE_SCALE
+        pile_box = (-30, 360, 110, 360 + wrist)
+        profile, img, arm = self._pile_along_the_frame((-200, 300, 400, 300 + 3 * wrist), at=0)
+        _, _, pile = self._pile_along_the_frame(pile_box, at=0)
+        gate = Gate(profile)
+        assert [gate.check(img).still for _ in range(3)] == [False, True, True]
+        assert gate.check(arm).reason == "motion"
+        assert [gate.check(arm).reason for _ in range(3)] == ["something covers the board"] * 3
+        assert gate.check(pile).reason == "motion"                # it leaves
+        settling = [gate.check(pile) for _ in range(ISLAND_SETTLE)]
+        assert OCCLUDER_FRACTION < settling[0].occluder < WIDE_BLOB   # a large blob, narrower than a hand
+        assert [r.still for r in settling] == [False] * (ISLAND_SETTLE - 1) + [True]
+        # the same pile with no hand seen since the last still frame reaches in as an arm does
+        gate = Gate(profile)
+        assert [gate.check(img).still for _ in range(3)] == [False, True, True]
+        assert gate.check(pile).reason == "motion"
+        assert gate.check(pile).reason == "something covers the board"
+
+    def test_an_arm_that_slides_along_the_edge_keeping_half_of_itself_is_an_arm(self):
+        """An arm slides along the edge and rests beside where it was, narrower than any hand but
+        with over ARM_KEPT of the pixels it had: it is still that arm, held SETTLE_FRAMES (a pile it
+        left would be about a tenth of it: the test above)."""
+        from vision.gate import ARM_KEPT, ARM_RIM, GATE_SCALE, SETTLE_FRAMES, WIDE_BLOB
+        wrist = (ARM_RIM + 1) / GATE_SCALE
+        profile, img, arm = self._pile_along_the_frame((-200, 360, 150, 360 + 2 * wrist), at=0)
+        _, _, slid = self._pile_along_the_frame((-200, 370 + 2 * wrist, 80, 370 + 4 * wrist), at=0)
+        gate = Gate(profile)
+        assert [gate.check(img).still for _ in range(3)] == [False, True, True]
+        came = gate.check(arm)
+        assert came.reason == "motion"
+        assert [gate.check(arm).reason for _ in range(3)] == ["something covers the board"] * 3
+        assert gate.check(slid).reason == "motion"                # it slides
+        held = [gate.check(slid) for _ in range(SETTLE_FRAMES - 1)]
+        assert ARM_KEPT * came.occluder < held[0].occluder < WIDE_BLOB
+        assert [r.reason for r in held] == ["something covers the board"] * (SETTLE_FRAMES - 1)
+
     def test_a_wide_arm_that_changes_nothing_on_the_edge_is_an_arm(self):
         """A sleeve of the frame's own shade changes nothing on the edge, so the arm's blob stops
         a few pixels short of it; one wider than any pile that lies along the edge is still an

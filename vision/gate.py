@@ -462,20 +462,34 @@ class Gate:
         in, left, and comes back is back as well, but an arm: what went with a large blob is not
         recorded.
 
+        Once a hand has come in since the last still frame, a group at the edge is that hand only
+        if it keeps ARM_KEPT of the most pixels the hand had (:meth:`_at_rim`), as an arm that
+        changes the board in small pieces must (:meth:`_arm_in_pieces`): what is left after it
+        went is the pile it placed, about a tenth of it. On a hard game on the print (seed 22) a
+        hand moved pieces in a province on the east edge and left; the pile there, leaning over
+        the edge at a tilted camera, crossed 25 pixels of it in a group of 478 (0.9 % of the
+        board, a tenth of the 4,858 the hand had), was held as an arm, and the move was committed
+        1.33 s after the last hand left. A blob wider than any pile along the edge is still an arm
+        (:meth:`_wide_along_edge`), whatever came before it.
+
         The price: a hand still for ISLAND_SETTLE frames with less than 2.5 cm of itself over the
         board's edge (a fingertip at the rim) passes as a pile would, as a card left there does;
         the counter marks the regions it hides. Looking for the arm on the table beyond the edge
         instead was tried and failed: a skin-toned arm over a wooden table changes too few
         pixels there."""
-        groups, at_rim = self._at_rim(view, changed, shape)
+        groups, at_rim = self._at_rim(view, changed, shape, self._arm_peak)
         if np.isin(groups[under], at_rim).any():
             return True
         return any(self._wide_along_edge(blobs == b, shape) for b in large)
 
-    def _at_rim(self, view: np.ndarray, changed: np.ndarray, shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    def _at_rim(self, view: np.ndarray, changed: np.ndarray, shape: tuple[int, ...],
+                peak: int = 0) -> tuple[np.ndarray, np.ndarray]:
         """The changes joined across gaps of ARM_GAP (each pixel's group label), and the groups that
         changed ARM_RIM pixels or more of the edge of what the camera sees, leaving out the edge
-        pixels the last still frame took in that are back as before (see :meth:`_reaches_in`)."""
+        pixels the last still frame took in that are back as before (see :meth:`_reaches_in`).
+        With ``peak`` (the most pixels the hand that came since the last still frame had, see
+        :meth:`_incoming`), only the groups that keep ARM_KEPT of it: what is left of that hand,
+        not the pile it placed, which is about a tenth of it."""
         joined = cv2.dilate(changed, np.ones((ARM_GAP, ARM_GAP), np.uint8))
         n, groups = cv2.connectedComponents(joined)
         rim = self._seen_rim(shape) & (changed > 0)
@@ -485,7 +499,11 @@ class Gate:
                 rim &= ~back
         across = np.bincount(groups[rim], minlength=n)
         at_rim = np.flatnonzero(across >= ARM_RIM)
-        return groups, at_rim[at_rim > 0]
+        at_rim = at_rim[at_rim > 0]
+        if peak and len(at_rim):
+            sizes = np.bincount(groups[changed > 0], minlength=n)
+            at_rim = at_rim[sizes[at_rim] >= ARM_KEPT * peak]
+        return groups, at_rim
 
     def _incoming(self, view: np.ndarray, changed: np.ndarray, blobs: np.ndarray, stats: np.ndarray,
                   shape: tuple[int, ...]) -> int:
@@ -536,10 +554,7 @@ class Gate:
         27 of the edge), then stopped: still, it changed the board in three blobs of 0.29, 0.23
         and 0.12 % of it (a group of 452 pixels, 19 of the edge), none large, and two states were
         committed with it over the board."""
-        groups, at_rim = self._at_rim(view, changed, shape)
-        if peak and len(at_rim):
-            sizes = np.bincount(groups[changed > 0], minlength=int(groups.max()) + 1)
-            at_rim = at_rim[sizes[at_rim] >= ARM_KEPT * peak]
+        groups, at_rim = self._at_rim(view, changed, shape, peak)
         if not len(at_rim):
             return at_rim
         inside = (changed > 0) & np.isin(groups, at_rim)
