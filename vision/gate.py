@@ -45,8 +45,9 @@ ISLAND_SETTLE = 1           # ...and this long when no large changed blob reache
 BARE_SHARE = 0.5            # ...or when it is something a still frame took in that has gone: at least
                             # this share of its pixels show the board as it was before that thing came
 ARM_KEPT = 0.5              # after motion, large blobs covering this share of the pixels the arm
-                            # covered before it are that arm, moved a little (a pile a hand leaves is
-                            # about a tenth of a hand)
+                            # covered before it are that arm, moved a little, and a group of changes at
+                            # the edge keeping this share of the most pixels the hand had is that hand
+                            # (a pile a hand leaves is about a tenth of a hand)
 EDGE = 1                    # pixels of the gate view along the edge of what the camera sees of the
                             # board: a blob there reaches in from outside...
 ARM_GAP = 9                 # ...or joined to one across gaps this wide (pixels, 45 board units): a
