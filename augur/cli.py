@@ -502,15 +502,18 @@ def cmd_train_counter(args: argparse.Namespace) -> int:
     total = sum(n.values())
     if args.render_for is not None and args.render_for <= 0:
         raise AugurError(f"--render-for must be a positive number of seconds, not {args.render_for}")
+    if not 0.0 <= args.rich_share <= 1.0:
+        raise AugurError(f"--rich-share must lie between 0 and 1, not {args.rich_share}")
     files = write_data(data, n, args.render_seed, workers=args.workers, counter_view=args.counter_view,
-                       progress=_rendered, prints=prints, frames=args.frames, render_for=args.render_for)
+                       progress=_rendered, prints=prints, frames=args.frames, render_for=args.render_for,
+                       rich_share=args.rich_share)
     if args.epochs:
         card = train(data, Path(args.models), epochs=args.epochs, steps=args.steps, batch=args.batch, seed=args.seed,
                      lr=args.lr, balance_kinds=args.balance_kinds, init=Path(args.init) if args.init else None,
                      arch=args.arch, device=_training_device(args.device), workers=args.workers, clip=args.clip,
                      floor=args.floor, spill_share=args.spill_share, teacher=teacher, distill=args.distill,
                      recipe={"renders_per_tier": n, "render_seed": args.render_seed, "frames_per_table": args.frames,
-                             "render_for_s": args.render_for,
+                             "render_for_s": args.render_for, "vexillum_rich_share": args.rich_share,
                              "view": VIEW_NAMES[args.counter_view], "command": "augur train-counter",
                              "on_real_print": prints.describe() if prints else None})
         print(json.dumps(card["history"][-1]))
@@ -1028,6 +1031,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--render-for", type=float, metavar="SECONDS",
                    help="begin no new table after this many seconds, and train on the tables rendered by then "
                         "(the tiers interleaved, so the mix of --images holds)")
+    p.add_argument("--rich-share", type=float, default=0.0,
+                   help="share of the tables showing a vexillum-rich state of their game (of its states with "
+                        "the most full tens: late, crowded boards, where the big piles and the vexilla are)")
     p.add_argument("--balance-kinds", action="store_true",
                    help="centre training crops on a kind drawn uniformly, then on one of its pieces")
     p.add_argument("--spill-share", type=float, default=0.0,

@@ -149,6 +149,11 @@ class TestBadInput:
         assert "--spill-share must lie between 0 and 1, not 30.0" in capsys.readouterr().err
         assert not (tmp_path / "w").exists()
 
+    def test_rich_share_outside_zero_to_one_before_any_rendering(self, tmp_path, capsys):
+        assert main(["train-counter", "--rich-share", "-0.5", "--epochs", "0", "--work", str(tmp_path / "w")]) == 2
+        assert "--rich-share must lie between 0 and 1, not -0.5" in capsys.readouterr().err
+        assert not (tmp_path / "w").exists()
+
     def test_missing_weights_to_continue_from_before_any_rendering(self, tmp_path, capsys):
         for command in ("train-summits", "train-hulls"):
             assert main([command, "--init", str(tmp_path / "nope.pt"), "--work", str(tmp_path / "w")]) == 2

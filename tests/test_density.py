@@ -618,6 +618,45 @@ class TestTrainingSamples:
         with pytest.raises(SampleFolderError, match="prints 'none'"):
             write_data(tmp_path, {"easy": 0}, 11, prints=half)
 
+    def test_a_samples_folder_with_another_rich_share_is_refused(self, tmp_path):
+        from tracker.errors import AugurError
+        from vision.density_train import SampleFolderError, write_data
+        write_data(tmp_path, {"easy": 0}, 11)
+        assert (tmp_path / "rich.txt").read_text().strip() == "0"
+        with pytest.raises(SampleFolderError, match="vexillum-rich share '0', not '0.25'"):
+            write_data(tmp_path, {"easy": 0}, 11, rich_share=0.25)
+        (tmp_path / "rich.txt").unlink()                            # a folder from before rich.txt: none rich
+        with pytest.raises(SampleFolderError, match="vexillum-rich share '0'"):
+            write_data(tmp_path, {"easy": 0}, 11, rich_share=0.25)
+        with pytest.raises(AugurError, match="between 0 and 1"):
+            write_data(tmp_path / "other", {"easy": 0}, 11, rich_share=1.5)
+
+    def test_a_rich_share_of_the_tables_shows_vexillum_rich_states_in_every_frame(self, monkeypatch):
+        """The tables :func:`is_rich_table` picks (a seeded share, from their own stream) show states
+        of their game with the most full tens, in every frame; the others are drawn as before, from
+        all its states."""
+        import vision.density_train as dt
+        shown = []
+        monkeypatch.setattr(dt, "render_table", lambda tier, seed, i, steps, **_: (shown.append(steps) or (0, 0, 0)))
+        monkeypatch.setattr(dt, "render_frame", lambda tier, seed, i, step, board_print=None: (step, 0))
+        monkeypatch.setattr(dt, "sample_from", lambda img, truth, profile, counter_view=False: img)
+        picked = [i for i in range(80) if dt.is_rich_table(0.25, "hard", 11, i)]
+        assert 10 <= len(picked) <= 30
+        assert not any(dt.is_rich_table(0.0, "hard", 11, i) for i in range(80))
+        assert all(dt.is_rich_table(1.0, "hard", 11, i) for i in range(80))
+        states, rich = dt._states(11), dt.rich_steps(dt._states(11))
+        assert len(rich) < len(states) / 5
+        lowest = min(dt.full_tens(step.state) for step in rich)
+        for i in (picked[0], next(i for i in range(80) if i not in picked)):
+            frames = dt.make_samples("hard", 11, i, frames=3, rich_share=0.25)
+            assert [id(step) for step in shown.pop()] == [id(step) for step in (rich if i in picked else states)]
+            assert len(frames) == 3                                   # frames 1 and 2: the states shown
+            if i in picked:
+                assert all(dt.full_tens(step.state) >= lowest for step in frames[1:])
+            assert frames[1:] == dt.frame_steps(rich if i in picked else states, "hard", 11, i, 3)[1:]
+        plain = dt.make_samples("hard", 11, picked[0], frames=3)    # no share: as before
+        assert shown.pop() is states and plain[1:] == dt.frame_steps(states, "hard", 11, picked[0], 3)[1:]
+
     def test_a_table_on_a_print_shows_that_print_with_its_pieces_inside_its_borders(self):
         """A "print" with a black square on the Ionian sea, whose map has Judea and Arabia swapped:
         the training table and its calibration photo show the square, and Arabia's legionaries

@@ -16,15 +16,21 @@
 # samples, so the few tables that its own (one-second) rendering window may begin never race the
 # other's. The weights come back under $OUT/a and $OUT/b, copied every 20 s from each run's
 # checkpoint saved after every epoch, so a run cut short returns its last one.
+# RICH_SHARE (new in session 104, not yet run on a lease) is the share of tables showing the most
+# crowded states of their game (`augur train-counter --rich-share`): big piles and vexilla hold a
+# third of the hard tables' wrong regions (models/README.md, "Session 101"). Set RICH_SHARE=0 for
+# the tables of earlier leases.
 set -u
 export PYTHONUNBUFFERED=1
 RENDER_S=${RENDER_S:-180}
 RENDER_SEED=${RENDER_SEED:-63}
 STEPS=${STEPS:-1000}
+RICH_SHARE=${RICH_SHARE:-0.3}
 RUN_A=${RUN_A:-"broad models/training/pieces-density.pt 5e-4 7 68"}
 RUN_B=${RUN_B:-"broad models/training/pieces-density.pt 1e-3 7 69"}
 . tools/gpu-lease-env.sh
-common=(--images $IMAGES --render-seed "$RENDER_SEED" --frames 3 --board-photo "$BOARD_PHOTO" --rotate ccw)
+common=(--images $IMAGES --render-seed "$RENDER_SEED" --frames 3 --board-photo "$BOARD_PHOTO" --rotate ccw
+        --rich-share "$RICH_SHARE")
 python3 -m augur train-counter --workers "$WORKERS" --work "$W" "${common[@]}" --render-for "$RENDER_S" \
   --epochs 0 2>&1 | grep -v "^rendered " | tee "$OUT/render.txt"
 date

@@ -63,6 +63,15 @@ def rich_steps(steps: list) -> list:
     return [steps[k] for k in sorted(order[:max(1, round(RICH_SHARE * len(steps)))])]
 
 
+def is_rich_table(rich_share: float, tier: str, seed: int, i: int) -> bool:
+    """Whether counting-network training table ``i`` of a tier shows a vexillum-rich state of its
+    game (:func:`rich_steps`): a seeded ``rich_share`` of the tables, drawn from the table's own
+    stream, so the share changes no other draw. The big piles and the vexilla are where most of
+    the hard tables' wrong regions stand (``models/README.md``, session 101), and ordinary tables
+    show few of them."""
+    return rich_share > 0 and bool(np.random.default_rng([seed, i, TIER_SEED[tier], 12]).random() < rich_share)
+
+
 def render_table(tier: str, seed: int, i: int, steps: list, rich: bool = False,
                  board_print: PrintedBoard | None = None):
     """Training table ``i`` of a tier: a state drawn from ``steps`` (a simulated game's committed
@@ -150,16 +159,19 @@ def frame_steps(steps: list, tier: str, seed: int, i: int, frames: int) -> list:
 
 
 def make_samples(tier: str, seed: int, i: int, frames: int = 1, counter_view: bool = False,
-                 prints: PrintChoice | None = None) -> list[dict]:
+                 prints: PrintChoice | None = None, rich_share: float = 0.0) -> list[dict]:
     """The training samples of table ``i``: ``frames`` photos of one table, calibrated once.
 
     Calibrating a table (finding the board, its lens, its light) takes about 2 s of the 2.3 s a
     sample costs; rendering a photo about 0.15 s. Later frames show other states of the game on the
     same table: the render's seed draws the camera and the light before the pieces, so each frame
     is taken by the calibration photo's camera in its light, as at a real table through an evening,
-    while its pieces, hands, glare and sensor noise are its own. Frame 0 is :func:`make_sample`'s."""
+    while its pieces, hands, glare and sensor noise are its own. Frame 0 is :func:`make_sample`'s.
+    A table :func:`is_rich_table` picks for ``rich_share`` shows vexillum-rich states in every frame."""
     board_print = print_of_table(prints, tier, seed, i)
     steps = _states(seed)
+    if is_rich_table(rich_share, tier, seed, i):
+        steps = rich_steps(steps)
     img, truth, profile = render_table(tier, seed, i, steps, board_print=board_print)
     samples = [sample_from(img, truth, profile, counter_view)]
     for step in frame_steps(steps, tier, seed, i, frames)[1:]:
@@ -287,6 +299,7 @@ class TableJob:
     prints: PrintChoice | None = None
     #: a time (``time.time()``) after which a table not yet rendered is left out
     until: float | None = None
+    rich_share: float = 0.0
 
 
 def _write_one(job: TableJob) -> int:
@@ -295,7 +308,7 @@ def _write_one(job: TableJob) -> int:
     if job.until is not None and time.time() > job.until and not paths[0].is_file():
         return 0
     return len(save_frames(paths, lambda: make_samples(job.tier, job.seed, job.i, job.frames, job.counter_view,
-                                                       job.prints)))
+                                                       job.prints, job.rich_share)))
 
 
 def interleaved(n_per_tier: dict[str, int]) -> list[tuple[str, int]]:
@@ -343,29 +356,35 @@ def write_settings(out: Path, wanted: dict[str, tuple[str, str]]) -> None:
 
 def write_data(out: Path, n_per_tier: dict[str, int], seed: int, workers: int = 2, progress=None,
                counter_view: bool = False, prints: PrintChoice | None = None, frames: int = 1,
-               render_for: float | None = None) -> list[Path]:
+               render_for: float | None = None, rich_share: float = 0.0) -> list[Path]:
     """Render the samples (resumable: existing files are kept), ``frames`` per table (see
     :func:`make_samples`). ``render_for``: seconds after which no new table is begun (a GPU
     lease is short, and rendering is most of it); the tiers are interleaved, so the tables
-    rendered by then keep the mix of ``n_per_tier``.
+    rendered by then keep the mix of ``n_per_tier``. ``rich_share``: the share of tables showing
+    vexillum-rich states (:func:`is_rich_table`).
 
     The folder remembers the seed its samples were rendered with (``seed.txt``), how they were
     cut (``view.txt``; none means the camera's view), which show a real print (``print.txt``;
-    none means none) and the frames per table (``frames.txt``; none means one), so a later run
-    with other settings cannot silently train on the old tables."""
+    none means none), the frames per table (``frames.txt``; none means one) and the vexillum-rich
+    share (``rich.txt``; none means 0), so a later run with other settings cannot silently train
+    on the old tables."""
     if frames < 1:
         raise AugurError(f"a table needs at least one frame, not {frames}")
+    if not 0.0 <= rich_share <= 1.0:
+        raise AugurError(f"the vexillum-rich share must lie between 0 and 1, not {rich_share}")
     wanted = {"seed.txt": ("were rendered with seed", str(seed)),
               "view.txt": ("were rendered with view", VIEW_NAMES[counter_view]),
               "print.txt": ("were rendered with prints", describe_prints(prints)),
-              "frames.txt": ("were rendered with frames per table", str(frames))}
-    check_settings(out, "samples", wanted, {"view.txt": VIEW_NAMES[False], "print.txt": NO_PRINT, "frames.txt": "1"},
-                   SampleFolderError)
+              "frames.txt": ("were rendered with frames per table", str(frames)),
+              "rich.txt": ("were rendered with a vexillum-rich share", f"{rich_share:g}")}
+    check_settings(out, "samples", wanted, {"view.txt": VIEW_NAMES[False], "print.txt": NO_PRINT, "frames.txt": "1",
+                                            "rich.txt": "0"}, SampleFolderError)
     until = time.time() + render_for if render_for is not None else None
     # a photo that is not a board fails here, once; the workers are handed the fitted print
     board = printed_board(prints) if prints is not None else None
     write_settings(out, wanted)
-    jobs = [TableJob(out, tier, seed, i, frames, counter_view, prints, until) for tier, i in interleaved(n_per_tier)]
+    jobs = [TableJob(out, tier, seed, i, frames, counter_view, prints, until, rich_share)
+            for tier, i in interleaved(n_per_tier)]
     done = 0
     # spawned, not forked: the print's map was fitted here by threaded OpenCV and numpy, and a forked
     # worker that inherits a lock one of those threads held hangs forever (seen: both workers asleep;
