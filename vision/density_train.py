@@ -299,6 +299,7 @@ class TableJob:
     prints: PrintChoice | None = None
     #: a time (``time.time()``) after which a table not yet rendered is left out
     until: float | None = None
+    #: the share of tables showing their game's most crowded states (:func:`is_rich_table`)
     rich_share: float = 0.0
 
 
@@ -370,8 +371,6 @@ def write_data(out: Path, n_per_tier: dict[str, int], seed: int, workers: int = 
     on the old tables."""
     if frames < 1:
         raise AugurError(f"a table needs at least one frame, not {frames}")
-    if not 0.0 <= rich_share <= 1.0:
-        raise AugurError(f"the vexillum-rich share must lie between 0 and 1, not {rich_share}")
     wanted = {"seed.txt": ("were rendered with seed", str(seed)),
               "view.txt": ("were rendered with view", VIEW_NAMES[counter_view]),
               "print.txt": ("were rendered with prints", describe_prints(prints)),
