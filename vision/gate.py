@@ -174,7 +174,7 @@ class Gate:
         self._at_start: np.ndarray | None = None
         self._arm_peak = 0          # the most pixels a group of changes that held a large blob and
                                     # reached in over the edge had since the last still frame (see
-                                    # _arm_in_pieces)
+                                    # _arm_in_pieces, _at_rim); never above 0 unless _hand_seen
         self._hand_seen = False     # a large changed blob was seen since the last still frame that had
                                     # none (see _arm_in_pieces)
         self._frames = 0            # frames checked
@@ -216,7 +216,7 @@ class Gate:
         if not len(large) and (not self._hand_seen or self._arm_peak) \
                 and np.count_nonzero(changed) > OCCLUDER_FRACTION * area:
             unrested = changed if not len(rested) else changed & ~np.isin(blobs, rested)
-            large = self._arm_in_pieces(view, unrested, blobs, image.shape, self._arm_peak if self._hand_seen else 0)
+            large = self._arm_in_pieces(view, unrested, blobs, image.shape, self._arm_peak)
         under = np.isin(blobs, large) if len(large) else None
         self._arm = under is not None and (self._arm or self._same_arm(under)
                                            or self._reaches_in(view, changed, blobs, large, under, image.shape))
