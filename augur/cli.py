@@ -567,6 +567,7 @@ def _print_choice(args: argparse.Namespace):
 def cmd_fit_confidence(args: argparse.Namespace) -> int:
     from vision.confidence import DEFAULT_CONFIDENCE, FIT_SEED, describe, file_sha256, fit_confidence, rendered_rows
     from vision.density import DEFAULT_COUNTER
+    from vision.summit_counts import DEFAULT_SUMMIT_COUNTS
     from vision.summits import DEFAULT_HULLS, DEFAULT_SUMMITS
     n = _per_tier(args.images)
     seed = FIT_SEED if args.render_seed is None else args.render_seed
@@ -576,11 +577,14 @@ def cmd_fit_confidence(args: argparse.Namespace) -> int:
     prints = _print_choice(args)
     rows = rendered_rows(n, seed, counter, progress=lambda tier, i, total: print(
         f"[{tier}] counted {i}/{total}", flush=True) if i == total or i % 50 == 0 else None, prints=prints)
-    # the counts it learns from are read with the shipped summit and hull classifiers, when there are
+    # the counts it learns from are read with the shipped summit and hull classifiers and the
+    # summit-count model, where there are
     summits = file_sha256(DEFAULT_SUMMITS) if DEFAULT_SUMMITS.is_file() else None
     hulls = file_sha256(DEFAULT_HULLS) if DEFAULT_HULLS.is_file() else None
+    counts = file_sha256(DEFAULT_SUMMIT_COUNTS) if DEFAULT_SUMMIT_COUNTS.is_file() else None
     card = fit_confidence(rows, counter, {"renders_per_tier": n, "render_seed": seed,
                                           "summit_classifier_sha256": summits, "hull_classifier_sha256": hulls,
+                                          "summit_counts_sha256": counts,
                                           "print": prints.describe() if prints else None,
                                           "command": "augur fit-confidence"},
                           Path(args.out) if args.out else DEFAULT_CONFIDENCE)
@@ -588,6 +592,31 @@ def cmd_fit_confidence(args: argparse.Namespace) -> int:
         print(f"[{tier}] below {card['threshold']}: {describe(figures)}; marked unseen: "
               f"{figures['unseen_really_hidden']} really hidden, {figures['unseen_visible']} visible (of "
               f"{figures['hidden']} hidden) (on the fitting tables)")
+    return 0
+
+
+def cmd_fit_summit_counts(args: argparse.Namespace) -> int:
+    from vision.density import DEFAULT_COUNTER
+    from vision.summit_counts import DEFAULT_SUMMIT_COUNTS, FIT_SEED, fit_and_write, rendered_summits
+    from vision.summits import DEFAULT_SUMMITS
+    if args.workers < 1:
+        raise AugurError(f"--workers must be at least 1, not {args.workers}")
+    for path, what in ((DEFAULT_COUNTER, "counting model"), (DEFAULT_SUMMITS, "summit classifier")):
+        if not path.is_file():
+            raise AugurError(f"{what} not found: {path}")
+    n = _per_tier(args.images)
+    seed = FIT_SEED if args.render_seed is None else args.render_seed
+    prints = _print_choice(args)
+    rows = rendered_summits(n, seed, prints, args.workers, progress=lambda tier, i, total: print(
+        f"[{tier}] read {i}/{total}", flush=True) if i == total or i % 50 == 0 else None)
+    card = fit_and_write(rows, DEFAULT_COUNTER, DEFAULT_SUMMITS,
+                         {"renders_per_tier": n, "render_seed": seed,
+                          "print": prints.describe() if prints else None, "command": "augur fit-summit-counts"},
+                         Path(args.out) if args.out else DEFAULT_SUMMIT_COUNTS)
+    for key, f in card["figures_on_fitting_tables"].items():
+        print(f"[{key}] {f['summits']} summits: {100 * f['right_by_model']:.2f}% read right by the model, "
+              f"{100 * f['right_by_threshold_rule']:.2f}% by the threshold rule (on the fitting tables)")
+    print("refit the per-region confidence on the new counts: augur fit-confidence")
     return 0
 
 
@@ -1092,6 +1121,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", help="where to write the model (default: beside the shipped network)")
     _print_share_options(p)
     p.set_defaults(func=cmd_fit_confidence)
+
+    p = sub.add_parser("fit-summit-counts", help="fit how many legionaries stand at each summit from its mass and "
+                                                 "the summit classifier's word, on rendered tables (numpy, scipy)")
+    p.add_argument("--images", type=int, nargs=3, default=(100, 300, 300), metavar=("EASY", "MEDIUM", "HARD"),
+                   help="rendered tables per tier")
+    p.add_argument("--render-seed", type=int, default=None, help="seed of the rendered tables (default: "
+                                                                 "vision.summit_counts.FIT_SEED)")
+    p.add_argument("--workers", type=int, default=2, help="rendering processes (default: %(default)s)")
+    p.add_argument("--out", help="where to write the model (default: beside the shipped networks)")
+    _print_share_options(p)
+    p.set_defaults(func=cmd_fit_summit_counts)
 
     from vision.quantize import QUANT_SEED, QUANT_TABLES
     p = sub.add_parser("quantize-counter", help="quantise the counting network to 8 bits for the CPU (needs the "

@@ -296,33 +296,40 @@ def rendered_rows(n_per_tier: dict[str, int], seed: int = FIT_SEED, counter_path
     quarter under a card's corner got 0.51). The other tables are the ones fitted on without
     ``prints``, so a share adds print tables' rows and takes away the procedural tables they
     replace, nothing else."""
-    from calibration.profile import calibrate
     from tracker.state import ObservedState
     from vision.bench import hidden_regions
     from vision.density import DEFAULT_COUNTER, DensityCounter
+    parts: dict[str, list] = {}
+    for tier, n in n_per_tier.items():
+        for i in range(max(n, 0)):
+            key, img, truth, profile = fitting_table(tier, seed, i, prints)
+            if profile is not None:           # None: the board was not found, no regions to learn from
+                counter = DensityCounter(profile, model=counter_path or DEFAULT_COUNTER, confidence=None, hidden=None)
+                parts.setdefault(key, []).append(
+                    table_rows(counter, img, ObservedState.from_dict(truth.state), hidden_regions(truth)))
+            if progress:
+                progress(tier, i + 1, n)
+    return {key: tuple(np.concatenate(column) for column in zip(*rows)) for key, rows in parts.items()}
+
+
+def fitting_table(tier: str, seed: int, i: int, prints=None):
+    """Table ``i`` of a tier as the bench renders it (on ``prints``' print where its seeded share
+    picks it), and its calibration: the rows under ``key`` ("<tier>" or "<tier> on the print"),
+    the image, its ground truth and the profile (None where the board was not found)."""
+    from calibration.profile import calibrate
     from vision.density_train import print_of_table
     from vision.synth.board_art import PrintedBoard, procedural_art
     from vision.synth.dataset import still_table
     from vision.synth.render import calibration_render
-    procedural = procedural_art()
-    parts: dict[str, list] = {}
-    for tier, n in n_per_tier.items():
-        for i in range(max(n, 0)):
-            board_print = print_of_table(prints, tier, seed, i)
-            art, geometry = PrintedBoard.parts(board_print)
-            img, truth = still_table(tier, seed, i, art=art, geometry=geometry)
-            try:
-                # as at a real table, the photo is compared with the procedural art whatever it shows
-                profile = calibrate(calibration_render(truth, art), procedural, players=truth.players)
-            except AugurError:
-                continue                      # the board was not found: no regions to learn from
-            counter = DensityCounter(profile, model=counter_path or DEFAULT_COUNTER, confidence=None, hidden=None)
-            key = tier if board_print is None else f"{tier} on the print"
-            parts.setdefault(key, []).append(
-                table_rows(counter, img, ObservedState.from_dict(truth.state), hidden_regions(truth)))
-            if progress:
-                progress(tier, i + 1, n)
-    return {key: tuple(np.concatenate(column) for column in zip(*rows)) for key, rows in parts.items()}
+    board_print = print_of_table(prints, tier, seed, i)
+    art, geometry = PrintedBoard.parts(board_print)
+    img, truth = still_table(tier, seed, i, art=art, geometry=geometry)
+    key = tier if board_print is None else f"{tier} on the print"
+    try:
+        # as at a real table, the photo is compared with the procedural art whatever it shows
+        return key, img, truth, calibrate(calibration_render(truth, art), procedural_art(), players=truth.players)
+    except AugurError:
+        return key, img, truth, None
 
 
 def fit_confidence(rows: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]], counter_path: Path, recipe: dict,

@@ -43,6 +43,7 @@ from vision.light import LightMatch
 from vision.onnx_models import NHWC, input_dtype, onnx_session
 from vision.partial import REACH, Box, ReadSoFar
 from vision.records import DENSITY_MIRRORED, Detections
+from vision.summit_counts import SummitCounts, summit_counts_for, summit_signs
 from vision.summits import (HULLS_P, PATCH, PIECE_CLASSES, PIECES_P, SPILL_NO_TRIREME_P, SPILL_PIECES_P, VEXILLUM_P,
                              SummitClassifier, SummitMemory, SummitReading, hulls_for, summits_for)
 
@@ -282,7 +283,8 @@ class DensityCounter:
     def __init__(self, profile: CalibrationProfile, model: Path | None = None, threads: int | None = None,
                  session=None, confidence: RegionConfidence | None | bool = False,
                  summits: SummitClassifier | None | bool = False, hulls: SummitClassifier | None | bool = False,
-                 hidden: RegionConfidence | None | bool = False, mirrored: bool = False, partial: bool = True):
+                 hidden: RegionConfidence | None | bool = False, mirrored: bool = False, partial: bool = True,
+                 summit_counts: SummitCounts | None | bool = False):
         """``session`` replaces the onnxruntime session (anything with ``run`` and ``get_inputs``, whose
         first input has a ``type`` as onnxruntime names it: "tensor(float)" or "tensor(uint8)").
         ``confidence``: the region confidence model; by default the one fitted for ``model``
@@ -292,7 +294,11 @@ class DensityCounter:
         replaced session), and None reads every summit from the density maps alone. ``hulls``: the
         classifier that says how many triremes each trireme summit of a sea stands for, alike.
         ``hidden``: the model of which regions the camera cannot see (fitted with the confidence
-        for ``model``); None marks a region unseen by its cover alone. ``mirrored``: read each
+        for ``model``); None marks a region unseen by its cover alone. ``summit_counts``: the model
+        that decides how many legionaries stand at each summit the summit classifier read
+        (:mod:`vision.summit_counts`); by default the one fitted for ``model`` and the summit
+        classifier, and None keeps the classifier's count where it is sure and the basin's mass
+        elsewhere. ``mirrored``: read each
         frame mirrored as well and average the two outputs (see :meth:`run_network`). ``partial``:
         a still run's frames are read again only where they changed (:meth:`detect_in_run`)."""
         # channels-first throughout: channels-last, onnxruntime upsamples the decoder's 8-bit maps
@@ -347,6 +353,9 @@ class DensityCounter:
         self.hulls = hulls if hulls is not False else (None if session else hulls_for())
         self.hidden = hidden if hidden is not False else \
             (None if session else hidden_for(Path(model or DEFAULT_COUNTER).resolve()))
+        self.summit_counts = summit_counts if summit_counts is not False else (
+            None if session or self.summits is None
+            else summit_counts_for(Path(model or DEFAULT_COUNTER).resolve(), self.summits.path.resolve()))
 
     def predict(self, image: np.ndarray) -> np.ndarray:
         """Raw network output for a frame: N_OUT x h x w (densities already non-negative)."""
@@ -480,6 +489,8 @@ class DensityCounter:
         Whether a province's summit is a legionary or a vexillum, and how many pieces stand there
         where it is sure, is the summit classifier's call when there is one
         (:mod:`vision.summits`): the network's kind output never tells a vexillum from a legionary.
+        With the summit-count model (:mod:`vision.summit_counts`), how many stand at every summit
+        the classifier read is one decision over its probabilities and the basin's mass together.
         A trireme summit off a province's coast that both classifiers say is pieces, not a fleet,
         is a pile spilled off the province (:meth:`_spilled_piles`)."""
         total = _density(out)
@@ -547,7 +558,12 @@ class DensityCounter:
                 at, is_vexillum = at[on_foot], kind_at[on_foot] != k
                 b = basin.ravel()[at]
                 pieces = pieces_at_summit(b)
-                if sure is not None:
+                if sure is not None and self.summit_counts is not None:
+                    # every summit the classifier read: its probabilities and the mass weighed together
+                    read = summit_p[on_foot].sum(axis=1) > 0
+                    signs_at = summit_signs(b[read], summit_p[on_foot][read], flag_p[on_foot][read], self.across)
+                    pieces[read] = np.maximum(self.summit_counts.pieces(signs_at, pieces[read]), is_vexillum[read])
+                elif sure is not None:
                     pieces = np.where(sure[on_foot] >= 0, np.maximum(sure[on_foot], is_vexillum), pieces)
                 pieces = pieces - is_vexillum
             else:
