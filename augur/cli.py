@@ -925,6 +925,13 @@ def _print_share_options(p: argparse.ArgumentParser) -> None:
                    help="share of the tables rendered on --board-photo's print (default: %(default)s)")
 
 
+def _fitting_options(p: argparse.ArgumentParser, images: tuple[int, int, int], default_seed: str) -> None:
+    """``--images`` and ``--render-seed`` of a command that fits a model on rendered tables."""
+    p.add_argument("--images", type=int, nargs=3, default=images, metavar=("EASY", "MEDIUM", "HARD"),
+                   help="rendered tables per tier")
+    p.add_argument("--render-seed", type=int, default=None, help=f"seed of the rendered tables (default: {default_seed})")
+
+
 def _window_classifier_options(p: argparse.ArgumentParser, width: int, epochs: int) -> None:
     """The training options of the summit and hull classifiers (one network, :mod:`vision.summits_train`);
     the defaults are those of the shipped model."""
@@ -1113,10 +1120,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("fit-confidence", help="fit the per-region confidence of the counting network on rendered "
                                               "tables (numpy only)")
-    p.add_argument("--images", type=int, nargs=3, default=(150, 150, 150), metavar=("EASY", "MEDIUM", "HARD"),
-                   help="rendered tables per tier")
-    p.add_argument("--render-seed", type=int, default=None, help="seed of the rendered tables (default: "
-                                                                 "vision.confidence.FIT_SEED)")
+    _fitting_options(p, (150, 150, 150), "vision.confidence.FIT_SEED")
     p.add_argument("--counter", help="the counting network (default: the shipped one)")
     p.add_argument("--out", help="where to write the model (default: beside the shipped network)")
     _print_share_options(p)
@@ -1124,10 +1128,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("fit-summit-counts", help="fit how many legionaries stand at each summit from its mass and "
                                                  "the summit classifier's word, on rendered tables (numpy, scipy)")
-    p.add_argument("--images", type=int, nargs=3, default=(100, 300, 300), metavar=("EASY", "MEDIUM", "HARD"),
-                   help="rendered tables per tier")
-    p.add_argument("--render-seed", type=int, default=None, help="seed of the rendered tables (default: "
-                                                                 "vision.summit_counts.FIT_SEED)")
+    _fitting_options(p, (100, 300, 300), "vision.summit_counts.FIT_SEED")
     p.add_argument("--workers", type=int, default=2, help="rendering processes (default: %(default)s)")
     p.add_argument("--out", help="where to write the model (default: beside the shipped networks)")
     _print_share_options(p)

@@ -332,6 +332,16 @@ def fitting_table(tier: str, seed: int, i: int, prints=None):
         return key, img, truth, None
 
 
+def write_card(card: dict, out: Path, error: type[AugurError], what: str) -> None:
+    """Write a fitted model's card (the model itself, its recipe and figures) as JSON at ``out``,
+    its folder made; ``error`` says in one line that ``what`` could not be written."""
+    try:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        Path(out).write_text(json.dumps(card, indent=1) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise error(f"cannot write {what} to {out}: {exc.strerror or exc}") from None
+
+
 def fit_confidence(rows: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]], counter_path: Path, recipe: dict,
                    out: Path = DEFAULT_CONFIDENCE) -> dict:
     """Fit both models on every tier's rows together (:func:`rendered_rows`) and write them, with
@@ -358,11 +368,7 @@ def fit_confidence(rows: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]], c
             "hidden_p": HIDDEN_P,
             "counter": Path(counter_path).name, "recipe": recipe,
             "threshold": LOW_CONFIDENCE, "figures_on_fitting_tables": figures}
-    try:
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
-        Path(out).write_text(json.dumps(card, indent=1) + "\n", encoding="utf-8")
-    except OSError as exc:
-        raise ConfidenceError(f"cannot write the confidence model to {out}: {exc.strerror or exc}") from None
+    write_card(card, out, ConfidenceError, "the confidence model")
     confidence_for.cache_clear()
     hidden_for.cache_clear()
     return card

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from tracker.errors import AugurError
-from vision.confidence import file_sha256
+from vision.confidence import file_sha256, write_card
 from vision.summits import PIECE_CLASSES
 
 #: The signs of one summit the model reads, in this order (:func:`summit_signs`).
@@ -226,10 +226,6 @@ def fit_and_write(rows: dict[str, tuple[np.ndarray, np.ndarray]], counter_path: 
                         "right_by_threshold_rule": float((rule == standing).mean()) if len(x) else 0.0}
     card = {"model": model.to_dict(), "l2": L2, "counter": Path(counter_path).name,
             "summit_classifier": Path(summits_path).name, "recipe": recipe, "figures_on_fitting_tables": figures}
-    try:
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
-        Path(out).write_text(json.dumps(card, indent=1) + "\n", encoding="utf-8")
-    except OSError as exc:
-        raise SummitCountsError(f"cannot write the summit-count model to {out}: {exc.strerror or exc}") from None
+    write_card(card, out, SummitCountsError, "the summit-count model")
     summit_counts_for.cache_clear()
     return card
