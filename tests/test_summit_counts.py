@@ -14,7 +14,7 @@ from tests.test_summits import FakeSummits
 from vision.confidence import file_sha256
 from vision.count import count
 from vision.density import N_OUT, STRIDE, DensityCounter, pieces_at_summit
-from vision.summit_counts import (DEFAULT_SUMMIT_COUNTS, SUMMIT_FEATURES, SummitCounts, SummitCountsError,
+from vision.summit_counts import (DEFAULT_SUMMIT_COUNTS, P0, SUMMIT_FEATURES, SummitCounts, SummitCountsError,
                                   fit_summit_counts, summit_counts_for, summit_signs)
 from vision.summits import PIECE_CLASSES, PIECES_P
 
@@ -51,7 +51,7 @@ class TestFit:
         signs, standing = _doubtful_pairs()
         model = fit_summit_counts(signs, standing)
         test, truth = _doubtful_pairs(seed=1)
-        p = test[:, 2:2 + PIECE_CLASSES]
+        p = test[:, P0:P0 + PIECE_CLASSES]
         mass = pieces_at_summit(test[:, 0])
         rule = np.where(p.max(axis=1) >= PIECES_P, p.argmax(axis=1), mass)
         assert (rule == truth).mean() == pytest.approx((truth == 1).mean())     # the rule: always one

@@ -36,6 +36,8 @@ SUMMIT_FEATURES = (
     "vexillum",         # the summit classifier's probability of a vexillum
     "across",           # a legionary's width in output cells (far cameras merge more)
 )
+#: The column of p0 in the signs (p1 to p3 follow it).
+P0 = SUMMIT_FEATURES.index("p0")
 #: Where the model file lives, beside the networks it was fitted for.
 DEFAULT_SUMMIT_COUNTS = Path(__file__).resolve().parents[1] / "models" / "pieces-summit-counts.json"
 #: The L2 penalty on the standardised weights (not the intercepts).
@@ -219,7 +221,7 @@ def fit_and_write(rows: dict[str, tuple[np.ndarray, np.ndarray]], counter_path: 
                     summits_sha256=file_sha256(summits_path))
     figures = {}
     for key, (x, standing) in rows.items():
-        p, mass = x[:, 2:2 + PIECE_CLASSES], pieces_at_summit(x[:, 0])
+        p, mass = x[:, P0:P0 + PIECE_CLASSES], pieces_at_summit(x[:, SUMMIT_FEATURES.index("basin")])
         rule = np.where(p.max(axis=1) >= PIECES_P, p.argmax(axis=1), mass)
         figures[key] = {"summits": int(len(standing)),
                         "right_by_model": float((model.pieces(x, mass) == standing).mean()) if len(x) else 0.0,
