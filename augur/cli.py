@@ -457,6 +457,14 @@ def _per_tier(images: Sequence[int]) -> dict[str, int]:
     return dict(zip(("easy", "medium", "hard"), images))
 
 
+def _tier_progress(verb: str):
+    """Progress of a fitting command's tables, per tier: every fiftieth table, and the last."""
+    def progress(tier: str, i: int, total: int) -> None:
+        if i == total or i % 50 == 0:
+            print(f"[{tier}] {verb} {i}/{total}", flush=True)
+    return progress
+
+
 def _rendered(i: int, total: int) -> None:
     """Progress of a rendering: every hundredth table, and the last."""
     if i == total or i % 100 == 0:
@@ -575,8 +583,7 @@ def cmd_fit_confidence(args: argparse.Namespace) -> int:
     if not counter.is_file():
         raise AugurError(f"counting model not found: {counter}")
     prints = _print_choice(args)
-    rows = rendered_rows(n, seed, counter, progress=lambda tier, i, total: print(
-        f"[{tier}] counted {i}/{total}", flush=True) if i == total or i % 50 == 0 else None, prints=prints)
+    rows = rendered_rows(n, seed, counter, progress=_tier_progress("counted"), prints=prints)
     # the counts it learns from are read with the shipped summit and hull classifiers and the
     # summit-count model, where there are
     summits = file_sha256(DEFAULT_SUMMITS) if DEFAULT_SUMMITS.is_file() else None
@@ -607,8 +614,7 @@ def cmd_fit_summit_counts(args: argparse.Namespace) -> int:
     n = _per_tier(args.images)
     seed = FIT_SEED if args.render_seed is None else args.render_seed
     prints = _print_choice(args)
-    rows = rendered_summits(n, seed, prints, args.workers, progress=lambda tier, i, total: print(
-        f"[{tier}] read {i}/{total}", flush=True) if i == total or i % 50 == 0 else None)
+    rows = rendered_summits(n, seed, prints, args.workers, progress=_tier_progress("read"))
     card = fit_and_write(rows, DEFAULT_COUNTER, DEFAULT_SUMMITS,
                          {"renders_per_tier": n, "render_seed": seed,
                           "print": prints.describe() if prints else None, "command": "augur fit-summit-counts"},

@@ -171,9 +171,9 @@ def _model_for(counter_path: Path, path: Path, key: str, features: tuple[str, ..
     return model if model.counter_sha256 == file_sha256(counter_path) else None
 
 
-def _standardised(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def standardised(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The columns' means and scales (1 for a constant column), and ``X`` standardised by them:
-    what both fits learn on and what :meth:`RegionConfidence.predict` undoes."""
+    what the fits learn on (these and :func:`vision.summit_counts.fit_summit_counts`) and their models undo."""
     X = np.asarray(X, np.float64)
     mean = X.mean(axis=0)
     scale = X.std(axis=0)
@@ -184,7 +184,7 @@ def _standardised(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def fit_logistic(X: np.ndarray, y: np.ndarray, l2: float = 1.0, iterations: int = 50) -> RegionConfidence:
     """Logistic regression by Newton's method on standardised features, with an L2 penalty on the
     weights (not the intercept). A few thousand rows and a score of features: exact and fast."""
-    mean, scale, Z = _standardised(X)
+    mean, scale, Z = standardised(X)
     y = np.asarray(y, np.float64)
     Z = np.column_stack([Z, np.ones(len(Z))])
     w = np.zeros(Z.shape[1])
@@ -219,7 +219,7 @@ def fit_network(X: np.ndarray, y: np.ndarray, units: int = 16, epochs: int = 200
     read on held-out tables, this network's probabilities matched the outcomes in every band, and
     it left a third fewer wrong regions unflagged at the 0.8 threshold (session 44, models/README.md).
     Deterministic for a seed."""
-    mean, scale, Z = _standardised(X)
+    mean, scale, Z = standardised(X)
     y = np.asarray(y, np.float64)
     rng = np.random.default_rng(seed)
     n = Z.shape[1]

@@ -560,8 +560,9 @@ class DensityCounter:
                 pieces = pieces_at_summit(b)
                 if sure is not None and self.summit_counts is not None:
                     # every summit the classifier read: its probabilities and the mass weighed together
-                    read = summit_p[on_foot].sum(axis=1) > 0
-                    signs_at = summit_signs(b[read], summit_p[on_foot][read], flag_p[on_foot][read], self.across)
+                    p_at = summit_p[on_foot]
+                    read = p_at.sum(axis=1) > 0
+                    signs_at = summit_signs(b[read], p_at[read], flag_p[on_foot][read], self.across)
                     pieces[read] = np.maximum(self.summit_counts.pieces(signs_at, pieces[read]), is_vexillum[read])
                 elif sure is not None:
                     pieces = np.where(sure[on_foot] >= 0, np.maximum(sure[on_foot], is_vexillum), pieces)

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from tracker.errors import AugurError
-from vision.confidence import file_sha256, write_card
+from vision.confidence import file_sha256, standardised, write_card
 from vision.summits import PIECE_CLASSES
 
 #: The signs of one summit the model reads, in this order (:func:`summit_signs`).
@@ -129,9 +129,7 @@ def fit_summit_counts(signs: np.ndarray, standing: np.ndarray, l2: float = L2) -
     y = np.minimum(np.asarray(standing, np.int64), PIECE_CLASSES - 1)
     if len(X) == 0:
         raise SummitCountsError("no summits to fit the summit-count model on")
-    mean, scale = X.mean(axis=0), X.std(axis=0)
-    scale[scale < 1e-9] = 1.0
-    Z = (X - mean) / scale
+    mean, scale, Z = standardised(X)
     onehot = np.eye(PIECE_CLASSES)[y]
     n, f = Z.shape
 
@@ -213,7 +211,7 @@ def fit_and_write(rows: dict[str, tuple[np.ndarray, np.ndarray]], counter_path: 
     """Fit the model on every tier's summits together and write it with its recipe and, per tier,
     the summits read right by it and by the threshold rule it replaces (on the fitting tables)."""
     from vision.density import pieces_at_summit
-    from vision.summits import PIECES_P
+    from vision.summits import PIECES_P, SummitReading
     if not rows:
         raise SummitCountsError("no table could be calibrated and read: nothing to fit the summit counts on")
     X, y = (np.concatenate([r[k] for r in rows.values()]) for k in range(2))
@@ -222,7 +220,8 @@ def fit_and_write(rows: dict[str, tuple[np.ndarray, np.ndarray]], counter_path: 
     figures = {}
     for key, (x, standing) in rows.items():
         p, mass = x[:, P0:P0 + PIECE_CLASSES], pieces_at_summit(x[:, SUMMIT_FEATURES.index("basin")])
-        rule = np.where(p.max(axis=1) >= PIECES_P, p.argmax(axis=1), mass)
+        sure = SummitReading(np.zeros(len(p)), p).sure_pieces(PIECES_P)
+        rule = np.where(sure >= 0, sure, mass)
         figures[key] = {"summits": int(len(standing)),
                         "right_by_model": float((model.pieces(x, mass) == standing).mean()) if len(x) else 0.0,
                         "right_by_threshold_rule": float((rule == standing).mean()) if len(x) else 0.0}
