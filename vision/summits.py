@@ -67,7 +67,10 @@ PIECES_P = 0.7
 #: (easy / medium / hard) were 96.69 / 90.72 / 77.67 % without it, 96.91 / 91.63 / 78.58 at 0.5,
 #: 97.18 / 91.72 / 78.55 at 0.7, 97.37 / 91.77 / 78.54 at 0.8, 97.43 / 91.68 / 78.44 at 0.9,
 #: 97.24 / 91.61 / 78.30 at 0.95; with the cap kept everywhere, 96.84 / 91.41 / 78.16 at 0.7, and
-#: without any cap 97.31 / 91.70 / 78.50 at 0.9.
+#: without any cap 97.31 / 91.70 / 78.50 at 0.9. Checked again in session 106 with the shipped
+#: networks (seed 5150, the first 100 tables per tier, regions right against 0.8, easy / medium /
+#: hard): 0.9 read +1 / +0 / -7 (on the print, medium / hard: -4 / -1), 0.7 +1 / +3 / -3 (-1 / -4),
+#: 0.6 +0 / -2 / -15 (-6 / -11), 0.5 -3 / -6 / -21 (-9 / -11).
 HULLS_P = 0.8
 #: A trireme summit of a sea within a province's spill reach is a pile spilled off the province
 #: (see ``DensityCounter._spilled_piles``) when the hull classifier gives at least
