@@ -1652,15 +1652,29 @@ class TestBenchEnvironment:
 
         from vision.environment import bench_environment
 
-        env = bench_environment(tmp_path / "no-cpuinfo")        # unreadable: VNNI unknown, no error
+        env = bench_environment(tmp_path / "no-cpuinfo", environ={})   # unreadable: VNNI unknown, no error
         assert (env.opencv, env.onnxruntime, env.numpy) == (cv2.__version__, onnxruntime.__version__, np.__version__)
         assert env.vnni is None and env.cores >= 1 and env.cpu
         said = env.describe()
         assert f"OpenCV {cv2.__version__}" in said and "VNNI unknown" in said
         cpuinfo = tmp_path / "cpuinfo"
         cpuinfo.write_text(self.CPUINFO.format(extra=""))
-        env = bench_environment(cpuinfo)
+        env = bench_environment(cpuinfo, environ={})
         assert env.cpu == "AMD EPYC 7B13" and "without VNNI" in env.describe()
+
+    def test_a_bench_run_with_the_vnni_hidden_says_so(self, tmp_path):
+        """tools/without-vnni.sh hides the flags from the process, not from /proc/cpuinfo."""
+        from vision.environment import bench_environment
+
+        cpuinfo = tmp_path / "cpuinfo"
+        cpuinfo.write_text(self.CPUINFO.format(extra=" avx512f avx512_vnni"))
+        masked = {"AUGUR_CPUID_MASKED": "1", "LD_PRELOAD": "/root/.cache/augur/cpuid-mask.so"}
+        env = bench_environment(cpuinfo, environ=masked)
+        assert env.masked and env.vnni is False and env.as_dict()["masked"] is True
+        assert "hidden by tools/without-vnni.sh" in env.describe() and "with VNNI" not in env.describe()
+        # the mark alone, the library no longer preloaded (a child that dropped it): the CPU as it is
+        env = bench_environment(cpuinfo, environ={"AUGUR_CPUID_MASKED": "1"})
+        assert not env.masked and env.vnni is True and "(with VNNI)" in env.describe()
 
     def test_the_vision_bench_prints_it_first_and_keeps_it_with_its_figures(self, monkeypatch, capsys):
         import vision.bench as bench

@@ -9,7 +9,9 @@ Why the benches print it: two of their figures move with the machine, not the co
   network read the first 40 validation tables per tier on the print at 98.77 / 95.96 / 86.93 %
   (easy / medium / hard) with OpenCV 5.0.0 and at 97.94 / 96.14 / 87.81 % with 4.14.0, while
   the procedural tables agreed within 0.04 points (session 57, ``models/README.md``).
-Figures from two benches are comparable only where this line reads the same.
+Figures from two benches are comparable only where this line reads the same. A bench run under
+``tools/without-vnni.sh`` (the CPU's VNNI and AVX-512 hidden from the process, so that onnxruntime
+takes its AVX2 kernels) says so: /proc/cpuinfo still lists the flags the process cannot see.
 """
 from __future__ import annotations
 
@@ -23,6 +25,14 @@ CPUINFO = Path("/proc/cpuinfo")
 #: The CPU flags (Linux's names) of the VNNI instructions onnxruntime's 8-bit kernels use.
 VNNI_FLAGS = ("avx512_vnni", "avx_vnni")
 
+#: Set by tools/cpuid-mask.c in a process whose CPUID it masks (and inherited by its children).
+MASKED_ENV = "AUGUR_CPUID_MASKED"
+
+
+def cpuid_masked(environ=os.environ) -> bool:
+    """Whether this process runs under tools/without-vnni.sh, its VNNI and AVX-512 hidden."""
+    return environ.get(MASKED_ENV) == "1" and "cpuid-mask" in environ.get("LD_PRELOAD", "")
+
 
 @dataclass(frozen=True)
 class BenchEnvironment:
@@ -33,16 +43,19 @@ class BenchEnvironment:
     python: str
     cores: int
     cpu: str
-    vnni: bool | None       # None: the CPU's flags could not be read
+    vnni: bool | None       # None: the CPU's flags could not be read; the process's view when masked
+    masked: bool = False    # the CPU's VNNI and AVX-512 hidden from the process (tools/without-vnni.sh)
 
     def describe(self) -> str:
         vnni = {True: "with VNNI", False: "without VNNI", None: "VNNI unknown"}[self.vnni]
+        if self.masked:
+            vnni = "its VNNI and AVX-512 hidden by tools/without-vnni.sh"
         return (f"OpenCV {self.opencv}, onnxruntime {self.onnxruntime}, NumPy {self.numpy}, "
                 f"Python {self.python}; {self.cores} cores of {self.cpu} ({vnni})")
 
     def as_dict(self) -> dict:
         return {"opencv": self.opencv, "onnxruntime": self.onnxruntime, "numpy": self.numpy,
-                "python": self.python, "cores": self.cores, "cpu": self.cpu, "vnni": self.vnni}
+                "python": self.python, "cores": self.cores, "cpu": self.cpu, "vnni": self.vnni, "masked": self.masked}
 
 
 def cpu_of(cpuinfo: str) -> tuple[str | None, bool | None]:
@@ -59,7 +72,7 @@ def cpu_of(cpuinfo: str) -> tuple[str | None, bool | None]:
     return name, (None if flags is None else any(f in flags for f in VNNI_FLAGS))
 
 
-def bench_environment(cpuinfo: Path = CPUINFO) -> BenchEnvironment:
+def bench_environment(cpuinfo: Path = CPUINFO, environ=os.environ) -> BenchEnvironment:
     import cv2
     import numpy
     import onnxruntime
@@ -67,7 +80,9 @@ def bench_environment(cpuinfo: Path = CPUINFO) -> BenchEnvironment:
         name, vnni = cpu_of(cpuinfo.read_text(errors="replace"))
     except OSError:             # not Linux: the model name from the platform, the flags unknown
         name, vnni = None, None
+    masked = cpuid_masked(environ)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     return BenchEnvironment(opencv=cv2.__version__, onnxruntime=onnxruntime.__version__, numpy=numpy.__version__,
                             python=platform.python_version(), cores=cores,
-                            cpu=name or platform.processor() or platform.machine() or "an unknown CPU", vnni=vnni)
+                            cpu=name or platform.processor() or platform.machine() or "an unknown CPU",
+                            vnni=False if masked else vnni, masked=masked)

@@ -1,0 +1,136 @@
+"""tools/without-vnni.sh: a command run as on an AVX2-only CPU, and what the 8-bit networks read there.
+
+The 8-bit files hold 7-bit weights so that a CPU without VNNI adds their products without
+saturating (tests/test_quantize.py checks the weights). Here the claim itself is checked: the
+same input through the shipped networks gives the same output, to the bit, with the VNNI
+kernels and with the AVX2 ones.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.density import DEFAULT_COUNTER
+from vision.environment import CPUINFO, VNNI_FLAGS
+from vision.summits import DEFAULT_HULLS, DEFAULT_SUMMITS
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "tools" / "without-vnni.sh"
+
+
+def _flags() -> set[str]:
+    try:
+        text = CPUINFO.read_text(errors="replace")
+    except OSError:
+        return set()
+    return next((set(line.partition(":")[2].split()) for line in text.splitlines() if line.startswith("flags")),
+                set())
+
+
+FLAGS = _flags()
+pytestmark = [
+    pytest.mark.skipif("cpuid_fault" not in FLAGS, reason="this CPU or kernel cannot make CPUID fault "
+                                                          "(no cpuid_fault in /proc/cpuinfo)"),
+    pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler to build tools/cpuid-mask.c"),
+]
+
+
+def without_vnni(*args: str, timeout: int = 300) -> subprocess.CompletedProcess:
+    return subprocess.run(["bash", str(SCRIPT), *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+
+
+FEATURES = """
+import json
+from numpy._core._multiarray_umath import __cpu_features__ as f
+from vision.environment import bench_environment
+print(json.dumps({"AVX2": f["AVX2"], "AVX512F": f["AVX512F"], "AVX512VNNI": f["AVX512VNNI"],
+                  "said": bench_environment().describe()}))
+"""
+
+RUN_MODELS = """
+import sys
+import numpy as np
+import onnxruntime as ort
+from vision.onnx_models import input_dtype
+folder = sys.argv[1]
+for name in sys.argv[2:]:
+    s = ort.InferenceSession(f"{folder}/{name}.onnx", providers=["CPUExecutionProvider"])
+    x = np.load(f"{folder}/{name}.in.npy")
+    np.save(f"{folder}/{name}.out.npy", s.run(None, {s.get_inputs()[0].name: x.astype(input_dtype(s))})[0])
+"""
+
+
+class TestTheMask:
+    def test_the_process_sees_avx2_but_no_avx512_or_vnni(self):
+        here = json.loads(subprocess.run([sys.executable, "-c", FEATURES], capture_output=True, text=True,
+                                         cwd=ROOT, check=True).stdout)
+        proc = without_vnni(sys.executable, "-c", FEATURES)
+        assert proc.returncode == 0, proc.stderr
+        seen = json.loads(proc.stdout)
+        assert seen["AVX2"] == here["AVX2"]
+        assert not seen["AVX512F"] and not seen["AVX512VNNI"]
+        assert "hidden by tools/without-vnni.sh" in seen["said"]
+        assert proc.stderr.count("AVX-512 and VNNI hidden") == 1      # once, not once per child process
+
+    def test_no_command_is_a_usage_error(self):
+        proc = without_vnni()
+        assert proc.returncode == 2 and "usage: bash tools/without-vnni.sh" in proc.stderr
+
+    def test_a_real_fault_still_ends_the_process(self):
+        """Only a CPUID instruction is stepped over; any other fault kills the process as before."""
+        proc = without_vnni(sys.executable, "-c", "import ctypes; ctypes.string_at(0)", timeout=60)
+        assert proc.returncode == -11 or proc.returncode == 139
+
+
+@pytest.mark.skipif(not any(f in FLAGS for f in VNNI_FLAGS), reason="this CPU has no VNNI to hide")
+class TestEveryCpuReadsTheSame:
+    @staticmethod
+    def _run_plain_and_masked(folder: Path, names: list[str]) -> tuple[dict, dict]:
+        outputs = {}
+        for run in ([sys.executable], ["bash", str(SCRIPT), sys.executable]):
+            proc = subprocess.run([*run, "-c", RUN_MODELS, str(folder), *names], capture_output=True, text=True,
+                                  cwd=ROOT, timeout=300)
+            assert proc.returncode == 0, proc.stderr
+            outputs[len(run)] = {n: np.load(folder / f"{n}.out.npy") for n in names}
+        return outputs[1], outputs[3]
+
+    def test_the_shipped_8bit_networks_give_the_same_output_to_the_bit(self, tmp_path):
+        from tests.test_quantize import _easy_input
+        from vision.quantize import table_windows
+        from tests.test_density import calibrated_scene
+
+        img, _, profile = calibrated_scene("easy", 0)
+        summit_win, hull_win = table_windows(profile, img)
+        inputs = {DEFAULT_COUNTER: _easy_input(), DEFAULT_SUMMITS: summit_win, DEFAULT_HULLS: hull_win}
+        names = []
+        for path, x in inputs.items():
+            assert len(x) > 0
+            shutil.copy(path, tmp_path / path.name)
+            np.save(tmp_path / f"{path.stem}.in.npy", x)
+            names.append(path.stem)
+        plain, masked = self._run_plain_and_masked(tmp_path, names)
+        for n in names:
+            assert plain[n].shape == masked[n].shape and np.abs(plain[n]).max() > 0
+            assert np.array_equal(plain[n], masked[n]), f"{n}: the AVX2 kernels read otherwise"
+
+    def test_weights_in_eight_bits_would_read_otherwise(self, tmp_path, monkeypatch):
+        """Why the weights stop at 64: the summit classifier quantised with the full -127..127
+        range reads the same windows otherwise once VNNI is hidden (its logits moved by 16 on
+        session 108's CPU), as session 46 found on a CPU that had none."""
+        import vision.quantize as quantize
+        from tests.test_density import calibrated_scene
+
+        img, _, profile = calibrated_scene("easy", 0)
+        win, _ = quantize.table_windows(profile, img)
+        monkeypatch.setattr(quantize, "WEIGHT_LIMIT", 127)
+        monkeypatch.setattr(quantize, "REDUCE_RANGE", False)
+        quantize.quantize_classifier(quantize.float_original(DEFAULT_SUMMITS), tmp_path / "eight.onnx", win[::2])
+        np.save(tmp_path / "eight.in.npy", win)
+        plain, masked = self._run_plain_and_masked(tmp_path, ["eight"])
+        assert np.abs(plain["eight"] - masked["eight"]).max() > 1.0

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Run a command as it would run on an AVX2-only CPU: AVX-512 and VNNI hidden from it by
+# tools/cpuid-mask.c (see there for how, and what the figures mean). For example
+#   bash tools/without-vnni.sh augur bench vision --images 200 --tiers hard --detector density --no-video
+# Needs a C compiler and a CPU whose /proc/cpuinfo lists cpuid_fault; says so and exits 3 if not.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+if [ $# -eq 0 ]; then
+  echo "usage: bash tools/without-vnni.sh COMMAND [ARG ...]" >&2; exit 2
+fi
+if ! grep -qw cpuid_fault /proc/cpuinfo 2>/dev/null; then
+  echo "without-vnni: this CPU or kernel cannot make CPUID fault (no cpuid_fault in /proc/cpuinfo)" >&2
+  exit 3
+fi
+cc=${CC:-cc}
+if ! command -v "$cc" >/dev/null; then
+  echo "without-vnni: no C compiler ($cc) to build tools/cpuid-mask.c" >&2; exit 3
+fi
+build="${XDG_CACHE_HOME:-$HOME/.cache}/augur"
+mkdir -p "$build"
+lib="$build/cpuid-mask.so"
+if [ ! -f "$lib" ] || [ "$here/cpuid-mask.c" -nt "$lib" ]; then
+  "$cc" -O2 -shared -fPIC -Wall -o "$lib.tmp" "$here/cpuid-mask.c"
+  mv "$lib.tmp" "$lib"
+fi
+export LD_PRELOAD="$lib${LD_PRELOAD:+:$LD_PRELOAD}"
+exec "$@"
