@@ -8,6 +8,7 @@ kernels and with the AVX2 ones.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -41,8 +42,17 @@ pytestmark = [
 ]
 
 
+#: The environment of every process these tests start: never masked already (as when the suite
+#: itself runs under tools/without-vnni.sh), so that "plain" means the CPU as it is.
+CLEAN_ENV = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "AUGUR_CPUID_MASKED")}
+
+
+def run(args: list[str], timeout: int = 300) -> subprocess.CompletedProcess:
+    return subprocess.run(args, capture_output=True, text=True, timeout=timeout, cwd=ROOT, env=CLEAN_ENV)
+
+
 def without_vnni(*args: str, timeout: int = 300) -> subprocess.CompletedProcess:
-    return subprocess.run(["bash", str(SCRIPT), *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+    return run(["bash", str(SCRIPT), *args], timeout=timeout)
 
 
 FEATURES = """
@@ -68,8 +78,9 @@ for name in sys.argv[2:]:
 
 class TestTheMask:
     def test_the_process_sees_avx2_but_no_avx512_or_vnni(self):
-        here = json.loads(subprocess.run([sys.executable, "-c", FEATURES], capture_output=True, text=True,
-                                         cwd=ROOT, check=True).stdout)
+        plain = run([sys.executable, "-c", FEATURES])
+        assert plain.returncode == 0, plain.stderr
+        here = json.loads(plain.stdout)
         proc = without_vnni(sys.executable, "-c", FEATURES)
         assert proc.returncode == 0, proc.stderr
         seen = json.loads(proc.stdout)
@@ -93,11 +104,10 @@ class TestEveryCpuReadsTheSame:
     @staticmethod
     def _run_plain_and_masked(folder: Path, names: list[str]) -> tuple[dict, dict]:
         outputs = {}
-        for run in ([sys.executable], ["bash", str(SCRIPT), sys.executable]):
-            proc = subprocess.run([*run, "-c", RUN_MODELS, str(folder), *names], capture_output=True, text=True,
-                                  cwd=ROOT, timeout=300)
+        for how in ([sys.executable], ["bash", str(SCRIPT), sys.executable]):
+            proc = run([*how, "-c", RUN_MODELS, str(folder), *names])
             assert proc.returncode == 0, proc.stderr
-            outputs[len(run)] = {n: np.load(folder / f"{n}.out.npy") for n in names}
+            outputs[len(how)] = {n: np.load(folder / f"{n}.out.npy") for n in names}
         return outputs[1], outputs[3]
 
     def test_the_shipped_8bit_networks_give_the_same_output_to_the_bit(self, tmp_path):

@@ -16,12 +16,12 @@ cc=${CC:-cc}
 if ! command -v "$cc" >/dev/null; then
   echo "without-vnni: no C compiler ($cc) to build tools/cpuid-mask.c" >&2; exit 3
 fi
-build="${XDG_CACHE_HOME:-$HOME/.cache}/augur"
+build="${AUGUR_CACHE:-$HOME/.cache/augur}"        # where augur keeps its other cached files
 mkdir -p "$build"
 lib="$build/cpuid-mask.so"
 if [ ! -f "$lib" ] || [ "$here/cpuid-mask.c" -nt "$lib" ]; then
-  "$cc" -O2 -shared -fPIC -Wall -o "$lib.tmp" "$here/cpuid-mask.c"
-  mv "$lib.tmp" "$lib"
+  "$cc" -O2 -shared -fPIC -Wall -o "$lib.$$" "$here/cpuid-mask.c"
+  mv "$lib.$$" "$lib"
 fi
 export LD_PRELOAD="$lib${LD_PRELOAD:+:$LD_PRELOAD}"
 exec "$@"
