@@ -14,6 +14,11 @@
  * machine's cores at their own clock: the figures are those of the AVX2 kernels on this
  * microarchitecture, not of any particular older CPU.
  *
+ * A program may install a SIGSEGV handler of its own (Python's faulthandler, which pytest turns on,
+ * does): the library keeps its own handler installed, hands the program's to it as if it were
+ * the one in place (sigaction and signal are wrapped for SIGSEGV alone), and passes every fault
+ * that is not a CPUID on to it, so that such a program still dumps and dies as it would have.
+ *
  * Built and used by tools/without-vnni.sh. Once CPUID faults it sets AUGUR_CPUID_MASKED=1 in the
  * environment, which the process's children inherit (they say nothing more) and which the
  * benches' first line reads (vision/environment.py): /proc/cpuinfo still lists the hidden flags.
@@ -21,6 +26,7 @@
 #define _GNU_SOURCE
 #include <asm/prctl.h>
 #include <cpuid.h>
+#include <dlfcn.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +54,39 @@ static const unsigned LEAF7_1_EAX_OFF = (1u << 4) | (1u << 5) | (1u << 23);
 /* Leaf 7, subleaf 1, EDX: AVX-VNNI-INT8 4, AVX-NE-CONVERT 5, AVX-VNNI-INT16 10. */
 static const unsigned LEAF7_1_EDX_OFF = (1u << 4) | (1u << 5) | (1u << 10);
 
+typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+
+static int installed;                  /* our handler is in place: SIGSEGV is the program's in name only */
+static struct sigaction program;       /* the SIGSEGV action the program believes is installed */
+
+static sigaction_fn real_sigaction(void) {
+    static sigaction_fn real;
+    if (!real)
+        real = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+    return real;
+}
+
+int sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
+    if (sig != SIGSEGV || !installed)
+        return real_sigaction()(sig, act, old);
+    if (old)
+        *old = program;
+    if (act)
+        program = *act;
+    return 0;
+}
+
+sighandler_t signal(int sig, sighandler_t handler) {
+    struct sigaction act, old;
+    memset(&act, 0, sizeof act);
+    act.sa_handler = handler;
+    act.sa_flags = SA_RESTART;          /* glibc's signal() keeps BSD semantics */
+    sigemptyset(&act.sa_mask);
+    if (sigaction(sig, &act, &old) != 0)
+        return SIG_ERR;
+    return (old.sa_flags & SA_SIGINFO) ? (sighandler_t)old.sa_sigaction : old.sa_handler;
+}
+
 static long set_faulting(int faulting) {
     /* ARCH_SET_CPUID takes 1 for "CPUID works" and 0 for "CPUID faults". */
     return syscall(SYS_arch_prctl, ARCH_SET_CPUID, faulting ? 0 : 1);
@@ -68,10 +107,19 @@ static void on_fault(int sig, siginfo_t *info, void *context) {
     ucontext_t *uc = (ucontext_t *)context;
     greg_t *g = uc->uc_mcontext.gregs;
     const unsigned char *ip = (const unsigned char *)g[REG_RIP];
-    (void)info;
     if (ip[0] != 0x0f || ip[1] != 0xa2) {
-        /* A real fault: let it crash as it would have without us. */
-        signal(sig, SIG_DFL);
+        /* A real fault: the program's handler has it, or it ends the process as it would have. */
+        if (program.sa_flags & SA_SIGINFO) {
+            program.sa_sigaction(sig, info, context);
+        } else if (program.sa_handler != SIG_DFL && program.sa_handler != SIG_IGN) {
+            program.sa_handler(sig);
+        } else {
+            struct sigaction dfl;
+            memset(&dfl, 0, sizeof dfl);
+            dfl.sa_handler = SIG_DFL;
+            installed = 0;
+            real_sigaction()(SIGSEGV, &dfl, NULL);   /* returning re-runs the instruction: it dies */
+        }
         return;
     }
     unsigned leaf = (unsigned)g[REG_RAX], sub = (unsigned)g[REG_RCX];
@@ -91,15 +139,16 @@ __attribute__((constructor)) static void start(void) {
     struct sigaction action;
     memset(&action, 0, sizeof action);
     action.sa_sigaction = on_fault;
-    action.sa_flags = SA_SIGINFO | SA_NODEFER;
+    action.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
     sigemptyset(&action.sa_mask);
     const char *said = getenv("AUGUR_CPUID_MASKED");
-    if (sigaction(SIGSEGV, &action, NULL) != 0 || set_faulting(1) != 0) {
+    if (real_sigaction()(SIGSEGV, &action, &program) != 0 || set_faulting(1) != 0) {
         /* Running on with the CPU unmasked would measure the wrong thing: stop. */
         fprintf(stderr, "cpuid-mask: this CPU or kernel cannot make CPUID fault "
                         "(no cpuid_fault in /proc/cpuinfo?); nothing was run\n");
         _exit(3);
     }
+    installed = 1;
     if (!(said && *said == '1'))
         fprintf(stderr, "cpuid-mask: AVX-512 and VNNI hidden from this process\n");
     setenv("AUGUR_CPUID_MASKED", "1", 1);
