@@ -1664,16 +1664,16 @@ class TestBenchEnvironment:
 
     def test_a_bench_run_with_the_vnni_hidden_says_so(self, tmp_path):
         """tools/without-vnni.sh hides the flags from the process, not from /proc/cpuinfo."""
-        from vision.environment import bench_environment
+        from vision.environment import MASKED_ENV, bench_environment
 
         cpuinfo = tmp_path / "cpuinfo"
         cpuinfo.write_text(self.CPUINFO.format(extra=" avx512f avx512_vnni"))
-        masked = {"AUGUR_CPUID_MASKED": "1", "LD_PRELOAD": "/root/.cache/augur/cpuid-mask.so"}
+        masked = {MASKED_ENV: "1", "LD_PRELOAD": "/root/.cache/augur/cpuid-mask.so"}
         env = bench_environment(cpuinfo, environ=masked)
         assert env.masked and env.vnni is False and env.as_dict()["masked"] is True
         assert "hidden by tools/without-vnni.sh" in env.describe() and "with VNNI" not in env.describe()
         # the mark alone, the library no longer preloaded (a child that dropped it): the CPU as it is
-        env = bench_environment(cpuinfo, environ={"AUGUR_CPUID_MASKED": "1"})
+        env = bench_environment(cpuinfo, environ={MASKED_ENV: "1"})
         assert not env.masked and env.vnni is True and "(with VNNI)" in env.describe()
 
     def test_the_vision_bench_prints_it_first_and_keeps_it_with_its_figures(self, monkeypatch, capsys):

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from vision.density import DEFAULT_COUNTER
-from vision.environment import CPUINFO, VNNI_FLAGS
+from vision.environment import CPUINFO, MASKED_ENV, VNNI_FLAGS
 from vision.summits import DEFAULT_HULLS, DEFAULT_SUMMITS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,7 +44,7 @@ pytestmark = [
 
 #: The environment of every process these tests start: never masked already (as when the suite
 #: itself runs under tools/without-vnni.sh), so that "plain" means the CPU as it is.
-CLEAN_ENV = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "AUGUR_CPUID_MASKED")}
+CLEAN_ENV = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", MASKED_ENV)}
 
 
 def run(args: list[str], timeout: int = 300) -> subprocess.CompletedProcess:
