@@ -1668,13 +1668,18 @@ class TestBenchEnvironment:
 
         cpuinfo = tmp_path / "cpuinfo"
         cpuinfo.write_text(self.CPUINFO.format(extra=" avx512f avx512_vnni"))
-        masked = {MASKED_ENV: "1", "LD_PRELOAD": "/root/.cache/augur/cpuid-mask.so"}
-        env = bench_environment(cpuinfo, environ=masked)
-        assert env.masked and env.vnni is False and env.as_dict()["masked"] is True
-        assert "hidden by tools/without-vnni.sh" in env.describe() and "with VNNI" not in env.describe()
-        # the mark alone, the library no longer preloaded (a child that dropped it): the CPU as it is
-        env = bench_environment(cpuinfo, environ={MASKED_ENV: "1"})
-        assert not env.masked and env.vnni is True and "(with VNNI)" in env.describe()
+        preload = "/root/.cache/augur/cpuid-mask.so"
+        env = bench_environment(cpuinfo, environ={MASKED_ENV: "all", "LD_PRELOAD": preload})
+        assert env.masked == "all" and env.vnni is False and env.as_dict()["masked"] == "all"
+        assert "(its VNNI and AVX-512 hidden by tools/without-vnni.sh)" in env.describe()
+        # --keep-avx-vnni: a VNNI set left to the process
+        env = bench_environment(cpuinfo, environ={MASKED_ENV: "avx512", "LD_PRELOAD": preload})
+        assert env.vnni is True and "(its AVX-512 hidden, AVX-VNNI kept by tools/without-vnni.sh)" in env.describe()
+        # the mark alone, the library no longer preloaded (a child that dropped it), or a mark it
+        # never leaves: the CPU as it is
+        for environ in ({MASKED_ENV: "all"}, {MASKED_ENV: "1", "LD_PRELOAD": preload}):
+            env = bench_environment(cpuinfo, environ=environ)
+            assert env.masked is None and env.vnni is True and "(with VNNI)" in env.describe()
 
     def test_the_vision_bench_prints_it_first_and_keeps_it_with_its_figures(self, monkeypatch, capsys):
         import vision.bench as bench

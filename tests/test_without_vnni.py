@@ -76,7 +76,47 @@ for name in sys.argv[2:]:
 """
 
 
+#: A program that asks the CPU itself (leaf 7, subleaves 0 and 1) what the tests check.
+CPUID_PROBE = r"""
+#include <cpuid.h>
+#include <stdio.h>
+int main(void) {
+    unsigned a, b, c, d, a1, b1, c1, d1;
+    __cpuid_count(7, 0, a, b, c, d);
+    __cpuid_count(7, 1, a1, b1, c1, d1);
+    printf("{\"avx2\": %d, \"avx512f\": %d, \"avx512_vnni\": %d, \"avx_vnni\": %d}\n",
+           !!(b & (1u << 5)), !!(b & (1u << 16)), !!(c & (1u << 11)), !!(a1 & (1u << 4)));
+    return 0;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def cpuid_probe(tmp_path_factory) -> str:
+    folder = tmp_path_factory.mktemp("cpuid")
+    (folder / "probe.c").write_text(CPUID_PROBE)
+    subprocess.run(["cc", "-O1", "-o", str(folder / "probe"), str(folder / "probe.c")], check=True)
+    return str(folder / "probe")
+
+
 class TestTheMask:
+    def test_the_cpu_answers_the_process_without_avx512_or_vnni(self, cpuid_probe):
+        plain = json.loads(run([cpuid_probe]).stdout)
+        masked = json.loads(without_vnni(cpuid_probe).stdout)
+        assert masked == {**plain, "avx512f": 0, "avx512_vnni": 0, "avx_vnni": 0}
+        assert masked["avx2"] == ("avx2" in FLAGS)
+
+    @pytest.mark.skipif("avx_vnni" not in FLAGS, reason="this CPU has no AVX-VNNI to keep")
+    def test_keep_avx_vnni_hides_avx512_alone(self, cpuid_probe):
+        """The CPUs of most Intel laptops since 2021: AVX-VNNI without AVX-512."""
+        proc = without_vnni("--keep-avx-vnni", cpuid_probe)
+        assert proc.returncode == 0, proc.stderr
+        assert json.loads(proc.stdout)["avx_vnni"] == 1
+        assert json.loads(proc.stdout)["avx512f"] == 0 and json.loads(proc.stdout)["avx512_vnni"] == 0
+        assert "AVX-VNNI kept" in proc.stderr
+        said = without_vnni("--keep-avx-vnni", sys.executable, "-c", FEATURES)
+        assert "(its AVX-512 hidden, AVX-VNNI kept by tools/without-vnni.sh)" in json.loads(said.stdout)["said"]
+
     def test_the_process_sees_avx2_but_no_avx512_or_vnni(self):
         plain = run([sys.executable, "-c", FEATURES])
         assert plain.returncode == 0, plain.stderr
@@ -92,6 +132,8 @@ class TestTheMask:
     def test_no_command_is_a_usage_error(self):
         proc = without_vnni()
         assert proc.returncode == 2 and "usage: bash tools/without-vnni.sh" in proc.stderr
+        proc = without_vnni("--keep-avx-vnni")
+        assert proc.returncode in (2, 3) and "without-vnni" in proc.stderr
 
     def test_a_real_fault_still_ends_the_process(self):
         """Only a CPUID instruction is stepped over; any other fault kills the process as before."""

@@ -19,9 +19,10 @@
  * the one in place (sigaction and signal are wrapped for SIGSEGV alone), and passes every fault
  * that is not a CPUID on to it, so that such a program still dumps and dies as it would have.
  *
- * Built and used by tools/without-vnni.sh. Once CPUID faults it sets AUGUR_CPUID_MASKED=1 in the
- * environment, which the process's children inherit (they say nothing more) and which the
- * benches' first line reads (vision/environment.py): /proc/cpuinfo still lists the hidden flags.
+ * Built and used by tools/without-vnni.sh. Once CPUID faults it sets AUGUR_CPUID_MASKED in the
+ * environment ("all", or "avx512" with AVX-VNNI kept), which the process's children inherit (they
+ * say nothing more) and which the benches' first line reads (vision/environment.py):
+ * /proc/cpuinfo still lists the hidden flags.
  */
 #define _GNU_SOURCE
 #include <asm/prctl.h>
@@ -96,13 +97,18 @@ static long set_faulting(int faulting) {
     return syscall(SYS_arch_prctl, ARCH_SET_CPUID, faulting ? 0 : 1);
 }
 
+/* AVX-VNNI (256-bit, leaf 7.1 EAX bit 4): kept with AUGUR_CPUID_KEEP_AVX_VNNI=1, as on the
+ * Intel laptop CPUs of 2021 on that have it without AVX-512. */
+static const unsigned AVX_VNNI = 1u << 4;
+static int keep_avx_vnni;
+
 static void masked(unsigned leaf, unsigned sub, unsigned r[4]) {
     if (leaf == 7 && sub == 0) {
         r[1] &= ~LEAF7_EBX_OFF;
         r[2] &= ~LEAF7_ECX_OFF;
         r[3] &= ~LEAF7_EDX_OFF;
     } else if (leaf == 7 && sub == 1) {
-        r[0] &= ~LEAF7_1_EAX_OFF;
+        r[0] &= ~(keep_avx_vnni ? LEAF7_1_EAX_OFF & ~AVX_VNNI : LEAF7_1_EAX_OFF);
         r[3] &= ~LEAF7_1_EDX_OFF;
     }
 }
@@ -146,6 +152,8 @@ __attribute__((constructor)) static void start(void) {
     action.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
     sigemptyset(&action.sa_mask);
     const char *said = getenv(MASKED_ENV);
+    const char *keep = getenv("AUGUR_CPUID_KEEP_AVX_VNNI");
+    keep_avx_vnni = keep && *keep == '1';
     if (real_sigaction()(SIGSEGV, &action, &program) != 0 || set_faulting(1) != 0) {
         /* Running on with the CPU unmasked would measure the wrong thing: stop. */
         fprintf(stderr, "cpuid-mask: this CPU or kernel cannot make CPUID fault "
@@ -153,7 +161,8 @@ __attribute__((constructor)) static void start(void) {
         _exit(3);
     }
     installed = 1;
-    if (!(said && *said == '1'))
-        fprintf(stderr, "cpuid-mask: AVX-512 and VNNI hidden from this process\n");
-    setenv(MASKED_ENV, "1", 1);
+    if (!said)
+        fprintf(stderr, keep_avx_vnni ? "cpuid-mask: AVX-512 hidden from this process, AVX-VNNI kept\n"
+                                      : "cpuid-mask: AVX-512 and VNNI hidden from this process\n");
+    setenv(MASKED_ENV, keep_avx_vnni ? "avx512" : "all", 1);
 }

@@ -25,13 +25,20 @@ CPUINFO = Path("/proc/cpuinfo")
 #: The CPU flags (Linux's names) of the VNNI instructions onnxruntime's 8-bit kernels use.
 VNNI_FLAGS = ("avx512_vnni", "avx_vnni")
 
-#: Set by tools/cpuid-mask.c in a process whose CPUID it masks (and inherited by its children).
+#: Set by tools/cpuid-mask.c in a process whose CPUID it masks (and inherited by its children), to
+#: one of the keys of :data:`HIDDEN`.
 MASKED_ENV = "AUGUR_CPUID_MASKED"
 
+#: What tools/without-vnni.sh hid, by the value it leaves in :data:`MASKED_ENV`, and whether the
+#: process still sees a VNNI instruction set.
+HIDDEN = {"all": ("its VNNI and AVX-512 hidden", False),
+          "avx512": ("its AVX-512 hidden, AVX-VNNI kept", True)}
 
-def cpuid_masked(environ=os.environ) -> bool:
-    """Whether this process runs under tools/without-vnni.sh, its VNNI and AVX-512 hidden."""
-    return environ.get(MASKED_ENV) == "1" and "cpuid-mask" in environ.get("LD_PRELOAD", "")
+
+def cpuid_masked(environ=os.environ) -> str | None:
+    """What tools/without-vnni.sh hides from this process (a key of :data:`HIDDEN`), or None."""
+    mode = environ.get(MASKED_ENV)
+    return mode if mode in HIDDEN and "cpuid-mask" in environ.get("LD_PRELOAD", "") else None
 
 
 @dataclass(frozen=True)
@@ -44,12 +51,12 @@ class BenchEnvironment:
     cores: int
     cpu: str
     vnni: bool | None       # None: the CPU's flags could not be read; the process's view when masked
-    masked: bool = False    # the CPU's VNNI and AVX-512 hidden from the process (tools/without-vnni.sh)
+    masked: str | None = None   # what tools/without-vnni.sh hides from the process (a key of HIDDEN)
 
     def describe(self) -> str:
         vnni = {True: "with VNNI", False: "without VNNI", None: "VNNI unknown"}[self.vnni]
         if self.masked:
-            vnni = "its VNNI and AVX-512 hidden by tools/without-vnni.sh"
+            vnni = f"{HIDDEN[self.masked][0]} by tools/without-vnni.sh"
         return (f"OpenCV {self.opencv}, onnxruntime {self.onnxruntime}, NumPy {self.numpy}, "
                 f"Python {self.python}; {self.cores} cores of {self.cpu} ({vnni})")
 
@@ -85,4 +92,4 @@ def bench_environment(cpuinfo: Path = CPUINFO, environ=os.environ) -> BenchEnvir
     return BenchEnvironment(opencv=cv2.__version__, onnxruntime=onnxruntime.__version__, numpy=numpy.__version__,
                             python=platform.python_version(), cores=cores,
                             cpu=name or platform.processor() or platform.machine() or "an unknown CPU",
-                            vnni=False if masked else vnni, masked=masked)
+                            vnni=HIDDEN[masked][1] if masked else vnni, masked=masked)
