@@ -28,11 +28,16 @@ def _maps(path, x: np.ndarray) -> np.ndarray:
     return s.run(None, {s.get_inputs()[0].name: x.astype(input_dtype(s))})[0][0]
 
 
-def _easy_input() -> np.ndarray:
-    img, _, profile = calibrated_scene("easy", 0)
+def _counter_input(img: np.ndarray, profile) -> np.ndarray:
+    """The counting network's input for a frame, as the counter writes it."""
     counter = DensityCounter(profile, model=FLOAT_COUNTER, confidence=None, summits=None, hulls=None, hidden=None)
     counter._write_frame(img)
     return counter._input.copy()
+
+
+def _easy_input() -> np.ndarray:
+    img, _, profile = calibrated_scene("easy", 0)
+    return _counter_input(img, profile)
 
 
 def _weights_int8(path) -> list[np.ndarray]:

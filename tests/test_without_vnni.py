@@ -18,23 +18,13 @@ import numpy as np
 import pytest
 
 from vision.density import DEFAULT_COUNTER
-from vision.environment import CPUINFO, MASKED_ENV, VNNI_FLAGS
+from vision.environment import MASKED_ENV, VNNI_FLAGS, cpu_flags
 from vision.summits import DEFAULT_HULLS, DEFAULT_SUMMITS
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "tools" / "without-vnni.sh"
 
-
-def _flags() -> set[str]:
-    try:
-        text = CPUINFO.read_text(errors="replace")
-    except OSError:
-        return set()
-    return next((set(line.partition(":")[2].split()) for line in text.splitlines() if line.startswith("flags")),
-                set())
-
-
-FLAGS = _flags()
+FLAGS = cpu_flags()
 pytestmark = [
     pytest.mark.skipif("cpuid_fault" not in FLAGS, reason="this CPU or kernel cannot make CPUID fault "
                                                           "(no cpuid_fault in /proc/cpuinfo)"),
@@ -111,8 +101,8 @@ class TestTheMask:
         """The CPUs of most Intel laptops since 2021: AVX-VNNI without AVX-512."""
         proc = without_vnni("--keep-avx-vnni", cpuid_probe)
         assert proc.returncode == 0, proc.stderr
-        assert json.loads(proc.stdout)["avx_vnni"] == 1
-        assert json.loads(proc.stdout)["avx512f"] == 0 and json.loads(proc.stdout)["avx512_vnni"] == 0
+        seen = json.loads(proc.stdout)
+        assert seen["avx_vnni"] == 1 and seen["avx512f"] == 0 and seen["avx512_vnni"] == 0
         assert "AVX-VNNI kept" in proc.stderr
         said = without_vnni("--keep-avx-vnni", sys.executable, "-c", FEATURES)
         assert "(its AVX-512 hidden, AVX-VNNI kept by tools/without-vnni.sh)" in json.loads(said.stdout)["said"]
@@ -153,6 +143,15 @@ class TestTheMask:
         assert "Fatal Python error: Segmentation fault" in proc.stderr
 
 
+@pytest.fixture(scope="module")
+def easy_table():
+    """One held-out easy table, calibrated: its frame and profile (calibrated once for both tests)."""
+    from tests.test_density import calibrated_scene
+
+    img, _, profile = calibrated_scene("easy", 0)
+    return img, profile
+
+
 @pytest.mark.skipif(not any(f in FLAGS for f in VNNI_FLAGS), reason="this CPU has no VNNI to hide")
 class TestEveryCpuReadsTheSame:
     @staticmethod
@@ -164,14 +163,13 @@ class TestEveryCpuReadsTheSame:
             outputs[len(how)] = {n: np.load(folder / f"{n}.out.npy") for n in names}
         return outputs[1], outputs[3]
 
-    def test_the_shipped_8bit_networks_give_the_same_output_to_the_bit(self, tmp_path):
-        from tests.test_quantize import _easy_input
+    def test_the_shipped_8bit_networks_give_the_same_output_to_the_bit(self, tmp_path, easy_table):
+        from tests.test_quantize import _counter_input
         from vision.quantize import table_windows
-        from tests.test_density import calibrated_scene
 
-        img, _, profile = calibrated_scene("easy", 0)
+        img, profile = easy_table
         summit_win, hull_win = table_windows(profile, img)
-        inputs = {DEFAULT_COUNTER: _easy_input(), DEFAULT_SUMMITS: summit_win, DEFAULT_HULLS: hull_win}
+        inputs = {DEFAULT_COUNTER: _counter_input(img, profile), DEFAULT_SUMMITS: summit_win, DEFAULT_HULLS: hull_win}
         names = []
         for path, x in inputs.items():
             assert len(x) > 0
@@ -183,14 +181,13 @@ class TestEveryCpuReadsTheSame:
             assert plain[n].shape == masked[n].shape and np.abs(plain[n]).max() > 0
             assert np.array_equal(plain[n], masked[n]), f"{n}: the AVX2 kernels read otherwise"
 
-    def test_weights_in_eight_bits_would_read_otherwise(self, tmp_path, monkeypatch):
+    def test_weights_in_eight_bits_would_read_otherwise(self, tmp_path, monkeypatch, easy_table):
         """Why the weights stop at 64: the summit classifier quantised with the full -127..127
         range reads the same windows otherwise once VNNI is hidden (its logits moved by 16 on
         session 108's CPU), as session 46 found on a CPU that had none."""
         import vision.quantize as quantize
-        from tests.test_density import calibrated_scene
 
-        img, _, profile = calibrated_scene("easy", 0)
+        img, profile = easy_table
         win, _ = quantize.table_windows(profile, img)
         monkeypatch.setattr(quantize, "WEIGHT_LIMIT", 127)
         monkeypatch.setattr(quantize, "REDUCE_RANGE", False)

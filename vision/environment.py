@@ -65,9 +65,9 @@ class BenchEnvironment:
                 "python": self.python, "cores": self.cores, "cpu": self.cpu, "vnni": self.vnni, "masked": self.masked}
 
 
-def cpu_of(cpuinfo: str) -> tuple[str | None, bool | None]:
-    """The CPU's model name and whether it has VNNI, from the text of /proc/cpuinfo (None for
-    what the text does not say)."""
+def name_and_flags(cpuinfo: str) -> tuple[str | None, set[str] | None]:
+    """The first CPU's model name and flags, from the text of /proc/cpuinfo (None for what the
+    text does not say)."""
     name = flags = None
     for line in cpuinfo.splitlines():
         key, _, value = line.partition(":")
@@ -76,6 +76,21 @@ def cpu_of(cpuinfo: str) -> tuple[str | None, bool | None]:
             name = value.strip()
         elif key == "flags" and flags is None:
             flags = set(value.split())
+    return name, flags
+
+
+def cpu_flags(cpuinfo: Path = CPUINFO) -> set[str]:
+    """The CPU's flags as Linux names them; empty where /proc/cpuinfo cannot be read or says none."""
+    try:
+        return name_and_flags(cpuinfo.read_text(errors="replace"))[1] or set()
+    except OSError:
+        return set()
+
+
+def cpu_of(cpuinfo: str) -> tuple[str | None, bool | None]:
+    """The CPU's model name and whether it has VNNI, from the text of /proc/cpuinfo (None for
+    what the text does not say)."""
+    name, flags = name_and_flags(cpuinfo)
     return name, (None if flags is None else any(f in flags for f in VNNI_FLAGS))
 
 
