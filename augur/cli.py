@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import sys
 import time
 from dataclasses import dataclass
@@ -23,6 +25,70 @@ from vision.records import DETECTORS
 ROTATIONS = ("none", "cw", "ccw", "180")
 
 EXIT_BAD_INPUT = 2
+
+
+def _whole(minimum: int, maximum: int | None = None):
+    """An argparse type: a whole number from ``minimum`` (up to ``maximum``).
+
+    Why: a count, seed, port or resolution out of range used to get through the command line
+    and fail deep inside a command, as a traceback (``augur bench vision --images 0`` divided by
+    zero, a negative seed was refused by NumPy after the rendering had begun) or worse, as
+    nothing at all (``augur bench dashboard --commits -5`` waited forever for a commit that never
+    came; ``augur demo --frames -3`` quietly left out the last three frames). Every whole-number
+    option now says its range, and the parser refuses a value outside it in one line before any
+    work starts (``tests/test_cli.py``, ``TestNumbersOnTheCommandLine``)."""
+    def whole(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < minimum or (maximum is not None and value > maximum):
+            span = f"at least {minimum}" if maximum is None else f"from {minimum} to {maximum}"
+            raise argparse.ArgumentTypeError(f"must be {span}, not {value}")
+        return value
+    whole.minimum, whole.maximum = minimum, maximum     # for the test that every option has a range
+    return whole
+
+
+def _real(minimum: float, above: bool = False):
+    """An argparse type: a number of at least ``minimum`` (``above``: more than it), as
+    :func:`_whole` for the options that take fractions (a learning rate, a gradient clip)."""
+    def real(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not math.isfinite(value) or not (value > minimum if above else value >= minimum):
+            raise argparse.ArgumentTypeError(f"must be {'more than' if above else 'at least'} {minimum:g}, not {text}")
+        return value
+    real.minimum = minimum
+    return real
+
+
+#: How many of something (images, games, turns, frames, commits, workers, steps): one or more.
+COUNT = _whole(1)
+#: Per-tier table counts and training epochs, where 0 means none (``--epochs 0``: render only).
+NONE_OR_MORE = _whole(0)
+#: A seed of the renderer, the simulator or training: NumPy takes whole numbers from 0.
+SEED = _whole(0)
+#: A port to serve the dashboard on.
+PORT = _whole(1, 65535)
+#: A camera's index, as OpenCV numbers them.
+CAMERA = _whole(0)
+#: The markers sheet's print resolution: below 72 dpi a marker is a few pixels (OpenCV refuses to
+#: draw it under 8), above 1200 the A4 page no longer fits in memory comfortably.
+DPI = _whole(72, 1200)
+#: A victory-point target.
+TARGET = _whole(1)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a bad command line is one line on stderr and exit status 2, like every
+    other bad input (``augur: error: ...``), with where the options are listed instead of the
+    usage block."""
+
+    def error(self, message: str):
+        self.exit(EXIT_BAD_INPUT, f"augur: error: {message} (see {self.prog} --help)\n")
 
 
 def _players(text: str | None) -> list[str] | None:
@@ -606,8 +672,6 @@ def cmd_fit_summit_counts(args: argparse.Namespace) -> int:
     from vision.density import DEFAULT_COUNTER
     from vision.summit_counts import DEFAULT_SUMMIT_COUNTS, FIT_SEED, fit_and_write, rendered_summits
     from vision.summits import DEFAULT_SUMMITS
-    if args.workers < 1:
-        raise AugurError(f"--workers must be at least 1, not {args.workers}")
     for path, what in ((DEFAULT_COUNTER, "counting model"), (DEFAULT_SUMMITS, "summit classifier")):
         if not path.is_file():
             raise AugurError(f"{what} not found: {path}")
@@ -911,10 +975,10 @@ DETECTOR_HELP = ("the counting network (default when shipped; density-mirrored r
 
 def _rendering_options(p: argparse.ArgumentParser, images: tuple[int, int, int], work: str, what: str) -> None:
     """The options of a training command that renders its own tables."""
-    p.add_argument("--images", type=int, nargs=3, default=images, metavar=("EASY", "MEDIUM", "HARD"),
+    p.add_argument("--images", type=NONE_OR_MORE, nargs=3, default=images, metavar=("EASY", "MEDIUM", "HARD"),
                    help="rendered tables per tier")
-    p.add_argument("--render-seed", type=int, default=11, help="seed of the rendered tables")
-    p.add_argument("--workers", type=int, default=2, help=f"processes rendering the {what}")
+    p.add_argument("--render-seed", type=SEED, default=11, help="seed of the rendered tables")
+    p.add_argument("--workers", type=COUNT, default=2, help=f"processes rendering the {what}")
     p.add_argument("--work", default=work, help=f"scratch folder for the rendered {what}")
     p.add_argument("--models", default=str(Path(__file__).resolve().parents[1] / "models"))
 
@@ -933,25 +997,25 @@ def _print_share_options(p: argparse.ArgumentParser) -> None:
 
 def _fitting_options(p: argparse.ArgumentParser, images: tuple[int, int, int], default_seed: str) -> None:
     """``--images`` and ``--render-seed`` of a command that fits a model on rendered tables."""
-    p.add_argument("--images", type=int, nargs=3, default=images, metavar=("EASY", "MEDIUM", "HARD"),
+    p.add_argument("--images", type=NONE_OR_MORE, nargs=3, default=images, metavar=("EASY", "MEDIUM", "HARD"),
                    help="rendered tables per tier")
-    p.add_argument("--render-seed", type=int, default=None, help=f"seed of the rendered tables (default: {default_seed})")
+    p.add_argument("--render-seed", type=SEED, default=None, help=f"seed of the rendered tables (default: {default_seed})")
 
 
 def _window_classifier_options(p: argparse.ArgumentParser, width: int, epochs: int) -> None:
     """The training options of the summit and hull classifiers (one network, :mod:`vision.summits_train`);
     the defaults are those of the shipped model."""
-    p.add_argument("--epochs", type=int, default=epochs, help="training epochs (default: %(default)s)")
-    p.add_argument("--batch", type=int, default=256)
-    p.add_argument("--lr", type=float, default=2e-3, help="peak learning rate (one-cycle schedule)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the training (batches, weights)")
-    p.add_argument("--width", type=int, default=width, help="channels of the classifier's first stage (default: %(default)s)")
-    p.add_argument("--depth", type=int, default=3, help="convolutions per stage of the classifier")
+    p.add_argument("--epochs", type=NONE_OR_MORE, default=epochs, help="training epochs (default: %(default)s)")
+    p.add_argument("--batch", type=COUNT, default=256)
+    p.add_argument("--lr", type=_real(0.0, above=True), default=2e-3, help="peak learning rate (one-cycle schedule)")
+    p.add_argument("--seed", type=SEED, default=0, help="seed of the training (batches, weights)")
+    p.add_argument("--width", type=COUNT, default=width, help="channels of the classifier's first stage (default: %(default)s)")
+    p.add_argument("--depth", type=COUNT, default=3, help="convolutions per stage of the classifier")
     p.add_argument("--init", help="continue from these weights (a .pt of an earlier run, same width and depth)")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="augur", description="Augur: a camera companion for S.P.Q.RisiKo!")
+    parser = _Parser(prog="augur", description="Augur: a camera companion for S.P.Q.RisiKo!")
     sub = parser.add_subparsers(dest="command", required=True)
 
     from tracker.rulesets import RULESETS
@@ -970,19 +1034,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("game", metavar="GAME.jsonl")
     p.add_argument("--players", help="colours in turn order (else from the file's header)")
     p.add_argument("--ruleset", default=None, help=rulesets_help.replace("default 2005", "default: the file's header"))
-    p.add_argument("--target", type=int, default=None, help="victory-point target")
+    p.add_argument("--target", type=TARGET, default=None, help="victory-point target")
     p.add_argument("--json", action="store_true", help="one JSON object per state instead of text")
     p.add_argument("--serve", action="store_true", help="serve the dashboard on the replayed game")
-    p.add_argument("--port", type=int, default=8765)
+    p.add_argument("--port", type=PORT, default=8765)
     p.add_argument("--record", default=None, help="with --serve: keep the recording in this folder")
     p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser("simulate", help="write a seeded random legal game as a game file")
     p.add_argument("--players", default=None, help="colours in turn order (default: a line-up for the ruleset)")
     p.add_argument("--neutrals", default=None, help="neutral army colours (tournament, 2-player LotR)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--turns", type=int, default=300)
-    p.add_argument("--target", type=int, default=None)
+    p.add_argument("--seed", type=SEED, default=0)
+    p.add_argument("--turns", type=COUNT, default=300)
+    p.add_argument("--target", type=TARGET, default=None)
     p.add_argument("--ruleset", default="2005", help=rulesets_help)
     p.add_argument("-o", "--output", required=True)
     p.set_defaults(func=cmd_simulate)
@@ -996,10 +1060,10 @@ def build_parser() -> argparse.ArgumentParser:
                                                           "followed; game: every verdict, on the tracked states and "
                                                           "on the true ones, and every true change missed or "
                                                           "phantom change, with its frame")
-    p.add_argument("--commits", type=int, default=1440, help="dashboard: committed states (one per 5 s for 2 hours)")
-    p.add_argument("--games", type=int, help="tracker: simulated games (default 5); game, setup: videos per tier "
+    p.add_argument("--commits", type=COUNT, default=1440, help="dashboard: committed states (one per 5 s for 2 hours)")
+    p.add_argument("--games", type=COUNT, help="tracker: simulated games (default 5); game, setup: videos per tier "
                                              "(default 2)")
-    p.add_argument("--images", type=int, default=40, help="synth: images timed per tier; vision: images per tier")
+    p.add_argument("--images", type=COUNT, default=40, help="synth: images timed per tier; vision: images per tier")
     p.add_argument("--detector", default="auto", choices=DETECTORS,
                    help="vision: the detector to measure (auto: every shipped one, side by side)")
     p.add_argument("--tiers", nargs="+", default=["easy", "medium", "hard"], choices=["easy", "medium", "hard"],
@@ -1020,10 +1084,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "still compares with the procedural art, as at a real table")
     p.add_argument("--rotate", default="none", choices=ROTATIONS,
                    help="vision, game: turn --board-photo north up (the shared reference photo needs ccw)")
-    p.add_argument("--dataset", type=int, default=300, help="synth: images in the streamed dataset run")
-    p.add_argument("--turns", type=int, help="tracker: turns per game (default 300); game: turns per video "
+    p.add_argument("--dataset", type=COUNT, default=300, help="synth: images in the streamed dataset run")
+    p.add_argument("--turns", type=COUNT, help="tracker: turns per game (default 300); game: turns per video "
                                              "(default 3)")
-    p.add_argument("--seed", type=int, help=f"tracker, synth: the seed (default 0); game, setup: the first video's seed "
+    p.add_argument("--seed", type=SEED, help=f"tracker, synth: the seed (default 0); game, setup: the first video's seed "
                                             f"(default {GAME_BENCH_SEED})")
     p.add_argument("--no-hold", action="store_true",
                    help="game: count every region afresh at every still frame, untouched ones too")
@@ -1046,10 +1110,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("train", help="reproduce the shipped piece detector (needs the [train] extra)")
-    p.add_argument("--images", type=int, default=200, help="rendered tables to cut into training tiles")
-    p.add_argument("--epochs", type=int, default=12)
-    p.add_argument("--batch", type=int, default=32)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--images", type=COUNT, default=200, help="rendered tables to cut into training tiles")
+    p.add_argument("--epochs", type=COUNT, default=12)
+    p.add_argument("--batch", type=COUNT, default=32)
+    p.add_argument("--seed", type=SEED, default=0)
     p.add_argument("--work", default="out/train", help="scratch folder for tiles and runs")
     p.add_argument("--init", help="continue from this checkpoint (.pt) instead of starting from scratch")
     p.add_argument("--models", default=str(Path(__file__).resolve().parents[1] / "models"))
@@ -1060,14 +1124,14 @@ def build_parser() -> argparse.ArgumentParser:
                                              "cores, training about 3 on one GPU; each ingredient's recipe is on the "
                                              "shipped card, models/pieces-density.json)")
     _rendering_options(p, (900, 1100, 1300), "out/train-counter", "samples")
-    p.add_argument("--epochs", type=int, default=10)
-    p.add_argument("--steps", type=int, default=600, help="batches per epoch")
-    p.add_argument("--batch", type=int, default=32)
-    p.add_argument("--lr", type=float, default=2e-3, help="peak learning rate (one-cycle schedule)")
+    p.add_argument("--epochs", type=NONE_OR_MORE, default=10)
+    p.add_argument("--steps", type=COUNT, default=600, help="batches per epoch")
+    p.add_argument("--batch", type=COUNT, default=32)
+    p.add_argument("--lr", type=_real(0.0, above=True), default=2e-3, help="peak learning rate (one-cycle schedule)")
     p.add_argument("--counter-view", action="store_true",
                    help="cut the samples as the counter reads frames (undistorted, at its counting scale), "
                         "not as the camera took them")
-    p.add_argument("--frames", type=int, default=1,
+    p.add_argument("--frames", type=COUNT, default=1,
                    help="photos per rendered table, each of another state of the game, calibrated once (the "
                         "calibration is most of a table's cost; default: %(default)s)")
     p.add_argument("--render-for", type=float, metavar="SECONDS",
@@ -1082,7 +1146,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="share of piece-centred crops centred on a piece spilled off its island onto the sea "
                         "(samples rendered since session 19 mark them)")
     _print_share_options(p)
-    p.add_argument("--seed", type=int, default=21, help="seed of the training (crops, weights)")
+    p.add_argument("--seed", type=SEED, default=21, help="seed of the training (crops, weights)")
     p.add_argument("--init", help="continue from this checkpoint (.pt)")
     p.add_argument("--arch", default="wide",
                    help="the network's shape, a key of vision.density_train.ARCHS (broad: wide with more channels "
@@ -1096,7 +1160,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="weight of the teacher's maps against the truth's (default: %(default)s)")
     p.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"],
                    help="where to train: cpu, cuda, or auto (a GPU when torch sees one; the CPU takes hours)")
-    p.add_argument("--clip", type=float, default=0.0, help="clip the gradient's norm to this (0: no clipping)")
+    p.add_argument("--clip", type=_real(0.0), default=0.0, help="clip the gradient's norm to this (0: no clipping)")
     p.add_argument("--no-floor", dest="floor", action="store_false",
                    help="let the raw density sink freely below zero (as the small network was trained)")
     p.set_defaults(func=cmd_train_counter)
@@ -1112,7 +1176,7 @@ def build_parser() -> argparse.ArgumentParser:
                                              "needs torch and onnx)")
     _rendering_options(p, (800, 800, 800), "out/train-summits", "windows")
     _window_classifier_options(p, width=24, epochs=18)
-    p.add_argument("--rich", type=int, nargs=3, default=(800, 800, 800), metavar=("EASY", "MEDIUM", "HARD"),
+    p.add_argument("--rich", type=NONE_OR_MORE, nargs=3, default=(800, 800, 800), metavar=("EASY", "MEDIUM", "HARD"),
                    help="vexillum-rich tables per tier as well (the most crowded states of new games)")
     _print_share_options(p)
     p.set_defaults(func=cmd_train_summits, hulls=False)
@@ -1135,7 +1199,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("fit-summit-counts", help="fit how many legionaries stand at each summit from its mass and "
                                                  "the summit classifier's word, on rendered tables (numpy, scipy)")
     _fitting_options(p, (100, 300, 300), "vision.summit_counts.FIT_SEED")
-    p.add_argument("--workers", type=int, default=2, help="rendering processes (default: %(default)s)")
+    p.add_argument("--workers", type=COUNT, default=2, help="rendering processes (default: %(default)s)")
     p.add_argument("--out", help="where to write the model (default: beside the shipped networks)")
     _print_share_options(p)
     p.set_defaults(func=cmd_fit_summit_counts)
@@ -1145,24 +1209,24 @@ def build_parser() -> argparse.ArgumentParser:
                                                 "onnx package, in the [train] extra)")
     p.add_argument("--counter", help="the float network (default: the shipped one)")
     p.add_argument("--out", help="where to write the 8-bit one (default: the one the counter runs)")
-    p.add_argument("--tables", type=int, default=QUANT_TABLES, help="rendered tables per tier for the activation "
+    p.add_argument("--tables", type=COUNT, default=QUANT_TABLES, help="rendered tables per tier for the activation "
                                                                     "ranges")
-    p.add_argument("--render-seed", type=int, default=QUANT_SEED, help="their seed")
+    p.add_argument("--render-seed", type=SEED, default=QUANT_SEED, help="their seed")
     p.set_defaults(func=cmd_quantize_counter)
 
     p = sub.add_parser("quantize-classifiers", help="quantise the summit and hull classifiers to 8 bits from "
                                                     "their float exports (needs the onnx package)")
     p.add_argument("--out-dir", help="where to write them (default: over the shipped ones)")
-    p.add_argument("--tables", type=int, default=QUANT_TABLES, help="rendered tables per tier whose summit "
+    p.add_argument("--tables", type=COUNT, default=QUANT_TABLES, help="rendered tables per tier whose summit "
                                                                     "windows set the activation ranges")
-    p.add_argument("--render-seed", type=int, default=QUANT_SEED, help="their seed")
+    p.add_argument("--render-seed", type=SEED, default=QUANT_SEED, help="their seed")
     p.set_defaults(func=cmd_quantize_classifiers)
 
     p = sub.add_parser("calibrate", help="learn the board pose and piece colours from a photo of the empty board")
     p.add_argument("image", nargs="*", help="photo of the empty board with the score markers on box 0; or three or "
                                             "more from the same place, composed so that a hand in fewer than half "
                                             "of them is taken out")
-    p.add_argument("--camera", type=int, help="take the photo from this camera instead (its frames over a few "
+    p.add_argument("--camera", type=CAMERA, help="take the photo from this camera instead (its frames over a few "
                                               "seconds, composed)")
     p.add_argument("--video", metavar="FILE", help="take the photo from the first seconds of a recorded video of "
                                                    "the table instead (their frames composed): film the empty "
@@ -1180,7 +1244,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("markers", help="a printable sheet of four corner markers, for tables where the board's red "
                                        "frame cannot be found (a red cloth, poor light)")
     p.add_argument("-o", "--output", required=True, metavar="SHEET.png")
-    p.add_argument("--dpi", type=int, default=300)
+    p.add_argument("--dpi", type=DPI, default=300)
     p.set_defaults(func=cmd_markers)
 
     p = sub.add_parser("count", help="count the pieces in photos; prints one observed state per line")
@@ -1193,9 +1257,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("synth", help="render synthetic tables: images, a contact sheet, or a game video")
     p.add_argument("what", choices=["images", "sheet", "video"])
     p.add_argument("--tier", default="easy", choices=["easy", "medium", "hard"])
-    p.add_argument("--n", type=int, default=None, help="images (or samples per tier for the sheet)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--turns", type=int, default=6, help="game turns in a video")
+    p.add_argument("--n", type=COUNT, default=None, help="images (or samples per tier for the sheet)")
+    p.add_argument("--seed", type=SEED, default=0)
+    p.add_argument("--turns", type=COUNT, default=6, help="game turns in a video")
     p.add_argument("--size", default="1280x720")
     p.add_argument("--board-photo", help="a top-down photo of an empty board to use as the board texture")
     p.add_argument("--rotate", default="none", choices=ROTATIONS,
@@ -1215,25 +1279,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_regionmap)
 
     p = sub.add_parser("demo", help="play the embedded demo game video through vision, tracker and dashboard")
-    p.add_argument("--port", type=int, default=8350)
+    p.add_argument("--port", type=PORT, default=8350)
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--record", help="folder to record the demo game in (default: a new temporary folder)")
     p.add_argument("--fast", action="store_true", help="do not pace the video at its frame rate")
-    p.add_argument("--frames", type=int, help="stop after this many frames")
+    p.add_argument("--frames", type=COUNT, help="stop after this many frames")
     p.add_argument("--no-serve", action="store_true", help="print the events instead of serving the dashboard")
     p.add_argument("--setup", action="store_true", help="play the set-up instead: made from the empty board one "
                                                         "placement at a time, in the order of play, then the first move")
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser("narrate", help="narrate a seeded simulated game followed by the tracker (text only)")
-    p.add_argument("--seed", type=int, default=3)
-    p.add_argument("--turns", type=int, default=24)
-    p.add_argument("--target", type=int, default=None)
+    p.add_argument("--seed", type=SEED, default=3)
+    p.add_argument("--turns", type=COUNT, default=24)
+    p.add_argument("--target", type=TARGET, default=None)
     p.set_defaults(func=cmd_narrate)
 
     p = sub.add_parser("run", help="follow a live game from a camera (or a recorded video of one) and serve the "
                                    "dashboard")
-    p.add_argument("--camera", type=int, help="the camera's index (default 0)")
+    p.add_argument("--camera", type=CAMERA, help="the camera's index (default 0)")
     p.add_argument("--video", metavar="FILE", help="follow a recorded video of the table instead of a camera: "
                                                    "every frame read in order, at about 12 a second, as a new "
                                                    "game in the recording")
@@ -1243,10 +1307,10 @@ def build_parser() -> argparse.ArgumentParser:
                                                                             "calibrate at this table")
     p.add_argument("--players", required=True, help="the players' colours in the order of play, e.g. red,blue,yellow")
     p.add_argument("--ruleset", default="2005")
-    p.add_argument("--target", type=int, help="the victory points that win the game")
+    p.add_argument("--target", type=TARGET, help="the victory points that win the game")
     p.add_argument("--board", default="spqrisiko")
     p.add_argument("--record", default="augur-game", help="folder of the recording (resumed if it exists)")
-    p.add_argument("--port", type=int, default=8350)
+    p.add_argument("--port", type=PORT, default=8350)
     p.add_argument("--lan", action="store_true", help="serve on the local network; changes need a join PIN")
     p.add_argument("--detector", default="auto", choices=DETECTORS, help=DETECTOR_HELP)
     p.set_defaults(func=cmd_run)
@@ -1258,20 +1322,24 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("review", help="open an exported game archive for dispute review")
     p.add_argument("archive")
-    p.add_argument("--port", type=int, default=8351)
+    p.add_argument("--port", type=PORT, default=8351)
     p.add_argument("--no-serve", action="store_true", help="only verify and load the archive")
     p.set_defaults(func=cmd_review)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:       # --help (0), or a bad command line, already said in one line (2)
+        return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
+    # OpenCV's and FFmpeg's own log lines (a camera index that opens nothing, a file that is no
+    # video) would come before the one line augur says about it; set these to see them
+    os.environ.setdefault("OPENCV_LOG_LEVEL", "ERROR")
+    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
     if getattr(args, "func", None) is cmd_synth:
         args.n_given = args.n is not None
         args.n = 100 if args.n is None else args.n
-        if args.n < 1:
-            print("augur: error: --n must be at least 1", file=sys.stderr)
-            return EXIT_BAD_INPUT
     try:
         return args.func(args)
     except AugurError as exc:

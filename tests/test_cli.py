@@ -188,6 +188,68 @@ class TestBadInput:
         assert "line 3: malformed JSON" in capsys.readouterr().err
 
 
+class TestNumbersOnTheCommandLine:
+    """A count, seed, port or rate out of range is refused by the parser, in one line, before any
+    work starts (``augur.cli._whole``): these used to end in a traceback deep inside the command,
+    or in a bench waiting forever, or in a demo quietly playing fewer frames."""
+
+    def test_every_number_option_has_a_range(self):
+        import argparse
+        from augur.cli import build_parser
+        parser = build_parser()
+        commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+        bare = [f"{name} {'/'.join(a.option_strings)}" for name, sub in commands.items() for a in sub._actions
+                if a.type in (int, float)]
+        # the fractions a command checks itself, with its own words (a share lies between 0 and 1)
+        checked = {"--print-share", "--relief", "--render-for", "--rich-share", "--spill-share", "--distill"}
+        assert [b for b in bare if b.split()[-1] not in checked] == []
+        ranged = [a for sub in commands.values() for a in sub._actions if hasattr(a.type, "minimum")]
+        assert len(ranged) > 40
+
+    @pytest.mark.parametrize("argv, option, said", [
+        (["bench", "vision", "--images", "0"], "--images", "must be at least 1, not 0"),      # divided by zero
+        (["bench", "setup", "--games", "0"], "--games", "must be at least 1, not 0"),         # an IndexError
+        (["bench", "tracker", "--games", "-1"], "--games", "must be at least 1, not -1"),     # a StatisticsError
+        (["bench", "dashboard", "--commits", "-5"], "--commits", "must be at least 1"),       # waited forever
+        (["bench", "synth", "--dataset", "-1"], "--dataset", "must be at least 1"),
+        (["bench", "game", "--turns", "x"], "--turns", "'x' is not a whole number"),
+        (["demo", "--frames", "-3", "--no-serve", "--fast"], "--frames", "must be at least 1"),  # 3 frames fewer
+        (["synth", "images", "--seed", "-7", "-o", "{out}"], "--seed", "must be at least 0"),  # NumPy refused it
+        (["synth", "images", "--n", "0", "-o", "{out}"], "--n", "must be at least 1"),
+        (["simulate", "--turns", "-5", "-o", "{out}"], "--turns", "must be at least 1"),       # an empty game
+        (["markers", "--dpi", "0", "-o", "{out}.png"], "--dpi", "must be from 72 to 1200"),   # an OpenCV assertion
+        (["markers", "--dpi", "100000", "-o", "{out}.png"], "--dpi", "must be from 72 to 1200"),
+        (["quantize-counter", "--tables", "0", "--out", "{out}"], "--tables", "must be at least 1"),
+        (["fit-confidence", "--images", "-1", "0", "0", "--out", "{out}"], "--images", "must be at least 0"),
+        (["train-counter", "--lr", "0", "--epochs", "0", "--work", "{out}"], "--lr", "must be more than 0"),
+        (["train-counter", "--lr", "nan", "--epochs", "0", "--work", "{out}"], "--lr", "must be more than 0"),
+        (["run", "--port", "70000", "--calibration", "c.json", "--players", PLAYERS], "--port",
+         "must be from 1 to 65535"),
+    ])
+    def test_a_number_out_of_range_is_one_line_before_any_work(self, tmp_path, capsys, argv, option, said):
+        out = tmp_path / "out"
+        assert main([a.replace("{out}", str(out)) for a in argv]) == 2
+        captured = capsys.readouterr()
+        assert captured.out == "" and captured.err.count("\n") == 1, captured.err
+        assert captured.err.startswith(f"augur: error: argument {option}: {said}")
+        assert not list(tmp_path.iterdir())
+
+    def test_a_missing_argument_is_one_line_that_says_where_the_options_are(self, capsys):
+        assert main(["count"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "required: images, --calibration" in err and "(see augur count --help)" in err
+
+    def test_help_is_still_the_usage_and_no_error(self, capsys):
+        assert main(["bench", "--help"]) == 0
+        assert capsys.readouterr().out.startswith("usage: augur bench")
+
+    def test_the_synth_bench_measures_a_dataset_shorter_than_its_first_mark(self, capsys):
+        from vision.synth.bench import run_synth_bench
+        figures = run_synth_bench(n=1, dataset=3)
+        assert len(figures["rss_mb_after_10_mid_end"]) == 3 and min(figures["rss_mb_after_10_mid_end"]) > 0
+        assert "after 3 images" in capsys.readouterr().out
+
+
 class TestReplayAndSimulate:
     def test_simulate_then_replay(self, tmp_path, capsys):
         path = tmp_path / "game.jsonl"
@@ -480,7 +542,9 @@ class TestFollowAVideo:
         cal = tmp_path / "cal.json"
         assert run("calibrate", "--video", str(path), "-o", str(cal)).returncode == 0
         (tmp_path / "notes.avi").write_text("not a film")
+        (tmp_path / "photo.jpg").write_text("not a photo either")
         for video, said in ((tmp_path / "none.avi", "no such video"), (tmp_path / "notes.avi", "not a video"),
+                            (tmp_path / "photo.jpg", "not a video"),
                             (small, "delivers 640x360 frames, the calibration was made at 1280x720: calibrate "
                                     "again from this video")):
             proc = run("run", "--video", str(video), "--calibration", str(cal), "--players", "red,blue,yellow",

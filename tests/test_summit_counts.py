@@ -214,7 +214,7 @@ class TestFitCommand:
         assert summit_counts_for(DEFAULT_COUNTER.resolve(), DEFAULT_SUMMITS.resolve(), out) is not None
 
     @pytest.mark.parametrize("argv, message", [
-        (["--workers", "0"], "--workers must be at least 1"),
+        (["--workers", "0"], "argument --workers: must be at least 1, not 0"),
         (["--board-photo", "board.jpg", "--print-share", "0"], "--print-share must lie"),
     ])
     def test_bad_options_are_one_line(self, tmp_path, capsys, argv, message):

@@ -1511,7 +1511,8 @@ class TestRunAndReviewCommands:
         r = subprocess.run([sys.executable, "-m", "augur", "run", "--camera", "9", "--calibration", str(cal),
                             "--players", "red,blue,yellow", "--record", str(tmp_path / "rec")],
                            capture_output=True, text=True, timeout=60)
-        assert r.returncode == 2 and "camera 9 is not available" in r.stderr and "Traceback" not in r.stderr
+        # one line: OpenCV's own warnings about the index are off (augur.cli.main)
+        assert r.returncode == 2 and "camera 9 is not available" in r.stderr and len(r.stderr.strip().splitlines()) == 1
 
     def test_review_refuses_a_broken_archive(self, tmp_path):
         bad = tmp_path / "game.zip"
