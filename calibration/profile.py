@@ -142,8 +142,12 @@ class CalibrationProfile:
         """Written whole beside ``path``, then renamed over it: a failed write leaves the old file as it was."""
         path = Path(path)
         tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(self.to_dict()), encoding="utf-8")
-        os.replace(tmp, path)
+        try:
+            tmp.write_text(json.dumps(self.to_dict()), encoding="utf-8")
+            os.replace(tmp, path)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True) if tmp.parent.is_dir() else None
+            raise CalibrationError(f"cannot write the calibration to {path}: {exc.strerror or exc}") from None
 
     @classmethod
     def load(cls, path: Path, board_id: str = "spqrisiko") -> "CalibrationProfile":

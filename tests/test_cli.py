@@ -91,6 +91,21 @@ class TestBadInput:
         lines = proc.stderr.strip().splitlines()
         assert len(lines) == 1 and fragment in lines[0] and "Traceback" not in proc.stderr
 
+    @pytest.mark.parametrize("extra, said", [
+        (["-o", "{tmp}/no/cal.json"], "cannot write {tmp}/no/cal.json: there is no folder {tmp}/no"),
+        (["-o", "{tmp}/cal.json", "--preview", "{tmp}/no/p.jpg"], "there is no folder {tmp}/no"),
+        (["-o", "{tmp}/cal.json", "--players", "red,red,blue"], "a colour is listed twice among the players"),
+        (["-o", "{tmp}/cal.json", "--players", "red,pink,blue"], "unknown player colour 'pink'"),
+    ])
+    def test_calibrate_refuses_what_it_could_not_write_or_learn_before_the_camera_is_read(self, tmp_path, capsys,
+                                                                                         extra, said):
+        # camera 97 is not there: an output or a colour checked only after the calibration would
+        # have said that instead (and after three seconds of a real camera)
+        code = main(["calibrate", "--camera", "97"] + [a.replace("{tmp}", str(tmp_path)) for a in extra])
+        err = capsys.readouterr().err
+        assert code == 2 and err.count("\n") == 1 and said.replace("{tmp}", str(tmp_path)) in err, err
+        assert list(tmp_path.iterdir()) == []
+
     def test_missing_file(self, tmp_path, capsys):
         assert main(["score", str(tmp_path / "nope.json"), "--players", PLAYERS]) == 2
         assert "no such file" in capsys.readouterr().err

@@ -354,6 +354,14 @@ class TestCalibration:
         path.write_text(json.dumps(data))
         with pytest.raises(CalibrationError, match="damaged"):
             CalibrationProfile.load(path)
+        # a place it cannot be written is one line, and leaves nothing half-written beside it
+        blocker = tmp_path / "a file"
+        blocker.write_text("not a folder")
+        with pytest.raises(CalibrationError, match="cannot write the calibration to .*a file/cal.json"):
+            profile.save(blocker / "cal.json")
+        with pytest.raises(CalibrationError, match="cannot write the calibration"):
+            profile.save(tmp_path)                    # a folder where the file should go
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["a file", "cal.json"]
 
     def test_the_bench_knows_where_each_marker_was_found(self):
         """``augur bench vision`` checks each learned colour's blob against where the renderer put
