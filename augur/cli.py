@@ -1362,6 +1362,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BAD_INPUT
     except BrokenPipeError:
         return 0
+    except OSError as exc:
+        # a file or folder the command could not read or write that no command checked for itself
+        # (an output under a folder that does not exist, or under a file; a full disk; no
+        # permission): said in one line, as every bad input
+        why = ("part of this path is a file, not a folder" if isinstance(exc, NotADirectoryError) else
+               "this is a file, not a folder" if isinstance(exc, FileExistsError) else exc.strerror or str(exc))
+        print(f"augur: error: {exc.filename}: {why}" if exc.filename else f"augur: error: {why}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except KeyboardInterrupt:       # Ctrl-C: what was recorded is committed as it came; no traceback
         print("augur: stopped", file=sys.stderr)
         return 130

@@ -106,6 +106,20 @@ class TestBadInput:
         assert code == 2 and err.count("\n") == 1 and said.replace("{tmp}", str(tmp_path)) in err, err
         assert list(tmp_path.iterdir()) == []
 
+    @pytest.mark.parametrize("argv, said", [
+        (["simulate", "-o", "{tmp}/no/game.jsonl"], "{tmp}/no/game.jsonl: No such file or directory"),
+        (["simulate", "-o", "{tmp}/a file/game.jsonl"], "{tmp}/a file/game.jsonl: part of this path is a file"),
+        (["synth", "sheet", "--n", "1", "-o", "{tmp}/a file/sheet.png"], "{tmp}/a file: this is a file, not a folder"),
+        (["synth", "images", "--n", "1", "-o", "{tmp}/a file/images"], "part of this path is a file, not a folder"),
+    ])
+    def test_an_output_that_cannot_be_written_is_one_line(self, tmp_path, capsys, argv, said):
+        # these wrote through open() and mkdir() with no check of their own: an OSError traceback
+        (tmp_path / "a file").write_text("a file, not a folder")
+        assert main([a.replace("{tmp}", str(tmp_path)) for a in argv]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith("augur: error: ") and said.replace("{tmp}", str(tmp_path)) in err
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["a file"]
+
     def test_missing_file(self, tmp_path, capsys):
         assert main(["score", str(tmp_path / "nope.json"), "--players", PLAYERS]) == 2
         assert "no such file" in capsys.readouterr().err
