@@ -147,7 +147,7 @@ class CalibrationProfile:
             os.replace(tmp, path)
         except OSError as exc:
             tmp.unlink(missing_ok=True) if tmp.parent.is_dir() else None
-            raise CalibrationError(f"cannot write the calibration to {path}: {exc.strerror or exc}") from None
+            raise CalibrationError(f"the calibration could not be written to {path} ({exc.strerror or exc})") from None
 
     @classmethod
     def load(cls, path: Path, board_id: str = "spqrisiko") -> "CalibrationProfile":

@@ -357,9 +357,9 @@ class TestCalibration:
         # a place it cannot be written is one line, and leaves nothing half-written beside it
         blocker = tmp_path / "a file"
         blocker.write_text("not a folder")
-        with pytest.raises(CalibrationError, match="cannot write the calibration to .*a file/cal.json"):
+        with pytest.raises(CalibrationError, match="the calibration could not be written to .*a file/cal.json"):
             profile.save(blocker / "cal.json")
-        with pytest.raises(CalibrationError, match="cannot write the calibration"):
+        with pytest.raises(CalibrationError, match="the calibration could not be written"):
             profile.save(tmp_path)                    # a folder where the file should go
         assert sorted(p.name for p in tmp_path.iterdir()) == ["a file", "cal.json"]
 

@@ -44,7 +44,10 @@ def create_app(live: LiveGame, join_token: str | None = None) -> Flask:
             abort(415, "send JSON")
 
     def body() -> dict:
-        data = request.get_json(silent=True)
+        try:
+            data = request.get_json(silent=True)
+        except RecursionError:          # nested deeper than Python parses (a few hundred bytes do it)
+            data = None
         if not isinstance(data, dict):
             abort(400, "the request body must be a JSON object")
         return data
@@ -195,7 +198,7 @@ def create_app(live: LiveGame, join_token: str | None = None) -> Flask:
             if not isinstance(neutrals, list) or not all(isinstance(c, str) for c in neutrals):
                 abort(400, "neutrals must be a list of colours")
             return jsonify(live.restart(players, str(data.get("ruleset") or "2005"), target, neutrals))
-        except (ValueError, AugurError) as exc:
+        except (ValueError, TypeError, AugurError) as exc:      # TypeError: a target that is no number
             abort(400, str(exc))
 
     @app.post("/api/corrections")

@@ -412,9 +412,8 @@ class LiveGame:
             if self.profile_path is not None:
                 try:
                     self.profile.save(self.profile_path)
-                except OSError as exc:
-                    raise AugurError(f"the map is fitted for this game, but {self.profile_path} could not be "
-                                     f"written ({exc.strerror or exc}); it is unchanged") from None
+                except AugurError as exc:        # CalibrationError: where and why it could not write
+                    raise AugurError(f"the map is fitted for this game, but {exc}; the file is unchanged") from None
                 saved = str(self.profile_path)
         warp = self.profile.map_warp
         return {"map_warp": None if warp is None else warp.tolist(), "saved": saved}
@@ -479,6 +478,8 @@ class LiveGame:
 
     def enter(self, kind: str, payload: dict) -> dict:
         """Cards played, a card drawn: what the camera cannot see."""
+        if not isinstance(payload, dict):
+            raise ValueError("an entry's payload is a JSON object")
         if kind == JUDGE_DRAWS:
             raise ValueError("the cards drawn are judged by the camera, not entered")
         with self.lock:

@@ -48,6 +48,11 @@ CREATE TABLE IF NOT EXISTS entry (
 """
 
 
+#: The row ids SQLite can hold (64-bit integers): a snapshot asked for by a larger number (a
+#: tablet's URL, a decision's body) does not exist, and SQLite would raise rather than say so.
+_ROW_IDS = (-(2 ** 63), 2 ** 63 - 1)
+
+
 class StoreError(AugurError):
     """The recording database is missing, damaged or from another program."""
 
@@ -150,6 +155,8 @@ class Store:
     _COLS = "id, game_id, t, source, state, actor, round, turn, events, verdicts, scores, frame, vouched"
 
     def snapshot(self, sid: int) -> Snapshot | None:
+        if not _ROW_IDS[0] <= sid <= _ROW_IDS[1]:       # SQLite would raise on a number past its integers
+            return None
         row = self.db.execute(f"SELECT {self._COLS} FROM snapshot WHERE id = ?", (sid,)).fetchone()
         return self._row(row) if row else None
 
@@ -173,6 +180,8 @@ class Store:
         return self._row(row) if row else None
 
     def detections(self, sid: int) -> list:
+        if not _ROW_IDS[0] <= sid <= _ROW_IDS[1]:
+            return []
         row = self.db.execute("SELECT detections FROM snapshot WHERE id = ?", (sid,)).fetchone()
         return json.loads(row[0]) if row else []
 
