@@ -182,13 +182,54 @@ class CalibrationProfile:
             if not isinstance(markers_at, dict):
                 raise ValueError("its markers are not a mapping of colours to points")
             markers_at = {str(k): (float(x), float(y)) for k, (x, y) in markers_at.items()}
-            return cls(data["board"], tuple(data["image_size"]), np.array(data["homography"], float), ref,
-                       np.array(data["gains"], np.float32),
-                       {k: tuple(v) for k, v in data["colours_lab"].items()}, float(data["legionary_area"]),
-                       tuple(data.get("learned", ())), data["augur_calibration"], k1=float(data.get("k1", 0.0)),
+            size, H, gains, colours, area, k1, learned = _checked_fields(data, geo)
+            return cls(data["board"], size, H, ref, gains, colours, area, learned, data["augur_calibration"], k1=k1,
                        map_warp=warp, surface=surface, borders=borders, markers_at=markers_at)
         except (KeyError, TypeError, ValueError, MapFitError, binascii.Error) as exc:
             raise CalibrationError(f"{path} is damaged: {exc}") from None
+
+
+#: The frame sizes a calibration can hold (pixels a side): anything else is a damaged file.
+FRAME_SIDES = (16, 16384)
+#: The lens distortion a calibration can hold (calibration.lens fits it among K1_CANDIDATES).
+MAX_ABS_K1 = 1.0
+
+
+def _checked_fields(data: dict, geo: BoardGeometry) -> tuple:
+    """A profile file's frame size, homography, white balance, colours, legionary area, lens and
+    learned colours, each checked for its shape and range (``ValueError`` says which is wrong).
+
+    Why: a file edited by hand or cut short in a way JSON still parses used to load, and failed
+    later, deep in the counter, as a traceback (a homography of zeros divided by zero, a negative
+    legionary area made a NaN, a null colour table). Every later reader may now trust these."""
+    size = data["image_size"]
+    if not (isinstance(size, list) and len(size) == 2 and all(type(v) is int and FRAME_SIDES[0] <= v <= FRAME_SIDES[1]
+                                                            for v in size)):
+        raise ValueError(f"its frame size is not two whole numbers of pixels from {FRAME_SIDES[0]} to {FRAME_SIDES[1]}")
+    H = np.array(data["homography"], float)
+    if H.shape != (3, 3) or not np.isfinite(H).all() or abs(np.linalg.det(H)) < 1e-12:
+        raise ValueError("its homography is not an invertible 3 x 3 matrix")
+    corners = np.array([[0, 0, 1], [geo.size[0], 0, 1], [geo.size[0], geo.size[1], 1], [0, geo.size[1], 1]], float) @ H.T
+    w, h = size
+    if (corners[:, 2] <= 0).any() or not (np.abs(corners[:, :2] / corners[:, 2:] - (w / 2, h / 2)) <= (w, h)).all():
+        raise ValueError("its homography puts the board out of the camera's view")
+    gains = np.array(data["gains"], np.float32)
+    if gains.shape != (3,) or not np.isfinite(gains).all() or (gains <= 0).any():
+        raise ValueError("its white balance is not three positive gains")
+    colours = data["colours_lab"]
+    if not isinstance(colours, dict) or not all(
+            isinstance(v, list) and len(v) == 3 and np.isfinite(np.array(v, float)).all() for v in colours.values()):
+        raise ValueError("its colours are not a mapping of colour names to three Lab values")
+    area = float(data["legionary_area"])
+    if not (np.isfinite(area) and 0 < area <= size[0] * size[1]):
+        raise ValueError("its legionary area is not a positive number of pixels within the frame")
+    k1 = float(data.get("k1", 0.0))
+    if not (np.isfinite(k1) and abs(k1) <= MAX_ABS_K1):
+        raise ValueError(f"its lens distortion is not a number within {MAX_ABS_K1:g} of 0")
+    learned = data.get("learned", [])
+    if not (isinstance(learned, list) and all(isinstance(c, str) for c in learned)):
+        raise ValueError("its learned colours are not a list of colour names")
+    return (w, h), H, gains, {str(k): tuple(float(x) for x in v) for k, v in colours.items()}, area, k1, tuple(learned)
 
 
 def _png_text(image: np.ndarray) -> str:

@@ -40,6 +40,13 @@ def scene(tier: str = "easy", k: int = 0):
             return img, truth, cal
 
 
+@lru_cache(maxsize=None)
+def calibrated_file_text() -> str:
+    """A calibration file of :func:`scene`'s table, as ``augur calibrate`` writes it."""
+    _, _, cal = scene()
+    return json.dumps(calibrate(cal, procedural_art(), players=PLAYERS).to_dict())
+
+
 def frame_shares(image: np.ndarray) -> list[float]:
     """The share of the image each red outline's hull covers, as the localisation measures it."""
     cnts, _ = cv2.findContours(localise.red_frame_mask(image), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
@@ -362,6 +369,31 @@ class TestCalibration:
         with pytest.raises(CalibrationError, match="the calibration could not be written"):
             profile.save(tmp_path)                    # a folder where the file should go
         assert sorted(p.name for p in tmp_path.iterdir()) == ["a file", "cal.json"]
+
+    @pytest.mark.parametrize("field, value, said", [
+        ("homography", [[0] * 3] * 3, "its homography is not an invertible 3 x 3 matrix"),     # divided by zero
+        ("homography", [[1e6, 0, 0], [0, 1e6, 0], [0, 0, 1]], "its homography puts the board out of the camera's view"),
+        ("homography", None, "its homography is not an invertible"),                          # an OpenCV assertion
+        ("legionary_area", -1, "its legionary area"),                                         # a NaN crop
+        ("legionary_area", 1e308, "its legionary area"),
+        ("gains", [], "its white balance"),
+        ("colours_lab", None, "its colours"),
+        ("image_size", "x", "its frame size"),
+        ("image_size", [1280, 0], "its frame size"),
+        ("k1", 5, "its lens distortion"),
+        ("learned", "red", "its learned colours"),
+    ])
+    def test_a_damaged_field_is_refused_when_the_file_is_loaded_not_later(self, tmp_path, capsys, field, value, said):
+        from augur.cli import main
+        data = json.loads(calibrated_file_text())
+        data[field] = value
+        path = tmp_path / "cal.json"
+        path.write_text(json.dumps(data))
+        with pytest.raises(CalibrationError, match=f"cal.json is damaged: {said}"):
+            CalibrationProfile.load(path)
+        assert main(["count", "--calibration", str(path), str(tmp_path / "photo.jpg")]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and said in err
 
     def test_the_bench_knows_where_each_marker_was_found(self):
         """``augur bench vision`` checks each learned colour's blob against where the renderer put
