@@ -75,6 +75,9 @@ class TestObservedState:
         ({"regions": {"baetica": {"red": {"centre": 1}}}}, "centre must be neutral"),
         ({"regions": {"baetica": {"neutral": {"legionary": 1}}}}, "colour of centres only"),
         ({"board": "narnia", "regions": {}}, "unknown board 'narnia'"),
+        ({"board": ["spqrisiko"], "regions": {}}, "'board' must be a board's id"),        # was a TypeError
+        ({"board": {"red": 1}, "regions": {}}, "'board' must be a board's id"),
+        ({"board": "../boards/spqrisiko", "regions": {}}, "unknown board '../boards/spqrisiko'"),   # no paths
         ([], "JSON object"),
         ({"regions": []}, "'regions' must be an object"),
         ({"board": "spqrisiko"}, "must have 'regions'"),

@@ -6,6 +6,7 @@ only topology; geometry (polygons, the score track) lives with the vision side.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -205,8 +206,9 @@ def board_from_dict(data: dict) -> Board:
 @lru_cache(maxsize=None)
 def load_board(board_id: str = "spqrisiko") -> Board:
     """Load a committed board by id (``spqrisiko``, ...)."""
-    path = BOARD_DIR / f"{board_id}.json"
-    if not path.is_file():
+    # an id names a committed file: letters, digits, _ and - (never a path out of BOARD_DIR)
+    path = BOARD_DIR / f"{board_id}.json" if re.fullmatch(r"[A-Za-z0-9_-]+", str(board_id)) else None
+    if path is None or not path.is_file():
         known = sorted(p.stem for p in BOARD_DIR.glob("*.json"))
         raise BoardError(f"unknown board '{board_id}' (known: {', '.join(known)})")
     return board_from_dict(json.loads(path.read_text(encoding="utf-8")))

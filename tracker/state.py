@@ -75,6 +75,8 @@ class ObservedState:
         if not isinstance(data, dict):
             raise StateError("a board state must be a JSON object with 'board' and 'regions'")
         board_id = data.get("board", board.id if board else "spqrisiko")
+        if not isinstance(board_id, str):
+            raise StateError("'board' must be a board's id, such as \"spqrisiko\"")
         if board is None:
             try:
                 board = load_board(board_id)
