@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -986,6 +987,58 @@ class TestArchive:
             import_archive(bad, tmp_path / "bad")
         with pytest.raises(AugurError, match="not an Augur game archive"):
             import_archive(tmp_path / "game.augur.zip.missing", tmp_path / "x")
+
+
+class TestDamagedRecordings:
+    """A recording damaged outside Augur is refused in one line that says where, and left as it
+    is: by ``augur export`` before anything is written, and by whatever reads the damaged row
+    (a review, a resumed game). Until session 109 these were sqlite3 and JSON tracebacks."""
+
+    @pytest.fixture
+    def recording(self, live, tmp_path):
+        for s in game_states(3):
+            live.commit(s, b"\xff\xd8frame")
+        live.store.close()
+        return live.store.folder
+
+    def _digest(self, folder):
+        return {p.name: p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+    @pytest.mark.parametrize("damage, said", [
+        (lambda db: db.write_bytes(db.read_bytes()[: len(db.read_bytes()) // 3]), "is not a usable recording"),
+        (lambda db: db.write_bytes(b"not sqlite" * 100), "is not a usable recording (file is not a database)"),
+        (lambda db: db.write_bytes(b""), "is not a usable recording (no such table: game)"),
+    ])
+    def test_export_refuses_a_damaged_database_and_writes_nothing(self, recording, tmp_path, damage, said):
+        damage(recording / "game.sqlite")
+        before = self._digest(recording)
+        with pytest.raises(StoreError, match=re.escape(said)):
+            export_archive(recording, tmp_path / "game.zip")
+        assert not (tmp_path / "game.zip").exists() and self._digest(recording) == before
+
+    @pytest.mark.parametrize("sql, said", [
+        ("UPDATE snapshot SET state = '{bad' WHERE id = 2", "snapshot 2's state cannot be read"),
+        ("UPDATE snapshot SET state = '[1, 2]' WHERE id = 2", "snapshot 2's state cannot be read"),
+        ("UPDATE snapshot SET events = '7' WHERE id = 3", "snapshot 3's events cannot be read"),
+        ("UPDATE game SET players = 'red'", "game 1's players cannot be read"),
+    ])
+    def test_a_damaged_row_is_refused_where_it_is_read_and_left_as_it_is(self, recording, tmp_path, capsys, sql, said):
+        from augur.cli import main
+        db = sqlite3.connect(str(recording / "game.sqlite"))
+        db.execute(sql)
+        db.commit()
+        db.close()
+        before = self._digest(recording)
+        with pytest.raises(StoreError, match=re.escape(f"the recording is damaged ({said}); it was left untouched")):
+            store = Store(recording)
+            LiveGame.open(store, PLAYERS, resume=True)
+        store.close()
+        assert main(["export", str(recording), "-o", str(tmp_path / "game.zip")]) == 0     # the evidence, as it is
+        capsys.readouterr()
+        assert main(["review", str(tmp_path / "game.zip"), "--no-serve"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and said in err
+        assert self._digest(recording) == before
 
 
 class TestSetup:

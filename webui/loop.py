@@ -80,9 +80,24 @@ def export_archive(record: Path, out: Path) -> Path:
     record, out = Path(record), Path(out)
     files = [record / "game.sqlite"] + sorted((record / "frames").glob("*.jpg"))
     import sqlite3
-    db = sqlite3.connect(str(record / "game.sqlite"))
-    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    db.close()
+
+    from webui.store import StoreError
+    try:
+        # a damaged database is refused before anything is written: an archive of it would only
+        # be refused later, at the review, far from the table that could still say what happened
+        db = sqlite3.connect(str(record / "game.sqlite"))
+        try:
+            check = db.execute("PRAGMA integrity_check").fetchone()[0]
+            if check != "ok":
+                raise sqlite3.DatabaseError(check)
+            games = db.execute("SELECT count(*) FROM game").fetchone()[0]
+            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        finally:
+            db.close()
+    except sqlite3.DatabaseError as exc:        # OperationalError too: no game table at all
+        raise StoreError(f"{record / 'game.sqlite'} is not a usable recording ({exc}); it was left untouched") from None
+    if not games:
+        raise StoreError(f"{record} holds no recorded game")
     manifest = {"augur_archive": ARCHIVE_VERSION, "files": {}}
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
         for f in files:

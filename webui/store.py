@@ -82,6 +82,22 @@ class Snapshot:
                 "scores": self.scores, "has_frame": bool(self.frame), "vouched": list(self.vouched)}
 
 
+def _decoded(text: str | None, what: str, kind: type):
+    """A JSON column of the recording (``kind``: the list or object it holds), or a
+    :class:`StoreError` naming what is damaged.
+
+    Why: a row damaged outside Augur (a disk error, an edit) used to surface as a JSON traceback
+    wherever it was read: ``augur review``, a resumed ``augur run``, a dashboard request. The
+    recording is refused, in one line that says where, and left as it is."""
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError):
+        value = None
+    if not isinstance(value, kind):
+        raise StoreError(f"the recording is damaged ({what} cannot be read); it was left untouched")
+    return value
+
+
 class Store:
     def __init__(self, folder: Path):
         self.folder = Path(folder)
@@ -123,8 +139,8 @@ class Store:
                               "ORDER BY id DESC LIMIT 1").fetchone()
         if row is None:
             return None
-        return {"id": row[0], "players": json.loads(row[1]), "ruleset": row[2], "target_vp": row[3], "board": row[4],
-                "extra": json.loads(row[5] or "{}")}
+        return {"id": row[0], "players": _decoded(row[1], f"game {row[0]}'s players", list), "ruleset": row[2],
+                "target_vp": row[3], "board": row[4], "extra": _decoded(row[5] or "{}", f"game {row[0]}'s settings", dict)}
 
     # -- snapshots -----------------------------------------------------------------------
     def add_snapshot(self, game_id: int, source: str, state: dict, actor: str | None = None, round_no: int | None = None,
@@ -149,8 +165,11 @@ class Store:
         return sid
 
     def _row(self, row) -> Snapshot:
-        return Snapshot(row[0], row[1], row[2], row[3], json.loads(row[4]), row[5], row[6], row[7], json.loads(row[8]),
-                        json.loads(row[9]), json.loads(row[10]), row[11], tuple(json.loads(row[12])))
+        what = f"snapshot {row[0]}'s"
+        return Snapshot(row[0], row[1], row[2], row[3], _decoded(row[4], f"{what} state", dict), row[5], row[6], row[7],
+                        _decoded(row[8], f"{what} events", list), _decoded(row[9], f"{what} verdicts", list),
+                        _decoded(row[10], f"{what} scores", dict), row[11],
+                        tuple(_decoded(row[12], f"{what} vouched counts", list)))
 
     _COLS = "id, game_id, t, source, state, actor, round, turn, events, verdicts, scores, frame, vouched"
 
@@ -183,7 +202,7 @@ class Store:
         if not _ROW_IDS[0] <= sid <= _ROW_IDS[1]:
             return []
         row = self.db.execute("SELECT detections FROM snapshot WHERE id = ?", (sid,)).fetchone()
-        return json.loads(row[0]) if row else []
+        return _decoded(row[0], f"snapshot {sid}'s detections", list) if row else []
 
     def frame_path(self, sid: int) -> Path | None:
         snap = self.snapshot(sid)
@@ -204,8 +223,9 @@ class Store:
         rows = self.db.execute(
             "SELECT c.id, c.snapshot_id, c.t, c.region, c.before, c.after, c.author, c.undoes FROM correction c "
             "JOIN snapshot s ON s.id = c.snapshot_id WHERE s.game_id = ? ORDER BY c.id", (game_id,))
-        return [{"id": r[0], "snapshot_id": r[1], "t": r[2], "region": r[3], "before": json.loads(r[4]),
-                 "after": json.loads(r[5]), "author": r[6], "undoes": r[7]} for r in rows]
+        return [{"id": r[0], "snapshot_id": r[1], "t": r[2], "region": r[3],
+                 "before": _decoded(r[4], f"correction {r[0]}", dict), "after": _decoded(r[5], f"correction {r[0]}", dict),
+                 "author": r[6], "undoes": r[7]} for r in rows]
 
     def add_decision(self, snapshot_id: int, event_index: int, verdict: str) -> int:
         cur = self.db.execute("INSERT INTO decision (snapshot_id, t, event_index, verdict) VALUES (?,?,?,?)",
@@ -229,5 +249,5 @@ class Store:
     def entries(self, game_id: int) -> list[dict]:
         rows = self.db.execute("SELECT id, t, kind, payload, verdicts FROM entry WHERE game_id = ? ORDER BY id",
                                (game_id,))
-        return [{"id": r[0], "t": r[1], "kind": r[2], "payload": json.loads(r[3]), "verdicts": json.loads(r[4])}
-                for r in rows]
+        return [{"id": r[0], "t": r[1], "kind": r[2], "payload": _decoded(r[3], f"entry {r[0]}", dict),
+                 "verdicts": _decoded(r[4], f"entry {r[0]}'s verdicts", list)} for r in rows]
