@@ -609,3 +609,27 @@ class TestOtherRulesets:
         assert out["red"]["groups"] == ["oceania"] and out["red"]["reinforcements"] == 4 // 3 + 2
         assert main(["score", str(path), "--players", "red,blue,yellow"]) == 2
         assert "plays on spqrisiko" in capsys.readouterr().err
+
+    @pytest.mark.parametrize("objectives, said", [
+        ({"red": 5}, "an objective is an object"),                               # was an AttributeError
+        ({"red": None}, "an objective is an object"),
+        ({"red": {"territories": 5}}, "'territories' is a list of names"),        # was a TypeError
+        ({"red": {"territories": [[1]]}}, "'territories' is a list of names"),
+        ({"red": {"continents": ["asiaa"]}}, "names 'asiaa', which is no territory or continent"),  # scored nothing
+        ({"red": {"territories": ["atlantis"]}}, "names 'atlantis'"),
+        ({"purple": {"territories": ["egitto"]}}, "an objective is given for 'purple', who is not playing"),
+    ])
+    def test_tournament_objectives_that_do_not_fit_are_one_line(self, tmp_path, capsys, objectives, said):
+        from tracker.board import load_board
+        board = load_board("risiko-classic")
+        garrisons = {t: (("red", "blue", "yellow", "green")[k % 4], 2) for k, t in enumerate(board.provinces)}
+        state, objs = tmp_path / "s.json", tmp_path / "objectives.json"
+        state.write_text(ObservedState.from_summary(board, garrisons).to_json())
+        argv = ["score", str(state), "--players", "red,blue,yellow,green", "--neutrals", "purple",
+                "--ruleset", "tournament-2v2", "--objectives", str(objs)]
+        objs.write_text(json.dumps({"red": {"territories": ["egitto"], "continents": ["africa"]}}))
+        assert main(argv) == 0 and json.loads(capsys.readouterr().out)["red"]["total"] > 0
+        objs.write_text(json.dumps(objectives))
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and said in err, err

@@ -74,6 +74,10 @@ class RisikoGame(TurnFollower):
         teams = ((self.players[0], self.players[2]), (self.players[1], self.players[3])) if rules.teams else ()
         self.table = Table(self.players, self.neutrals, teams)
         self.objectives = dict(objectives or {})
+        for colour, objective in self.objectives.items():
+            if colour not in self.players:
+                raise GameError(f"an objective is given for '{colour}', who is not playing")
+            objective.check(self.board)
         self.target_vp = target_vp
         self.hands = {c: Hand() for c in self.players}
         self.card_points = {c: 0 for c in self.players}

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Sequence
 
+from tracker.errors import GameError
 from tracker.risiko.rules import LOTR_POINTS, TOURNAMENT_POINTS, RisikoRules
 from tracker.state import ObservedState
 
@@ -90,7 +91,23 @@ class Objective:
 
     @classmethod
     def from_dict(cls, data: dict) -> "Objective":
-        return cls(frozenset(data.get("territories", ())), frozenset(data.get("continents", ())))
+        """From a file's ``{"territories": [...], "continents": [...]}`` (``augur score --objectives``):
+        anything else is one line, not a traceback in the scoring."""
+        if not isinstance(data, dict):
+            raise GameError("an objective is an object with 'territories' and 'continents' (lists of names)")
+        names = {key: data.get(key, []) for key in ("territories", "continents")}
+        for key, value in names.items():
+            if not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+                raise GameError(f"an objective's '{key}' is a list of names")
+        return cls(frozenset(names["territories"]), frozenset(names["continents"]))
+
+    def check(self, board) -> None:
+        """Every territory and continent named is on ``board``: a misspelt one would silently
+        score nothing."""
+        unknown = sorted(t for t in self.territories if t not in board.regions)
+        unknown += sorted(c for c in self.continents if c not in board.groups)
+        if unknown:
+            raise GameError(f"an objective names '{unknown[0]}', which is no territory or continent of {board.id}")
 
 
 def tournament_score(state: ObservedState, colour: str, objective: Objective, rules: RisikoRules) -> dict[str, int]:
