@@ -146,7 +146,8 @@ class CalibrationProfile:
             tmp.write_text(json.dumps(self.to_dict()), encoding="utf-8")
             os.replace(tmp, path)
         except OSError as exc:
-            tmp.unlink(missing_ok=True) if tmp.parent.is_dir() else None
+            if tmp.is_file():                   # written, then not renamed: nothing half-done stays
+                tmp.unlink()
             raise CalibrationError(f"the calibration could not be written to {path} ({exc.strerror or exc})") from None
 
     @classmethod
