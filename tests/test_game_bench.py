@@ -1,6 +1,10 @@
 """The game-video bench's scoring: moves, commit delays, phantom and missed changes, verdicts."""
 from __future__ import annotations
 
+import json
+
+import pytest
+
 from tracker.spqrisiko.simulator import Simulator
 from tracker.state import ObservedState
 from vision.game_bench import GameScorer, GameVideoFigures, describe
@@ -526,6 +530,21 @@ class TestRecording:
         assert main(["bench", "game", "--replay", str(tmp_path / "none")]) == 2
         assert "no game recordings" in capsys.readouterr().err
 
+    @pytest.mark.parametrize("truth", [None, 3, "x", [1, 2]])
+    def test_a_frame_whose_truth_is_no_object_is_a_one_line_error(self, tmp_path, capsys, truth):
+        """Found by replaying 140 randomly damaged recordings (session 109): an AttributeError."""
+        from augur.cli import main
+        from vision.game_recording import recording_path
+        self.record(tmp_path)
+        path = recording_path(tmp_path, "hard", 7)
+        lines = path.read_text().splitlines()
+        frame = json.loads(lines[4])
+        frame["truth"] = truth
+        path.write_text("\n".join(lines[:4] + [json.dumps(frame)] + lines[5:]) + "\n")
+        assert main(["bench", "game", "--replay", str(tmp_path)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "line 5: not a recorded frame (its truth is no object)" in err
+
 
 class TestSetupBench:
     """The set-up film (vision.synth.video.setup_frames) and the scoring of the live game that
@@ -582,7 +601,6 @@ class TestSetupBench:
         fed to a new one, score as they did; a damaged recording is a one-line error."""
         import tempfile
         from pathlib import Path
-        import pytest
         from augur.cli import main
         from vision.game_recording import RecordingError
         from vision.setup_bench import SetupFigures, _Given, _score, replay_setup, truth_ends, write_recording
@@ -612,6 +630,11 @@ class TestSetupBench:
         path.write_text("\n".join(lines[:5] + [lines[5][:40]]))
         with pytest.raises(RecordingError, match="line 6: not JSON"):
             replay_setup(path)
+        header = json.loads(lines[0])
+        for key, value, said in (("players", 3, "players are not a list"), ("truth", {"first": {}}, "truth is not")):
+            path.write_text("\n".join([json.dumps({**header, key: value})] + lines[1:]))
+            with pytest.raises(RecordingError, match=f"its header's {said}"):
+                replay_setup(path)
         assert main(["bench", "setup", "--replay", str(tmp_path / "none")]) == 2
         assert "no set-up recordings" in capsys.readouterr().err
 

@@ -72,6 +72,8 @@ def replay_recording(path: Path, answer: bool = False):
         raise RecordingError(f"{path}: its header has no {exc}") from None
     for number, text in enumerate(lines[1:], start=2):
         frame = parse_recorded(path, number, text)
+        if not isinstance(frame.get("truth"), dict):
+            raise RecordingError(f"{path}, line {number}: not a recorded frame (its truth is no object)")
         try:
             committed = ObservedState.from_dict(frame["committed"]) if frame["committed"] is not None else None
             moved = frozenset(frame["moved"]) if frame["moved"] is not None else None

@@ -148,6 +148,10 @@ def replay_setup(path: Path) -> SetupFigures:
         ends, players = header["truth"], list(header["players"])
     except KeyError as exc:
         raise RecordingError(f"{path}: its header has no {exc}") from None
+    except TypeError:
+        raise RecordingError(f"{path}: its header's players are not a list of colours") from None
+    if not (isinstance(ends, dict) and all(isinstance(ends.get(k), dict) for k in ("first", "final", "finished"))):
+        raise RecordingError(f"{path}: its header's truth is not the set-up's first, final and finished states")
     with tempfile.TemporaryDirectory(prefix="augur-setup-replay-") as folder:
         store = Store(Path(folder))
         try:
