@@ -1491,6 +1491,15 @@ class TestGateAndFusion:
         assert committed is not None
         assert p.process(None).error == "unreadable frame"
         assert p.committed is committed
+        # neither are frames of another kind (found by feeding odd frames, session 109: a frame
+        # with an alpha channel and an empty one were OpenCV assertions) or another size
+        for odd in (cv2.cvtColor(img, cv2.COLOR_BGR2BGRA), np.zeros((0, 0, 3), np.uint8), img.astype(np.float32),
+                    cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)):
+            assert p.process(odd).error == "unreadable frame"
+        for _ in range(12):
+            r = p.process(cv2.resize(img, (640, 360)))
+            assert r.error.startswith("the camera now delivers 640x360 frames, the calibration was made at 1280x720")
+        assert p.committed is committed
 
 
 class TestVisionCommands:

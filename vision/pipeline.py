@@ -141,9 +141,19 @@ class Pipeline:
 
     def process(self, image: np.ndarray | None) -> FrameResult:
         self.index += 1
-        if image is None or getattr(image, "ndim", 0) != 3:
+        if (image is None or getattr(image, "ndim", 0) != 3 or image.shape[2] != 3 or image.dtype != np.uint8
+                or image.size == 0):
+            # a camera or file gives 8-bit colour frames; anything else (grey, with alpha, empty) is no frame
             self.fusion.reset_run()
             return FrameResult(self.index, None, error="unreadable frame")
+        if (image.shape[1], image.shape[0]) != tuple(self.profile.image_size):
+            # a camera that changed its resolution mid-game (a USB hiccup): the calibration's pose
+            # and reference do not fit such a frame, so nothing is read from it
+            self.fusion.reset_run()
+            w, h = self.profile.image_size
+            return FrameResult(self.index, None, error=f"the camera now delivers {image.shape[1]}x{image.shape[0]} "
+                                                       f"frames, the calibration was made at {w}x{h}; keeping the "
+                                                       f"last committed state")
         t0 = time.perf_counter()
         g = self.gate.check(image)
         t1 = time.perf_counter()
