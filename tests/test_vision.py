@@ -1499,6 +1499,7 @@ class TestGateAndFusion:
         for _ in range(12):
             r = p.process(cv2.resize(img, (640, 360)))
             assert r.error.startswith("the camera now delivers 640x360 frames, the calibration was made at 1280x720")
+            assert r.notice == r.error and r.committed is None
         assert p.committed is committed
 
 

@@ -1504,6 +1504,15 @@ class TestCameraNotice:
         assert heard == [out_of_view, light, ""]         # a hand moving or a bad frame changes nothing
         assert lines == [f"  camera: {out_of_view}", f"  camera: {light}"]
         assert live.view()["camera_notice"] == ""
+        # a frame refused for its size (a camera that changed its resolution) says so until a still
+        # frame of the calibration's size clears it
+        resized = "the camera now delivers 640x360 frames, the calibration was made at 1280x720; keeping ..."
+        script = iter([FrameResult(7, None, error=resized, notice=resized), FrameResult(8, still)])
+        feed(live, Scripted(), iter([np.zeros((4, 4, 3), np.uint8)] * 2), log=lines.append)
+        heard = []
+        while not tablet.empty():
+            heard.append(tablet.get_nowait()["camera_notice"])
+        assert heard == [resized, ""] and lines[-1] == f"  camera: {resized}"
 
     def test_marks_alone_reach_the_tablets_and_the_record_keeps_its_snapshots(self, live):
         """A state the pipeline resighted (the same counts, other unseen marks) updates what the

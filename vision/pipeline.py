@@ -151,9 +151,9 @@ class Pipeline:
             # and reference do not fit such a frame, so nothing is read from it
             self.fusion.reset_run()
             w, h = self.profile.image_size
-            return FrameResult(self.index, None, error=f"the camera now delivers {image.shape[1]}x{image.shape[0]} "
-                                                       f"frames, the calibration was made at {w}x{h}; keeping the "
-                                                       f"last committed state")
+            said = (f"the camera now delivers {image.shape[1]}x{image.shape[0]} frames, the calibration was made "
+                    f"at {w}x{h}; keeping the last committed state")
+            return FrameResult(self.index, None, error=said, notice=said)     # the tablets say it too
         t0 = time.perf_counter()
         g = self.gate.check(image)
         t1 = time.perf_counter()

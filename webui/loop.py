@@ -31,7 +31,9 @@ def feed(live: LiveGame, pipeline: Pipeline, frames: Iterator[np.ndarray | None]
             break
         n += 1
         res = pipeline.process(img)
-        if res.gate is not None and res.gate.still:      # a still frame says how the camera sees the board now
+        # a still frame says how the camera sees the board now; a frame refused with a notice (one
+        # of another size than the calibration's) says what is wrong with the camera
+        if (res.gate is not None and res.gate.still) or (res.gate is None and res.notice):
             notice = res.error or res.notice
             if log and notice and notice != live.camera_notice:
                 log(f"  camera: {notice}")
