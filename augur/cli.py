@@ -206,6 +206,7 @@ def _serve_replay(args: argparse.Namespace, game) -> int:
     from webui.live import LiveGame
     from webui.store import Store
     header, lines = parse_lines(_read_text(args.game).splitlines())
+    _port_free("127.0.0.1", args.port)
     extra = {k: header[k] for k in ("neutrals", "objectives") if header.get(k)}
     store = Store(Path(args.record) if args.record else Path(tempfile.mkdtemp(prefix="augur-replay-")))
     live = LiveGame.open(store, list(game.players), args.ruleset or header.get("ruleset", "2005"),
@@ -806,6 +807,24 @@ def _size(text: str) -> tuple[int, int]:
 
 
 # -- demo / run / review -----------------------------------------------------------------
+def _port_free(host: str, port: int) -> None:
+    """Refuse, in one line and before any work, a port another program holds (often an augur
+    already running at this table).
+
+    Why: the web server only finds out when it starts, after the camera, the recording and the
+    game have been opened, and says so in two lines of its own: by then a second ``augur run``
+    on the same recording has resumed the game the first one is following, and may have written
+    into it."""
+    import socket
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            raise GameError(f"cannot serve the dashboard on {host}:{port} ({exc.strerror or exc}): another program, "
+                            f"perhaps an augur already running, holds it; stop it or give another --port") from None
+
+
 def _serve_and_wait(app, host: str, port: int, stop, worker=None, what: str = "the game") -> None:
     from webui.loop import say, serve
     _, server = serve(app, host, port)
@@ -834,6 +853,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from webui.loop import feed, say
     from webui.store import Store
 
+    if not args.no_serve:
+        _port_free(args.host, args.port)
     if not (default_video_dir(args.setup) / "video.json").is_file():
         what = "the set-up film (about two minutes" if args.setup else "the demo video (about a minute"
         say(f"first run: rendering {what}; cached for next time)...")
@@ -882,6 +903,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise GameError("give either --camera N or --video FILE")
     if args.no_serve and args.video is None:
         raise GameError("--no-serve is for --video FILE: a live camera's game is followed on the dashboard")
+    if not args.no_serve:
+        _port_free("0.0.0.0" if args.lan else "127.0.0.1", args.port)
     video = VideoFile(Path(args.video)) if args.video is not None else None
     if video is not None:               # a recorded film of the table: every frame read, at its own pace
         frames, kind, source = video, "video", f"video {args.video}"
@@ -950,6 +973,8 @@ def cmd_review(args: argparse.Namespace) -> int:
     from webui.live import LiveGame
     from webui.loop import import_archive
     from webui.store import Store
+    if not args.no_serve:
+        _port_free("127.0.0.1", args.port)
     folder = import_archive(Path(args.archive), Path(tempfile.mkdtemp(prefix="augur-review-")))
     store = Store(folder)
     last = store.last_game()

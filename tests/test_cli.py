@@ -120,6 +120,26 @@ class TestBadInput:
         assert err.count("\n") == 1 and err.startswith("augur: error: ") and said.replace("{tmp}", str(tmp_path)) in err
         assert sorted(p.name for p in tmp_path.iterdir()) == ["a file"]
 
+    def test_a_dashboard_port_held_by_another_program_is_one_line_before_any_work(self, tmp_path, capsys):
+        """Before session 109 the web server found out only once the game was open, and said so in
+        two lines of its own with exit status 1; a second ``augur run`` had resumed the game by then."""
+        import socket
+        game = tmp_path / "game.jsonl"
+        assert main(["simulate", "--turns", "2", "-o", str(game)]) == 0
+        capsys.readouterr()
+        with socket.socket() as holder:
+            holder.bind(("127.0.0.1", 0))
+            holder.listen()
+            port = str(holder.getsockname()[1])
+            for argv in (["replay", str(game), "--serve", "--port", port, "--record", str(tmp_path / "rec")],
+                         ["demo", "--port", port, "--record", str(tmp_path / "rec")],
+                         ["review", str(tmp_path / "no archive.zip"), "--port", port]):
+                assert main(argv) == 2, argv
+                captured = capsys.readouterr()
+                assert captured.out == "" and captured.err.count("\n") == 1
+                assert f"cannot serve the dashboard on 127.0.0.1:{port}" in captured.err and "--port" in captured.err
+        assert not (tmp_path / "rec").exists()
+
     def test_missing_file(self, tmp_path, capsys):
         assert main(["score", str(tmp_path / "nope.json"), "--players", PLAYERS]) == 2
         assert "no such file" in capsys.readouterr().err
