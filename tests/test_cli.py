@@ -551,6 +551,28 @@ class TestFollowAVideo:
         out.release()
         return path, small
 
+    def test_a_recording_another_augur_is_writing_is_refused_in_one_line(self, film, tmp_path):
+        """Two ``augur run`` on one recording would both resume its game and write into it."""
+        fcntl = pytest.importorskip("fcntl", reason="recordings are locked where the system has flock")
+        path, _ = film
+        cal = tmp_path / "cal.json"
+        assert run("calibrate", "--video", str(path), "-o", str(cal)).returncode == 0
+        (tmp_path / "rec").mkdir()
+        with open(tmp_path / "rec" / "augur.lock", "a+") as held:       # as the augur writing it holds it
+            fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            held.write("4242\n")
+            held.flush()
+            proc = run("run", "--video", str(path), "--calibration", str(cal), "--players", "red,blue,yellow,green",
+                       "--record", str(tmp_path / "rec"), "--no-serve")
+        err = proc.stderr.strip()
+        assert proc.returncode == 2 and len(err.splitlines()) == 1, err
+        assert "is being recorded by another augur (process 4242): stop it, or give another --record" in err
+        assert sorted(p.name for p in (tmp_path / "rec").iterdir()) == ["augur.lock"]
+        # once it has stopped, the recording is this one's
+        proc = run("run", "--video", str(path), "--calibration", str(cal), "--players", "red,blue,yellow,green",
+                   "--record", str(tmp_path / "rec"), "--no-serve")
+        assert proc.returncode == 0 and (tmp_path / "rec" / "game.sqlite").is_file(), proc.stderr
+
     def test_a_film_is_calibrated_on_its_first_seconds_and_followed_to_its_end(self, film, tmp_path):
         from webui.store import Store
         path, _ = film
