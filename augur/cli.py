@@ -1,7 +1,8 @@
 """The ``augur`` command: one front door for scoring, replaying, simulating, benchmarking and the demo.
 
-Bad input never ends in a traceback: every :class:`~tracker.errors.AugurError` (and an
-unreadable file) becomes one line on stderr and exit status 2. Each command imports what it
+Bad input never ends in a traceback: every :class:`~tracker.errors.AugurError`, a file or folder
+that cannot be read or written (``OSError``) and a command line the parser refuses (a missing
+argument, a number out of its range) becomes one line on stderr and exit status 2. Each command imports what it
 needs when it runs, so the rules commands start without loading OpenCV, Flask or onnxruntime.
 """
 from __future__ import annotations
