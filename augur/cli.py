@@ -432,24 +432,13 @@ def _calibrated(args: argparse.Namespace, players: tuple, anchors) -> _Calibrate
     return best
 
 
-def _marker_colours(text: str | None) -> tuple[str, ...]:
-    """``augur calibrate --players``: the army colours of the score markers on box 0, each once."""
-    from tracker.pieces import ARMY_COLOURS
-    players = tuple(_players(text) or ())
-    unknown = [c for c in players if c not in ARMY_COLOURS]
-    if unknown:
-        raise GameError(f"unknown player colour '{unknown[0]}' (expected {', '.join(ARMY_COLOURS)})")
-    if len(set(players)) != len(players):
-        raise GameError("a colour is listed twice among the players")
-    return players
-
-
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from calibration.covered import covered_notice
     from calibration.map_fit import read_anchors
     from vision.frames import CAPTURE_SIZE
     anchors = read_anchors(Path(args.anchors)) if args.anchors else None
-    players = _marker_colours(args.players)
+    from tracker.spqrisiko.setup import check_colours
+    players = check_colours(_players(args.players) or ())   # the score markers on box 0
     for out in (Path(args.output), Path(args.preview) if args.preview else None):
         if out is not None and not out.parent.is_dir():     # said before the camera is read, not after
             raise GameError(f"cannot write {out}: there is no folder {out.parent}")

@@ -97,7 +97,7 @@ def export_archive(record: Path, out: Path) -> Path:
         finally:
             db.close()
     except sqlite3.DatabaseError as exc:        # OperationalError too: no game table at all
-        raise StoreError(f"{record / 'game.sqlite'} is not a usable recording ({exc}); it was left untouched") from None
+        raise StoreError.unusable(record / "game.sqlite", exc) from None
     if not games:
         raise StoreError(f"{record} holds no recorded game")
     manifest = {"augur_archive": ARCHIVE_VERSION, "files": {}}

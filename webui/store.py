@@ -48,13 +48,19 @@ CREATE TABLE IF NOT EXISTS entry (
 """
 
 
-#: The row ids SQLite can hold (64-bit integers): a snapshot asked for by a larger number (a
-#: tablet's URL, a decision's body) does not exist, and SQLite would raise rather than say so.
-_ROW_IDS = (-(2 ** 63), 2 ** 63 - 1)
+def _is_row_id(n: int) -> bool:
+    """Whether SQLite can hold ``n`` as a row id (64-bit): a snapshot asked for by a larger number
+    (a tablet's URL, a decision's body) does not exist, and SQLite would raise rather than say so."""
+    return -(2 ** 63) <= n < 2 ** 63
 
 
 class StoreError(AugurError):
     """The recording database is missing, damaged or from another program."""
+
+    @classmethod
+    def unusable(cls, path: Path, exc: Exception) -> "StoreError":
+        """A database SQLite refused (``exc``), left as it was found."""
+        return cls(f"{path} is not a usable recording ({exc}); it was left untouched")
 
 
 @dataclass(frozen=True)
@@ -121,7 +127,7 @@ class Store:
                 self.db.execute("ALTER TABLE entry ADD COLUMN verdicts TEXT NOT NULL DEFAULT '[]'")
             self.db.execute("PRAGMA integrity_check").fetchone()
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{path} is not a usable recording ({exc}); it was left untouched") from None
+            raise StoreError.unusable(path, exc) from None
 
     def close(self) -> None:
         self.db.close()
@@ -174,7 +180,7 @@ class Store:
     _COLS = "id, game_id, t, source, state, actor, round, turn, events, verdicts, scores, frame, vouched"
 
     def snapshot(self, sid: int) -> Snapshot | None:
-        if not _ROW_IDS[0] <= sid <= _ROW_IDS[1]:       # SQLite would raise on a number past its integers
+        if not _is_row_id(sid):
             return None
         row = self.db.execute(f"SELECT {self._COLS} FROM snapshot WHERE id = ?", (sid,)).fetchone()
         return self._row(row) if row else None
@@ -199,7 +205,7 @@ class Store:
         return self._row(row) if row else None
 
     def detections(self, sid: int) -> list:
-        if not _ROW_IDS[0] <= sid <= _ROW_IDS[1]:
+        if not _is_row_id(sid):
             return []
         row = self.db.execute("SELECT detections FROM snapshot WHERE id = ?", (sid,)).fetchone()
         return _decoded(row[0], f"snapshot {sid}'s detections", list) if row else []

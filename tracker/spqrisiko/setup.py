@@ -56,13 +56,19 @@ class SetupPlan:
         return {c: self.player_provinces for c in self.players} | dict(self.neutral_groups)
 
 
-def check_players(players: Sequence[str]) -> tuple[str, ...]:
+def check_colours(players: Sequence[str]) -> tuple[str, ...]:
+    """Army colours, each once (the players, or the score markers calibration learns from)."""
     players = tuple(players)
     unknown = [c for c in players if c not in ARMY_COLOURS]
     if unknown:
         raise GameError(f"unknown player colour '{unknown[0]}' (expected {', '.join(ARMY_COLOURS)})")
     if len(set(players)) != len(players):
         raise GameError("a colour is listed twice among the players")
+    return players
+
+
+def check_players(players: Sequence[str]) -> tuple[str, ...]:
+    players = check_colours(players)
     if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
         raise GameError(f"S.P.Q.RisiKo! is for 3 to 5 players, got {len(players)}")
     return players
