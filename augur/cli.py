@@ -19,6 +19,7 @@ from typing import Sequence
 
 from tracker.errors import AugurError, GameError, StateError
 from vision.records import DETECTORS
+from webui.recording_lock import hold_recording
 
 #: How ``--rotate`` may turn a board photo north up: the turns of
 #: :func:`calibration.region_map.load_north_up_photo` (not imported here: it loads OpenCV, which
@@ -210,7 +211,7 @@ def _serve_replay(args: argparse.Namespace, game) -> int:
     _port_free("127.0.0.1", args.port)
     extra = {k: header[k] for k in ("neutrals", "objectives") if header.get(k)}
     record = Path(args.record) if args.record else Path(tempfile.mkdtemp(prefix="augur-replay-"))
-    _hold_recording(record)
+    hold_recording(record)
     store = Store(record)
     live = LiveGame.open(store, list(game.players), args.ruleset or header.get("ruleset", "2005"),
                          game.target_vp, resume=False, extra=extra)
@@ -817,44 +818,6 @@ def _port_free(host: str, port: int) -> None:
                             f"perhaps an augur already running, holds it; stop it or give another --port") from None
 
 
-#: The file in a recording folder that the augur recording into it holds locked (its process id inside).
-RECORDING_LOCK = "augur.lock"
-#: The lock files this process holds, by folder: kept open for the process's life.
-_HELD_RECORDINGS: dict[Path, object] = {}
-
-
-def _hold_recording(folder: Path) -> None:
-    """Lock the recording ``folder`` for this process (for as long as it runs), or refuse in one
-    line when another augur holds it.
-
-    Why: two ``augur run`` at one table (on two ports, or one started and forgotten) would both
-    resume the recording's last game and write their commits into it, each tracking the other's
-    states as moves. The lock goes with the process, however it ends (``flock``); where the
-    system has none (``fcntl`` is POSIX), nothing is locked."""
-    try:
-        import fcntl
-    except ImportError:
-        return
-    folder = folder.resolve()
-    if folder in _HELD_RECORDINGS:
-        return
-    folder.mkdir(parents=True, exist_ok=True)
-    handle = open(folder / RECORDING_LOCK, "a+", encoding="utf-8")
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        handle.seek(0)
-        holder = handle.read().strip()
-        handle.close()
-        raise GameError(f"{folder} is being recorded by another augur{f' (process {holder})' if holder else ''}: "
-                        f"stop it, or give another --record") from None
-    handle.seek(0)
-    handle.truncate()
-    handle.write(f"{os.getpid()}\n")
-    handle.flush()
-    _HELD_RECORDINGS[folder] = handle
-
-
 def _serve_and_wait(app, host: str, port: int, stop, worker=None, what: str = "the game") -> None:
     from webui.loop import say, serve
     _, server = serve(app, host, port)
@@ -893,7 +856,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     import cv2
     profile = calibrate(cv2.imread(str(folder / "calibration.jpg")), procedural_art(), players=PLAYERS)
     record = Path(args.record) if args.record else Path(tempfile.mkdtemp(prefix="augur-demo-"))
-    _hold_recording(record)
+    hold_recording(record)
     store = Store(record)
     live = LiveGame.open(store, list(PLAYERS), resume=False)
     live.profile = profile
@@ -947,7 +910,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise CalibrationError(f"{source} delivers {first.shape[1]}x{first.shape[0]} frames, the "
                                f"calibration was made at {profile.image_size[0]}x{profile.image_size[1]}: "
                                f"calibrate again from this {kind}")
-    _hold_recording(Path(args.record))
+    hold_recording(Path(args.record))
     store = Store(Path(args.record))
     # a camera's game resumes after a restart; a video is followed from its start, as a new game
     # beside those the recording holds
