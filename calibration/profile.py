@@ -121,10 +121,7 @@ class CalibrationProfile:
 
     @property
     def pose(self) -> BoardPose:
-        geo = load_geometry(self.board_id)
-        corners = cv2.perspectiveTransform(np.float64([[[0, 0]], [[geo.size[0], 0]], [[geo.size[0], geo.size[1]]],
-                                                       [[0, geo.size[1]]]]), self.H).reshape(-1, 2)
-        return BoardPose(self.H, corners, 1.0)
+        return board_pose(self.H, self.board_id)
 
     # -- persistence ---------------------------------------------------------------------
     def to_dict(self) -> dict:
@@ -188,6 +185,15 @@ class CalibrationProfile:
                        map_warp=warp, surface=surface, borders=borders, markers_at=markers_at)
         except (KeyError, TypeError, ValueError, MapFitError, binascii.Error) as exc:
             raise CalibrationError(f"{path} is damaged: {exc}") from None
+
+
+def board_pose(H: np.ndarray, board_id: str = "spqrisiko") -> BoardPose:
+    """The pose of board ``board_id`` that homography ``H`` (board units to undistorted image
+    pixels) gives: the calibration's, or one recorded with a frame after a bump."""
+    size = load_geometry(board_id).size
+    corners = cv2.perspectiveTransform(np.float64([[[0, 0]], [[size[0], 0]], [[size[0], size[1]]], [[0, size[1]]]]),
+                                       H).reshape(-1, 2)
+    return BoardPose(H, corners, 1.0)
 
 
 #: The frame sizes a calibration can hold (pixels a side): anything else is a damaged file.

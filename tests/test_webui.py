@@ -1543,3 +1543,161 @@ class TestCameraNotice:
         live.resight(states[0])             # other counts: a move, for a commit
         assert live.game.state.unseen == {region} and live.game.state.to_dict()["regions"] == states[1].to_dict()["regions"]
         assert live.last_camera is hidden and len(live.store.snapshots(live.game_id)) == snaps
+
+
+class TestRecordedCameraView:
+    """Each committed frame is recorded with the calibration and the pose it was read with
+    (``webui.camera_view``): the review draws the map and a region's close-up where the board lay
+    then, after a bump too, and from an archive reviewed without any calibration. Until session
+    110 every overlay was drawn with the calibration in use now, and an archive's not at all."""
+
+    REGION = "italia"
+
+    @pytest.fixture
+    def table(self, live, tmp_path):
+        """A calibrated camera's frame committed, then the board bumped 48 pixels right and down
+        (the pose found again, as the pipeline does) and a second frame committed; yields the
+        two snapshot ids and the pose before the bump."""
+        import cv2
+        import numpy as np
+
+        from calibration.profile import CalibrationProfile
+        from tests.test_vision import calibrated_file_text, scene
+        img, _, _ = scene()
+        (tmp_path / "cal.json").write_text(calibrated_file_text())
+        live.profile = CalibrationProfile.load(tmp_path / "cal.json")
+        assert live.profile.k1 == 0.0       # a bump moves the undistorted frame as it moves the raw one
+        feet = [{"foot": list(live.profile.geometry.label_points[self.REGION]), "kind": "legionary",
+                 "colour": "red", "score": 0.9}]
+        states = game_states(2)
+        first = live.commit(states[0], cv2.imencode(".jpg", img)[1].tobytes(), detections=feet)["snapshot"]
+        H0 = live.profile.H.copy()
+        shift = np.float64([[1, 0, 48], [0, 1, 48], [0, 0, 1]])
+        bumped = cv2.warpAffine(img, shift[:2], img.shape[1::-1], borderMode=cv2.BORDER_REPLICATE)
+        live.profile.H = shift @ H0
+        second = live.commit(states[1], cv2.imencode(".jpg", bumped)[1].tobytes(), detections=feet)["snapshot"]
+        return first, second, H0
+
+    @staticmethod
+    def image(response):
+        import cv2
+        import numpy as np
+        assert response.status_code == 200 and response.mimetype == "image/jpeg", response.data[:200]
+        return cv2.imdecode(np.frombuffer(response.data, np.uint8), cv2.IMREAD_COLOR)
+
+    def test_each_frame_keeps_its_pose_and_the_calibration_is_kept_once(self, live, table):
+        import numpy as np
+        first, second, H0 = table
+        a, b = live.store.camera(first), live.store.camera(second)
+        assert a["calibration"] == b["calibration"]
+        assert [p.name for p in live.store.calibrations.iterdir()] == [a["calibration"]]
+        np.testing.assert_allclose(a["H"], H0)
+        np.testing.assert_allclose(b["H"], live.profile.H)
+        # a map fitted on the Set-up tab is another calibration: kept beside the first
+        from calibration.map_fit import parse_anchors
+        live.fit_map(parse_anchors([{"from": [600, 300], "to": [604, 303]}, {"from": [300, 500], "to": [303, 504]},
+                                    {"from": [900, 500], "to": [903, 503]}], "anchors"))
+        third = live.commit(game_states(3)[2], b"\xff\xd8frame")["snapshot"]
+        assert live.store.camera(third)["calibration"] != a["calibration"]
+        assert len(list(live.store.calibrations.iterdir())) == 2
+        assert live.store.camera(live.correct(self.REGION, {"red": {"legionary": 2}})["snapshot"]) is None
+
+    def test_a_close_up_shows_the_region_where_the_board_lay_then(self, client, live, table):
+        import numpy as np
+
+        from calibration.profile import board_pose
+        from vision.image_file import read_image
+        from webui.camera_view import SeenAs, close_up
+        first, second, _ = table
+        before = self.image(client.get(f"/api/snapshots/{first}/regions/{self.REGION}.jpg"))
+        after = self.image(client.get(f"/api/snapshots/{second}/regions/{self.REGION}.jpg"))
+        # the same province in both frames, though the board moved between them
+        assert before.shape == after.shape and before.shape[1] >= 300
+        same = np.abs(before.astype(int) - after.astype(int)).mean()
+        # drawn with the pose in use now (after the bump), the first frame shows another patch
+        wrong = close_up(read_image(live.store.frame_path(first)), SeenAs(live.profile, board_pose(live.profile.H)),
+                         live.store.detections(first), self.REGION)
+        assert same < 12 < np.abs(before.astype(int) - wrong.astype(int)).mean(), same
+        # the whole frame's overlay too: the map where the board lay
+        assert self.image(client.get(f"/api/snapshots/{first}/overlay.jpg")).shape[:2] == (720, 1280)
+
+    def test_a_close_up_is_turned_north_up_whichever_side_the_camera_stands(self, live, table):
+        import cv2
+        import numpy as np
+
+        from calibration.profile import board_pose
+        from vision.image_file import read_image
+        from webui.camera_view import SeenAs, close_up
+        first, _, H0 = table
+        frame, dets = read_image(live.store.frame_path(first)), live.store.detections(first)
+        upright = close_up(frame, SeenAs(live.profile, board_pose(H0)), dets, self.REGION)
+        turned, M = frame, np.eye(3)
+        for _ in range(3):      # the camera a quarter turn further round the table each time
+            turned = cv2.rotate(turned, cv2.ROTATE_90_CLOCKWISE)
+            M = np.float64([[0, -1, turned.shape[1] - 1], [1, 0, 0], [0, 0, 1]]) @ M
+            seen = SeenAs(live.profile, board_pose(M @ H0))
+            got = close_up(turned, seen, dets, self.REGION)
+            # the same picture (but for the lines' anti-aliasing), not the same turned upside down
+            assert got.shape == upright.shape and np.abs(got.astype(int) - upright.astype(int)).mean() < 4
+            assert np.abs(cv2.rotate(got, cv2.ROTATE_180).astype(int) - upright.astype(int)).mean() > 30
+
+    def test_an_archive_is_reviewed_with_its_own_calibrations(self, live, table, tmp_path):
+        first, second, _ = table
+        archive = export_archive(live.store.folder, tmp_path / "game.zip")
+        store = Store(import_archive(archive, tmp_path / "opened"))
+        review = LiveGame.open(store, PLAYERS, resume=True)
+        assert review.profile is None
+        c = create_app(review).test_client()
+        for sid in (first, second):
+            assert self.image(c.get(f"/api/snapshots/{sid}/overlay.jpg")).shape[:2] == (720, 1280)
+            self.image(c.get(f"/api/snapshots/{sid}/regions/{self.REGION}.jpg"))
+        # a calibration file missing from the recording is said, not a server error
+        for f in store.calibrations.iterdir():
+            f.unlink()
+        r = create_app(review).test_client().get(f"/api/snapshots/{first}/regions/{self.REGION}.jpg")
+        assert r.status_code == 404 and "is not in the recording" in r.get_json()["error"]
+        store.close()
+
+    def test_what_cannot_be_drawn_is_a_404_with_the_reason(self, client, live, table):
+        first, _, _ = table
+        r = client.get(f"/api/snapshots/{first}/regions/atlantis.jpg")
+        assert r.status_code == 404 and "no region 'atlantis'" in r.get_json()["error"]
+        sid = live.commit(game_states(3)[2])["snapshot"]        # no frame
+        assert client.get(f"/api/snapshots/{sid}/regions/{self.REGION}.jpg").status_code == 404
+        live.store.db.execute("UPDATE snapshot SET camera = ? WHERE id = ?", ('{"calibration": 3}', first))
+        r = client.get(f"/api/snapshots/{first}/overlay.jpg")
+        assert r.status_code == 404 and f"snapshot {first}'s camera view cannot be read" in r.get_json()["error"]
+        live.store.db.execute("UPDATE snapshot SET camera = ? WHERE id = ?",
+                              (json.dumps({"calibration": "../../cal.json", "H": [[1, 0, 0], [0, 1, 0], [0, 0, 1]]}),
+                               first))
+        r = client.get(f"/api/snapshots/{first}/overlay.jpg")
+        assert r.status_code == 404 and "is not in the recording" in r.get_json()["error"]
+
+    def test_a_recording_made_before_keeps_working_with_the_calibration_in_use(self, tmp_path):
+        import cv2
+
+        from calibration.profile import CalibrationProfile
+        from tests.test_vision import calibrated_file_text, scene
+        folder = old_recording(tmp_path, """
+            CREATE TABLE snapshot (id INTEGER PRIMARY KEY, game_id INTEGER NOT NULL, t REAL NOT NULL,
+                source TEXT NOT NULL, state TEXT NOT NULL, actor TEXT, round INTEGER, turn INTEGER,
+                events TEXT NOT NULL DEFAULT '[]', verdicts TEXT NOT NULL DEFAULT '[]',
+                scores TEXT NOT NULL DEFAULT '{}', frame TEXT, detections TEXT NOT NULL DEFAULT '[]');""")
+        (folder / "frames").mkdir()
+        cv2.imwrite(str(folder / "frames" / "00000001.jpg"), scene()[0])
+        db = sqlite3.connect(str(folder / "game.sqlite"))
+        db.execute("UPDATE game SET players = ?", (json.dumps(PLAYERS),))
+        db.execute("INSERT INTO snapshot (id, game_id, t, source, state, frame) VALUES (1, 1, 0, 'camera', ?, "
+                   "'00000001.jpg')", (json.dumps(game_states(1)[0].to_dict()),))
+        db.commit()
+        db.close()
+        store = Store(folder)
+        assert store.camera(1) is None
+        review = LiveGame.open(store, PLAYERS, resume=True)
+        c = create_app(review).test_client()
+        r = c.get(f"/api/snapshots/1/regions/{self.REGION}.jpg")
+        assert r.status_code == 404 and "none is in use" in r.get_json()["error"]
+        (tmp_path / "cal.json").write_text(calibrated_file_text())
+        review.profile = CalibrationProfile.load(tmp_path / "cal.json")
+        self.image(c.get(f"/api/snapshots/1/regions/{self.REGION}.jpg"))
+        store.close()

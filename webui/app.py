@@ -17,11 +17,10 @@ from flask import Flask, Response, abort, jsonify, render_template, request
 from tracker.errors import AugurError, BoardError
 from vision.geometry import load_geometry
 from webui.schematic import schematic_geometry
+from webui.camera_view import CameraViews, ViewUnavailable, close_up, overlay as draw_recorded
 from webui.live import LiveGame
 
 MAX_BODY = 64 * 1024
-OVERLAY_BGR = {"red": (40, 40, 220), "blue": (220, 110, 40), "yellow": (40, 220, 240), "green": (60, 180, 60),
-               "black": (20, 20, 20), "neutral": (235, 235, 235)}
 SSE_KEEPALIVE_S = 15
 
 
@@ -131,31 +130,43 @@ def create_app(live: LiveGame, join_token: str | None = None) -> Flask:
             abort(404, DAMAGED_FRAME)
         return Response(data, mimetype="image/jpeg")
 
-    @app.get("/api/snapshots/<int:sid>/overlay.jpg")
-    def overlay(sid: int):
-        """The frame with what the detector saw: a dot per piece at its footprint, in its colour."""
-        import cv2
-        import numpy as np
+    views = CameraViews(live.store)
 
-        from calibration.overlay import draw_overlay
+    def recorded_view(sid: int):
+        """Snapshot ``sid``'s frame and how the camera saw the board in it (404 with the reason
+        where either is missing or damaged)."""
         from vision.image_file import UnreadableImage, read_image
         path = live.store.frame_path(sid)
-        if path is None or live.profile is None:
-            abort(404, "no frame or no calibration for this snapshot")
+        if path is None:
+            abort(404, "no frame for this snapshot")
         try:
-            frame = live.profile.undistort(read_image(path))
+            seen = views.seen_as(sid, live.game.board.id, live.profile)
+            frame = read_image(path)
+        except ViewUnavailable as exc:
+            abort(404, str(exc))
         except UnreadableImage:
             abort(404, DAMAGED_FRAME)
-        pose = live.profile.pose
-        out = draw_overlay(frame, pose, live.profile.geometry, names=False)
-        dets = live.store.detections(sid)
-        if dets:
-            pts = pose.to_image(np.array([d["foot"] for d in dets], float))
-            for (x, y), d in zip(pts, dets):
-                colour = OVERLAY_BGR.get(d["colour"], (255, 255, 255))
-                cv2.circle(out, (int(x), int(y)), 5 if d["kind"] != "legionary" else 3, colour, -1, cv2.LINE_AA)
-                cv2.circle(out, (int(x), int(y)), 6, (255, 255, 255), 1, cv2.LINE_AA)
-        return Response(cv2.imencode(".jpg", out)[1].tobytes(), mimetype="image/jpeg")
+        return frame, seen, live.store.detections(sid)
+
+    def jpeg(image) -> Response:
+        import cv2
+        return Response(cv2.imencode(".jpg", image)[1].tobytes(), mimetype="image/jpeg")
+
+    @app.get("/api/snapshots/<int:sid>/overlay.jpg")
+    def overlay(sid: int):
+        """The frame with the region map where the board lay then and a dot per piece the
+        detector saw, at its footprint, in its colour."""
+        return jpeg(draw_recorded(*recorded_view(sid)))
+
+    @app.get("/api/snapshots/<int:sid>/regions/<rid>.jpg")
+    def region_close_up(sid: int, rid: str):
+        """One region of the frame enlarged, with its border and the pieces read: what a player
+        looks at to settle a count (the review's changes, the correction dialog)."""
+        frame, seen, dets = recorded_view(sid)
+        try:
+            return jpeg(close_up(frame, seen, dets, rid))
+        except ViewUnavailable as exc:
+            abort(404, str(exc))
 
     @app.get("/api/calibration/preview.jpg")
     def calibration_preview():

@@ -114,6 +114,8 @@ class LiveGame:
     profile_path: Path | None = None
     #: when the last card drawn was entered (``time.time()``; see DRAW_GRACE_S)
     draw_entered: float = 0.0
+    #: keeps, with each committed frame, the calibration and pose it was read with (for the review)
+    recorder: object | None = None
 
     # -- opening ---------------------------------------------------------------------------
     @classmethod
@@ -262,7 +264,8 @@ class LiveGame:
         self.out_of_sync = any(v.level == "violation" for v in verdicts)
         sid = self.store.add_snapshot(self.game_id, source if source == CORRECTION else PLACING, state.to_dict(),
                                       None, 0, 0, self._described(events),
-                                      [v.to_dict() for v in verdicts], self._scores(), jpeg, detections)
+                                      [v.to_dict() for v in verdicts], self._scores(), jpeg, detections,
+                                      camera=self._camera_record(jpeg))
         self._hold(sid, settling, lambda o: SETUP_RULES)
         return sid
 
@@ -280,7 +283,8 @@ class LiveGame:
         entry = self.game.score_track[-1]
         sid = self.store.add_snapshot(self.game_id, recorded or (SETUP if source == "camera" else source), state.to_dict(),
                                       entry.colour, entry.round_no, entry.turn_no, self._described(events),
-                                      verdicts, self._scores(), jpeg, detections)
+                                      verdicts, self._scores(), jpeg, detections,
+                                      camera=self._camera_record(jpeg))
         self._hold(sid, settling, lambda o: VOUCHED_BY_SETUP if o.vouched else
                    SETUP_RULES if o.confidence is None else SETUP_RULES_IN_DOUBT)
         return sid
@@ -314,9 +318,20 @@ class LiveGame:
         self.out_of_sync = report.level == "violation"
         sid = self.store.add_snapshot(self.game_id, source, state.to_dict(), report.actor, report.round_no,
                                       report.turn_no, self._described(report.events), verdicts, self._scores(), jpeg, detections,
-                                      self._vouched_now())
+                                      self._vouched_now(), camera=self._camera_record(jpeg))
         self._hold(sid, held, lambda o: KEPT_BY_RULES if o.confidence is None else GUESSED_BY_RULES)
         return sid
+
+    def _camera_record(self, jpeg: bytes | None) -> dict | None:
+        """How the camera saw the board in a frame about to be recorded: the calibration in use
+        (kept in the recording once) and its pose now (:mod:`webui.camera_view`); None for a
+        commit without a frame or without a calibration (a replay, a correction)."""
+        if not jpeg or self.profile is None:
+            return None
+        from webui.camera_view import CameraRecorder
+        if self.recorder is None:
+            self.recorder = CameraRecorder(self.store)
+        return self.recorder.record(self.profile)
 
     def _vouched_now(self) -> list[str]:
         """The placements the camera doubted that the turn's due accounts for and it still reads so

@@ -78,9 +78,12 @@ def serve(app, host: str, port: int) -> tuple[threading.Thread, object]:
 
 # -- archives ---------------------------------------------------------------------------
 def export_archive(record: Path, out: Path) -> Path:
-    """One file with the database, every frame, and SHA-256 checksums of each."""
+    """One file with the database, every frame, the calibrations they were read with, and SHA-256
+    checksums of each."""
+    from webui.store import CALIBRATION_NAME
     record, out = Path(record), Path(out)
-    files = [record / "game.sqlite"] + sorted((record / "frames").glob("*.jpg"))
+    files = [record / "game.sqlite"] + sorted((record / "frames").glob("*.jpg")) + sorted(
+        f for f in (record / "calibrations").glob("*.json") if CALIBRATION_NAME.fullmatch(f.name))
     import sqlite3
 
     from webui.store import StoreError
@@ -113,6 +116,7 @@ def export_archive(record: Path, out: Path) -> Path:
 
 def import_archive(archive: Path, dest: Path) -> Path:
     """Unpack and verify an archive; refuse anything damaged or with unexpected paths."""
+    from webui.store import CALIBRATION_NAME
     try:
         z = zipfile.ZipFile(archive)
     except (OSError, zipfile.BadZipFile) as exc:
@@ -127,8 +131,10 @@ def import_archive(archive: Path, dest: Path) -> Path:
         dest = Path(dest)
         (dest / "frames").mkdir(parents=True, exist_ok=True)
         for rel, digest in manifest["files"].items():
-            if rel != "game.sqlite" and not (rel.startswith("frames/") and rel.count("/") == 1 and rel.endswith(".jpg")
-                                             and ".." not in rel):
+            folder, _, name = rel.partition("/")
+            if rel != "game.sqlite" and not (folder == "frames" and rel.count("/") == 1 and rel.endswith(".jpg")
+                                             and ".." not in rel) \
+                    and not (folder == "calibrations" and CALIBRATION_NAME.fullmatch(name)):
                 raise AugurError(f"{archive} contains an unexpected path: {rel}")
             try:
                 data = z.read(rel)
@@ -136,6 +142,7 @@ def import_archive(archive: Path, dest: Path) -> Path:
                 raise AugurError(f"{archive} is missing {rel}") from None
             if hashlib.sha256(data).hexdigest() != digest:
                 raise AugurError(f"{archive}: checksum mismatch for {rel} (damaged or altered)")
+            (dest / rel).parent.mkdir(exist_ok=True)
             (dest / rel).write_bytes(data)
     return dest
 

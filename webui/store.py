@@ -8,7 +8,9 @@ with the corrections on top.
 """
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 import sqlite3
 import time
 from dataclasses import dataclass
@@ -29,7 +31,8 @@ CREATE TABLE IF NOT EXISTS snapshot (
     events TEXT NOT NULL DEFAULT '[]', verdicts TEXT NOT NULL DEFAULT '[]', scores TEXT NOT NULL DEFAULT '{}',
     frame TEXT,                         -- file name of the JPEG beside the database, if any
     detections TEXT NOT NULL DEFAULT '[]', -- what the detector saw in that frame (for the overlay)
-    vouched TEXT NOT NULL DEFAULT '[]'     -- doubted counts the rules accounted for then (not asked for)
+    vouched TEXT NOT NULL DEFAULT '[]',    -- doubted counts the rules accounted for then (not asked for)
+    camera TEXT                         -- how the camera saw the board in that frame: its calibration file and pose
 );
 CREATE TABLE IF NOT EXISTS correction (
     id INTEGER PRIMARY KEY, snapshot_id INTEGER NOT NULL REFERENCES snapshot(id), t REAL NOT NULL,
@@ -46,6 +49,11 @@ CREATE TABLE IF NOT EXISTS entry (
     verdicts TEXT NOT NULL DEFAULT '[]'         -- what the rules said of it when it was entered
 );
 """
+
+
+#: A kept calibration file's name: the first hex digits of its content's SHA-256, then ".json".
+CALIBRATION_NAME_HEX = 16
+CALIBRATION_NAME = re.compile(rf"[0-9a-f]{{{CALIBRATION_NAME_HEX}}}\.json")
 
 
 def _is_row_id(n: int) -> bool:
@@ -110,6 +118,8 @@ class Store:
         self.folder.mkdir(parents=True, exist_ok=True)
         self.frames = self.folder / "frames"
         self.frames.mkdir(exist_ok=True)
+        #: the calibration profiles the recorded frames were read with (:meth:`keep_calibration`)
+        self.calibrations = self.folder / "calibrations"
         path = self.folder / "game.sqlite"
         try:
             self.db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
@@ -122,6 +132,8 @@ class Store:
             columns = [r[1] for r in self.db.execute("PRAGMA table_info(snapshot)")]
             if "vouched" not in columns:    # recordings made before session 92 kept no vouch
                 self.db.execute("ALTER TABLE snapshot ADD COLUMN vouched TEXT NOT NULL DEFAULT '[]'")
+            if "camera" not in columns:     # recordings made before session 110 kept no camera's view
+                self.db.execute("ALTER TABLE snapshot ADD COLUMN camera TEXT")
             columns = [r[1] for r in self.db.execute("PRAGMA table_info(entry)")]
             if "verdicts" not in columns:   # recordings made before session 69 kept no entry's verdicts
                 self.db.execute("ALTER TABLE entry ADD COLUMN verdicts TEXT NOT NULL DEFAULT '[]'")
@@ -152,15 +164,19 @@ class Store:
     def add_snapshot(self, game_id: int, source: str, state: dict, actor: str | None = None, round_no: int | None = None,
                      turn_no: int | None = None, events: list | None = None, verdicts: list | None = None,
                      scores: dict | None = None, jpeg: bytes | None = None, detections: list | None = None,
-                     vouched: list[str] | None = None) -> int:
+                     vouched: list[str] | None = None, camera: dict | None = None) -> int:
+        """Record a committed state (and its frame). ``camera``: how the camera saw the board in that
+        frame, ``{"calibration": NAME, "H": 3 x 3}`` (the calibration kept by
+        :meth:`keep_calibration`, and the pose at that moment), so that the review draws the map on
+        the frame where the board then lay, after a bump too, and from an archive."""
         with self.db:
             self.db.execute("BEGIN")
             cur = self.db.execute(
                 "INSERT INTO snapshot (game_id, t, source, state, actor, round, turn, events, verdicts, scores, "
-                "detections, vouched) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                "detections, vouched, camera) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (game_id, time.time(), source, json.dumps(state), actor, round_no, turn_no, json.dumps(events or []),
                  json.dumps(verdicts or []), json.dumps(scores or {}), json.dumps(detections or []),
-                 json.dumps(sorted(vouched or []))))
+                 json.dumps(sorted(vouched or [])), None if camera is None else json.dumps(camera)))
             sid = int(cur.lastrowid)
             if jpeg:
                 name = f"{sid:08d}.jpg"
@@ -209,6 +225,43 @@ class Store:
             return []
         row = self.db.execute("SELECT detections FROM snapshot WHERE id = ?", (sid,)).fetchone()
         return _decoded(row[0], f"snapshot {sid}'s detections", list) if row else []
+
+    def camera(self, sid: int) -> dict | None:
+        """How the camera saw the board in snapshot ``sid``'s frame (see :meth:`add_snapshot`), or
+        None: a snapshot with no frame, or recorded before Augur kept it."""
+        if not _is_row_id(sid):
+            return None
+        row = self.db.execute("SELECT camera FROM snapshot WHERE id = ?", (sid,)).fetchone()
+        if row is None or row[0] is None:
+            return None
+        camera = _decoded(row[0], f"snapshot {sid}'s camera view", dict)
+        H = camera.get("H")
+        if not (isinstance(camera.get("calibration"), str) and isinstance(H, list) and len(H) == 3
+                and all(isinstance(r, list) and len(r) == 3 and all(isinstance(v, (int, float)) for v in r) for r in H)):
+            raise StoreError(f"the recording is damaged (snapshot {sid}'s camera view cannot be read); "
+                             "it was left untouched")
+        return camera
+
+    def keep_calibration(self, text: str) -> str:
+        """Keep a calibration profile's file (its JSON ``text``) in the recording, once: returns
+        its name in :attr:`calibrations`, made of its content's hash."""
+        data = text.encode("utf-8")
+        name = hashlib.sha256(data).hexdigest()[:CALIBRATION_NAME_HEX] + ".json"
+        path = self.calibrations / name
+        if not path.is_file():
+            self.calibrations.mkdir(exist_ok=True)
+            tmp = path.with_name(name + ".tmp")
+            tmp.write_bytes(data)
+            tmp.replace(path)
+        return name
+
+    def calibration_path(self, name: str) -> Path | None:
+        """The kept calibration file called ``name`` (as :meth:`keep_calibration` names them: never
+        a path a client or a damaged row could steer elsewhere), or None."""
+        if not CALIBRATION_NAME.fullmatch(name):
+            return None
+        path = self.calibrations / name
+        return path if path.is_file() else None
 
     def frame_path(self, sid: int) -> Path | None:
         snap = self.snapshot(sid)
