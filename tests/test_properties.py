@@ -8,6 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tracker.game import Game
+from tracker.hindsight import ONE_OFF_MARK
+from tracker.pieces import VEXILLUM
 from tracker.replay import ReplayLine, replay, replay_lines
 from tracker.spqrisiko.simulator import PLAYER_SETS, Simulator
 from tracker.state import ObservedState
@@ -138,5 +140,16 @@ class TestIllegalMutations:
         changed = {p: (mutated.owners.get(p), mutated.legions.get(p))
                    for p in mutated.board.provinces if truth.state.owners.get(p) != mutated.owners.get(p)
                    or truth.state.legions.get(p) != mutated.legions.get(p)}
+        bigger = {p for p in changed if mutated.regions.get(p, {}).get(mutated.owners.get(p), {}).get(VEXILLUM, 0)
+                  > truth.state.regions.get(p, {}).get(mutated.owners.get(p), {}).get(VEXILLUM, 0)}
+        if bigger and not cited & expected:
+            # pieces grown into a vexillum its army could not have placed or exchanged for: the
+            # tracker takes it for the camera's commonest misread, a legionary read as a vexillum
+            # (tracker.hindsight._bigger_read), and asks the table for that count instead (explore
+            # draw, seed 263: yellow's Ponto grown from 5 to 10 in red's turn)
+            asked = {v.rule for v in report.verdicts
+                     if v.level == "warning" and ONE_OFF_MARK in v.message and set(v.checks) & bigger}
+            assert asked & expected and set(game.questioned) & bigger, (name, changed, [str(v) for v in report.verdicts])
+            return
         assert cited & expected, (name, changed, report.actor, [str(v) for v in report.verdicts],
                                   [e.describe() for e in report.events])
