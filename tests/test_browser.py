@@ -628,3 +628,48 @@ def test_a_setup_being_made_shows_its_progress_not_a_doubt_on_every_free_provinc
     wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#timeline button"))
     browser.find_elements(By.CSS_SELECTOR, "#timeline button")[-1].click()
     wait_for(lambda: "set-up being made" in browser.find_element(By.CSS_SELECTOR, "#snap-a h2").text)
+
+
+def test_a_disputed_region_is_shown_as_the_camera_saw_it(browser, dashboard, tmp_path):
+    """The review shows a changed region enlarged in the frame before and in its own, and the
+    correction dialog shows it in the camera's last frame: what a dispute over a count turns on."""
+    import cv2
+    from selenium.webdriver.common.by import By
+
+    from calibration.profile import CalibrationProfile
+    from tests.test_vision import calibrated_file_text, scene
+    live = dashboard
+    (tmp_path / "cal.json").write_text(calibrated_file_text())
+    live.profile = CalibrationProfile.load(tmp_path / "cal.json")
+    frame = cv2.imencode(".jpg", scene()[0])[1].tobytes()
+    states = game_states(2)
+    for s in states:
+        live.commit(s, frame)
+        time.sleep(0.15)
+
+    def loaded(scope: str) -> list:
+        return [e for e in browser.find_elements(By.CSS_SELECTOR, f"{scope} .closeups img")
+                if browser.execute_script("return arguments[0].complete && arguments[0].naturalWidth", e)]
+    browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="review"]').click()
+    wait_for(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#timeline button")) == 2)
+    browser.find_elements(By.CSS_SELECTOR, "#timeline button")[-1].click()
+    wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#snap-a li button.look"))
+    look = browser.find_elements(By.CSS_SELECTOR, "#snap-a li button.look")[0]
+    region = look.get_attribute("data-region")
+    look.click()
+    wait_for(lambda: len(loaded("#snap-a")) == 2)
+    captions = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#snap-a .closeups figcaption")]
+    sids = [s.id for s in live.store.snapshots(live.game_id)]
+    assert captions == [f"before · #{sids[0]}", f"this snapshot · #{sids[1]}"]
+    assert loaded("#snap-a")[0].get_attribute("src").endswith(f"/api/snapshots/{sids[0]}/regions/{region}.jpg")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    browser.save_screenshot(str(SHOTS / "review-close-up.png"))
+    look.click()            # and closed again
+    wait_for(lambda: not browser.find_elements(By.CSS_SELECTOR, "#snap-a .closeups"))
+    # the correction dialog shows the region in the camera's last commit
+    browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="live"]').click()
+    browser.execute_script(f"document.getElementById('r-{region}').dispatchEvent(new MouseEvent('click'))")
+    wait_for(lambda: browser.find_element(By.ID, "correct").is_displayed() and loaded("#c-view"))
+    assert browser.find_element(By.CSS_SELECTOR, "#c-view figcaption").text == f"the camera's last commit · #{sids[1]}"
+    browser.save_screenshot(str(SHOTS / "correct-close-up.png"))
+    browser.find_element(By.CSS_SELECTOR, '#correct button[value="cancel"]').click()

@@ -564,6 +564,8 @@ class LiveGame:
             "scores": self._scores(), "claim": self._claim(),
             "out_of_sync": self.out_of_sync, "camera_notice": self.camera_notice,
             "latest": latest.to_dict() if latest else None,
+            # the last frame the camera committed: the correction dialog shows the region in it
+            "latest_frame": self.store.latest_frame(self.game_id),
             "recent": [{"id": s.id, "t": s.t, "actor": s.actor, "source": s.source, "events": s.events,
                         "verdicts": s.verdicts, "decisions": self.store.decisions(s.id)} for s in reversed(recent)],
             # cards the camera judged on a settled table since the oldest of those snapshots: their
@@ -636,6 +638,9 @@ class LiveGame:
         out = snap.to_dict()
         out.update({"changed": changed, "decisions": self.store.decisions(sid),
                     "previous": prev[-1].id if prev else None,
+                    # the frame before this one (a correction has none): the review shows each
+                    # changed region in both
+                    "previous_frame": self.store.latest_frame(self.game_id, before=sid),
                     "entries": [e for e in self.entries() if e["before"] == sid]})
         return out
 

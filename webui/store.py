@@ -220,6 +220,13 @@ class Store:
                               (game_id,)).fetchone()
         return self._row(row) if row else None
 
+    def latest_frame(self, game_id: int, before: int | None = None) -> int | None:
+        """The id of the game's latest snapshot with a frame (``before``: older than that
+        snapshot), or None: what the camera last showed, for a close-up."""
+        row = self.db.execute("SELECT id FROM snapshot WHERE game_id = ? AND frame IS NOT NULL AND id < ? "
+                              "ORDER BY id DESC LIMIT 1", (game_id, 2 ** 63 - 1 if before is None else before)).fetchone()
+        return row[0] if row else None
+
     def detections(self, sid: int) -> list:
         if not _is_row_id(sid):
             return []

@@ -207,6 +207,9 @@ function openCorrection(rid) {
   $("#c-colour").value = army ? army[0] : "red";
   for (const k of ["legionary", "vexillum", "trireme"]) $("#c-" + k).value = army ? (army[1][k] || 0) : 0;
   $("#c-centre").checked = !!(content.neutral && content.neutral.centre);
+  // the region in the camera's last committed frame, enlarged, with the pieces it read
+  const seen = $("#c-view"); seen.innerHTML = "";
+  if (view && view.latest_frame) seen.appendChild(closeUps(rid, [["the camera's last commit", view.latest_frame]]));
   dlg.returnValue = "";
   dlg.onclose = () => {
     if (dlg.returnValue !== "save") return;
@@ -217,6 +220,25 @@ function openCorrection(rid) {
     post("/api/corrections", { region: rid, pieces });
   };
   dlg.showModal();
+}
+
+// one region as the camera saw it in recorded frames, enlarged: [label, snapshot id] pairs (an id
+// of null is left out); a frame that cannot be drawn says why in its place
+function closeUps(rid, frames) {
+  const box = el("div", { class: "closeups", "data-region": rid });
+  for (const [label, sid] of frames) {
+    if (sid === null || sid === undefined) continue;
+    const fig = el("figure");
+    const img = el("img", { src: `/api/snapshots/${sid}/regions/${rid}.jpg`, alt: `${geo.names[rid]} as the camera saw it in snapshot #${sid}` });
+    img.onerror = async () => {
+      let why = "no camera view of it here";
+      try { why = (await (await fetch(img.src)).json()).error || why; } catch (e) { /* keep the plain words */ }
+      img.replaceWith(el("p", { class: "doubt" }, why));
+    };
+    fig.append(img, el("figcaption", {}, `${label} · #${sid}`));
+    box.appendChild(fig);
+  }
+  return box;
 }
 
 // a tablet entry as the review lists it: what was entered, then what the rules said of it then
@@ -276,7 +298,16 @@ async function pick(id, button) {
       const doubt = !c.seen ? " (not seen by the camera)" : c.guessed ? " (the camera saw none; the rules kept one: check)" : c.setup_doubt ? " (the set-up rules chose the army: check)" : c.leaned ? " (no hand touched it: pieces placed beside it may be read here; check)" : c.untouched ? " (no hand reached into it, yet it reads otherwise: check)" : c.vouched ? "" : (view && c.confidence < view.low_confidence) ? ` (camera ${Math.round(100 * c.confidence)}% sure: check)` : "";
       // a doubted placement the turn's due accounted for was not asked for on the map (Game._accounted_for)
       const sure = !doubt && c.vouched ? ` (camera ${Math.round(100 * c.confidence)}% sure; the turn placed just what it was due, so no check was asked)` : "";
-      ul.appendChild(el("li", { class: doubt ? "doubt" : "" }, `${geo.names[r]}: ${JSON.stringify(c.before)} → ${JSON.stringify(c.after)}${doubt}${sure}`));
+      const li = el("li", { class: doubt ? "doubt" : "" }, `${geo.names[r]}: ${JSON.stringify(c.before)} → ${JSON.stringify(c.after)}${doubt}${sure} `);
+      // the region in the frame before and in this one, enlarged: what a dispute over it turns on
+      const look = el("button", { type: "button", class: "look", "data-region": r }, "camera");
+      look.addEventListener("click", () => {
+        const open = li.querySelector(".closeups");
+        if (open) open.remove();
+        else li.appendChild(closeUps(r, [["before", d.previous_frame], ["this snapshot", d.has_frame ? d.id : null]]));
+      });
+      li.appendChild(look);
+      ul.appendChild(li);
     }
     for (const e of d.events) ul.appendChild(el("li", {}, e.text || e.kind));
     for (const v of d.verdicts) ul.appendChild(el("li", { class: v.level }, `${v.level} ${v.rule}: ${v.message}`));
