@@ -1621,6 +1621,21 @@ class TestRecordedCameraView:
         # the whole frame's overlay too: the map where the board lay
         assert self.image(client.get(f"/api/snapshots/{first}/overlay.jpg")).shape[:2] == (720, 1280)
 
+    def test_a_map_fitted_since_does_not_move_the_map_on_older_frames(self, client, live, table):
+        import numpy as np
+
+        from calibration.map_fit import parse_anchors
+        first, _, _ = table
+        url = f"/api/snapshots/{first}/regions/{self.REGION}.jpg"
+        before = self.image(client.get(url))
+        live.fit_map(parse_anchors([{"from": [600, 300], "to": [625, 320]}, {"from": [300, 500], "to": [325, 520]},
+                                    {"from": [900, 500], "to": [925, 520]}], "anchors"))
+        assert np.abs(self.image(client.get(url)).astype(int) - before.astype(int)).mean() < 1
+        # a frame committed with the map so fitted shows it there
+        sid = live.commit(game_states(3)[2], live.store.frame_path(first).read_bytes())["snapshot"]
+        moved = self.image(client.get(f"/api/snapshots/{sid}/regions/{self.REGION}.jpg"))
+        assert moved.shape != before.shape or np.abs(moved.astype(int) - before.astype(int)).mean() > 5
+
     def test_a_close_up_is_turned_north_up_whichever_side_the_camera_stands(self, live, table):
         import cv2
         import numpy as np

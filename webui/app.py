@@ -140,7 +140,7 @@ def create_app(live: LiveGame, join_token: str | None = None) -> Flask:
         if path is None:
             abort(404, "no frame for this snapshot")
         try:
-            seen = views.seen_as(sid, live.game.board.id, live.profile)
+            seen = views.seen_as(sid, live.game.board.id, live.profile, live.recorder)
             frame = read_image(path)
         except ViewUnavailable as exc:
             abort(404, str(exc))

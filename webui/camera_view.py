@@ -62,6 +62,14 @@ class CameraRecorder:
             self._kept = (profile, warp, self.store.keep_calibration(json.dumps(profile.to_dict())))
         return {"calibration": self._kept[2], "H": profile.H.tolist()}
 
+    def kept_as(self, name: str) -> CalibrationProfile | None:
+        """The calibration in use, when it is still the one kept as ``name`` (its map not fitted
+        anew since): the review need not load a second copy of it (some 16 MB)."""
+        if self._kept is None or self._kept[2] != name:
+            return None
+        profile, warp, _ = self._kept
+        return profile if warp == (None if profile.map_warp is None else profile.map_warp.tobytes()) else None
+
 
 class CameraViews:
     """Reads recorded frames back with the calibration and pose they were read with."""
@@ -70,9 +78,11 @@ class CameraViews:
         self.store = store
         self._profiles: dict[str, CalibrationProfile] = {}
 
-    def seen_as(self, sid: int, board_id: str, fallback: CalibrationProfile | None) -> SeenAs:
+    def seen_as(self, sid: int, board_id: str, fallback: CalibrationProfile | None,
+                recorder: CameraRecorder | None = None) -> SeenAs:
         """How snapshot ``sid``'s frame was seen (``fallback``, the calibration in use, for a
-        snapshot recorded before Augur kept it); ViewUnavailable says why not."""
+        snapshot recorded before Augur kept it; ``recorder``, the live game's, whose calibration
+        in use serves the frames it recorded with it); ViewUnavailable says why not."""
         try:
             camera = self.store.camera(sid)
         except StoreError as exc:
@@ -82,7 +92,7 @@ class CameraViews:
                 raise ViewUnavailable("no calibration was recorded with this snapshot, and none is in use")
             return SeenAs(fallback, fallback.pose)
         name = camera["calibration"]
-        profile = self._profiles.get(name)
+        profile = self._profiles.get(name) or (recorder.kept_as(name) if recorder is not None else None)
         if profile is None:
             path = self.store.calibration_path(name)
             if path is None:
