@@ -976,7 +976,9 @@ def cmd_review(args: argparse.Namespace) -> int:
     if last is None:
         raise GameError(f"{args.archive} holds no game")
     live = LiveGame.open(store, last["players"], last["ruleset"], last["target_vp"], resume=True)
-    print(f"verified {args.archive}: {len(store.snapshots(last['id']))} snapshots")
+    games = store.games()
+    earlier = f"; {len(games) - 1} earlier game(s) too, in the Review tab" if len(games) > 1 else ""
+    print(f"verified {args.archive}: {len(store.snapshots(last['id']))} snapshots of its last game{earlier}")
     if args.no_serve:
         return 0
     _serve_and_wait(create_app(live, join_token="review-only-" + str(id(live))), "127.0.0.1", args.port,

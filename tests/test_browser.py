@@ -673,3 +673,25 @@ def test_a_disputed_region_is_shown_as_the_camera_saw_it(browser, dashboard, tmp
     assert browser.find_element(By.CSS_SELECTOR, "#c-view figcaption").text == f"the camera's last commit · #{sids[1]}"
     browser.save_screenshot(str(SHOTS / "correct-close-up.png"))
     browser.find_element(By.CSS_SELECTOR, '#correct button[value="cancel"]').click()
+
+
+def test_an_earlier_game_of_the_evening_is_reviewed(browser, dashboard):
+    """A table that played two games reviews the first one's snapshots from the Review tab."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+    live = dashboard
+    for s in game_states(3):
+        live.commit(s, b"\xff\xd8\xff\xe0")
+    first = live.game_id
+    live.restart(PLAYERS)
+    browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="review"]').click()
+    wait_for(lambda: browser.find_element(By.ID, "review-game-label").is_displayed())
+    pick = Select(browser.find_element(By.ID, "review-game"))
+    assert [o.text.split(" · ")[0] for o in pick.options] == ["this game", f"game {first}"]
+    wait_for(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#timeline button")) == 1)
+    pick.select_by_value(str(first))
+    earlier = [s.id for s in live.store.snapshots(first)]
+    wait_for(lambda: [b.text for b in browser.find_elements(By.CSS_SELECTOR, "#timeline button")] == [str(i) for i in earlier])
+    browser.find_elements(By.CSS_SELECTOR, "#timeline button")[-1].click()
+    wait_for(lambda: browser.find_element(By.CSS_SELECTOR, "#snap-a h2").text.startswith(f"#{earlier[-1]}"))
+    assert browser.find_elements(By.CSS_SELECTOR, "#snap-a li")

@@ -456,6 +456,24 @@ def demo_cache(tmp_path_factory):
         yield
 
 
+class TestExportAndReview:
+    def test_an_evening_s_recording_is_exported_and_reviewed_with_every_game(self, tmp_path, capsys):
+        from tests.test_webui import PLAYERS, game_states
+        from webui.live import LiveGame
+        from webui.store import Store
+        store = Store(tmp_path / "rec")
+        live = LiveGame.open(store, PLAYERS, resume=False)
+        for s in game_states(3):
+            live.commit(s, b"\xff\xd8frame")
+        live.restart(PLAYERS)
+        store.close()
+        assert main(["export", str(tmp_path / "rec"), "-o", str(tmp_path / "evening.zip")]) == 0
+        capsys.readouterr()
+        assert main(["review", str(tmp_path / "evening.zip"), "--no-serve"]) == 0
+        assert capsys.readouterr().out.strip().endswith(
+            "evening.zip: 1 snapshots of its last game; 1 earlier game(s) too, in the Review tab")
+
+
 class TestDemo:
     """``augur demo``, the README's main job: the embedded game video through vision, tracker and store."""
 

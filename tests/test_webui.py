@@ -1545,6 +1545,46 @@ class TestCameraNotice:
         assert live.last_camera is hidden and len(live.store.snapshots(live.game_id)) == snaps
 
 
+class TestEarlierGames:
+    """A recording holds every game played at the table (a new game from the Set-up form, a film
+    followed as a new game): the review lists them and shows an earlier one's snapshots, entries
+    and changes, on the same board. Until session 110 it showed the game being played alone."""
+
+    @pytest.fixture
+    def two_games(self, live):
+        for s in game_states(3):
+            live.commit(s, b"\xff\xd8frame")
+        post_dice = {"attacker": [6, 3, 1], "defender": [5, 3]}
+        live.enter("dice", post_dice)
+        first = live.game_id
+        live.restart(PLAYERS)           # the next game at this table, on the board as it stands
+        return first, live.game_id
+
+    def test_every_game_is_listed_and_an_earlier_one_reviewed(self, client, live, two_games):
+        first, second = two_games
+        games = client.get("/api/games").get_json()
+        assert [(g["id"], g["current"], g["reviewable"], g["snapshots"]) for g in games] == \
+            [(first, False, True, 3), (second, True, True, 1)]
+        earlier = [s.id for s in live.store.snapshots(first)]
+        assert [s["id"] for s in client.get(f"/api/snapshots?game={first}").get_json()] == earlier
+        assert [s["id"] for s in client.get("/api/snapshots").get_json()] == [s.id for s in live.store.snapshots(second)]
+        detail = client.get(f"/api/snapshots/{earlier[-1]}").get_json()
+        assert detail["previous"] == earlier[-2] and detail["changed"]
+        entries = client.get(f"/api/entries?game={first}").get_json()
+        assert [e["kind"] for e in entries] == ["dice"] and entries[0]["before"] is None
+        assert client.get("/api/entries").get_json() == []
+
+    def test_a_game_on_another_board_or_none_at_all_is_refused(self, client, live, two_games):
+        other = live.store.new_game(list(PLAYERS), "classic", None, "risiko-classic")
+        sid = live.store.add_snapshot(other, "camera", {"board": "risiko-classic", "regions": {}})
+        assert [g["reviewable"] for g in client.get("/api/games").get_json()] == [True, True, False]
+        assert client.get(f"/api/snapshots?game={other}").status_code == 404
+        assert client.get(f"/api/snapshots/{sid}").status_code == 404
+        r = client.get("/api/snapshots?game=999")
+        assert r.status_code == 404 and "no game 999 on this board" in r.get_json()["error"]
+        assert client.get("/api/entries?game=two").status_code == 400
+
+
 class TestRecordedCameraView:
     """Each committed frame is recorded with the calibration and the pose it was read with
     (``webui.camera_view``): the review draws the map and a region's close-up where the board lay

@@ -96,21 +96,44 @@ def create_app(live: LiveGame, join_token: str | None = None) -> Flask:
         return Response(events(), mimetype="text/event-stream", headers={"Cache-Control": "no-cache",
                                                                           "X-Accel-Buffering": "no"})
 
+    def reviewed_game() -> int:
+        """The game a review request asks for (``?game=N``; this game by default), 404 where the
+        recording holds no such game on this board."""
+        raw = request.args.get("game")
+        if raw is None:
+            return live.game_id
+        try:
+            gid = int(raw)
+        except ValueError:
+            abort(400, "game must be a game's number")
+        if not live.reviewable(gid):
+            abort(404, f"the recording holds no game {gid} on this board")
+        return gid
+
+    @app.get("/api/games")
+    def games():
+        """Every game of the recording, for the review to pick from: this one, and the earlier
+        ones on this board (an evening's table may play several)."""
+        board = live.game.board.id
+        return jsonify([{**g, "current": g["id"] == live.game_id, "reviewable": g["board"] == board}
+                        for g in live.store.games()])
+
     @app.get("/api/snapshots")
     def snapshots():
+        gid = reviewed_game()
         entered: dict = {}
-        for e in live.entries():
+        for e in live.entries(gid):
             entered.setdefault(e["before"], []).append(e)
         return jsonify([{"id": s.id, "t": s.t, "source": s.source, "actor": s.actor, "round": s.round, "turn": s.turn,
                          "events": len(s.events), "level": _level(s.verdicts + [v for e in entered.get(s.id, [])
                                                                                 for v in e["verdicts"]]),
                          "entries": len(entered.get(s.id, []))}
-                        for s in live.store.snapshots(live.game_id)])
+                        for s in live.store.snapshots(gid)])
 
     @app.get("/api/entries")
     def entries():
         """The tablet's entries (cards, draws, dice) with what the rules said of each, for review."""
-        return jsonify(live.entries())
+        return jsonify(live.entries(reviewed_game()))
 
     @app.get("/api/snapshots/<int:sid>")
     def snapshot(sid: int):

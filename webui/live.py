@@ -616,16 +616,26 @@ class LiveGame:
                 # the next placement, as the order of play gives it (§3.7)
                 "turn": turn.to_dict() if turn else None}
 
+    def reviewable(self, game_id: int) -> bool:
+        """Whether the review may show game ``game_id`` of the recording: this game, or an
+        earlier one at this table on the same board (its map and names are this one's)."""
+        return game_id == self.game_id or any(g["id"] == game_id and g["board"] == self.game.board.id
+                                              for g in self.store.games())
+
     def snapshot_detail(self, sid: int) -> dict | None:
+        """Snapshot ``sid`` as the review shows it, of this game or an earlier one (see
+        :meth:`reviewable`): what changed since the one before and how sure the camera was, what
+        the rules and the table said; None for a snapshot there is no such game for."""
         snap: Snapshot | None = self.store.snapshot(sid)
-        if snap is None or snap.game_id != self.game_id:
+        if snap is None or not self.reviewable(snap.game_id):
             return None
-        prev = [s for s in self.store.snapshots(self.game_id) if s.id < sid]
+        gid = snap.game_id
+        prev = [s for s in self.store.snapshots(gid) if s.id < sid]
         before = prev[-1].state["regions"] if prev else {}
         after = snap.state["regions"]
         # how sure the camera was of each changed region: what a dispute turns on
         sure, unseen = snap.state.get("confidence", {}), set(snap.state.get("unseen", []))
-        authors = {c["region"]: c["author"] for c in self.store.corrections(self.game_id) if c["snapshot_id"] == sid}
+        authors = {c["region"]: c["author"] for c in self.store.corrections(gid) if c["snapshot_id"] == sid}
         changed = {r: {"before": before.get(r, {}), "after": after.get(r, {}),
                        "confidence": 0.0 if r in unseen else sure.get(r, 1.0), "seen": r not in unseen,
                        "guessed": authors.get(r) == GUESSED_BY_RULES,
@@ -640,18 +650,19 @@ class LiveGame:
                     "previous": prev[-1].id if prev else None,
                     # the frame before this one (a correction has none): the review shows each
                     # changed region in both
-                    "previous_frame": self.store.latest_frame(self.game_id, before=sid),
-                    "entries": [e for e in self.entries() if e["before"] == sid]})
+                    "previous_frame": self.store.latest_frame(gid, before=sid),
+                    "entries": [e for e in self.entries(gid) if e["before"] == sid]})
         return out
 
-    def entries(self) -> list[dict]:
-        """Every tablet entry of this game, each with a line saying what it was, what the rules
-        said of it then, and ``before``: the snapshot it came before (None: after the last), by
-        time, as :meth:`_replay` applies them. A dispute over a card set or the dice is reviewed
-        beside the commit that followed it."""
-        times = self.store.snapshot_times(self.game_id)
+    def entries(self, game_id: int | None = None) -> list[dict]:
+        """Every tablet entry of this game (or of the recording's game ``game_id``), each with a
+        line saying what it was, what the rules said of it then, and ``before``: the snapshot it
+        came before (None: after the last), by time, as :meth:`_replay` applies them. A dispute
+        over a card set or the dice is reviewed beside the commit that followed it."""
+        game_id = self.game_id if game_id is None else game_id
+        times = self.store.snapshot_times(game_id)
         out, k = [], 0
-        for e in self.store.entries(self.game_id):
+        for e in self.store.entries(game_id):
             while k < len(times) and times[k][0] < e["t"]:
                 k += 1
             out.append({"id": e["id"], "t": e["t"], "kind": e["kind"], "text": describe_entry(e["kind"], e["payload"]),

@@ -160,6 +160,14 @@ class Store:
         return {"id": row[0], "players": _decoded(row[1], f"game {row[0]}'s players", list), "ruleset": row[2],
                 "target_vp": row[3], "board": row[4], "extra": _decoded(row[5] or "{}", f"game {row[0]}'s settings", dict)}
 
+    def games(self) -> list[dict]:
+        """Every game the recording holds, oldest first, each with its snapshots' count and the
+        time of its last (an evening's table may play several: the review may look back at any)."""
+        rows = self.db.execute("SELECT g.id, g.created, g.players, g.ruleset, g.board, count(s.id), max(s.t) "
+                               "FROM game g LEFT JOIN snapshot s ON s.game_id = g.id GROUP BY g.id ORDER BY g.id")
+        return [{"id": r[0], "created": r[1], "players": _decoded(r[2], f"game {r[0]}'s players", list),
+                 "ruleset": r[3], "board": r[4], "snapshots": r[5], "last": r[6]} for r in rows]
+
     # -- snapshots -----------------------------------------------------------------------
     def add_snapshot(self, game_id: int, source: str, state: dict, actor: str | None = None, round_no: int | None = None,
                      turn_no: int | None = None, events: list | None = None, verdicts: list | None = None,

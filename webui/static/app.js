@@ -3,6 +3,7 @@ const CSRF = document.querySelector('meta[name="csrf-token"]').content;
 const NEEDS_PIN = document.querySelector('meta[name="needs-pin"]').content === "yes";
 const COLOURS = { red: "#c0392b", blue: "#2e6bd3", yellow: "#e6c229", green: "#3a9a4a", black: "#333", purple: "#7d3c98" };
 let geo = null, view = null, pin = null, selected = [];
+let reviewed = null;    // the game the review shows: null for the game being played
 const $ = (s) => document.querySelector(s);
 const el = (tag, attrs = {}, text = "") => { const e = document.createElement(tag); for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v); if (text) e.textContent = text; return e; };
 const svgEl = (tag, attrs = {}) => { const e = document.createElementNS("http://www.w3.org/2000/svg", tag); for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v); return e; };
@@ -258,8 +259,32 @@ function snapLabel(s) {
   return s.source === "placing" ? "set-up being made" : `${s.source} · ${s.actor || ""} · round ${s.round}`;
 }
 
+// the recording's games on this board, newest first, when it holds more than this one: an
+// evening's table reviews an earlier game's dispute too
+async function loadGames() {
+  const games = (await (await fetch("/api/games")).json()).filter(g => g.reviewable).reverse();
+  const pick = $("#review-game"), label = $("#review-game-label");
+  label.hidden = games.length < 2;
+  pick.innerHTML = "";
+  for (const g of games) {
+    const when = g.last ? new Date(g.last * 1000).toLocaleString([], { weekday: "short", hour: "2-digit", minute: "2-digit" }) : "nothing recorded";
+    pick.appendChild(el("option", { value: String(g.id) }, `${g.current ? "this game" : "game " + g.id} · ${g.players.join(", ")} · ${g.snapshots} snapshots · ${when}`));
+  }
+  const current = games.find(g => g.current);
+  if (reviewed === null || !games.some(g => g.id === reviewed)) reviewed = current ? current.id : null;
+  if (reviewed !== null) pick.value = String(reviewed);
+}
+$("#review-game").addEventListener("change", () => {
+  reviewed = parseInt($("#review-game").value, 10);
+  selected = [];
+  $("#snap-a").innerHTML = ""; $("#snap-b").innerHTML = "";
+  loadTimeline();
+});
+
 async function loadTimeline() {
-  const list = await (await fetch("/api/snapshots")).json();
+  await loadGames();
+  const game = reviewed === null ? "" : `?game=${reviewed}`;
+  const list = await (await fetch(`/api/snapshots${game}`)).json();
   const tl = $("#timeline"); tl.innerHTML = "";
   for (const s of list) {
     const entered = s.entries ? ` · ${s.entries} tablet entr${s.entries === 1 ? "y" : "ies"} before it` : "";
@@ -268,7 +293,7 @@ async function loadTimeline() {
     tl.appendChild(b);
   }
   // entries made after the last commit belong to no snapshot yet: they are listed on their own
-  const after = (await (await fetch("/api/entries")).json()).filter(e => e.before === null);
+  const after = (await (await fetch(`/api/entries${game}`)).json()).filter(e => e.before === null);
   const box = $("#entries-after"); box.innerHTML = "";
   if (after.length) {
     box.appendChild(el("h2", {}, "At the tablet since the last commit"));
