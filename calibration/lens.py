@@ -9,13 +9,36 @@ everything downstream works with the homography alone.
 """
 from __future__ import annotations
 
-from functools import lru_cache
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
 
 import cv2
 import numpy as np
 
 #: Coefficients tried at calibration (webcams are barrel-distorted: k1 <= 0).
 K1_CANDIDATES = tuple(round(-0.02 * i, 2) for i in range(8))
+
+#: The remap tables kept for reuse, by bytes: all the calibration's candidates at 720p (7 MB a
+#: pair; the benches calibrate hundreds of tables), but one pair at 4K (66 MB a pair: calibrating a
+#: phone's 4K film kept five, 330 MB, for the rest of the process).
+MAP_CACHE_BYTES = 96 * 2 ** 20
+_maps: OrderedDict[tuple, tuple[np.ndarray, np.ndarray]] = OrderedDict()
+_maps_lock = threading.Lock()
+
+
+def _kept(key: tuple, make: Callable[[], tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """The tables ``make()`` gives, kept under ``key`` with the most recently used others within
+    MAP_CACHE_BYTES (the newest is kept whatever its size)."""
+    with _maps_lock:
+        maps = _maps.pop(key, None)
+    if maps is None:
+        maps = make()
+    with _maps_lock:
+        _maps[key] = maps
+        while len(_maps) > 1 and sum(a.nbytes + b.nbytes for a, b in _maps.values()) > MAP_CACHE_BYTES:
+            _maps.popitem(last=False)
+    return maps
 
 
 def distortion_scale(r_u: np.ndarray, k1: float) -> np.ndarray:
@@ -39,21 +62,23 @@ def _normalised_grid(width: int, height: int):
     return (xs - cx) / n, (ys - cy) / n, cx, cy, n
 
 
-@lru_cache(maxsize=16)
 def distortion_maps(width: int, height: int, k1: float) -> tuple[np.ndarray, np.ndarray]:
     """``cv2.remap`` tables that turn an ideal image into the distorted camera image."""
-    ux, uy, cx, cy, n = _normalised_grid(width, height)
-    f = 1 + np.float32(k1) * (ux * ux + uy * uy)
-    return (ux * f * n + cx).astype(np.float32), (uy * f * n + cy).astype(np.float32)
+    def make():
+        ux, uy, cx, cy, n = _normalised_grid(width, height)
+        f = 1 + np.float32(k1) * (ux * ux + uy * uy)
+        return (ux * f * n + cx).astype(np.float32), (uy * f * n + cy).astype(np.float32)
+    return _kept(("distort", width, height, k1), make)
 
 
-@lru_cache(maxsize=16)
 def undistortion_maps(width: int, height: int, k1: float) -> tuple[np.ndarray, np.ndarray]:
     """``cv2.remap`` tables that turn the camera image into the ideal one (Newton's method on the
     radius for every pixel)."""
-    ux, uy, cx, cy, n = _normalised_grid(width, height)
-    scale = distortion_scale(np.sqrt(ux * ux + uy * uy), k1).astype(np.float32)
-    return (ux * scale * n + cx).astype(np.float32), (uy * scale * n + cy).astype(np.float32)
+    def make():
+        ux, uy, cx, cy, n = _normalised_grid(width, height)
+        scale = distortion_scale(np.sqrt(ux * ux + uy * uy), k1).astype(np.float32)
+        return (ux * scale * n + cx).astype(np.float32), (uy * scale * n + cy).astype(np.float32)
+    return _kept(("undistort", width, height, k1), make)
 
 
 def _radially(points: np.ndarray, size: tuple[int, int], k1: float, scale) -> np.ndarray:

@@ -90,3 +90,27 @@ class TestLensAtCalibration:
         profile.save(tmp_path / "cal.json")
         from calibration.profile import CalibrationProfile
         assert CalibrationProfile.load(tmp_path / "cal.json").k1 == profile.k1
+
+
+class TestRemapTables:
+    """The remap tables are kept for reuse within a byte budget (``calibration.lens._kept``): every
+    candidate of a 720p calibration, one pair of a 4K film's."""
+
+    def test_tables_are_reused_and_the_oldest_dropped_past_the_budget(self, monkeypatch):
+        from collections import OrderedDict
+
+        import calibration.lens as lens
+        pair = 320 * 180 * 2 * 4                # two float32 tables a pixel
+        monkeypatch.setattr(lens, "MAP_CACHE_BYTES", 3 * pair)
+        monkeypatch.setattr(lens, "_maps", OrderedDict())
+        first = undistortion_maps(320, 180, -0.04)
+        assert undistortion_maps(320, 180, -0.04) is first
+        for k1 in (-0.02, -0.06, -0.08):
+            undistortion_maps(320, 180, k1)
+        assert list(lens._maps) == [("undistort", 320, 180, k1) for k1 in (-0.02, -0.06, -0.08)]
+        distortion_maps(320, 180, -0.02)        # the other kind shares the budget
+        assert list(lens._maps)[-1] == ("distort", 320, 180, -0.02) and len(lens._maps) == 3
+        big = undistortion_maps(1280, 720, -0.04)   # past the budget alone: kept, and alone
+        assert list(lens._maps) == [("undistort", 1280, 720, -0.04)] and undistortion_maps(1280, 720, -0.04) is big
+        again = undistortion_maps(320, 180, -0.04)  # made again, as before
+        assert again is not first and all(np.array_equal(a, b) for a, b in zip(again, first))
