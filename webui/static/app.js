@@ -325,13 +325,15 @@ async function pick(id, button) {
       const sure = !doubt && c.vouched ? ` (camera ${Math.round(100 * c.confidence)}% sure; the turn placed just what it was due, so no check was asked)` : "";
       const li = el("li", { class: doubt ? "doubt" : "" }, `${geo.names[r]}: ${JSON.stringify(c.before)} → ${JSON.stringify(c.after)}${doubt}${sure} `);
       // the region in the frame before and in this one, enlarged: what a dispute over it turns on
-      const look = el("button", { type: "button", class: "look", "data-region": r }, "camera");
-      look.addEventListener("click", () => {
-        const open = li.querySelector(".closeups");
-        if (open) open.remove();
-        else li.appendChild(closeUps(r, [["before", d.previous_frame], ["this snapshot", d.has_frame ? d.id : null]]));
-      });
-      li.appendChild(look);
+      if (d.has_frame || d.previous_frame) {       // a replayed game file has no frames to show
+        const look = el("button", { type: "button", class: "look", "data-region": r }, "camera");
+        look.addEventListener("click", () => {
+          const open = li.querySelector(".closeups");
+          if (open) open.remove();
+          else li.appendChild(closeUps(r, [["before", d.previous_frame], ["this snapshot", d.has_frame ? d.id : null]]));
+        });
+        li.appendChild(look);
+      }
       ul.appendChild(li);
     }
     for (const e of d.events) ul.appendChild(el("li", {}, e.text || e.kind));
