@@ -434,7 +434,7 @@ def _calibrated(args: argparse.Namespace, players: tuple, anchors) -> _Calibrate
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    from calibration.covered import covered_notice
+    from calibration.covered import covered_notice, out_of_view_notice
     from calibration.map_fit import read_anchors
     from vision.frames import CAPTURE_SIZE
     anchors = read_anchors(Path(args.anchors)) if args.anchors else None
@@ -466,9 +466,10 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
                                              "none (no score marker seen on box 0: the default colours and piece size are used)")
     print(f"board found in a {w}x{h} frame{median}{small}; lens k1 {profile.k1:+.2f}; learned colours: {learned}"
           f"{missed}{local}{fitted}; wrote {args.output}; check the fitted map in {preview}")
-    notice = covered_notice(covered, profile.geometry, preview)
-    if notice:
-        print(f"warning: {notice}", file=sys.stderr)
+    for notice in (out_of_view_notice(profile),
+                   covered_notice(covered, profile.geometry, preview)):
+        if notice:
+            print(f"warning: {notice}", file=sys.stderr)
     return 0
 
 

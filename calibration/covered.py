@@ -156,11 +156,8 @@ def profile_covered(profile) -> CoveredMap:
     """:func:`covered_map` of a calibration profile: its reference, on its fitted region map, where
     its camera saw the board."""
     geo = profile.geometry
-    w, h = geo.size
-    seen = np.full((profile.image_size[1], profile.image_size[0]), 255, np.uint8)
-    in_view = cv2.warpPerspective(seen, np.linalg.inv(profile.H), (w, h), flags=cv2.INTER_NEAREST) > 0
     # the photo's own edge is no border of the print
-    in_view = cv2.erode(in_view.astype(np.uint8), np.ones((REACH, REACH), np.uint8)) > 0
+    in_view = cv2.erode(profile.board_in_view().astype(np.uint8), np.ones((REACH, REACH), np.uint8)) > 0
     return covered_map(profile.reference, geo.labels, geo.region_ids, in_view)
 
 
@@ -171,9 +168,35 @@ NAMED = 5
 def covered_names(covered: CoveredMap, geo) -> str:
     """The regions under ``covered`` as the players read them: at most NAMED by ``geo``'s board,
     the rest counted ("" when none)."""
-    names = ", ".join(geo.board.name(r) for r in covered.regions[:NAMED])
-    more = f" and {len(covered.regions) - NAMED} more" if len(covered.regions) > NAMED else ""
+    return region_names(covered.regions, geo)
+
+
+def region_names(regions, geo) -> str:
+    """``regions`` as the players read them: at most NAMED by ``geo``'s board, the rest counted."""
+    regions = list(regions)
+    names = ", ".join(geo.board.name(r) for r in regions[:NAMED])
+    more = f" and {len(regions) - NAMED} more" if len(regions) > NAMED else ""
     return names + more
+
+
+#: What the players should do about a board the camera's frame cuts.
+WHOLE_BOARD = "move the camera back or turn it so that the whole board is in view, and calibrate again"
+
+
+def out_of_view_notice(profile) -> str:
+    """One line for the players about the part of the board the camera's frame cuts off ("" when
+    none): the regions outside it (:meth:`calibration.profile.CalibrationProfile.out_of_view`),
+    or, where none is, an outline that runs along the frame's edge
+    (:meth:`~calibration.profile.CalibrationProfile.outline_at_frame_edge`)."""
+    regions = profile.out_of_view()
+    if regions:
+        return (f"the camera's frame cuts off part of the board: {region_names(regions, profile.geometry)} "
+                f"{'lies' if len(regions) == 1 else 'lie'} partly or wholly outside it, and the counter cannot see "
+                f"pieces there; {WHOLE_BOARD}")
+    if profile.outline_at_frame_edge():
+        return ("the board's outline runs along the edge of the camera's frame: if part of the board lies outside "
+                f"it, the region map was squeezed onto the part in view (check the preview); {WHOLE_BOARD}")
+    return ""
 
 
 def covered_notice(covered: CoveredMap, geo, preview=None) -> str:

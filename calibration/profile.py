@@ -53,6 +53,14 @@ MARKER_ASPECT = 2.5
 MARKER_END = 0.25
 
 
+#: A region with more than this share of its area outside the camera's frame is named when the
+#: board is calibrated (:meth:`CalibrationProfile.out_of_view`): a piece could stand there unseen.
+PARTLY_OUT_OF_VIEW = 0.02
+#: A side of the board's outline this close to an edge of the frame (a share of the frame's width
+#: or height) runs along it (:meth:`CalibrationProfile.outline_at_frame_edge`).
+FRAME_EDGE = 0.015
+
+
 class CalibrationError(AugurError):
     """A calibration profile is missing, malformed or made for something else."""
 
@@ -122,6 +130,38 @@ class CalibrationProfile:
     @property
     def pose(self) -> BoardPose:
         return board_pose(self.H, self.board_id)
+
+    def board_in_view(self) -> np.ndarray:
+        """Which points of the board (a mask over the region map, a pixel a board unit) the
+        camera's frame shows."""
+        w, h = load_geometry(self.board_id).size
+        frame = np.full((self.image_size[1], self.image_size[0]), 255, np.uint8)
+        return cv2.warpPerspective(frame, np.linalg.inv(self.H), (w, h), flags=cv2.INTER_NEAREST) > 0
+
+    def outline_at_frame_edge(self) -> bool:
+        """Whether a side of the board's outline runs along the edge of the camera's frame, or past
+        it (both its corners within FRAME_EDGE of the frame's size from one edge, or outside).
+        Why: where the frame cuts a quarter of the board off, the red frame's outline ends at the
+        photo's edge, and the board was found squeezed into the part in view, the region map
+        nowhere near the printed borders and nothing said (a table cut at three quarters of its
+        width, session 110)."""
+        w, h = self.image_size
+        mx, my = FRAME_EDGE * w, FRAME_EDGE * h
+        c = self.pose.corners
+        near = np.stack([c[:, 0] <= mx, c[:, 1] <= my, c[:, 0] >= w - 1 - mx, c[:, 1] >= h - 1 - my])
+        return bool((near & np.roll(near, -1, axis=1)).any())
+
+    def out_of_view(self, share: float = PARTLY_OUT_OF_VIEW) -> tuple[str, ...]:
+        """The regions more than ``share`` of whose area lies outside the camera's frame, the most
+        outside first. Why: a camera set too close or askew cuts part of the board off, and the
+        counter read the regions there as empty, the camera's word for a province nobody holds."""
+        geo = self.geometry
+        n = len(geo.region_ids) + 1
+        total = np.bincount(geo.labels.ravel(), minlength=n)
+        inside = np.bincount(geo.labels[self.board_in_view()], minlength=n)
+        outside = 1 - inside / np.maximum(total, 1)
+        return tuple(geo.region_ids[i - 1] for i in np.argsort(-outside[1:], kind="stable") + 1
+                     if total[i] and outside[i] > share)
 
     # -- persistence ---------------------------------------------------------------------
     def to_dict(self) -> dict:

@@ -1634,6 +1634,72 @@ class TestUnseenRegions:
         assert not ClassicalDetector(profile).detect(img).unseen
 
 
+class TestBoardCutOff:
+    """A camera set too close or askew cuts part of the board off. The regions outside the frame
+    are unseen, not empty (the counter read them as provinces nobody holds before session 110),
+    and calibration and the dashboard say so, naming them; where the cut took the board's outline
+    with it and the board was found squeezed into the part in view, they say that instead."""
+
+    @staticmethod
+    @lru_cache(maxsize=None)
+    def cut(keep: float):
+        """The scene's calibration, its photo cut to ``keep`` of its width, and its game photo so cut."""
+        img, _, cal = scene()
+        w = int(img.shape[1] * keep)
+        return calibrate(np.ascontiguousarray(cal[:, :w]), procedural_art(), players=PLAYERS), \
+            np.ascontiguousarray(img[:, :w])
+
+    @staticmethod
+    def outside(profile) -> set[str]:
+        """The regions whose label point the frame does not show."""
+        geo = load_geometry()
+        pts = profile.pose.to_image(np.array([geo.label_points[r] for r in geo.region_ids]))
+        w, h = profile.image_size
+        return {r for r, (x, y) in zip(geo.region_ids, pts) if not (0 <= x < w and 0 <= y < h)}
+
+    def test_the_regions_outside_the_frame_are_named(self):
+        profile, _ = self.cut(0.8)
+        gone = self.outside(profile)
+        assert len(gone) >= 3
+        assert gone <= set(profile.out_of_view(0.25)) <= set(profile.out_of_view())
+        full, _ = self.cut(1.0)
+        assert full.out_of_view() == () and not full.outline_at_frame_edge()
+
+    @pytest.mark.parametrize("which", ["density", "classical"])
+    def test_the_counter_marks_them_unseen(self, which):
+        from vision.pipeline import make_detector
+        profile, img = self.cut(0.8)
+        det = make_detector(profile, which).detect(img)
+        state = count(det, profile.geometry, det.unseen)
+        assert self.outside(profile) <= set(profile.out_of_view(0.25)) <= set(state.unseen)
+        assert not set(profile.out_of_view(0.25)) & set(state.regions)
+
+    def test_calibration_and_the_dashboard_say_so(self, tmp_path):
+        from calibration.covered import out_of_view_notice
+        profile, img = self.cut(0.8)
+        notice = out_of_view_notice(profile)
+        assert notice.startswith("the camera's frame cuts off part of the board: ")
+        assert load_geometry().board.name(profile.out_of_view()[0]) in notice
+        pipeline = Pipeline(profile, agree=2)
+        said = {r.notice for r in (pipeline.process(img) for _ in range(4)) if r.gate is not None and r.gate.still}
+        assert len(said) == 1 and next(iter(said)).startswith("the camera's frame cuts off part of the board")
+        cv2.imwrite(str(tmp_path / "cut.png"), scene()[2][:, :img.shape[1]])
+        r = subprocess.run([sys.executable, "-m", "augur", "calibrate", str(tmp_path / "cut.png"), "--players",
+                            "red,blue,yellow", "-o", str(tmp_path / "cal.json")], capture_output=True, text=True)
+        assert r.returncode == 0 and r.stderr.startswith("warning: the camera's frame cuts off part of the board: ")
+
+    def test_a_board_found_squeezed_into_the_part_in_view_is_said(self):
+        """Cut at three quarters of its width, the board is found squeezed into the part in view
+        (its map far off the printed borders, though they line up enough to pass): its outline
+        runs along the frame's edge, and that is what is said."""
+        from calibration.covered import out_of_view_notice
+        profile, _ = self.cut(0.75)
+        truth = np.array(scene()[1].board_corners)
+        assert np.abs(profile.pose.corners - truth).max() > 50        # found wrongly...
+        assert profile.outline_at_frame_edge()                        # ...along the frame's edge
+        assert out_of_view_notice(profile).startswith("the board's outline runs along the edge of the camera's frame")
+
+
 class TestImpossibleDetections:
     def test_pieces_that_cannot_stand_there_are_dropped_with_doubt(self):
         geo = load_geometry()

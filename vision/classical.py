@@ -53,6 +53,8 @@ class ClassicalDetector:
         self.labels = labels
         self.on_map = labels > 0
         self.sea_ids = np.array([i + 1 for i, r in enumerate(self.geo.region_ids) if self.geo.board.is_sea(r)])
+        # regions the camera's frame cuts off are unseen (see vision.density's out_of_view)
+        self.out_of_view = frozenset(profile.out_of_view(UNSEEN_COVER))
 
     def foreground(self, rect: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Changed, non-shadow pixels on the map, and the Lab image."""
@@ -83,7 +85,7 @@ class ClassicalDetector:
         # bigger than a centre (a card, a cup)
         neutral = self.names.index(NEUTRAL)
         maybe = ~ok | (cls == neutral)
-        unseen = self.unseen_regions(ys[maybe], xs[maybe], fg.shape, unit)
+        unseen = self.unseen_regions(ys[maybe], xs[maybe], fg.shape, unit) | self.out_of_view
         foot, kinds, colours, scores = [], [], [], []
         for ci, colour in enumerate(self.names):
             mask = (colour_img == ci).astype(np.uint8)

@@ -338,6 +338,9 @@ class DensityCounter:
         self._summit_memory, self._hull_memory = SummitMemory(), SummitMemory()
         self.labels = region_labels_in_output(profile.H, self.geo, self.crop)
         self.land_labels = region_labels_in_output(profile.H, self.geo, self.crop, land=True)
+        # regions the camera's frame cuts off are unseen, as if a card lay over them (they read as
+        # empty before session 110)
+        self.out_of_view = frozenset(profile.out_of_view(UNSEEN_COVER))
         self.n_regions = len(self.geo.region_ids)
         self.across = legionary_across(profile, self.geo) * self.crop.scale
         self.peak_window = peak_window(self.across)
@@ -616,7 +619,7 @@ class DensityCounter:
             hidden = np.concatenate([[0.0], self.hidden.predict(signs[1:])]) >= HIDDEN_P
         else:
             hidden = cover > UNSEEN_COVER
-        unseen = frozenset(self.geo.region_ids[i - 1] for i in np.flatnonzero(hidden[1:]) + 1)
+        unseen = frozenset(self.geo.region_ids[i - 1] for i in np.flatnonzero(hidden[1:]) + 1) | self.out_of_view
         if signs is not None and self.confidence is not None:
             p = self.confidence.predict(signs[1:])
             region_confidence = {rid: round(float(p[i]), 3) for i, rid in enumerate(self.geo.region_ids)

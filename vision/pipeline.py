@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 from calibration.align import edge_agreement, edge_strength
-from calibration.covered import covered_notice, profile_covered
+from calibration.covered import covered_notice, out_of_view_notice, profile_covered
 from calibration.profile import CalibrationProfile
 from tracker.state import ObservedState
 from vision.classical import ClassicalDetector
@@ -109,9 +109,12 @@ class Pipeline:
                                                                 interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY))
 
     def _calibration_says(self) -> str:
-        """What the calibration photo tells the players for the whole game: something lay over the
-        map when it was taken (:mod:`calibration.covered`), or ""."""
-        return covered_notice(profile_covered(self.profile), self.profile.geometry)
+        """What the calibration tells the players for the whole game: the camera's frame cuts off
+        part of the board, something lay over the map when the photo was taken
+        (:mod:`calibration.covered`), or ""."""
+        said = (out_of_view_notice(self.profile),
+                covered_notice(profile_covered(self.profile), self.profile.geometry))
+        return "; and ".join(n for n in said if n)
 
     def _setup_pose(self) -> None:
         self.detector = self.fixed_detector or make_detector(self.profile, self.which, self.partial)
