@@ -16,9 +16,9 @@ from flask import Flask, Response, abort, jsonify, render_template, request
 
 from tracker.errors import AugurError, BoardError
 from vision.geometry import load_geometry
-from webui.schematic import schematic_geometry
 from webui.camera_view import CameraViews, ViewUnavailable, close_up, overlay as draw_recorded
 from webui.live import LiveGame
+from webui.schematic import schematic_geometry
 
 MAX_BODY = 64 * 1024
 SSE_KEEPALIVE_S = 15
