@@ -116,3 +116,51 @@ class TestChangedRegions:
         assert a.changed_regions(a) == frozenset()
         assert a.changed_regions(b) == {"italia"}      # pushed out of the two kept, worked out again
         assert b.changed_regions(c) == {"italia", "sicilia"}
+
+    def test_a_state_does_not_keep_the_one_it_was_compared_with_alive(self):
+        """Each committed state is compared with the one before it; held strongly, that chained every
+        state a game had committed (33 KB a commit, until session 110)."""
+        import copy
+        import gc
+        import pickle
+        import weakref
+
+        from tracker.board import load_board
+        board = load_board("spqrisiko")
+        a = ObservedState.from_dict({"regions": {"italia": {"red": {"legionary": 2}}}}, board)
+        b = ObservedState.from_dict({"regions": {"italia": {"red": {"legionary": 3}}}}, board)
+        assert b.changed_regions(a) == {"italia"}
+        gone = weakref.ref(a)
+        del a
+        gc.collect()
+        assert gone() is None
+        # a new state that may take the old one's id is worked out afresh
+        c = ObservedState.from_dict({"regions": {"sicilia": {"blue": {"legionary": 1}}}}, board)
+        assert b.changed_regions(c) == {"italia", "sicilia"}
+        # a copy is the state itself (states never change); a pickle carries the state, not the cache
+        assert copy.deepcopy(b) is b
+        twin = pickle.loads(pickle.dumps(b))
+        assert twin == b and "_changed" not in twin.__dict__ and twin.changed_regions(c) == {"italia", "sicilia"}
+
+    def test_a_followed_game_keeps_only_the_states_it_needs(self):
+        """The tracker following 200 commits keeps the states its score track was claimed on and a
+        few recent ones, not every state it was given."""
+        import gc
+
+        from tracker.game import Game
+        from tracker.replay import replay_lines
+        from tracker.spqrisiko.simulator import Simulator
+        sim = Simulator(("red", "blue", "yellow"), seed=8, max_turns=60)
+        lines = replay_lines(sim.initial_state, list(sim.steps()))
+        game = Game(sim.players)
+        game.start(ObservedState.from_dict(lines[0].state.to_dict()))
+        for ln in lines[1:201]:
+            if ln.cards_played:
+                game.play_cards(ln.cards_player, ln.cards_played)
+            game.observe(ObservedState.from_dict(ln.state.to_dict()))      # as the camera's, each new
+            if ln.card_drawn:
+                game.draw_card(game.current)
+        given = {id(ln.state) for ln in lines}
+        gc.collect()
+        kept = sum(1 for o in gc.get_objects() if isinstance(o, ObservedState) and id(o) not in given)
+        assert kept <= len(game.score_track) + 20, (kept, len(game.score_track))

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import json
+import weakref
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Mapping
@@ -258,17 +259,27 @@ class ObservedState:
 
         The tracker asks this of the same two states many times a commit (each reading, the
         softening of its verdicts, second thoughts), and states never change, so the answer is
-        kept for the last two states asked about."""
+        kept for the last two states asked about. They are held weakly: held as they were until
+        session 110, each committed state kept the one before it alive, and that one the one
+        before it, so that a game held every state it had committed (some 33 KB a commit: 48 MB
+        over a two-hour game of 1,440 commits, `augur bench dashboard`)."""
         kept = self.__dict__.setdefault("_changed", {})
         hit = kept.get(id(other))
-        if hit is not None and hit[0] is other:
+        if hit is not None and hit[0]() is other:
             return hit[1]
         out = frozenset(r for r in self.regions.keys() | other.regions.keys()
                         if self.regions.get(r) != other.regions.get(r))
         if len(kept) >= 2:
             kept.pop(next(iter(kept)))
-        kept[id(other)] = (other, out)
+        kept[id(other)] = (weakref.ref(other), out)
         return out
+
+    def __getstate__(self) -> dict:
+        """What a pickle keeps (a state sent to a worker process): the state and its cached views,
+        not the cache of :meth:`changed_regions`, whose states are held weakly."""
+        kept = dict(self.__dict__)
+        kept.pop("_changed", None)
+        return kept
 
     def confidence_of(self, region: str) -> float:
         return 0.0 if region in self.unseen else self.confidence.get(region, 1.0)
