@@ -146,6 +146,7 @@ class TestChangedRegions:
         """The tracker following 200 commits keeps the states its score track was claimed on and a
         few recent ones, not every state it was given."""
         import gc
+        import weakref
 
         from tracker.game import Game
         from tracker.replay import replay_lines
@@ -154,13 +155,16 @@ class TestChangedRegions:
         lines = replay_lines(sim.initial_state, list(sim.steps()))
         game = Game(sim.players)
         game.start(ObservedState.from_dict(lines[0].state.to_dict()))
+        given = []
         for ln in lines[1:201]:
             if ln.cards_played:
                 game.play_cards(ln.cards_player, ln.cards_played)
-            game.observe(ObservedState.from_dict(ln.state.to_dict()))      # as the camera's, each new
+            state = ObservedState.from_dict(ln.state.to_dict())      # as the camera's, each new
+            given.append(weakref.ref(state))
+            game.observe(state)
             if ln.card_drawn:
                 game.draw_card(game.current)
-        given = {id(ln.state) for ln in lines}
+        del state
         gc.collect()
-        kept = sum(1 for o in gc.get_objects() if isinstance(o, ObservedState) and id(o) not in given)
-        assert kept <= len(game.score_track) + 20, (kept, len(game.score_track))
+        kept = sum(ref() is not None for ref in given)
+        assert len(given) == 200 and kept <= len(game.score_track) + 20, (kept, len(game.score_track))
