@@ -82,6 +82,8 @@ CAMERA = _whole(0)
 DPI = _whole(72, 1200)
 #: A victory-point target.
 TARGET = _whole(1)
+#: A learning rate: more than 0.
+RATE = _real(0.0, above=True)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -1045,7 +1047,7 @@ def _window_classifier_options(p: argparse.ArgumentParser, width: int, epochs: i
     the defaults are those of the shipped model."""
     p.add_argument("--epochs", type=NONE_OR_MORE, default=epochs, help="training epochs (default: %(default)s)")
     p.add_argument("--batch", type=COUNT, default=256)
-    p.add_argument("--lr", type=_real(0.0, above=True), default=2e-3, help="peak learning rate (one-cycle schedule)")
+    p.add_argument("--lr", type=RATE, default=2e-3, help="peak learning rate (one-cycle schedule)")
     p.add_argument("--seed", type=SEED, default=0, help="seed of the training (batches, weights)")
     p.add_argument("--width", type=COUNT, default=width, help="channels of the classifier's first stage (default: %(default)s)")
     p.add_argument("--depth", type=COUNT, default=3, help="convolutions per stage of the classifier")
@@ -1165,7 +1167,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--epochs", type=NONE_OR_MORE, default=10)
     p.add_argument("--steps", type=COUNT, default=600, help="batches per epoch")
     p.add_argument("--batch", type=COUNT, default=32)
-    p.add_argument("--lr", type=_real(0.0, above=True), default=2e-3, help="peak learning rate (one-cycle schedule)")
+    p.add_argument("--lr", type=RATE, default=2e-3, help="peak learning rate (one-cycle schedule)")
     p.add_argument("--counter-view", action="store_true",
                    help="cut the samples as the counter reads frames (undistorted, at its counting scale), "
                         "not as the camera took them")

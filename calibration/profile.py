@@ -242,6 +242,12 @@ FRAME_SIDES = (16, 16384)
 MAX_ABS_K1 = 1.0
 
 
+def invertible_homography(H: np.ndarray) -> bool:
+    """Whether ``H`` is a finite 3 x 3 matrix that can be inverted (a pose read from a file or a
+    recording may be neither)."""
+    return H.shape == (3, 3) and bool(np.isfinite(H).all()) and abs(np.linalg.det(H)) >= 1e-12
+
+
 def _checked_fields(data: dict, geo: BoardGeometry) -> tuple:
     """A profile file's frame size, homography, white balance, colours, legionary area, lens and
     learned colours, each checked for its shape and range (``ValueError`` says which is wrong).
@@ -254,7 +260,7 @@ def _checked_fields(data: dict, geo: BoardGeometry) -> tuple:
                                                             for v in size)):
         raise ValueError(f"its frame size is not two whole numbers of pixels from {FRAME_SIDES[0]} to {FRAME_SIDES[1]}")
     H = np.array(data["homography"], float)
-    if H.shape != (3, 3) or not np.isfinite(H).all() or abs(np.linalg.det(H)) < 1e-12:
+    if not invertible_homography(H):
         raise ValueError("its homography is not an invertible 3 x 3 matrix")
     corners = np.array([[0, 0, 1], [geo.size[0], 0, 1], [geo.size[0], geo.size[1], 1], [0, geo.size[1], 1]], float) @ H.T
     w, h = size

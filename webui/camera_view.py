@@ -19,7 +19,7 @@ import numpy as np
 
 from calibration.localise import BoardPose
 from calibration.overlay import draw_overlay
-from calibration.profile import CalibrationError, CalibrationProfile, board_pose
+from calibration.profile import CalibrationError, CalibrationProfile, board_pose, invertible_homography
 from webui.store import Store, StoreError
 
 #: The detector's dots on the drawings, by army colour (BGR).
@@ -103,7 +103,7 @@ class CameraViews:
                 raise ViewUnavailable(str(exc)) from None
             self._profiles[name] = profile
         H = np.array(camera["H"], np.float64)
-        if not np.isfinite(H).all() or abs(np.linalg.det(H)) < 1e-12:
+        if not invertible_homography(H):
             raise ViewUnavailable(f"snapshot {sid}'s recorded pose is damaged")
         return SeenAs(profile, board_pose(H, profile.board_id))
 

@@ -619,8 +619,7 @@ class LiveGame:
     def reviewable(self, game_id: int) -> bool:
         """Whether the review may show game ``game_id`` of the recording: this game, or an
         earlier one at this table on the same board (its map and names are this one's)."""
-        return game_id == self.game_id or any(g["id"] == game_id and g["board"] == self.game.board.id
-                                              for g in self.store.games())
+        return game_id == self.game_id or self.store.board_of(game_id) == self.game.board.id
 
     def snapshot_detail(self, sid: int) -> dict | None:
         """Snapshot ``sid`` as the review shows it, of this game or an earlier one (see

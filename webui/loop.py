@@ -80,13 +80,12 @@ def serve(app, host: str, port: int) -> tuple[threading.Thread, object]:
 def export_archive(record: Path, out: Path) -> Path:
     """One file with the database, every frame, the calibrations they were read with, and SHA-256
     checksums of each."""
-    from webui.store import CALIBRATION_NAME
+    from webui.store import CALIBRATION_NAME, StoreError
     record, out = Path(record), Path(out)
     files = [record / "game.sqlite"] + sorted((record / "frames").glob("*.jpg")) + sorted(
         f for f in (record / "calibrations").glob("*.json") if CALIBRATION_NAME.fullmatch(f.name))
     import sqlite3
 
-    from webui.store import StoreError
     try:
         # a damaged database is refused before anything is written: an archive of it would only
         # be refused later, at the review, far from the table that could still say what happened

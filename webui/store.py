@@ -160,6 +160,13 @@ class Store:
         return {"id": row[0], "players": _decoded(row[1], f"game {row[0]}'s players", list), "ruleset": row[2],
                 "target_vp": row[3], "board": row[4], "extra": _decoded(row[5] or "{}", f"game {row[0]}'s settings", dict)}
 
+    def board_of(self, game_id: int) -> str | None:
+        """The board game ``game_id`` is played on, or None where the recording holds no such game."""
+        if not _is_row_id(game_id):
+            return None
+        row = self.db.execute("SELECT board FROM game WHERE id = ?", (game_id,)).fetchone()
+        return row[0] if row else None
+
     def games(self) -> list[dict]:
         """Every game the recording holds, oldest first, each with its snapshots' count and the
         time of its last (an evening's table may play several: the review may look back at any)."""
