@@ -15,7 +15,7 @@ from typing import Sequence
 import cv2
 import numpy as np
 
-from calibration.align import ECC_BLUR, ecc_homography, edge_agreement, edge_strength
+from calibration.align import ECC_BLUR, correlation, ecc_homography, edge_agreement, edge_strength
 from calibration.markers import board_corners_from_markers
 from tracker.errors import AugurError
 from vision.geometry import BoardGeometry, load_geometry
@@ -119,6 +119,31 @@ MARKERS_BELOW = 0.5
 #: pixels at the worst corner, 5 of them for the worse (seed 12: 3.5 -> 8.0): red clutter beside
 #: the board widens that hull, and a poor outline is still the better start.
 ALL_RED = True
+#: A camera set too close or askew cuts part of the board off, and the red frame's outline then
+#: ends at the photo's edge: read as the board, it squeezed the whole map into the part in view.
+#: Until session 111 every region was then read in the wrong place (a top-down easy table cut a
+#: tenth of its width short was found 19 pixels off at the median, a fifth short 69 pixels off), or
+#: the board was refused (cut a fifth short at the top or bottom). So the best outline, where a
+#: corner of it lies where the frame leaves the photo (within FRAME_EDGE of the photo's width or
+#: height from an edge, red on that edge beside it: :func:`_frame_leaves_view`), is also pushed out
+#: past the edge (:func:`_pushed`), each corner of a side along the other side it ends, by up to
+#: PUSH_MOST of that side's length; the push that matches the art best is a further start for the
+#: alignment when it matches SLIDE_GAIN better than the outline. A view that shows only part of the
+#: board is compared with the art only where it shows the photo, that part shrunk by CUT_MARGIN
+#: pixels of the comparison view (the blur and the edges' filter see the photo's edge as an edge of
+#: the board), and its agreement there is credited for that share of the board only
+#: (:func:`_credited`); one that shows less than IN_VIEW_LEAST matches nothing. On 12 tables a tier
+#: cut a fifth short, each on one side in turn, 99.0 / 96.6 / 86.4 % of the regions in view are
+#: read right (easy / medium / hard; 31.3 / 82.9 / 76.5 % before, when 5 of the 36 were refused),
+#: and 199 of the 204 regions whose label point the frame cuts off are marked unseen (83 of 193
+#: before); cut three tenths short, 98.4 / 86.7 / 69.2 %. Cut by more, a board may still be found
+#: squeezed or not at all (calibration then says so:
+#: :func:`calibration.covered.out_of_view_notice`).
+FRAME_EDGE = 0.015
+PUSH_MOST = 1.0
+PUSH_STEP = 0.1
+CUT_MARGIN = 8
+IN_VIEW_LEAST = 0.5
 
 
 class BoardNotFound(AugurError):
@@ -328,19 +353,32 @@ def _locate(image: np.ndarray, reference: np.ndarray, geo: BoardGeometry | None,
         return cv2.warpPerspective(gray, S @ np.linalg.inv(H), (sw, sh)).astype(np.float64)
 
     def match(H: np.ndarray) -> float:
-        """How well the view rectified with ``H`` matches the art."""
-        return float((normal(view(H)) * ref).mean())
+        """How well the view rectified with ``H`` matches the art, where it shows the photo (see
+        PUSH_MOST)."""
+        valid = seen(H)
+        if valid is None:
+            return float((normal(view(H)) * ref).mean())
+        return _credited(correlation(view(H), ref, valid), valid)
 
     def edge_match(H: np.ndarray) -> float:
         """How well the edges of the view rectified with ``H`` agree with the art's."""
-        return edge_agreement(view(H), ref_edges)
+        valid = seen(H)
+        return _credited(edge_agreement(view(H), ref_edges, valid), valid)
 
     def map_match(H: np.ndarray) -> float:
         """How well the map above the score track alone matches the art's. A plain red tray on a
         light table, read as the map part of a board (:func:`_with_track`), matched the whole art
         at 0.37: the step from its red to the table fell where the art's map gives way to its
         bright track, while the tray itself, a featureless map, matches nothing."""
-        return float((normal(view(H)[:map_rows]) * ref_map).mean())
+        valid = seen(H)
+        if valid is None:
+            return float((normal(view(H)[:map_rows]) * ref_map).mean())
+        return _credited(correlation(view(H)[:map_rows], ref_map, valid[:map_rows]), valid[:map_rows])
+
+    def seen(H: np.ndarray) -> np.ndarray | None:
+        """Where the view rectified with ``H`` shows the photo, CUT_MARGIN pixels in from its edge;
+        None where it shows it everywhere."""
+        return _in_view(gray.shape, S @ np.linalg.inv(H), (sw, sh))
 
     def scored(q: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
         """How well the view rectified with corners ``q`` (TL, TR, BR, BL) matches the art."""
@@ -378,6 +416,12 @@ def _locate(image: np.ndarray, reference: np.ndarray, geo: BoardGeometry | None,
     # made one (see SLIDE_FROM)
     if slid is not None and not best < LEAST_MATCH <= slid[0] < MARKERS_BELOW:
         ranked.insert(0, slid)
+    # the best outline pushed past the photo's edge, where the frame leaves it (see PUSH_MOST)
+    pushed = _pushed(best_quad, scored, red_frame_mask(image), geo)
+    if pushed is not None and pushed[0] < best + SLIDE_GAIN:
+        pushed = None           # no better by more than a few hundredths: no sign of a better pose
+    if pushed is not None:
+        ranked = sorted(ranked + [pushed], key=lambda c: -c[0])
     score, H, q = ranked[0]
 
     def unlike(score: float) -> BoardNotFound:
@@ -398,7 +442,9 @@ def _locate(image: np.ndarray, reference: np.ndarray, geo: BoardGeometry | None,
         # candidates were one outline three times, and the second start, which ends under 4 pixels
         # off, was lost.
         # a slid outline is a start besides the best few, not instead of one of them
-        starts = _distinct(ranked, REFINE_BEST + (slid is not None))
+        # and so is a pushed one
+        starts = _distinct([c for c in ranked if c is not pushed], REFINE_BEST + (slid is not None))
+        starts += _distinct([pushed], 1) if pushed is not None else []
         # The pose's score is then how well its edges agree with the art's (the alignment's own
         # measure, unblurred), which picks among the refined poses and, in the lens estimate, among
         # the lenses. Until session 33 it was the alignment's correlation of blurred grey levels,
@@ -412,7 +458,7 @@ def _locate(image: np.ndarray, reference: np.ndarray, geo: BoardGeometry | None,
         # off it; its start is kept instead (see OVERHANG_SHARE).
         refined = []
         for _, Hc, _ in starts:
-            Hr = _refine(gray, ref_edges, Hc, S, (sw, sh))
+            Hr = _refine(gray, ref_edges, Hc, S, (sw, sh), seen(Hc))
             if _overhang(Hr, edge, geo) > max(OVERHANG_SHARE, _overhang(Hc, edge, geo)):
                 Hr = Hc
             refined.append(Hr)
@@ -482,6 +528,96 @@ def _slid(score: float, quad: np.ndarray, scored, shape: tuple[int, ...]) -> tup
     return best[:3] if best[0] >= score + SLIDE_GAIN else None
 
 
+def _credited(agreement: float, valid: np.ndarray | None) -> float:
+    """An ``agreement`` over the part of a view that is ``valid`` (None: all of it) as a score for the
+    whole view: the part out of view agrees with nothing. A pose is credited for what it
+    explains: pushed past the photo's edge, a board wholly in view could match as well in the part
+    left (a steep hard table, its far side 25 pixels from the edge, pushed 90 pixels out), and a
+    view that shows less than IN_VIEW_LEAST of the board is no board."""
+    if valid is None:
+        return agreement
+    share = float(valid.mean())
+    return agreement * share if share >= IN_VIEW_LEAST else 0.0
+
+
+def _in_view(shape: tuple[int, ...], to_view: np.ndarray, size: tuple[int, int]) -> np.ndarray | None:
+    """Where the view of size ``size``, which ``to_view`` maps a photo of ``shape`` onto, shows the
+    photo, CUT_MARGIN pixels in from the photo's edge; None where it shows it everywhere."""
+    inside = cv2.warpPerspective(np.full(shape[:2], 255, np.uint8), to_view, size, flags=cv2.INTER_NEAREST)
+    if inside.all():
+        return None
+    return cv2.erode(inside, np.ones((2 * CUT_MARGIN + 1,) * 2, np.uint8), borderValue=255) > 0
+
+
+def _frame_leaves_view(corner: np.ndarray, red: np.ndarray) -> bool:
+    """Whether an outline's ``corner`` lies where the red frame (``red``: :func:`red_frame_mask`)
+    leaves the photo: within FRAME_EDGE of the photo's width or height from one of its edges, with
+    red on that edge's outermost pixels no further from it along the edge. A board that only
+    reaches close to the edge (an easy table's frame 13 pixels from the top of a 720-pixel photo)
+    leaves no red on it, and its outline is not pushed."""
+    h, w = red.shape
+    x, y = corner
+    mx, my = FRAME_EDGE * w, FRAME_EDGE * h
+    lines = [(x <= mx, red[:, :2].any(axis=1), y, my), (x >= w - 1 - mx, red[:, -2:].any(axis=1), y, my),
+             (y <= my, red[:2].any(axis=0), x, mx), (y >= h - 1 - my, red[-2:].any(axis=0), x, mx)]
+    for near, line, along, reach in lines:
+        if near:
+            lo, hi = int(max(0, along - 2 * reach)), int(min(len(line), along + 2 * reach + 1))
+            if lo < hi and line[lo:hi].any():
+                return True
+    return False
+
+
+def _pushed(quad: np.ndarray, scored, red: np.ndarray, geo: BoardGeometry) -> tuple | None:
+    """The outline ``quad`` with a side that ends where the red frame leaves the photo
+    (:func:`_frame_leaves_view`; ``red``: :func:`red_frame_mask`) pushed out past the photo's
+    edge, in the turn, and as the whole board or its map part only (:func:`_with_track`), that
+    matches the art best, scored by ``scored``; None when no corner lies where the frame leaves.
+
+    Each corner of the side moves along the other side it ends, by its own share of that side's
+    length: a tilted board's two sides are cut at different lengths, and a true corner that lies
+    at the photo's edge stays (a tilted hard table cut a fifth short on its right: one corner of
+    the outline's cut side was the board's own, at the photo's top). Nor need both corners lie at
+    the edge: glare that washes out the frame where it meets the edge ends the outline short of it.
+    Both corners are pushed alike first, in PUSH_STEP steps (which also decides the turn and
+    whether the outline is the map part), then each alone over a grid twice as coarse, then in
+    halved steps around the best."""
+    q = _order(quad)
+    at_edge = [_frame_leaves_view(p, red) for p in q]
+    sides = [c for c in range(4) if at_edge[c] or at_edge[(c + 1) % 4]]
+    if not sides:
+        return None
+
+    def outline(c: int, t1: float, t2: float, turn: int, track: bool) -> np.ndarray:
+        p, n = q.copy(), (c + 1) % 4
+        p[c] = q[c] + t1 * (q[c] - q[(c - 1) % 4])
+        p[n] = q[n] + t2 * (q[n] - q[(n + 1) % 4])
+        p = np.roll(p, -turn, axis=0)
+        return _with_track(p, geo) if track else p
+
+    def tried(c: int, t1: float, t2: float, turn: int, track: bool) -> tuple:
+        t1, t2 = min(max(t1, 0.0), PUSH_MOST), min(max(t2, 0.0), PUSH_MOST)
+        o = outline(c, t1, t2, turn, track)
+        if not cv2.isContourConvex(np.float32(o)):      # pushed past a vanishing point: no board
+            return (-np.inf, None, o, (c, t1, t2, turn, track))
+        return scored(o) + ((c, t1, t2, turn, track),)
+
+    kinds = [(turn, track) for turn in range(4) for track in ((False, True) if geo.track_boxes else (False,))]
+    steps = np.arange(1, int(round(PUSH_MOST / PUSH_STEP)) + 1) * PUSH_STEP
+    best = max((tried(c, t, t, *kind) for c in sides for t in steps for kind in kinds), key=lambda r: r[0])
+    c, _, _, turn, track = best[3]
+    grid = np.arange(0, int(round(PUSH_MOST / PUSH_STEP / 2)) + 1) * 2 * PUSH_STEP
+    best = max([best] + [tried(c, t1, t2, turn, track) for t1 in grid for t2 in grid], key=lambda r: r[0])
+    step = PUSH_STEP
+    while step >= PUSH_STEP / 8:
+        for which in (0, 1):
+            _, t1, t2, _, _ = best[3]
+            moves = [(t1 + d, t2) if which == 0 else (t1, t2 + d) for d in (-step, step)]
+            best = max([best] + [tried(c, a, b, turn, track) for a, b in moves], key=lambda r: r[0])
+        step /= 2
+    return best[:3] if best[1] is not None else None
+
+
 def _compare_matrix(board: tuple[int, int], size: tuple[int, int], reference: tuple[int, int]) -> np.ndarray:
     """Board units -> pixels of the small comparison view: the ``reference`` (width, height in
     pixels) shrunk to ``size`` by ``cv2.resize``.
@@ -503,7 +639,8 @@ def _compare_matrix(board: tuple[int, int], size: tuple[int, int], reference: tu
                      [0, 0, 1.0]])
 
 
-def _refine(gray: np.ndarray, ref_edges: np.ndarray, H: np.ndarray, S: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+def _refine(gray: np.ndarray, ref_edges: np.ndarray, H: np.ndarray, S: np.ndarray, size: tuple[int, int],
+            valid: np.ndarray | None = None) -> np.ndarray:
     """Align the rectified view (of the grey photo) with the reference by ECC, which corrects
     corners hidden by clutter or bent by the lens. ``H`` is kept when the alignment fails or ends
     no better aligned than it began.
@@ -517,9 +654,10 @@ def _refine(gray: np.ndarray, ref_edges: np.ndarray, H: np.ndarray, S: np.ndarra
     session 72 the grey levels were aligned; over the calibration photos of the game videos (seeds
     11 to 96 on the print, 11 to 78 on the procedural art; ``docs/measured.md``) the median error
     of a grid of board points fell from 1.65 to 1.00 pixels on the print and from 0.89 to 0.31 on
-    the procedural art, and the worst point's from 9.5 to 5.2 and from 4.4 to 1.2 pixels (means)."""
+    the procedural art, and the worst point's from 9.5 to 5.2 and from 4.4 to 1.2 pixels (means).
+    ``valid``: where the view shows the photo, for a board the camera's frame cuts (see FRAME_EDGE)."""
     view = edge_strength(cv2.warpPerspective(gray, S @ np.linalg.inv(H), size))
-    found = ecc_homography(ref_edges, view, ECC_BLUR, 60, 1e-5, must_gain=True)
+    found = ecc_homography(ref_edges, view, ECC_BLUR, 60, 1e-5, must_gain=True, valid=valid)
     if found is None:
         return H
     return H @ np.linalg.inv(S) @ found[1] @ S
