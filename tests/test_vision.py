@@ -1595,6 +1595,60 @@ class TestMovedCamera:
         assert np.percentile(np.linalg.norm(pipeline.profile.pose.to_image(pts) - true, axis=1), 95) < 6.0
 
 
+    @staticmethod
+    def slid(image: np.ndarray, dx: int, dy: int = 0) -> np.ndarray:
+        """``image`` with everything in it moved ``dx``, ``dy`` pixels, as a board slid on the table."""
+        M = np.float32([[1, 0, dx], [0, 1, dy]])
+        return cv2.warpAffine(image, M, (image.shape[1], image.shape[0]), borderMode=cv2.BORDER_REFLECT)
+
+    @staticmethod
+    def label_points_off(pipeline: Pipeline, truth, dx: int, dy: int = 0, width: int | None = None) -> np.ndarray:
+        """How far (pixels) the pipeline's pose puts each label point that the frame (``width``
+        pixels wide) shows from where the board slid by ``dx``, ``dy`` has it."""
+        geo = load_geometry()
+        pts = np.array(list(geo.label_points.values()))
+        true = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), np.array(truth.homography)).reshape(-1, 2) + [dx, dy]
+        shown = (true[:, 0] >= 0) & (true[:, 0] < (width or truth.size[0]))
+        return np.linalg.norm(pipeline.profile.pose.to_image(pts) - true, axis=1)[shown]
+
+    @pytest.mark.parametrize("dx", [-60, 20])
+    def test_a_board_slid_along_its_score_track_is_relocalised(self, dx):
+        """Slid sideways, the board's frame and its score track's repeating boxes still line up
+        with themselves, and the alignment test alone passed it (60 pixels: 0.36 here, 20 pixels:
+        0.47, above MOVED_BELOW): the game went on being read through the old pose, every piece
+        30 to 90 board units off. The drift of the view measures the slide."""
+        from vision.pipeline import MOVED_BELOW, MOVED_DRIFT
+        img, truth, cal = scene()
+        pipeline = Pipeline(calibrate(cal, procedural_art(), players=PLAYERS), agree=2)
+        for _ in range(6):
+            pipeline.process(img)
+        moved = self.slid(img, dx)
+        assert pipeline.alignment(moved) > MOVED_BELOW and pipeline.drift(moved) > MOVED_DRIFT
+        assert pipeline.drift(img) < MOVED_DRIFT / 2
+        for _ in range(20):
+            pipeline.process(moved)
+        assert pipeline.relocalised == 1
+        assert self.label_points_off(pipeline, truth, dx).max() < 2
+
+    def test_a_board_cut_off_by_the_frame_and_knocked_is_relocalised(self):
+        """Cut three tenths short, the board's calibration view is black past the cut, and so was the
+        frame's view: the edge of the cut, the same in both wherever the board had gone, held the
+        alignment test up, and a board knocked 60 pixels along the cut was not re-localised. The
+        test now looks only at the part in view, and the board is found again where it went."""
+        img, truth, cal = scene()
+        corners = np.array(truth.board_corners)
+        width = int(corners[:, 0].max() - 0.3 * np.ptp(corners[:, 0]))
+        pipeline = Pipeline(calibrate(np.ascontiguousarray(cal[:, :width]), procedural_art(), players=PLAYERS), agree=2)
+        for _ in range(6):
+            pipeline.process(np.ascontiguousarray(img[:, :width]))
+        calibrated = self.label_points_off(pipeline, truth, 0, width=width).max()   # 4.3: the lens is less sure
+        moved = np.ascontiguousarray(self.slid(img, 60)[:, :width])
+        for _ in range(20):
+            pipeline.process(moved)
+        assert pipeline.relocalised == 1
+        assert self.label_points_off(pipeline, truth, 60, width=width).max() < calibrated + 1
+        assert pipeline.committed is not None and len(pipeline.committed.unseen) >= 10
+
     def test_a_still_board_seen_through_a_barrel_lens_is_not_taken_for_moved(self):
         """The pose is fitted to the undistorted frame; the alignment test must look at the frame
         through the lens too. Through the pose alone, a hard rendered game's still frames scored
