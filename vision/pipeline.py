@@ -145,25 +145,33 @@ class Pipeline:
     def alignment(self, image: np.ndarray) -> float:
         """How well the frame, rectified with the current pose, lines up with the calibration view
         (where the camera sees the board: ALIGN_MARGIN)."""
-        return correlation(self._edges(image), self._ref_edges, self._align_seen)
+        return self._alignment(self._edges(image))
 
     def drift(self, image: np.ndarray) -> float:
         """How far (board units) the frame, rectified with the current pose, lies off the
         calibration view: the length of the shift that lines their edges up best (OpenCV's phase
         correlation, where the camera sees the board)."""
-        view, ref = self._edges(image).astype(np.float32), self._ref_edges.astype(np.float32)
+        return self._drift(self._edges(image))
+
+    def _edges(self, image: np.ndarray) -> np.ndarray:
+        """The edges' strength (:func:`calibration.align.edge_strength`) of the frame's view."""
+        return edge_strength(cv2.cvtColor(self._align_view(image), cv2.COLOR_BGR2GRAY))
+
+    def _alignment(self, edges: np.ndarray) -> float:
+        return correlation(edges, self._ref_edges, self._align_seen)
+
+    def _drift(self, edges: np.ndarray) -> float:
+        view, ref = edges.astype(np.float32), self._ref_edges.astype(np.float32)
         if self._align_seen is not None:
             view, ref = view * self._align_seen, ref * self._align_seen
         (dx, dy), _ = cv2.phaseCorrelate(ref, view, self._window)
         return float(np.hypot(dx, dy)) / ALIGN_SCALE
 
-    def _edges(self, image: np.ndarray) -> np.ndarray:
-        return edge_strength(cv2.cvtColor(self._align_view(image), cv2.COLOR_BGR2GRAY))
-
     def _moved(self, image: np.ndarray) -> bool:
         """Whether the board or the camera seems to have moved since the pose was found: the frame
         lines up with the calibration view below MOVED_BELOW, or lies MOVED_DRIFT off it."""
-        return self.alignment(image) < MOVED_BELOW or self.drift(image) >= MOVED_DRIFT
+        edges = self._edges(image)
+        return self._alignment(edges) < MOVED_BELOW or self._drift(edges) >= MOVED_DRIFT
 
     def _relocalise(self, image: np.ndarray) -> bool:
         from calibration.localise import BoardNotFound, locate_board
