@@ -1594,7 +1594,6 @@ class TestMovedCamera:
         true = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), np.array(moved_truth.homography)).reshape(-1, 2)
         assert np.percentile(np.linalg.norm(pipeline.profile.pose.to_image(pts) - true, axis=1), 95) < 6.0
 
-
     @staticmethod
     def slid(image: np.ndarray, dx: int, dy: int = 0) -> np.ndarray:
         """``image`` with everything in it moved ``dx``, ``dy`` pixels, as a board slid on the table."""
@@ -1772,8 +1771,9 @@ class TestBoardCutOff:
         assert any(not (0 <= x < photo.shape[1] and 0 <= y < photo.shape[0]) for x, y in pose.corners)
 
     def test_a_board_that_only_reaches_the_edge_is_not_pushed(self):
-        """The frame of an easy table comes within 13 pixels of the photo's top, and no red lies on
-        the photo's edge: no corner of its outline is where the frame leaves the view."""
+        """The frame of an easy table comes within 13 pixels of the photo's bottom, and no red lies
+        on the photo's edge: no corner of its outline is where the frame leaves the view. Cut, the
+        outline's two corners on the cut are where it does."""
         _, truth, cal = scene()
         red = localise.red_frame_mask(cal)
         corners = np.array(truth.board_corners)
