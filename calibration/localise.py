@@ -552,9 +552,9 @@ def _in_view(shape: tuple[int, ...], to_view: np.ndarray, size: tuple[int, int])
 def _frame_leaves_view(corner: np.ndarray, red: np.ndarray) -> bool:
     """Whether an outline's ``corner`` lies where the red frame (``red``: :func:`red_frame_mask`)
     leaves the photo: within FRAME_EDGE of the photo's width or height from one of its edges, with
-    red on that edge's outermost pixels no further from it along the edge. A board that only
-    reaches close to the edge (an easy table's frame 13 pixels from the top of a 720-pixel photo)
-    leaves no red on it, and its outline is not pushed."""
+    red on that edge's outermost two pixels within twice that distance of it along the edge. A
+    board that only reaches close to the edge (an easy table's frame 13 pixels from the top of a
+    720-pixel photo) leaves no red on it, and its outline is not pushed."""
     h, w = red.shape
     x, y = corner
     mx, my = FRAME_EDGE * w, FRAME_EDGE * h
