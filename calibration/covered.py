@@ -186,7 +186,7 @@ WHOLE_BOARD = "move the camera back or turn it so that the whole board is in vie
 def out_of_view_notice(profile) -> str:
     """One line for the players about the part of the board the camera's frame cuts off ("" when
     none): the regions outside it (:meth:`calibration.profile.CalibrationProfile.out_of_view`),
-    or, where none is, an outline that runs along the frame's edge
+    or, where none is, an outline that reaches the frame's edge
     (:meth:`~calibration.profile.CalibrationProfile.outline_at_frame_edge`)."""
     regions = profile.out_of_view()
     if regions:
@@ -194,8 +194,8 @@ def out_of_view_notice(profile) -> str:
                 f"{'lies' if len(regions) == 1 else 'lie'} partly or wholly outside it, and the counter cannot see "
                 f"pieces there; {WHOLE_BOARD}")
     if profile.outline_at_frame_edge():
-        return ("the board's outline runs along the edge of the camera's frame: if part of the board lies outside "
-                f"it, the region map was squeezed onto the part in view (check the preview); {WHOLE_BOARD}")
+        return ("the board's outline reaches the edge of the camera's frame: if part of the board lies outside "
+                f"it, the region map may be squeezed onto the part in view (check the preview); {WHOLE_BOARD}")
     return ""
 
 

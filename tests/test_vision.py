@@ -1797,8 +1797,14 @@ class TestBoardCutOff:
                                                  np.float32([[150, 30], [w - 1, 40], [w - 1, 700], [140, 690]]))
         assert squeezed.outline_at_frame_edge() and not profile.outline_at_frame_edge()
         assert squeezed.out_of_view() == ()
-        assert out_of_view_notice(squeezed).startswith("the board's outline runs along the edge of the camera's frame")
+        assert out_of_view_notice(squeezed).startswith("the board's outline reaches the edge of the camera's frame")
         assert out_of_view_notice(profile) == ""
+        # found wrongly with one corner of its outline at the edge (a hard table cut three tenths short)
+        cornered = copy.copy(profile)
+        cornered.H = cv2.getPerspectiveTransform(np.float32([[0, 0], [bw, 0], [bw, bh], [0, bh]]),
+                                                 np.float32([[645, 664], [33, 710], [0, 189], [479, 13]]))
+        assert cornered.out_of_view() == () and cornered.outline_at_frame_edge()
+        assert out_of_view_notice(cornered).startswith("the board's outline reaches the edge of the camera's frame")
 
     def test_with_score_box_0_out_of_view_a_legionary_is_the_usual_size(self):
         """The score markers teach a legionary's size; with the score track cut off nothing is
