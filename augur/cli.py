@@ -391,7 +391,7 @@ def _calibrated(args: argparse.Namespace, players: tuple, anchors) -> _Calibrate
     """Calibrate on the photos given, or on the camera's frames: with something over the map, the
     camera is read again, up to CAMERA_ROUNDS rounds, and the round with the least over it kept."""
     from calibration.composed import FEWEST, composed_photo
-    from calibration.covered import covered_names, covered_notice, profile_covered
+    from calibration.covered import covered_notice, profile_covered, region_names
     from calibration.localise import BoardNotFound
     from calibration.profile import calibrate
     from vision.synth.board_art import procedural_art
@@ -427,7 +427,7 @@ def _calibrated(args: argparse.Namespace, players: tuple, anchors) -> _Calibrate
                 best = made
             if not made.notice or last:
                 break
-            where = covered_names(covered, profile.geometry) or "much of the board"
+            where = region_names(covered.regions, profile.geometry) or "much of the board"
             print(f"something lies over the map (over {where}): clear it; reading the camera again "
                   f"(round {k + 1} of {CAMERA_ROUNDS})", file=sys.stderr)
     finally:

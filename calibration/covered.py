@@ -165,14 +165,9 @@ def profile_covered(profile) -> CoveredMap:
 NAMED = 5
 
 
-def covered_names(covered: CoveredMap, geo) -> str:
-    """The regions under ``covered`` as the players read them: at most NAMED by ``geo``'s board,
-    the rest counted ("" when none)."""
-    return region_names(covered.regions, geo)
-
-
 def region_names(regions, geo) -> str:
-    """``regions`` as the players read them: at most NAMED by ``geo``'s board, the rest counted."""
+    """``regions`` as the players read them: at most NAMED by ``geo``'s board, the rest counted
+    ("" when none)."""
     regions = list(regions)
     names = ", ".join(geo.board.name(r) for r in regions[:NAMED])
     more = f" and {len(regions) - NAMED} more" if len(regions) > NAMED else ""
@@ -209,5 +204,5 @@ def covered_notice(covered: CoveredMap, geo, preview=None) -> str:
     if not covered:
         return ""
     tinted = f" (tinted red{where})" if preview is not None else ""
-    return (f"something lay over the map in the calibration photo, over {covered_names(covered, geo)} (a hand, an arm, a card?): the "
+    return (f"something lay over the map in the calibration photo, over {region_names(covered.regions, geo)} (a hand, an arm, a card?): the "
             f"counter takes it for the empty board there{tinted}; clear the map and calibrate again")
