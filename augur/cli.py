@@ -305,6 +305,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
                          relight=_relight(args.relight) if args.relight else None, relief=_relief(args.relief),
                          board_print=_board_print(args))
         return 0
+    if args.what == "memory":
+        from vision.bench import PHONE_SIZE, bench_live_memory, bench_phone_film
+        from vision.environment import bench_environment
+        print(f"environment: {bench_environment().describe()}")
+        bench_live_memory()
+        bench_phone_film(_size(args.size) if args.size else PHONE_SIZE)
+        return 0
     if args.what == "dashboard":
         from webui.bench import run_dashboard_bench
         run_dashboard_bench(commits=args.commits)
@@ -343,12 +350,16 @@ def _camera_rounds(index: int):
     from calibration.localise import BoardNotFound
     from vision.frames import open_camera, still_frames
     cap = open_camera(index)            # CameraLost: one line, like BoardNotFound
+
+    def still_round() -> list:
+        frames = still_frames(cap)
+        if not frames:
+            raise BoardNotFound(f"camera {index} is not available")
+        return frames
+
     try:
         while True:
-            frames = still_frames(cap)
-            if not frames:
-                raise BoardNotFound(f"camera {index} is not available")
-            yield frames
+            yield still_round()         # not held here while the round is calibrated
     finally:
         cap.release()
 
@@ -411,7 +422,8 @@ def _calibrated(args: argparse.Namespace, players: tuple, anchors) -> _Calibrate
             last = args.camera is None or k == CAMERA_ROUNDS
             if not args.image and len(photos) < FEWEST:
                 photos = photos[-1:]        # the camera stopped delivering (the video ended): its last frame alone
-            image = composed_photo(photos)
+            count, image = len(photos), composed_photo(photos)
+            del photos          # a phone's nine 4K frames are 225 MB the calibration has no use for
             try:
                 profile = calibrate(image, art, args.board, players, anchors)
             except BoardNotFound as exc:
@@ -422,7 +434,7 @@ def _calibrated(args: argparse.Namespace, players: tuple, anchors) -> _Calibrate
                     continue
                 break
             covered = profile_covered(profile)
-            made = _Calibrated(profile, image, len(photos), covered, covered_notice(covered, profile.geometry))
+            made = _Calibrated(profile, image, count, covered, covered_notice(covered, profile.geometry))
             if best is None or made.cover < best.cover:
                 best = made
             if not made.notice or last:
@@ -1092,10 +1104,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_simulate)
 
     p = sub.add_parser("bench", help="print speed figures")
-    p.add_argument("what", choices=["tracker", "synth", "vision", "game", "setup", "dashboard"],
+    p.add_argument("what", choices=["tracker", "synth", "vision", "game", "setup", "memory", "dashboard"],
                    help="game: the live loop over whole rendered game videos (commits, phantom changes, "
                         "the tracker's verdicts); setup: the live game following a filmed set-up from the "
-                        "empty board (placements, verdicts, when the game starts)")
+                        "empty board (placements, verdicts, when the game starts); memory: the peak memory "
+                        "of the demo's live loop, and of calibrating on and following its film scaled up "
+                        "as a phone films (--size, default 3840x2160)")
     p.add_argument("--verbose", action="store_true", help="setup: print every verdict given while the set-up was "
                                                           "followed; game: every verdict, on the tracked states and "
                                                           "on the true ones, and every true change missed or "
@@ -1109,7 +1123,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tiers", nargs="+", default=["easy", "medium", "hard"], choices=["easy", "medium", "hard"],
                    help="vision, game, setup: the tiers to measure")
     p.add_argument("--size", metavar="WxH",
-                   help="vision, game, setup: the camera frame the tables are filmed at (default: the renderer's, 720p)")
+                   help="vision, game, setup: the camera frame the tables are filmed at (default: the renderer's, "
+                        "720p); memory: the phone's film (default 3840x2160)")
     p.add_argument("--no-video", action="store_true", help="vision: skip the video figures (gating, commit delay, the live loop's peak memory)")
     p.add_argument("--relight", metavar="KELVIN:LEVEL",
                    help="vision: light the tables otherwise than their calibration photos, e.g. --relight=-2000:0.7 "

@@ -522,6 +522,15 @@ class TestDemo:
         # the child loaded the counting models and read frames: far more than a bare interpreter
         assert out["peak_rss_mb"] > 100
 
+    def test_bench_measures_a_phones_film_calibrated_and_followed(self, demo_cache, capsys):
+        """``augur bench memory``'s second half, at a small size to stay quick: the demo's film
+        scaled, calibrated on its first seconds and followed to its end, each in a child."""
+        from vision.bench import bench_phone_film
+        out = bench_phone_film((960, 540))
+        assert out["size"] == [960, 540] and out["frames"] > 300 and out["commits"] >= 8
+        assert out["calibrate_peak_rss_mb"] > 100 and out["run_peak_rss_mb"] > 100
+        assert "[film 960x540]" in capsys.readouterr().out
+
     def test_bench_times_commits_on_the_wall_clock_reading_the_newest_frame(self, demo_cache):
         from vision.bench import bench_real_time_commit
         out = bench_real_time_commit(limit=60)

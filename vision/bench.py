@@ -27,6 +27,7 @@ loop keeps its last committed count.
 """
 from __future__ import annotations
 
+import json
 import re
 import resource
 import subprocess
@@ -453,6 +454,21 @@ sys.exit(rc)
 """
 
 
+def _reporting_child(args: list[str], what: str) -> tuple[str, float, float]:
+    """``augur ARGS`` run in a child process that reports its own high-water mark: its output,
+    its peak RSS (MB) and its wall time (s). Raises AugurError naming ``what`` when it fails."""
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", _REPORTING_MAIN, *args], stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, check=False)
+    seconds = time.perf_counter() - t0
+    output = proc.stdout
+    lines = output.strip().splitlines() or ["no output"]
+    peak = re.search(r"^augur-peak-rss-kb (\d+)$", output, re.M)
+    if proc.returncode != 0 or peak is None:
+        raise AugurError(f"{what} failed (exit {proc.returncode}): {lines[-1]}")
+    return output, int(peak[1]) / 1024, seconds
+
+
 def bench_live_memory(frames: int | None = None) -> dict:
     """Peak memory of the product as players run it: ``augur demo --no-serve --fast`` on the
     embedded game video, in a child process, measured by the kernel for that process alone. It
@@ -466,22 +482,60 @@ def bench_live_memory(frames: int | None = None) -> dict:
     from vision.synth.video import ensure_default_video
     ensure_default_video()
     with tempfile.TemporaryDirectory(prefix="augur-bench-live-") as record:
-        cmd = [sys.executable, "-c", _REPORTING_MAIN, "demo", "--no-serve", "--fast", "--record", record]
+        cmd = ["demo", "--no-serve", "--fast", "--record", record]
         if frames:
             cmd += ["--frames", str(frames)]
-        t0 = time.perf_counter()
-        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, check=False)
-        seconds = time.perf_counter() - t0
-    output = proc.stdout
-    lines = output.strip().splitlines() or ["no output"]
-    if proc.returncode != 0:
-        raise AugurError(f"the live loop failed (exit {proc.returncode}): {lines[-1]}")
+        output, peak, seconds = _reporting_child(cmd, "the live loop")
     summary = re.search(r"-- (\d+) frames, (\d+) committed states", output)
-    peak = re.search(r"^augur-peak-rss-kb (\d+)$", output, re.M)
-    if summary is None or peak is None:
-        raise AugurError(f"the live loop printed no summary: {lines[-1]}")
-    out = {"peak_rss_mb": int(peak[1]) / 1024, "frames": int(summary[1]), "commits": int(summary[2]),
-           "seconds": seconds}
+    if summary is None:
+        raise AugurError(f"the live loop printed no summary: {output.strip().splitlines()[-1]}")
+    out = {"peak_rss_mb": peak, "frames": int(summary[1]), "commits": int(summary[2]), "seconds": seconds}
     print(f"[live] augur demo (calibration, gate, counting, fusion, tracker, recording) over {out['frames']} "
           f"frames, {out['commits']} states committed: peak RSS {out['peak_rss_mb']:.0f} MB (target <= 600)")
+    return out
+
+
+#: The size a phone films at (``augur bench memory``'s default): 4K, nine times a 720p webcam's
+#: pixels, where every full-size array of the calibration weighs 25 to 66 MB.
+PHONE_SIZE = (3840, 2160)
+
+
+def bench_phone_film(size: tuple[int, int] = PHONE_SIZE) -> dict:
+    """Peak memory and time of ``augur calibrate --video`` and ``augur run --video --no-serve``
+    on the demo's film scaled up to ``size`` (as a phone films the table), each in a child process
+    (see :func:`bench_live_memory`). The film opens on the calibration photo for three seconds,
+    as players are asked to film the empty board first."""
+    import cv2
+    from vision.synth.video import ensure_default_video
+    folder = ensure_default_video()
+    meta = json.loads((folder / "video.json").read_text())
+    with open(folder / "game.jsonl", encoding="utf-8") as f:
+        players = json.loads(f.readline())["game"]["players"]
+    width, height = size
+    with tempfile.TemporaryDirectory(prefix="augur-bench-film-") as tmp:
+        film, cal = Path(tmp) / "film.mp4", Path(tmp) / "calibration.json"
+        fps = meta["fps"]
+        writer = cv2.VideoWriter(str(film), cv2.VideoWriter_fourcc(*"mp4v"), fps, (width, height))
+        if not writer.isOpened():
+            raise AugurError(f"OpenCV cannot write an mp4v film here at {width}x{height}")
+
+        def put(path: Path) -> None:
+            writer.write(cv2.resize(cv2.imread(str(path)), (width, height), interpolation=cv2.INTER_CUBIC))
+        for _ in range(3 * fps):
+            put(folder / "calibration.jpg")
+        for frame in sorted((folder / "frames").glob("*.jpg")):
+            put(frame)
+        writer.release()
+        _, cal_peak, cal_seconds = _reporting_child(["calibrate", "--video", str(film), "-o", str(cal)],
+                                                    f"the calibration on a {width}x{height} film")
+        output, run_peak, run_seconds = _reporting_child(
+            ["run", "--video", str(film), "--no-serve", "--calibration", str(cal), "--players", ",".join(players),
+             "--record", str(Path(tmp) / "recording")], f"following a {width}x{height} film")
+    summary = re.search(r"(\d+) frames read, (\d+) committed states", output)
+    frames, commits = (int(summary[1]), int(summary[2])) if summary else (0, 0)
+    out = {"size": [width, height], "calibrate_peak_rss_mb": cal_peak, "calibrate_seconds": cal_seconds,
+           "run_peak_rss_mb": run_peak, "run_seconds": run_seconds, "frames": frames, "commits": commits}
+    print(f"[film {width}x{height}] augur calibrate --video: {cal_seconds:.1f} s, peak RSS {cal_peak:.0f} MB; "
+          f"augur run --video: {frames} frames in {run_seconds:.1f} s, {commits} states committed, peak RSS "
+          f"{run_peak:.0f} MB (target <= 600)")
     return out

@@ -274,7 +274,4 @@ def ensure_default_video(progress=None, setup: bool = False) -> Path:
         write_video(tmp, seed=3, turns=4, tier="easy")
     tmp.rename(out) if not out.exists() else None
     return out
-    tmp = out.with_name(out.name + ".partial")
-    write_video(tmp, seed=3, turns=4, tier="easy")
-    tmp.rename(out) if not out.exists() else None
     return out
