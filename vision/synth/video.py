@@ -261,7 +261,7 @@ def default_video_dir(setup: bool = False) -> Path:
     return base / ("demo-setup-v1" if setup else "demo-video-v2")
 
 
-def ensure_default_video(progress=None, setup: bool = False) -> Path:
+def ensure_default_video(setup: bool = False) -> Path:
     """The demo video (seed 3, 4 turns, easy tier at 1280x720; ``setup``: the set-up of seed 3
     made from the empty board, then the first move), generated once and cached."""
     out = default_video_dir(setup)
@@ -273,5 +273,4 @@ def ensure_default_video(progress=None, setup: bool = False) -> Path:
     else:
         write_video(tmp, seed=3, turns=4, tier="easy")
     tmp.rename(out) if not out.exists() else None
-    return out
     return out
