@@ -138,12 +138,6 @@ def print_of_table(prints: PrintChoice | None, tier: str, seed: int, i: int) -> 
     return printed_board(prints) if prints is not None and prints.on_print(tier, seed, i) else None
 
 
-def make_sample(tier: str, seed: int, i: int, counter_view: bool = False, prints: PrintChoice | None = None) -> dict:
-    """One training sample: render the table and its calibration photo, calibrate, cut the input
-    (see :func:`sample_from` for ``counter_view``). ``prints``: which tables show a real print."""
-    return make_samples(tier, seed, i, 1, counter_view, prints)[0]
-
-
 def frame_steps(steps: list, tier: str, seed: int, i: int, frames: int) -> list:
     """The game states the ``frames`` frames of table ``i`` show: frame 0's is :func:`render_table`'s
     draw, each later frame's is drawn from its own stream, and no two frames show the same state
@@ -166,7 +160,8 @@ def make_samples(tier: str, seed: int, i: int, frames: int = 1, counter_view: bo
     sample costs; rendering a photo about 0.15 s. Later frames show other states of the game on the
     same table: the render's seed draws the camera and the light before the pieces, so each frame
     is taken by the calibration photo's camera in its light, as at a real table through an evening,
-    while its pieces, hands, glare and sensor noise are its own. Frame 0 is :func:`make_sample`'s.
+    while its pieces, hands, glare and sensor noise are its own. Frame 0 is the table's own draw
+    (:func:`frame_steps`).
     A table :func:`is_rich_table` picks for ``rich_share`` shows vexillum-rich states in every frame."""
     board_print = print_of_table(prints, tier, seed, i)
     steps = _states(seed)

@@ -14,15 +14,6 @@ DETECTORS = ("auto", "density", DENSITY_MIRRORED, "yolo", "classical")
 
 
 @dataclass(frozen=True)
-class Frame:
-    """One camera image and when it was taken (seconds)."""
-
-    image: np.ndarray
-    t: float = 0.0
-    index: int = 0
-
-
-@dataclass(frozen=True)
 class Detections:
     """Pieces found in one frame, whatever the detector: one row per piece.
 
@@ -49,13 +40,3 @@ class Detections:
     @classmethod
     def empty(cls, source: str = "", unseen: frozenset[str] = frozenset()) -> "Detections":
         return cls(np.zeros((0, 2)), (), (), np.zeros(0), np.zeros((0, 4)), source, unseen)
-
-    @classmethod
-    def concat(cls, parts: list["Detections"], source: str = "") -> "Detections":
-        parts = [p for p in parts if len(p)]
-        if not parts:
-            return cls.empty(source)
-        return cls(np.vstack([p.footprints for p in parts]), sum((p.kinds for p in parts), ()),
-                   sum((p.colours for p in parts), ()), np.concatenate([p.scores for p in parts]),
-                   np.vstack([p.boxes if len(p.boxes) else np.full((len(p), 4), np.nan) for p in parts]),
-                   source or parts[0].source)
