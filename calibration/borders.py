@@ -108,6 +108,9 @@ TONE_NEAR = 16.0
 #: 40 hard print bench tables put as many pieces in another region as before (37 of 5,493), and
 #: so did 24 of seed 31337 (31 of 3,498).
 RIMS = ((3, 6, TONE_MARGIN / 2, 0.0), (6, 10, TONE_MARGIN, 45.0))
+#: Pixels around a strip's bounding box that hold its widest ring (a dilation by n steps of the
+#: cross reaches n pixels): its rings are looked for there, not over its region's whole box.
+RIM_PAD = max(far for _, far, _, _ in RIMS) + 1
 #: A piece of a region smaller than this (square board units) is a speck of the flat-colour
 #: drawing the map was made from, not an islet printed on the board (the smallest printed islets,
 #: of the Baleares, cover about 320): it neither takes nor gives a pixel. The map has ten such
@@ -141,14 +144,24 @@ def _beyond_reach(moved: np.ndarray, labels: np.ndarray) -> np.ndarray:
     Hispania, and pieces standing on them were counted in Armenia."""
     beyond = np.zeros(moved.shape, bool)
     pad = int(np.ceil(REACH)) + 1
-    for r in np.unique(moved[moved > 0]):
-        ys, xs = np.nonzero(moved == r)
-        y0, y1 = max(ys.min() - pad, 0), min(ys.max() + pad + 1, moved.shape[0])
-        x0, x1 = max(xs.min() - pad, 0), min(xs.max() + pad + 1, moved.shape[1])
+    for r, box in enumerate(ndimage.find_objects(moved), 1):       # each region's pixels' bounding box
+        if box is None:
+            continue
+        y0, y1 = max(box[0].start - pad, 0), min(box[0].stop + pad, moved.shape[0])
+        x0, x1 = max(box[1].start - pad, 0), min(box[1].stop + pad, moved.shape[1])
         # within the box grown by REACH, every pixel of r that could lie within REACH is seen
         to_r = cv2.distanceTransform(np.where(labels[y0:y1, x0:x1] == r, 0, 255).astype(np.uint8), cv2.DIST_L2, 5)
         beyond[y0:y1, x0:x1] |= (moved[y0:y1, x0:x1] == r) & (to_r > REACH)
     return beyond
+
+
+def _most_by_label(values: np.ndarray, labels: np.ndarray, count: int) -> np.ndarray:
+    """The largest of ``values`` (non-negative) under each label 0 .. ``count`` of ``labels``, as
+    ``ndimage.maximum`` gives it for labels that each hold a pixel, at a tenth of its time (it
+    sorts every pixel by label: 35 ms for a map)."""
+    most = np.zeros(count + 1, values.dtype)
+    np.maximum.at(most, labels.ravel(), values.ravel())
+    return most
 
 
 def _specks(labels: np.ndarray) -> np.ndarray:
@@ -181,7 +194,7 @@ def trace_borders(rectified: np.ndarray, geo: BoardGeometry) -> np.ndarray:
     relief[border] = np.maximum(relief[border], 2)
     # every piece of a region (an island of a group, a cape cut off by the map's edge) has its own seed
     pieces, count = ndimage.label(~border)
-    depth = np.asarray(ndimage.maximum(to_border, pieces, np.arange(count + 1)))
+    depth = _most_by_label(to_border, pieces, count)
     seed_depth = np.minimum(REACH, SEED_SHARE * depth)
     specks = _specks(labels)
     markers = labels.astype(np.int32) + 1          # 0 is for the band to flood
@@ -195,7 +208,7 @@ def trace_borders(rectified: np.ndarray, geo: BoardGeometry) -> np.ndarray:
     moved[grown > 0] = grown[grown > 0]
     # a sliver that reaches less than MIN_MOVE from the map's border is left where it was
     strips, count = ndimage.label(moved > 0, structure=np.ones((3, 3)))
-    reach = np.asarray(ndimage.maximum(to_border, strips, np.arange(count + 1)))
+    reach = _most_by_label(to_border, strips, count)
     moved[(reach < MIN_MOVE)[strips]] = 0
     moved[_unlike_their_new_region(moved, labels, rectified, to_border)] = 0
     return moved
@@ -284,19 +297,21 @@ def _grown_off_map(labels: np.ndarray, rectified: np.ndarray, to_border: np.ndar
         keep = np.isin(joined, np.unique(joined[region]))
         taken = ndimage.binary_fill_holes(keep | region) & mine
         # ... and ends on the frame, as the print's land does at its own edge
-        strips, count = ndimage.label(taken, structure=np.ones((3, 3)))
-        for k in range(1, count + 1):
-            strip = strips == k
+        strips, _ = ndimage.label(taken, structure=np.ones((3, 3)))
+        for k, sub in enumerate(ndimage.find_objects(strips), 1):
+            # the strip's box grown by the widest ring holds every ring around it
+            sub = tuple(slice(max(b.start - RIM_PAD, 0), b.stop + RIM_PAD) for b in sub)
+            strip = strips[sub] == k
             # a ring beyond it, past the blur of the line where the print's land ends
             for near_edge, far_edge, margin, contrast in RIMS:
                 if np.linalg.norm(own - frame) < contrast:
                     continue
                 rim = ndimage.binary_dilation(strip, iterations=far_edge) \
-                    & ~ndimage.binary_dilation(strip, iterations=near_edge) & mine & seen[box]
+                    & ~ndimage.binary_dilation(strip, iterations=near_edge) & mine[sub] & seen[box][sub]
                 if rim.any():
-                    beyond = np.median(lab[box][rim], axis=0)
+                    beyond = np.median(lab[box][sub][rim], axis=0)
                     if np.linalg.norm(beyond - frame) + margin < np.linalg.norm(beyond - own):
-                        grown[box][strip] = value
+                        grown[box][sub][strip] = value
                         break
     return grown
 
