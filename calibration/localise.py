@@ -132,13 +132,17 @@ ALL_RED = True
 #: board is compared with the art only where it shows the photo, that part shrunk by CUT_MARGIN
 #: pixels of the comparison view (the blur and the edges' filter see the photo's edge as an edge of
 #: the board), and its agreement there is credited for that share of the board only
-#: (:func:`_credited`); one that shows less than IN_VIEW_LEAST matches nothing. On 12 tables a tier
-#: cut a fifth short, each on one side in turn, 99.0 / 96.6 / 86.4 % of the regions in view are
-#: read right (easy / medium / hard; 31.3 / 82.9 / 76.5 % before, when 5 of the 36 were refused),
-#: and 199 of the 204 regions whose label point the frame cuts off are marked unseen (83 of 193
-#: before); cut three tenths short, 98.4 / 86.7 / 69.2 %. Cut by more, a board may still be found
-#: squeezed or not at all (calibration then says so:
-#: :func:`calibration.covered.out_of_view_notice`).
+#: (:func:`_credited`); one that shows less than IN_VIEW_LEAST matches nothing. Since session 112
+#: a corner where the frame leaves the photo is also pushed alone: a board askew to the edge is
+#: cut far more at one end of its side than at the other. On 12 tables a tier cut a fifth short,
+#: each on one side in turn, 99.0 / 96.6 / 89.0 % of the regions in view are read right (easy /
+#: medium / hard; 31.3 / 82.9 / 76.5 % before session 111, when 5 of the 36 were refused; 86.4 % on
+#: hard before session 112), and 203 of the 204 regions whose label point the frame cuts off are
+#: marked unseen (83 of 193 before session 111, 199 before session 112); cut three tenths short,
+#: 98.4 / 95.7 / 88.5 % (86.7 / 69.2 % on medium and hard before session 112, with three tables
+#: found wrongly, none now; two refused both times, each missing a corner of its frame besides the
+#: cut: a card over one, glare over the other). Cut by more, a board may still be found squeezed
+#: or not at all (calibration then says so: :func:`calibration.covered.out_of_view_notice`).
 FRAME_EDGE = 0.015
 PUSH_MOST = 1.0
 PUSH_STEP = 0.1
@@ -579,9 +583,12 @@ def _pushed(quad: np.ndarray, scored, red: np.ndarray, geo: BoardGeometry) -> tu
     at the photo's edge stays (a tilted hard table cut a fifth short on its right: one corner of
     the outline's cut side was the board's own, at the photo's top). Nor need both corners lie at
     the edge: glare that washes out the frame where it meets the edge ends the outline short of it.
-    Both corners are pushed alike first, in PUSH_STEP steps (which also decides the turn and
-    whether the outline is the map part), then each alone over a grid twice as coarse, then in
-    halved steps around the best."""
+    Both corners are pushed alike first, in PUSH_STEP steps, and each corner where the frame
+    leaves the view alone, in steps twice as coarse (which decides the side, the turn and whether
+    the outline is the map part), then each over a grid twice as coarse, then in halved steps
+    around the best. A board askew to the photo's edge is cut far more at one end of its side
+    than at the other: pushed alike, the best push of a medium table cut three tenths short on
+    its left was of the wrong side, and it was found 100 pixels off (session 112)."""
     q = _order(quad)
     at_edge = [_frame_leaves_view(p, red) for p in q]
     sides = [c for c in range(4) if at_edge[c] or at_edge[(c + 1) % 4]]
@@ -604,7 +611,11 @@ def _pushed(quad: np.ndarray, scored, red: np.ndarray, geo: BoardGeometry) -> tu
 
     kinds = [(turn, track) for turn in range(4) for track in ((False, True) if geo.track_boxes else (False,))]
     steps = np.arange(1, int(round(PUSH_MOST / PUSH_STEP)) + 1) * PUSH_STEP
-    best = max((tried(c, t, t, *kind) for c in sides for t in steps for kind in kinds), key=lambda r: r[0])
+    alike = [(c, t, t) for c in sides for t in steps]
+    # each corner where the frame leaves the view also pushed alone, in steps twice as coarse
+    alone = [(c, t, 0.0) if end == 0 else (c, 0.0, t) for c in sides for end in (0, 1)
+             if at_edge[(c + end) % 4] for t in steps[1::2]]
+    best = max((tried(*push, *kind) for push in alike + alone for kind in kinds), key=lambda r: r[0])
     c, _, _, turn, track = best[3]
     grid = np.arange(0, int(round(PUSH_MOST / PUSH_STEP / 2)) + 1) * 2 * PUSH_STEP
     best = max([best] + [tried(c, t1, t2, turn, track) for t1 in grid for t2 in grid], key=lambda r: r[0])
