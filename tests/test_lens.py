@@ -116,9 +116,9 @@ class TestRemapTables:
         assert again is not first and all(np.array_equal(a, b) for a, b in zip(again, first))
 
     def test_tables_are_made_in_bands_of_rows_without_full_size_temporaries(self, monkeypatch):
-        """A 4K frame's pair of tables is 66 MB; made at once, a dozen temporaries of a table's size
-        took the calibration of a phone's film past 750 MB. Made a band of rows at a time, the
-        pair costs little more than itself, and each pixel is what the whole-frame formula gives."""
+        """A 4K frame's pair of tables is 66 MB; made at once, temporaries of 2.6 times that took
+        the calibration of a phone's film past 750 MB. Made a band of rows at a time, the pair
+        costs little more than itself, and each pixel is what the whole-frame formula gives."""
         import tracemalloc
         from collections import OrderedDict
 

@@ -532,7 +532,9 @@ def bench_phone_film(size: tuple[int, int] = PHONE_SIZE) -> dict:
             ["run", "--video", str(film), "--no-serve", "--calibration", str(cal), "--players", ",".join(players),
              "--record", str(Path(tmp) / "recording")], f"following a {width}x{height} film")
     summary = re.search(r"(\d+) frames read, (\d+) committed states", output)
-    frames, commits = (int(summary[1]), int(summary[2])) if summary else (0, 0)
+    if summary is None:
+        raise AugurError(f"following a {width}x{height} film printed no summary: {output.strip().splitlines()[-1]}")
+    frames, commits = int(summary[1]), int(summary[2])
     out = {"size": [width, height], "calibrate_peak_rss_mb": cal_peak, "calibrate_seconds": cal_seconds,
            "run_peak_rss_mb": run_peak, "run_seconds": run_seconds, "frames": frames, "commits": commits}
     print(f"[film {width}x{height}] augur calibrate --video: {cal_seconds:.1f} s, peak RSS {cal_peak:.0f} MB; "
