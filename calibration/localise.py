@@ -232,13 +232,13 @@ def _order(q: np.ndarray) -> np.ndarray:
     return np.roll(q, -start, axis=0)
 
 
-def _frame_evidence(image: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
-    """Candidate outlines of the red frame, corners in image order (which corner is which is
-    decided by the art), and the outer edge of the red pieces they were made from (image pixels,
-    N x 2, one point per pixel of edge): a pose must not leave much of it outside the board
+def _frame_evidence(mask: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
+    """Candidate outlines of the red frame (``mask``: :func:`red_frame_mask`), corners in image
+    order (which corner is which is decided by the art), and the outer edge of the red pieces they
+    were made from (image pixels, N x 2, one point per pixel of edge): a pose must not leave much
+    of it outside the board
     (:func:`_overhang`). Raises :class:`BoardNotFound` saying why there are no outlines."""
-    h, w = image.shape[:2]
-    mask = red_frame_mask(image)
+    h, w = mask.shape
     cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
 
     def share(c: np.ndarray) -> float:
@@ -339,6 +339,7 @@ def _locate(image: np.ndarray, reference: np.ndarray, geo: BoardGeometry | None,
     if image is None or image.ndim != 3:
         raise BoardNotFound("the image is unreadable or not a colour image")
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    red = red_frame_mask(image)          # the frame's outlines, and where it leaves the photo
     bw, bh = geo.size
     dst = np.float64([[0, 0], [bw, 0], [bw, bh], [0, bh]])
     sw, sh = int(bw * COMPARE_SCALE), int(bh * COMPARE_SCALE)
@@ -392,7 +393,7 @@ def _locate(image: np.ndarray, reference: np.ndarray, geo: BoardGeometry | None,
     candidates = []
     edge = np.zeros((0, 2))
     try:
-        quads, edge = _frame_evidence(image)
+        quads, edge = _frame_evidence(red)
         for quad in quads:
             turns = [np.roll(_order(quad), -k, axis=0) for k in range(4)]
             candidates += [scored(q) for q in turns]
@@ -421,7 +422,7 @@ def _locate(image: np.ndarray, reference: np.ndarray, geo: BoardGeometry | None,
     if slid is not None and not best < LEAST_MATCH <= slid[0] < MARKERS_BELOW:
         ranked.insert(0, slid)
     # the best outline pushed past the photo's edge, where the frame leaves it (see PUSH_MOST)
-    pushed = _pushed(best_quad, scored, red_frame_mask(image), geo)
+    pushed = _pushed(best_quad, scored, red, geo)
     if pushed is not None and pushed[0] < best + SLIDE_GAIN:
         pushed = None           # no better by more than a few hundredths: no sign of a better pose
     if pushed is not None:

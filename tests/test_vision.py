@@ -172,7 +172,7 @@ class TestLocalisation:
             cv2.rectangle(img, a, b, (60, 95, 140), -1)          # the frame broken mid-side: four corners
         shares = frame_shares(img)
         assert len(shares) == 4 and localise.FRAME_PIECE < min(shares) and max(shares) < localise.WHOLE_FRAME
-        quads, _ = localise._frame_evidence(img)
+        quads, _ = localise._frame_evidence(localise.red_frame_mask(img))
         want = np.float64([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
         assert any(np.abs(localise._order(q) - want).max() < 15 for q in quads)
 
@@ -1798,9 +1798,10 @@ class TestBoardCutOff:
         assert not any(localise._frame_leaves_view(c, red) for c in corners)
         photo, _ = self.cut_at("right", 0.3)                  # the frame's outline, cut: two corners on the edge
         photo = np.ascontiguousarray(photo)
-        quads, _ = localise._frame_evidence(photo)
+        red = localise.red_frame_mask(photo)
+        quads, _ = localise._frame_evidence(red)
         outline = localise._order(quads[0])
-        leaves = [localise._frame_leaves_view(c, localise.red_frame_mask(photo)) for c in outline]
+        leaves = [localise._frame_leaves_view(c, red) for c in outline]
         assert leaves == [x > photo.shape[1] - 3 for x in outline[:, 0]] and sum(leaves) == 2
 
     def test_a_board_found_squeezed_into_the_part_in_view_is_said(self):

@@ -120,8 +120,6 @@ class Pipeline:
         self._misaligned = 0
         self._setup_pose()
         self._notice = self._calibration_notice = self._calibration_says()
-        self._ref_edges = edge_strength(cv2.cvtColor(cv2.resize(profile.reference, self._align_view.size,
-                                                                interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY))
 
     def _calibration_says(self) -> str:
         """What the calibration tells the players for the whole game: the camera's frame cuts off
@@ -140,6 +138,11 @@ class Pipeline:
         self._align_seen = None if seen.all() else \
             cv2.erode(seen.astype(np.uint8), np.ones((2 * ALIGN_MARGIN + 1,) * 2, np.uint8), borderValue=1) > 0
         self._window = cv2.createHanningWindow(self._align_view.size, cv2.CV_32F)
+        self._ref_edges = edge_strength(cv2.cvtColor(cv2.resize(self.profile.reference, self._align_view.size,
+                                                                interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY))
+        # the calibration view as the drift compares each frame's with it, made once (see _drift)
+        ref = self._ref_edges.astype(np.float32)
+        self._drift_ref = ref if self._align_seen is None else ref * self._align_seen
         self.touched = TouchedRegions(self.profile, self.geo) if self.hold_untouched else None
 
     def alignment(self, image: np.ndarray) -> float:
@@ -161,10 +164,10 @@ class Pipeline:
         return correlation(edges, self._ref_edges, self._align_seen)
 
     def _drift(self, edges: np.ndarray) -> float:
-        view, ref = edges.astype(np.float32), self._ref_edges.astype(np.float32)
+        view = edges.astype(np.float32)
         if self._align_seen is not None:
-            view, ref = view * self._align_seen, ref * self._align_seen
-        (dx, dy), _ = cv2.phaseCorrelate(ref, view, self._window)
+            view = view * self._align_seen
+        (dx, dy), _ = cv2.phaseCorrelate(self._drift_ref, view, self._window)
         return float(np.hypot(dx, dy)) / ALIGN_SCALE
 
     def _moved(self, image: np.ndarray) -> bool:
