@@ -271,7 +271,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.what == "game":
         # the game videos are filmed flat, in the calibration's light: a vision-only option would
         # be ignored, and the figures taken for what it asked
-        vision_only = [flag for flag, value in (("--relight", args.relight), ("--relief", args.relief)) if value]
+        vision_only = [flag for flag, value in (("--relight", args.relight), ("--relief", args.relief),
+                                                ("--toppled", args.toppled)) if value]
         if vision_only:
             raise AugurError(f"{', '.join(vision_only)}: only for augur bench vision; the game videos are filmed "
                              f"flat, in the calibration's light")
@@ -303,7 +304,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         run_vision_bench(n=args.images, tiers=args.tiers, detector=args.detector, video=not args.no_video,
                          size=_size(args.size) if args.size else FRAME_SIZE,
                          relight=_relight(args.relight) if args.relight else None, relief=_relief(args.relief),
-                         board_print=_board_print(args))
+                         board_print=_board_print(args), toppled=_toppled(args.toppled))
         return 0
     if args.what == "memory":
         from vision.bench import PHONE_SIZE, bench_live_memory, bench_phone_film
@@ -581,7 +582,7 @@ def _training_device(name: str) -> str:
 def cmd_train_counter(args: argparse.Namespace) -> int:
     if args.epochs:
         _require_training("torch", "onnx")
-    from vision.density_train import ARCHS, VIEW_NAMES, train, write_data
+    from vision.density_train import ARCHS, VIEW_NAMES, describe_toppled, train, write_data
     if args.arch not in ARCHS:          # checked here: the parser would import the training module on every command
         raise AugurError(f"unknown network shape '{args.arch}' (expected {', '.join(sorted(ARCHS))})")
     if not 0.0 <= args.spill_share <= 1.0:
@@ -602,9 +603,10 @@ def cmd_train_counter(args: argparse.Namespace) -> int:
         raise AugurError(f"--render-for must be a positive number of seconds, not {args.render_for}")
     if not 0.0 <= args.rich_share <= 1.0:
         raise AugurError(f"--rich-share must lie between 0 and 1, not {args.rich_share}")
+    toppled = _toppled(args.toppled)
     files = write_data(data, n, args.render_seed, workers=args.workers, counter_view=args.counter_view,
                        progress=_rendered, prints=prints, frames=args.frames, render_for=args.render_for,
-                       rich_share=args.rich_share)
+                       rich_share=args.rich_share, toppled=toppled)
     if args.epochs:
         card = train(data, Path(args.models), epochs=args.epochs, steps=args.steps, batch=args.batch, seed=args.seed,
                      lr=args.lr, balance_kinds=args.balance_kinds, init=Path(args.init) if args.init else None,
@@ -613,6 +615,7 @@ def cmd_train_counter(args: argparse.Namespace) -> int:
                      recipe={"renders_per_tier": n, "render_seed": args.render_seed, "frames_per_table": args.frames,
                              "render_for_s": args.render_for, "vexillum_rich_share": args.rich_share,
                              "view": VIEW_NAMES[args.counter_view], "command": "augur train-counter",
+                             **({"toppled": describe_toppled(toppled)} if toppled else {}),
                              "on_real_print": prints.describe() if prints else None})
         print(json.dumps(card["history"][-1]))
     else:
@@ -629,6 +632,7 @@ def cmd_average_counter(args: argparse.Namespace) -> int:
 
 
 def cmd_train_summits(args: argparse.Namespace) -> int:
+    from vision.density_train import describe_toppled
     from vision.summits_train import require_weights, train, write_windows
     init = require_weights(args.init) if args.init else None        # before the long rendering, not after it
     if args.epochs:
@@ -637,18 +641,27 @@ def cmd_train_summits(args: argparse.Namespace) -> int:
     n = _per_tier(args.images)
     rich = _per_tier(getattr(args, "rich", (0, 0, 0)))      # train-hulls renders no vexillum-rich tables
     prints = _print_choice(args)
+    toppled = _toppled(getattr(args, "toppled", None))      # train-hulls knocks nothing over
     write_windows(data, n, args.render_seed, workers=args.workers,
-                  progress=_rendered, hulls=args.hulls, rich_per_tier=rich, prints=prints)
+                  progress=_rendered, hulls=args.hulls, rich_per_tier=rich, prints=prints, toppled=toppled)
     if args.epochs:
         card = train(data, Path(args.models), epochs=args.epochs, batch=args.batch, seed=args.seed, lr=args.lr,
                      width=args.width, depth=args.depth, hulls=args.hulls, init=init,
                      recipe={"renders_per_tier": n, "vexillum_rich_per_tier": rich, "render_seed": args.render_seed,
                              **({"print": prints.describe()} if prints else {}),
+                             **({"toppled": describe_toppled(toppled)} if toppled else {}),
                              "command": "augur train-hulls" if args.hulls else "augur train-summits"})
         print(json.dumps(card["held_out"]))
     else:
         print(f"windows of {sum(n.values())} tables in {data}; no training asked (--epochs 0)")
     return 0
+
+
+def _toppled_option(p: argparse.ArgumentParser, what: str) -> None:
+    from vision.synth.dataset import TOPPLED_TABLES
+    p.add_argument("--toppled", type=float, metavar="SHARE",
+                   help=f"on a seeded {TOPPLED_TABLES:g} of the {what} tables, this share of the legionaries and "
+                        f"vexilla lie knocked over, as after a battle (e.g. --toppled 0.1)")
 
 
 def _print_choice(args: argparse.Namespace):
@@ -664,6 +677,7 @@ def _print_choice(args: argparse.Namespace):
 
 def cmd_fit_confidence(args: argparse.Namespace) -> int:
     from vision.confidence import DEFAULT_CONFIDENCE, FIT_SEED, describe, file_sha256, fit_confidence, rendered_rows
+    from vision.density_train import describe_toppled
     from vision.density import DEFAULT_COUNTER
     from vision.summit_counts import DEFAULT_SUMMIT_COUNTS
     from vision.summits import DEFAULT_HULLS, DEFAULT_SUMMITS
@@ -673,7 +687,8 @@ def cmd_fit_confidence(args: argparse.Namespace) -> int:
     if not counter.is_file():
         raise AugurError(f"counting model not found: {counter}")
     prints = _print_choice(args)
-    rows = rendered_rows(n, seed, counter, progress=_tier_progress("counted"), prints=prints)
+    toppled = _toppled(args.toppled)
+    rows = rendered_rows(n, seed, counter, progress=_tier_progress("counted"), prints=prints, toppled=toppled)
     # the counts it learns from are read with the shipped summit and hull classifiers and the
     # summit-count model, where there are
     summits = file_sha256(DEFAULT_SUMMITS) if DEFAULT_SUMMITS.is_file() else None
@@ -683,6 +698,7 @@ def cmd_fit_confidence(args: argparse.Namespace) -> int:
                                           "summit_classifier_sha256": summits, "hull_classifier_sha256": hulls,
                                           "summit_counts_sha256": counts,
                                           "print": prints.describe() if prints else None,
+                                          **({"toppled": describe_toppled(toppled)} if toppled else {}),
                                           "command": "augur fit-confidence"},
                           Path(args.out) if args.out else DEFAULT_CONFIDENCE)
     for tier, figures in card["figures_on_fitting_tables"].items():
@@ -694,6 +710,7 @@ def cmd_fit_confidence(args: argparse.Namespace) -> int:
 
 def cmd_fit_summit_counts(args: argparse.Namespace) -> int:
     from vision.density import DEFAULT_COUNTER
+    from vision.density_train import describe_toppled
     from vision.summit_counts import DEFAULT_SUMMIT_COUNTS, FIT_SEED, fit_and_write, rendered_summits
     from vision.summits import DEFAULT_SUMMITS
     for path, what in ((DEFAULT_COUNTER, "counting model"), (DEFAULT_SUMMITS, "summit classifier")):
@@ -702,10 +719,13 @@ def cmd_fit_summit_counts(args: argparse.Namespace) -> int:
     n = _per_tier(args.images)
     seed = FIT_SEED if args.render_seed is None else args.render_seed
     prints = _print_choice(args)
-    rows = rendered_summits(n, seed, prints, args.workers, progress=_tier_progress("read"))
+    toppled = _toppled(args.toppled)
+    rows = rendered_summits(n, seed, prints, args.workers, progress=_tier_progress("read"), toppled=toppled)
     card = fit_and_write(rows, DEFAULT_COUNTER, DEFAULT_SUMMITS,
                          {"renders_per_tier": n, "render_seed": seed,
-                          "print": prints.describe() if prints else None, "command": "augur fit-summit-counts"},
+                          "print": prints.describe() if prints else None,
+                          **({"toppled": describe_toppled(toppled)} if toppled else {}),
+                          "command": "augur fit-summit-counts"},
                          Path(args.out) if args.out else DEFAULT_SUMMIT_COUNTS)
     for key, f in card["figures_on_fitting_tables"].items():
         print(f"[{key}] {f['summits']} summits: {100 * f['right_by_model']:.2f}% read right by the model, "
@@ -792,6 +812,15 @@ def _relight(text: str) -> tuple[float, float]:
     if not (-6000 <= kelvin <= 6000 and 0.1 <= level <= 3):
         raise GameError(f"--relight {text} is out of range (kelvin within 6000, brightness factor 0.1 to 3)")
     return kelvin, level
+
+
+def _toppled(share: float | None) -> float:
+    """``--toppled SHARE``: the share of legionaries and vexilla lying knocked over."""
+    if share is None:
+        return 0.0
+    if not 0 <= share <= 1:
+        raise GameError(f"--toppled {share:g} is out of range (a share, 0 to 1)")
+    return share
 
 
 def _relief(mm: float | None) -> float:
@@ -1132,6 +1161,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--relief", type=float, metavar="MM",
                    help="vision: a board folded in four that rises up to MM millimetres off the table along its "
                         "creases, as at the calibration (e.g. --relief 4)")
+    p.add_argument("--toppled", type=float, metavar="SHARE",
+                   help="vision: about this share of the legionaries and vexilla on the map lie knocked over, as a "
+                        "sleeve or a die leaves them during a battle (e.g. --toppled 0.05); they still count")
     p.add_argument("--board-photo", metavar="PHOTO",
                    help="vision, game, setup: render the tables on the real print of this top-down photo of an "
                         "empty board (e.g. ../shared/reference/spqrisiko/board-photo-topdown.jpeg --rotate ccw) instead of "
@@ -1195,6 +1227,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rich-share", type=float, default=0.0,
                    help="share of the tables showing a vexillum-rich state of their game (of its states with "
                         "the most full tens: late, crowded boards, where the big piles and the vexilla are)")
+    _toppled_option(p, "training")
     p.add_argument("--balance-kinds", action="store_true",
                    help="centre training crops on a kind drawn uniformly, then on one of its pieces")
     p.add_argument("--spill-share", type=float, default=0.0,
@@ -1234,6 +1267,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rich", type=NONE_OR_MORE, nargs=3, default=(800, 800, 800), metavar=("EASY", "MEDIUM", "HARD"),
                    help="vexillum-rich tables per tier as well (the most crowded states of new games)")
     _print_share_options(p)
+    _toppled_option(p, "training")
     p.set_defaults(func=cmd_train_summits, hulls=False)
 
     p = sub.add_parser("train-hulls", help="reproduce the shipped hull classifier (triremes per trireme summit of "
@@ -1249,6 +1283,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--counter", help="the counting network (default: the shipped one)")
     p.add_argument("--out", help="where to write the model (default: beside the shipped network)")
     _print_share_options(p)
+    _toppled_option(p, "fitting")
     p.set_defaults(func=cmd_fit_confidence)
 
     p = sub.add_parser("fit-summit-counts", help="fit how many legionaries stand at each summit from its mass and "
@@ -1257,6 +1292,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=COUNT, default=2, help="rendering processes (default: %(default)s)")
     p.add_argument("--out", help="where to write the model (default: beside the shipped networks)")
     _print_share_options(p)
+    _toppled_option(p, "fitting")
     p.set_defaults(func=cmd_fit_summit_counts)
 
     from vision.quantize import QUANT_SEED, QUANT_TABLES

@@ -91,6 +91,46 @@ class TestTraceBorders:
         assert moved.mean() < 0.02
         assert dist[moved].max(initial=0) <= 5.0
 
+    def test_a_pixel_the_flood_leaves_unlabelled_stays_in_its_region(self, easy_table, monkeypatch):
+        """SciPy's watershed can leave a lone pixel with no label; its label less one wrapped round
+        to 255 and ended calibration in an IndexError (a hard table on the print, below)."""
+        import calibration.borders as borders
+        profile = calibrate(calibration_render(easy_table), procedural_art(), players=easy_table.players,
+                            borders=False)
+        geo = profile.geometry
+        flood = borders.ndimage.watershed_ift
+        at = [(500, 700), (geo.size[1] // 3, geo.size[0] // 3)]
+
+        def leaves_holes(relief, markers):
+            out = flood(relief, markers)
+            for y, x in at:
+                out[y, x] = 0
+            return out
+        expected = trace_borders(profile.reference, geo)
+        monkeypatch.setattr(borders.ndimage, "watershed_ift", leaves_holes)
+        got = trace_borders(profile.reference, geo)
+        assert all(got[y, x] == 0 for y, x in at)
+        near = np.zeros(got.shape, bool)
+        for y, x in at:
+            near[y - 3:y + 4, x - 3:x + 4] = True
+        assert np.array_equal(got[~near], expected[~near])
+
+    def test_a_hard_table_whose_trace_the_flood_left_a_hole_in_is_calibrated(self):
+        """Training table 418 of seed 113 (hard, its pieces knocked over), as a rendering worker
+        makes it (OpenCV on one thread): the border trace's flood left one pixel unlabelled, and
+        calibration ended in an IndexError."""
+        from vision.density_train import render_table
+        from vision.synth.dataset import table_game, toppled_of_table
+        threads = cv2.getNumThreads()
+        cv2.setNumThreads(1)
+        try:
+            _, truth, profile = render_table("hard", 113, 418, table_game(113, 418),
+                                             toppled=toppled_of_table(0.1, "hard", 113, 418))
+        finally:
+            cv2.setNumThreads(threads)
+        labels = profile.geometry.labels
+        assert labels.max() == len(profile.geometry.region_ids) and profile.borders.max() <= labels.max()
+
     def test_a_view_that_shows_no_lines_moves_nothing(self):
         geo = load_geometry()
         blank = np.full((geo.size[1], geo.size[0], 3), 150, np.uint8)

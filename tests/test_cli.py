@@ -250,7 +250,8 @@ class TestNumbersOnTheCommandLine:
         bare = [f"{name} {'/'.join(a.option_strings)}" for name, sub in commands.items() for a in sub._actions
                 if a.type in (int, float)]
         # the fractions a command checks itself, with its own words (a share lies between 0 and 1)
-        checked = {"--print-share", "--relief", "--render-for", "--rich-share", "--spill-share", "--distill"}
+        checked = {"--print-share", "--relief", "--render-for", "--rich-share", "--spill-share", "--distill",
+                   "--toppled"}
         assert [b for b in bare if b.split()[-1] not in checked] == []
         ranged = [a for sub in commands.values() for a in sub._actions if hasattr(a.type, "minimum")]
         assert len(ranged) > 40
@@ -398,8 +399,18 @@ class TestReplayAndSimulate:
             assert proc.returncode == 2 and "--relight" in proc.stderr, proc.stderr
             assert "Traceback" not in proc.stderr and proc.stdout == ""
 
+    def test_a_share_knocked_over_must_be_a_share(self, tmp_path):
+        for argv in (["bench", "vision", "--images", "1", "--toppled", "1.5"],
+                     ["fit-summit-counts", "--images", "1", "0", "0", "--toppled", "-0.1", "--out", str(tmp_path / "c")],
+                     ["train-summits", "--images", "1", "0", "0", "--rich", "0", "0", "0", "--epochs", "0",
+                      "--toppled", "2", "--work", str(tmp_path / "w")]):
+            proc = run(*argv)
+            assert proc.returncode == 2 and "--toppled" in proc.stderr and "a share, 0 to 1" in proc.stderr, proc.stderr
+            assert "Traceback" not in proc.stderr and proc.stdout == ""
+        assert not (tmp_path / "w").exists() and not (tmp_path / "c").exists()
+
     def test_bench_game_refuses_the_vision_bench_options_it_would_ignore(self):
-        for option in (["--relight=-2000:0.7"], ["--relief", "4"]):
+        for option in (["--relight=-2000:0.7"], ["--relief", "4"], ["--toppled", "0.1"]):
             proc = run("bench", "game", "--games", "1", "--turns", "1", *option)
             assert proc.returncode == 2 and option[0].split("=")[0] in proc.stderr, proc.stderr
             assert "bench vision" in proc.stderr and "Traceback" not in proc.stderr and proc.stdout == ""

@@ -618,6 +618,24 @@ class TestTrainingSamples:
         with pytest.raises(SampleFolderError, match="prints 'none'"):
             write_data(tmp_path, {"easy": 0}, 11, prints=half)
 
+    def test_a_samples_folder_with_other_knocked_over_pieces_is_refused(self, tmp_path):
+        from vision.density_train import SampleFolderError, write_data
+        write_data(tmp_path, {"easy": 0}, 11)
+        assert (tmp_path / "toppled.txt").read_text().strip() == "none"
+        with pytest.raises(SampleFolderError, match="knocked-over pieces 'none', not '0.1 on 0.5 of the tables'"):
+            write_data(tmp_path, {"easy": 0}, 11, toppled=0.1)
+
+    def test_every_frame_of_a_table_picked_shows_its_pieces_knocked_over(self, monkeypatch):
+        import vision.density_train as dt
+        from vision.synth.dataset import toppled_of_table
+        i = next(i for i in range(20) if toppled_of_table(0.2, "easy", 11, i))
+        asked = []
+        monkeypatch.setattr(dt, "render_table", lambda *a, toppled=0.0, **k: (asked.append(toppled), (0, 0, 0))[1])
+        monkeypatch.setattr(dt, "render_frame", lambda *a: (asked.append(a[-1]), (0, 0))[1])
+        monkeypatch.setattr(dt, "sample_from", lambda *a: {})
+        dt.make_samples("easy", 11, i, frames=3, toppled=0.2)
+        assert asked == [0.2, 0.2, 0.2]
+
     def test_a_samples_folder_with_another_rich_share_is_refused(self, tmp_path):
         from vision.density_train import SampleFolderError, write_data
         write_data(tmp_path, {"easy": 0}, 11)
@@ -635,7 +653,7 @@ class TestTrainingSamples:
         import vision.density_train as dt
         shown = []
         monkeypatch.setattr(dt, "render_table", lambda tier, seed, i, steps, **_: (shown.append(steps) or (0, 0, 0)))
-        monkeypatch.setattr(dt, "render_frame", lambda tier, seed, i, step, board_print=None: (step, 0))
+        monkeypatch.setattr(dt, "render_frame", lambda tier, seed, i, step, board_print=None, toppled=0.0: (step, 0))
         monkeypatch.setattr(dt, "sample_from", lambda img, truth, profile, counter_view=False: img)
         picked = [i for i in range(80) if dt.is_rich_table(0.25, "hard", 11, i)]
         assert 10 <= len(picked) <= 30

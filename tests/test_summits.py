@@ -483,6 +483,30 @@ class TestTraining:
         with pytest.raises(AugurError, match="were rendered with prints 'none', not '0.5 of the tables on b.jpeg"):
             write_windows(tmp_path, {"easy": 0}, 11, prints=PrintChoice("b.jpeg", "ccw", 0.5))
 
+    def test_a_windows_folder_of_other_knocked_over_pieces_is_refused(self, tmp_path):
+        from vision.summits_train import write_windows
+        write_windows(tmp_path, {"easy": 0}, 11)
+        assert (tmp_path / "toppled.txt").read_text().strip() == "none"
+        with pytest.raises(AugurError, match="knocked-over pieces 'none', not '0.1 on 0.5 of the tables'"):
+            write_windows(tmp_path, {"easy": 0}, 11, toppled=0.1)
+        (tmp_path / "toppled.txt").unlink()            # a folder written before pieces were knocked over
+        with pytest.raises(AugurError, match="knocked-over pieces 'none'"):
+            write_windows(tmp_path, {"easy": 0}, 11, toppled=0.1)
+
+    def test_the_tables_picked_are_rendered_with_their_pieces_knocked_over(self, monkeypatch):
+        import vision.summits_train as st
+        from vision.synth.dataset import toppled_of_table
+        asked = []
+
+        def render_table(*args, toppled=0.0, **kwargs):
+            asked.append(toppled)
+            raise AugurError("rendered no further")
+        monkeypatch.setattr(st, "render_table", render_table)
+        for i in range(12):
+            with pytest.raises(AugurError):
+                st.table_windows("hard", 11, i, toppled=0.2)
+        assert asked == [toppled_of_table(0.2, "hard", 11, i) for i in range(12)] and 0.0 in asked and 0.2 in asked
+
     def test_a_table_on_the_print_is_rendered_and_read_on_the_print(self, monkeypatch):
         from tests.conftest import shared_file
         import vision.summits_train as st

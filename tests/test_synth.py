@@ -188,6 +188,61 @@ class TestDeterminism:
         assert img.shape == (1080, 1920, 3) and truth.size == (1920, 1080)
 
 
+class TestKnockedOver:
+    """Pieces knocked over in a battle (``render``'s ``toppled``): a Risk player's common complaint,
+    and a piece the counter had never seen lying on its side."""
+
+    def test_a_knocked_piece_lies_along_its_own_region_clear_of_the_others(self):
+        from vision.synth.render import PIECE_HEIGHT, Placed, knock_over, place_pieces
+        geo = load_geometry()
+        step = late_game()
+        placed, _ = place_pieces(step.state, np.random.default_rng(3), geo, step.vp)
+        knocked = knock_over(placed, 1.0, np.random.default_rng(4), geo)
+        lying = [(a, b) for a, b in zip(placed, knocked) if b.lying is not None]
+        assert len(lying) > 20 and len(lying) < len(placed)     # in a crowded pile there is no room to fall
+        for a, b in zip(placed, knocked):
+            if b.lying is None:
+                assert b == a
+                continue
+            assert a.kind in (LEGIONARY, VEXILLUM) and a.region is not None and (b.kind, b.colour) == (a.kind, a.colour)
+            d = np.array([np.cos(b.lying), np.sin(b.lying)])
+            length = PIECE_HEIGHT[a.kind]
+            assert np.allclose(np.array([b.x, b.y]) - d * length / 2, (a.x, a.y))     # it fell from where it stood
+            along = np.array([a.x, a.y]) + np.outer(np.linspace(0, length, 9), d)
+            labels = geo.labels[np.round(along[:, 1]).astype(int), np.round(along[:, 0]).astype(int)]
+            assert (labels == labels[0]).all()
+            others = np.array([(o.x, o.y, PIECE_RADIUS[o.kind]) for o in placed if o is not a])
+            gap = np.hypot(others[:, None, 0] - along[None, 1:, 0], others[:, None, 1] - along[None, 1:, 1]) \
+                - others[:, 2:3]
+            assert gap.min() > 0
+        assert all(isinstance(b, Placed) and b.lying is None for b in knocked if b.region is None)   # score markers
+
+    def test_knocking_pieces_over_changes_the_photo_only_where_they_lie(self):
+        """The knocked pieces are drawn from a stream of their own: the camera, the light, the
+        clutter and every other piece are as on the table where all stand, and the state too."""
+        step = late_game()
+        img, truth = render(step.state, "medium", seed=(11, 2), vp=step.vp)
+        knocked, knocked_truth = render(step.state, "medium", seed=(11, 2), vp=step.vp, toppled=0.2)
+        assert knocked_truth.state == truth.state
+        lying = [(p, q) for p, q in zip(truth.pieces, knocked_truth.pieces) if q.lying]
+        assert len(lying) >= 5 and not any(p.lying for p in truth.pieces)
+        assert all(json.dumps(q.to_dict()).count('"lying": true') == 1 for _, q in lying)
+        near = np.zeros(img.shape[:2], np.uint8)
+        for p, q in lying:
+            for x, y in (p.footprint, q.footprint):
+                cv2.circle(near, (int(x), int(y)), 45, 255, -1)
+        changed = np.abs(knocked.astype(np.int16) - img).max(axis=2) > 40
+        assert changed.sum() > 100 and not (changed & (near == 0)).any()
+
+    def test_half_the_training_tables_show_knocked_pieces(self):
+        from vision.synth.dataset import TOPPLED_TABLES, toppled_of_table
+        shares = [toppled_of_table(0.1, tier, 7, i) for tier in TIERS for i in range(200)]
+        assert set(shares) == {0.0, 0.1}
+        assert abs(shares.count(0.1) / len(shares) - TOPPLED_TABLES) < 0.06
+        assert shares == [toppled_of_table(0.1, tier, 7, i) for tier in TIERS for i in range(200)]
+        assert toppled_of_table(0.0, "hard", 7, 3) == 0.0
+
+
 class TestStillFrames:
     """Another frame of the same still table differs from the photo by sensor noise alone."""
 

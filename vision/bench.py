@@ -63,12 +63,13 @@ HELD_OUT_SEED = 90_210
 def run_vision_bench(n: int = 200, tiers=("easy", "medium", "hard"), seed: int = HELD_OUT_SEED,
                      detector: str = "auto", video: bool = True, size: tuple[int, int] = FRAME_SIZE,
                      relight: tuple[float, float] | None = None, relief: float = 0.0,
-                     board_print: PrintedBoard | None = None) -> dict:
+                     board_print: PrintedBoard | None = None, toppled: float = 0.0) -> dict:
     """Every shipped detector side by side (``detector="auto"``), or just the one named; the
     tables filmed at ``size`` (a 1080p camera gives the far pieces of a tilted view more pixels);
     ``relight`` = (kelvin, level): the tables lit otherwise than their calibration photos, as
     the light drifts over an evening; ``relief``: the folded board rising up to that many mm off
-    the table along its creases (both: see :func:`vision.synth.render.render`); ``board_print``:
+    the table along its creases; ``toppled``: that share of the legionaries and vexilla lying
+    knocked over, as after a battle (all three: see :func:`vision.synth.render.render`); ``board_print``:
     the tables and their calibration photos rendered on a real board's print instead of the
     procedural art, their pieces standing inside the print's own borders (its fitted map), while
     the calibration compares them with the procedural art, as it does at a real table."""
@@ -84,7 +85,7 @@ def run_vision_bench(n: int = 200, tiers=("easy", "medium", "hard"), seed: int =
     else:
         detectors = [detector]
     for which in detectors:
-        results[which] = _bench_detector(which, n, tiers, seed, size, relight, relief, board_print)
+        results[which] = _bench_detector(which, n, tiers, seed, size, relight, relief, board_print, toppled)
     if video:
         results["video"] = bench_game_videos(tiers)
         results["real_time"] = bench_real_time_commit()
@@ -100,7 +101,7 @@ def run_vision_bench(n: int = 200, tiers=("easy", "medium", "hard"), seed: int =
 
 def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] = FRAME_SIZE,
                     relight: tuple[float, float] | None = None, relief: float = 0.0,
-                    board_print: PrintedBoard | None = None) -> dict:
+                    board_print: PrintedBoard | None = None, toppled: float = 0.0) -> dict:
     from vision.pipeline import make_detector
     geo = load_geometry()
     art = procedural_art()
@@ -123,8 +124,9 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
         warned = warned_right = 0                      # calibration photos augur calibrate warns about, regions right on them
         markers = Counter()                            # score markers on box 0: found at their piece, elsewhere, not
         failures = FailureTally()                      # the wrong regions the detector saw, by cause and pile size
+        knocked = Counter()                            # seen regions where a piece lies knocked over (toppled)
         for i, img, truth, frame in iter_still_tables(tier, n, seed, size, art=print_art, relight=relight,
-                                                      relief=relief, geometry=board_map):
+                                                      relief=relief, geometry=board_map, toppled=toppled):
             cal_img, cal_truth = calibration_scene(truth, print_art)
             t0 = time.perf_counter()
             try:
@@ -151,6 +153,7 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
             lat["count"].append(t3 - t2)
             want = ObservedState.from_dict(truth.state)
             hidden = hidden_regions(truth)
+            lying = {p.region for p in truth.pieces if p.lying}
             ok = regions_right(got, want, hidden, geo)
             if profile_covered(profile):            # something over the map in the calibration photo, or the map off
                 warned, warned_right = warned + 1, warned_right + ok
@@ -164,6 +167,10 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
                     unseen[("hidden" if r in hidden else "visible")] += 1
                     continue
                 sure.append((got.confidence_of(r), g == w))
+                if r in lying and r not in hidden:
+                    knocked["regions"] += 1
+                    knocked["right"] += g == w
+                    knocked["wrong_flagged"] += g != w and got.confidence_of(r) < LOW_CONFIDENCE
                 failures.add(g, w, geo.board.is_sea(r), r in hidden)
                 for colour in set(g) | set(w):
                     for kind in set(g.get(colour, {})) | set(w.get(colour, {})):
@@ -195,6 +202,8 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
                "calibration_warned": {"tables": warned, "regions_right": warned_right},
                "markers": {k: markers[k] for k in ("at_their_piece", "elsewhere", "not_found")},
                "failures": failures.as_dict()}
+        if toppled:
+            res["knocked_over"] = dict(knocked)
         if run_tables:
             res["committed_after_still_run"] = {"per_region": run_right / total, "whole_board": run_boards / n,
                                                 "frames": STILL_RUN, "frames_differ_by": "sensor noise"}
@@ -209,6 +218,7 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
         filmed = ('' if size == FRAME_SIZE else ' at %dx%d' % size) + \
             ('' if relight is None else ' lit %+.0f K and x%.2f from calibration' % relight) + \
             (' on a board rising up to %g mm along its creases' % relief if relief else '') + \
+            (' with %g of the legionaries and vexilla knocked over' % toppled if toppled else '') + \
             (' on the real print of --board-photo' if board_print is not None else '')
         print(f"[{tier}] {which} on {n} held-out images{filmed}: per-region exact {100 * res['per_region']:.1f}% "
               f"{_span(ci['per_region'])} (target 99.5/99.5/99), whole board {100 * res['whole_board']:.1f}% "
@@ -228,6 +238,10 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
         print(f"[{tier}]   score markers on box 0 in the calibration photos: {markers['at_their_piece']} of "
               f"{sum(markers.values())} found at their own piece, {markers['elsewhere']} taken from something else, "
               f"{markers['not_found']} not found (their colours left at the defaults)")
+        if toppled:
+            print(f"[{tier}]   regions in view where a piece lies knocked over: {knocked['right']} of "
+                  f"{knocked['regions']} read right; of the wrong ones {knocked['wrong_flagged']} flagged for a check "
+                  f"(confidence below {LOW_CONFIDENCE})")
         if failed:
             print(f"[{tier}]   calibration failed on {len(failed)} image(s): " + "; ".join(failed[:3]))
         print(f"[{tier}]   counts alone (unseen marks ignored) {100 * res['per_region_plain']:.1f}%; "

@@ -284,7 +284,7 @@ def table_rows(counter, image: np.ndarray, want, hidden: set[str]) -> tuple[np.n
 
 
 def rendered_rows(n_per_tier: dict[str, int], seed: int = FIT_SEED, counter_path: Path | None = None,
-                  progress=None, prints=None) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+                  progress=None, prints=None, toppled: float = 0.0) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Render tables of each tier, calibrate on their empty photos, count them with the network
     (no confidence or hidden-region model), and return every region's signs, rightness and
     hiddenness, per tier (see :func:`table_rows`).
@@ -295,14 +295,15 @@ def rendered_rows(n_per_tier: dict[str, int], seed: int = FIT_SEED, counter_path
     art only, and the hidden-region model was a coin flip on the print's tables (a province a
     quarter under a card's corner got 0.51). The other tables are the ones fitted on without
     ``prints``, so a share adds print tables' rows and takes away the procedural tables they
-    replace, nothing else."""
+    replace, nothing else. ``toppled``: on a seeded half of the tables that share of the
+    legionaries and vexilla lie knocked over (:func:`vision.synth.dataset.toppled_of_table`)."""
     from tracker.state import ObservedState
     from vision.bench import hidden_regions
     from vision.density import DEFAULT_COUNTER, DensityCounter
     parts: dict[str, list] = {}
     for tier, n in n_per_tier.items():
         for i in range(max(n, 0)):
-            key, img, truth, profile = fitting_table(tier, seed, i, prints)
+            key, img, truth, profile = fitting_table(tier, seed, i, prints, toppled)
             if profile is not None:           # None: the board was not found, no regions to learn from
                 counter = DensityCounter(profile, model=counter_path or DEFAULT_COUNTER, confidence=None, hidden=None)
                 parts.setdefault(key, []).append(
@@ -312,18 +313,20 @@ def rendered_rows(n_per_tier: dict[str, int], seed: int = FIT_SEED, counter_path
     return {key: tuple(np.concatenate(column) for column in zip(*rows)) for key, rows in parts.items()}
 
 
-def fitting_table(tier: str, seed: int, i: int, prints=None):
+def fitting_table(tier: str, seed: int, i: int, prints=None, toppled: float = 0.0):
     """Table ``i`` of a tier as the bench renders it (on ``prints``' print where its seeded share
-    picks it), and its calibration: the rows under ``key`` ("<tier>" or "<tier> on the print"),
-    the image, its ground truth and the profile (None where the board was not found)."""
+    picks it, with ``toppled`` of its pieces knocked over where :func:`toppled_of_table` picks it),
+    and its calibration: the rows under ``key`` ("<tier>" or "<tier> on the print"), the image,
+    its ground truth and the profile (None where the board was not found)."""
     from calibration.profile import calibrate
     from vision.density_train import print_of_table
     from vision.synth.board_art import PrintedBoard, procedural_art
-    from vision.synth.dataset import still_table
+    from vision.synth.dataset import still_table, toppled_of_table
     from vision.synth.render import calibration_render
     board_print = print_of_table(prints, tier, seed, i)
     art, geometry = PrintedBoard.parts(board_print)
-    img, truth = still_table(tier, seed, i, art=art, geometry=geometry)
+    img, truth = still_table(tier, seed, i, art=art, geometry=geometry,
+                             toppled=toppled_of_table(toppled, tier, seed, i))
     key = tier if board_print is None else f"{tier} on the print"
     try:
         # as at a real table, the photo is compared with the procedural art whatever it shows

@@ -34,7 +34,7 @@ from vision.density import (COLOUR_AT, COLOURS, KIND_AT, KINDS, N_OUT, STRIDE, C
                             output_to_image, reference_input)
 from vision.geometry import load_geometry
 from vision.synth.board_art import PrintedBoard
-from vision.synth.dataset import TIER_SEED, game_states
+from vision.synth.dataset import TIER_SEED, TOPPLED_TABLES, game_states, toppled_of_table
 
 #: Training crops, in input pixels.
 CROP = 256
@@ -73,14 +73,15 @@ def is_rich_table(rich_share: float, tier: str, seed: int, i: int) -> bool:
 
 
 def render_table(tier: str, seed: int, i: int, steps: list, rich: bool = False,
-                 board_print: PrintedBoard | None = None):
+                 board_print: PrintedBoard | None = None, toppled: float = 0.0):
     """Training table ``i`` of a tier: a state drawn from ``steps`` (a simulated game's committed
     states; ``rich``: from those with the most full tens, see :func:`rich_steps`), rendered, and
     the calibration made from its empty photo. ``board_print``: render the table (and its
     calibration photo) on a real board's print, its pieces inside the print's own borders, as
     ``augur bench vision --board-photo`` does; the calibration still compares the photo with the
-    procedural art, as at a real table. Returns the image, its ground truth and the profile;
-    raises AugurError when the photo is not understood."""
+    procedural art, as at a real table. ``toppled``: that share of the legionaries and vexilla lie
+    knocked over (the calibration photo shows the empty board). Returns the image, its ground
+    truth and the profile; raises AugurError when the photo is not understood."""
     from calibration.profile import calibrate
     from vision.synth.board_art import procedural_art
     from vision.synth.render import calibration_render
@@ -88,17 +89,20 @@ def render_table(tier: str, seed: int, i: int, steps: list, rich: bool = False,
     if rich:
         steps = rich_steps(steps)
     art, _ = PrintedBoard.parts(board_print)
-    img, truth = render_frame(tier, seed, i, frame_steps(steps, tier, seed, i, 1)[0], board_print)
+    img, truth = render_frame(tier, seed, i, frame_steps(steps, tier, seed, i, 1)[0], board_print, toppled)
     return img, truth, calibrate(calibration_render(truth, art), procedural_art(), players=truth.players)
 
 
-def render_frame(tier: str, seed: int, i: int, step, board_print: PrintedBoard | None = None):
+def render_frame(tier: str, seed: int, i: int, step, board_print: PrintedBoard | None = None,
+                 toppled: float = 0.0):
     """A photo of table ``i`` showing ``step``'s state: the table's seed draws its camera and light
-    (see :func:`make_samples`), on the procedural art or ``board_print``."""
+    (see :func:`make_samples`), on the procedural art or ``board_print``, ``toppled`` of its
+    legionaries and vexilla knocked over."""
     from vision.synth.render import render
 
     art, geometry = PrintedBoard.parts(board_print)
-    return render(step.state, tier, seed=(seed, i, TIER_SEED[tier]), vp=step.vp, art=art, geometry=geometry)
+    return render(step.state, tier, seed=(seed, i, TIER_SEED[tier]), vp=step.vp, art=art, geometry=geometry,
+                  toppled=toppled)
 
 
 @dataclass(frozen=True)
@@ -153,7 +157,7 @@ def frame_steps(steps: list, tier: str, seed: int, i: int, frames: int) -> list:
 
 
 def make_samples(tier: str, seed: int, i: int, frames: int = 1, counter_view: bool = False,
-                 prints: PrintChoice | None = None, rich_share: float = 0.0) -> list[dict]:
+                 prints: PrintChoice | None = None, rich_share: float = 0.0, toppled: float = 0.0) -> list[dict]:
     """The training samples of table ``i``: ``frames`` photos of one table, calibrated once.
 
     Calibrating a table (finding the board, its lens, its light) takes about 2 s of the 2.3 s a
@@ -162,15 +166,18 @@ def make_samples(tier: str, seed: int, i: int, frames: int = 1, counter_view: bo
     is taken by the calibration photo's camera in its light, as at a real table through an evening,
     while its pieces, hands, glare and sensor noise are its own. Frame 0 is the table's own draw
     (:func:`frame_steps`).
-    A table :func:`is_rich_table` picks for ``rich_share`` shows vexillum-rich states in every frame."""
+    A table :func:`is_rich_table` picks for ``rich_share`` shows vexillum-rich states in every frame,
+    and one :func:`vision.synth.dataset.toppled_of_table` picks for ``toppled`` that share of its
+    legionaries and vexilla knocked over in every frame."""
     board_print = print_of_table(prints, tier, seed, i)
+    toppled = toppled_of_table(toppled, tier, seed, i)
     steps = _states(seed)
     if is_rich_table(rich_share, tier, seed, i):
         steps = rich_steps(steps)
-    img, truth, profile = render_table(tier, seed, i, steps, board_print=board_print)
+    img, truth, profile = render_table(tier, seed, i, steps, board_print=board_print, toppled=toppled)
     samples = [sample_from(img, truth, profile, counter_view)]
     for step in frame_steps(steps, tier, seed, i, frames)[1:]:
-        samples.append(sample_from(*render_frame(tier, seed, i, step, board_print), profile, counter_view))
+        samples.append(sample_from(*render_frame(tier, seed, i, step, board_print, toppled), profile, counter_view))
     return samples
 
 
@@ -296,6 +303,8 @@ class TableJob:
     until: float | None = None
     #: the share of tables showing their game's most crowded states (:func:`is_rich_table`)
     rich_share: float = 0.0
+    #: the share of pieces knocked over on the tables that show some (:func:`make_samples`)
+    toppled: float = 0.0
 
 
 def _write_one(job: TableJob) -> int:
@@ -304,7 +313,7 @@ def _write_one(job: TableJob) -> int:
     if job.until is not None and time.time() > job.until and not paths[0].is_file():
         return 0
     return len(save_frames(paths, lambda: make_samples(job.tier, job.seed, job.i, job.frames, job.counter_view,
-                                                       job.prints, job.rich_share)))
+                                                       job.prints, job.rich_share, job.toppled)))
 
 
 def interleaved(n_per_tier: dict[str, int]) -> list[tuple[str, int]]:
@@ -327,6 +336,12 @@ NO_PRINT = "none"
 def describe_prints(prints: PrintChoice | None) -> str:
     """How a folder remembers which of its tables show a print (``print.txt``)."""
     return prints.describe() if prints is not None else NO_PRINT
+
+
+def describe_toppled(share: float) -> str:
+    """How a folder remembers its knocked-over pieces (``toppled.txt``): the share knocked over on
+    the tables :func:`vision.synth.dataset.toppled_of_table` picks, or "none"."""
+    return f"{share:g} on {TOPPLED_TABLES:g} of the tables" if share else NO_PRINT
 
 
 def check_settings(out: Path, what: str, wanted: dict[str, tuple[str, str]], defaults: dict[str, str],
@@ -352,32 +367,34 @@ def write_settings(out: Path, wanted: dict[str, tuple[str, str]]) -> None:
 
 def write_data(out: Path, n_per_tier: dict[str, int], seed: int, workers: int = 2, progress=None,
                counter_view: bool = False, prints: PrintChoice | None = None, frames: int = 1,
-               render_for: float | None = None, rich_share: float = 0.0) -> list[Path]:
+               render_for: float | None = None, rich_share: float = 0.0, toppled: float = 0.0) -> list[Path]:
     """Render the samples (resumable: existing files are kept), ``frames`` per table (see
     :func:`make_samples`). ``render_for``: seconds after which no new table is begun (a GPU
     lease is short, and rendering is most of it); the tiers are interleaved, so the tables
     rendered by then keep the mix of ``n_per_tier``. ``rich_share``: the share of tables showing
-    vexillum-rich states (:func:`is_rich_table`).
+    vexillum-rich states (:func:`is_rich_table`); ``toppled``: the share of pieces knocked over on
+    the half of the tables that show some (:func:`make_samples`).
 
     The folder remembers the seed its samples were rendered with (``seed.txt``), how they were
     cut (``view.txt``; none means the camera's view), which show a real print (``print.txt``;
-    none means none), the frames per table (``frames.txt``; none means one) and the vexillum-rich
-    share (``rich.txt``; none means 0), so a later run with other settings cannot silently train
-    on the old tables."""
+    none means none), the frames per table (``frames.txt``; none means one), the vexillum-rich
+    share (``rich.txt``; none means 0) and the pieces knocked over (``toppled.txt``; none means
+    none), so a later run with other settings cannot silently train on the old tables."""
     if frames < 1:
         raise AugurError(f"a table needs at least one frame, not {frames}")
     wanted = {"seed.txt": ("were rendered with seed", str(seed)),
               "view.txt": ("were rendered with view", VIEW_NAMES[counter_view]),
               "print.txt": ("were rendered with prints", describe_prints(prints)),
               "frames.txt": ("were rendered with frames per table", str(frames)),
-              "rich.txt": ("were rendered with a vexillum-rich share", f"{rich_share:g}")}
+              "rich.txt": ("were rendered with a vexillum-rich share", f"{rich_share:g}"),
+              "toppled.txt": ("were rendered with knocked-over pieces", describe_toppled(toppled))}
     check_settings(out, "samples", wanted, {"view.txt": VIEW_NAMES[False], "print.txt": NO_PRINT, "frames.txt": "1",
-                                            "rich.txt": "0"}, SampleFolderError)
+                                            "rich.txt": "0", "toppled.txt": describe_toppled(0.0)}, SampleFolderError)
     until = time.time() + render_for if render_for is not None else None
     # a photo that is not a board fails here, once; the workers are handed the fitted print
     board = printed_board(prints) if prints is not None else None
     write_settings(out, wanted)
-    jobs = [TableJob(out, tier, seed, i, frames, counter_view, prints, until, rich_share)
+    jobs = [TableJob(out, tier, seed, i, frames, counter_view, prints, until, rich_share, toppled)
             for tier, i in interleaved(n_per_tier)]
     done = 0
     # spawned, not forked: the print's map was fitted here by threaded OpenCV and numpy, and a forked

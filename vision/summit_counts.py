@@ -170,8 +170,8 @@ def _table_job(job: tuple) -> tuple[str, int, tuple[np.ndarray, np.ndarray] | No
     """Render, calibrate and read one table of :func:`rendered_summits` (in a worker process)."""
     from vision.confidence import fitting_table
     from vision.density import DensityCounter
-    tier, seed, i, prints = job
-    key, img, truth, profile = fitting_table(tier, seed, i, prints)
+    tier, seed, i, prints, toppled = job
+    key, img, truth, profile = fitting_table(tier, seed, i, prints, toppled)
     if profile is None:
         return key, i, None                 # the board was not found: no summits to learn from
     counter = DensityCounter(profile, confidence=None, hidden=None, summit_counts=None, threads=1)
@@ -181,16 +181,16 @@ def _table_job(job: tuple) -> tuple[str, int, tuple[np.ndarray, np.ndarray] | No
 
 
 def rendered_summits(n_per_tier: dict[str, int], seed: int = FIT_SEED, prints=None, workers: int = 2,
-                     progress=None) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+                     progress=None, toppled: float = 0.0) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Render tables of each tier as the bench does, calibrate on their empty photos, and return
     every summit's signs and standing (:func:`table_summits`), per tier, in the tables' order
     whatever the ``workers``; ``prints``: as in :func:`vision.confidence.rendered_rows` (the
-    print's tables come under "<tier> on the print")."""
+    print's tables come under "<tier> on the print"); ``toppled``: as there too."""
     from concurrent.futures import ProcessPoolExecutor
     from multiprocessing import get_context
 
     from vision.density_train import rendering_worker
-    jobs = [(tier, seed, i, prints) for tier, n in n_per_tier.items() for i in range(max(n, 0))]
+    jobs = [(tier, seed, i, prints, toppled) for tier, n in n_per_tier.items() for i in range(max(n, 0))]
     parts: dict[str, list] = {}
     board = None
     if prints is not None:

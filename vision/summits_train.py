@@ -24,11 +24,10 @@ from calibration.lens import undistort_points
 from tracker.errors import AugurError
 from tracker.pieces import LEGIONARY, TRIREME, VEXILLUM
 from vision.density_train import (MAX_HIDDEN, NO_PRINT, TIER_SEED, PrintChoice, check_settings, describe_prints,
-                                  print_of_table, printed_board, render_table, rendering_worker, save_once,
-                                  write_settings)
+                                  describe_toppled, print_of_table, printed_board, render_table, rendering_worker, save_once, write_settings)
 from vision.quantize import FORMAT, float_original, quantize_classifier
 from vision.summits import CHANNELS, PATCH, PIECE_CLASSES, windows
-from vision.synth.dataset import TABLES_PER_GAME, game_of, table_game
+from vision.synth.dataset import TABLES_PER_GAME, game_of, table_game, toppled_of_table
 
 #: Training windows are this many pixels wider on each side than the classifier's (random shifts).
 SHIFT = 2
@@ -49,7 +48,7 @@ def is_rich(i: int) -> bool:
     return i >= RICH_FIRST
 
 
-def table_windows(tier: str, seed: int, i: int, prints: PrintChoice | None = None) -> dict:
+def table_windows(tier: str, seed: int, i: int, prints: PrintChoice | None = None, toppled: float = 0.0) -> dict:
     """One rendered table's candidate summits: windows (N x CHANNELS x P x P uint8, P = PATCH +
     2 SHIFT, every candidate summit marked, kept or not), label (1 = vexillum), the distance
     (cells) to the nearest visible rendered legionary or vexillum, ``standing`` (how many
@@ -61,11 +60,15 @@ def table_windows(tier: str, seed: int, i: int, prints: PrintChoice | None = Non
     province's coast: a pile spilled off a small island, or a piece on the printed coastline;
     every such summit is kept). ``prints``: which tables show a real print
     (:class:`vision.density_train.PrintChoice`; the classifier shipped until session 39 had seen
-    only the procedural art, and on the print took lone legionaries for vexilla)."""
+    only the procedural art, and on the print took lone legionaries for vexilla). ``toppled``: on a
+    seeded half of the tables that share of the legionaries and vexilla lie knocked over
+    (:func:`vision.synth.dataset.toppled_of_table`; the shipped classifier of session 39 had never
+    seen one, and read a lying legionary's one summit as two pieces)."""
     from vision.density import DensityCounter, pieces_at_summit
 
     img, truth, profile = render_table(tier, seed, i, table_game(seed, i), rich=is_rich(i),
-                                       board_print=print_of_table(prints, tier, seed, i))
+                                       board_print=print_of_table(prints, tier, seed, i),
+                                       toppled=toppled_of_table(toppled, tier, seed, i))
     counter = DensityCounter(profile, confidence=None, summits=None)
     out = counter.predict(img)
     at, basin = counter.second_look_candidates(out)
@@ -152,29 +155,31 @@ def table_hull_windows(tier: str, seed: int, i: int, prints: PrintChoice | None 
             "weight": np.ones(len(at), np.float32), "standing": standing, "rule": np.ones(len(at), np.uint8)}
 
 
-def _write_one(args: tuple[Path, str, int, int, bool, PrintChoice | None]) -> str:
-    out, tier, seed, i, hulls, prints = args
+def _write_one(args: tuple[Path, str, int, int, bool, PrintChoice | None, float]) -> str:
+    out, tier, seed, i, hulls, prints, toppled = args
     if hulls:
         return save_once(out / f"{tier}-{i:05d}.npz", lambda: table_hull_windows(tier, seed, i, prints))
-    return save_once(out / f"{tier}-{i:05d}.npz", lambda: table_windows(tier, seed, i, prints))
+    return save_once(out / f"{tier}-{i:05d}.npz", lambda: table_windows(tier, seed, i, prints, toppled))
 
 
 def write_windows(out: Path, n_per_tier: dict[str, int], seed: int, workers: int = 2, progress=None,
                   hulls: bool = False, rich_per_tier: dict[str, int] | None = None,
-                  prints: PrintChoice | None = None) -> list[Path]:
+                  prints: PrintChoice | None = None, toppled: float = 0.0) -> list[Path]:
     """Render the tables and cut their windows (resumable: existing files are kept): at the
     legionary summits of provinces, or (``hulls``) at the trireme summits of seas;
     ``rich_per_tier`` vexillum-rich tables as well, numbered from RICH_FIRST; ``prints``: a
-    share of the tables on a real print. The folder remembers its seed, what
-    was cut and which tables show a print, so a later run cannot mix other tables in."""
+    share of the tables on a real print; ``toppled``: pieces knocked over on half the tables (see
+    :func:`table_windows`). The folder remembers its seed, what was cut, which tables show a print
+    and what was knocked over, so a later run cannot mix other tables in."""
     wanted = {"seed.txt": ("were rendered with seed", str(seed)),
               "look.txt": ("were cut at", "hulls" if hulls else "summits"),
-              "print.txt": ("were rendered with prints", describe_prints(prints))}
-    check_settings(out, "windows", wanted, {"print.txt": NO_PRINT})
+              "print.txt": ("were rendered with prints", describe_prints(prints)),
+              "toppled.txt": ("were rendered with knocked-over pieces", describe_toppled(toppled))}
+    check_settings(out, "windows", wanted, {"print.txt": NO_PRINT, "toppled.txt": describe_toppled(0.0)})
     board = printed_board(prints) if prints is not None else None     # a photo that is no board fails here
     write_settings(out, wanted)
-    jobs = [(out, tier, seed, i, hulls, prints) for tier, n in n_per_tier.items() for i in range(n)]
-    jobs += [(out, tier, seed, RICH_FIRST + i, hulls, prints) for tier, n in (rich_per_tier or {}).items()
+    jobs = [(out, tier, seed, i, hulls, prints, toppled) for tier, n in n_per_tier.items() for i in range(n)]
+    jobs += [(out, tier, seed, RICH_FIRST + i, hulls, prints, toppled) for tier, n in (rich_per_tier or {}).items()
              for i in range(n)]
     done = 0
     # spawned, as vision.density_train.write_data's: a forked worker can inherit a lock held by one

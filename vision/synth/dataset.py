@@ -40,6 +40,23 @@ def game_states(seed: int, games: int = 4, turns: int = 150) -> list[SimStep]:
     return steps
 
 
+#: Of the training and fitting tables asked to show knocked-over pieces, this seeded share does
+#: (:func:`toppled_of_table`): the models keep seeing tables where every piece stands.
+TOPPLED_TABLES = 0.5
+#: The seed stream that picks those tables, apart from every other draw.
+TOPPLED_TABLE_STREAM = 46
+
+
+def toppled_of_table(share: float, tier: str, seed: int, i: int) -> float:
+    """The share of legionaries and vexilla lying knocked over on training or fitting table ``i``
+    of a tier (``render``'s ``toppled``): ``share`` on a seeded TOPPLED_TABLES of the tables, none
+    on the others."""
+    if not share:
+        return 0.0
+    pick = np.random.default_rng([seed, i, TIER_SEED[tier], TOPPLED_TABLE_STREAM]).random()
+    return share if pick < TOPPLED_TABLES else 0.0
+
+
 #: Tables per simulated game when training tables are drawn from many games (see table_game).
 TABLES_PER_GAME = 8
 _TABLE_GAMES: dict[tuple[int, int], list[SimStep]] = {}
@@ -65,7 +82,8 @@ def table_game(seed: int, i: int) -> list[SimStep]:
 
 def still_table(tier: str, seed: int, i: int, size: tuple[int, int] = FRAME_SIZE, art: np.ndarray | None = None,
                 relight: tuple[float, float] | None = None, relief: float = 0.0,
-                geometry: BoardGeometry | None = None, k: int = 0) -> tuple[np.ndarray, GroundTruth]:
+                geometry: BoardGeometry | None = None, k: int = 0, toppled: float = 0.0,
+                ) -> tuple[np.ndarray, GroundTruth]:
     """Frame ``k`` of rendered table ``i`` of a tier (see :func:`iter_still_tables`): a seeded draw
     from its game's states (:func:`table_game`), the same state in every tier; frames other than
     0 differ from it by the sensor noise alone."""
@@ -73,7 +91,8 @@ def still_table(tier: str, seed: int, i: int, size: tuple[int, int] = FRAME_SIZE
     step = steps[int(np.random.default_rng([seed, 999, i]).integers(len(steps)))]
     scene = (seed, i, TIER_SEED[tier])
     return render(step.state, tier, seed=scene, size=size, vp=step.vp, art=art,
-                  sensor_seed=(*scene, k) if k else None, relight=relight, relief=relief, geometry=geometry)
+                  sensor_seed=(*scene, k) if k else None, relight=relight, relief=relief, geometry=geometry,
+                  toppled=toppled)
 
 
 def yolo_lines(truth: GroundTruth) -> list[str]:
@@ -99,7 +118,7 @@ def iter_renders(tier: str, n: int, seed: int, size: tuple[int, int] = FRAME_SIZ
 
 def iter_still_tables(tier: str, n: int, seed: int, size: tuple[int, int] = FRAME_SIZE,
                       art: np.ndarray | None = None, relight: tuple[float, float] | None = None,
-                      relief: float = 0.0, geometry: BoardGeometry | None = None,
+                      relief: float = 0.0, geometry: BoardGeometry | None = None, toppled: float = 0.0,
                       ) -> Iterator[tuple[int, np.ndarray, GroundTruth, Callable[[int], np.ndarray]]]:
     """:func:`iter_renders`, each image with a function that renders frame ``k`` (1, 2, ...) of
     the same still table: the same photo but for the sensor noise's realisation (see
@@ -107,13 +126,14 @@ def iter_still_tables(tier: str, n: int, seed: int, size: tuple[int, int] = FRAM
     still frames; frame 0 is the image itself. Table ``i`` shows a state of game
     :func:`game_of` ``(i)`` (:func:`table_game`), the same state in every tier. ``relight``: the
     tables lit otherwise than their calibration photos; ``relief``: the board rising up to that many
-    mm off the table along its creases; ``geometry``: the map ``art`` is printed by (all three: see
+    mm off the table along its creases; ``geometry``: the map ``art`` is printed by; ``toppled``:
+    the share of legionaries and vexilla lying knocked over (all four: see
     :func:`vision.synth.render.render`)."""
     for i in range(n):
-        img, truth = still_table(tier, seed, i, size, art, relight, relief, geometry)
+        img, truth = still_table(tier, seed, i, size, art, relight, relief, geometry, toppled=toppled)
 
         def frame(k: int, i=i) -> np.ndarray:
-            return still_table(tier, seed, i, size, art, relight, relief, geometry, k)[0]
+            return still_table(tier, seed, i, size, art, relight, relief, geometry, k, toppled=toppled)[0]
 
         yield i, img, truth, frame
 

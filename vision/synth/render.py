@@ -53,6 +53,11 @@ SPILL_AFTER = 100
 #: The folded board's shape is drawn from the scene's seed and this, apart from every other draw,
 #: so that a table rendered flat is drawn exactly as before.
 RELIEF_STREAM = 4242
+#: Which pieces lie knocked over, and which way (``render``'s ``toppled``), is drawn from the
+#: scene's seed and this, apart from every other draw, so that a table with none is drawn as before.
+TOPPLE_STREAM = 4545
+#: The directions tried, evenly round the circle from a random start, for a piece to lie along.
+TOPPLE_TRIES = 8
 #: In a video (a ``placement`` given), each piece's colour is drawn from the scene's seed, this and
 #: the piece's place, and the scene's glare and clutter from the seed and SCENE_STREAM: a move then
 #: changes only the pieces it moves, as on a real table. (They used to follow the one stream, so
@@ -100,6 +105,7 @@ class PieceTruth:
     box: tuple[float, float, float, float]   # x0, y0, x1, y1 in the image (clipped)
     occluded: float                     # fraction of the box under a hand, card, die or cup
     track_box: int | None = None
+    lying: bool = False                 # knocked over, on its side (``render``'s ``toppled``)
 
     def to_dict(self) -> dict:
         d = {"kind": self.kind, "colour": self.colour, "region": self.region,
@@ -107,6 +113,8 @@ class PieceTruth:
              "box": [round(v, 2) for v in self.box], "occluded": round(self.occluded, 3)}
         if self.track_box is not None:
             d["track_box"] = self.track_box
+        if self.lying:
+            d["lying"] = True
         return d
 
 
@@ -157,6 +165,9 @@ class Placed:
     region: str | None
     angle: float = 0.0
     track_box: int | None = None
+    #: a piece knocked over lies on its side, its head towards this direction (radians, board
+    #: axes); (x, y) is then the middle of its length. None: it stands.
+    lying: float | None = None
 
 
 # -- placing pieces on the board -------------------------------------------------------
@@ -264,6 +275,43 @@ def place_pieces(state: ObservedState, rng: np.random.Generator, geo: BoardGeome
     return placed, {"board": geo.board.id, "regions": drawn}
 
 
+def knock_over(placed: list[Placed], share: float, rng: np.random.Generator, geo: BoardGeometry) -> list[Placed]:
+    """``placed`` with about ``share`` of the legionaries and vexilla on the map lying on their
+    side, as a sleeve or a die leaves them during a battle. A knocked piece lies from where its
+    base stood, along a direction where its whole length stays in its own region (or the sea it
+    had spilled onto) and clear of the other pieces' bases; where no direction of TOPPLE_TRIES
+    has room, it stays standing. Score markers on the track are never knocked."""
+    out = list(placed)
+    bases = np.array([(p.x, p.y, PIECE_RADIUS[p.kind]) for p in placed], np.float64).reshape(-1, 3)
+    h, w = geo.labels.shape
+    for i, p in enumerate(placed):
+        if p.region is None or p.kind not in (LEGIONARY, VEXILLUM) or rng.random() >= share:
+            continue
+        length = PIECE_HEIGHT[p.kind]
+        start = rng.uniform(0, 2 * np.pi)
+        for turn in range(TOPPLE_TRIES):
+            a = start + 2 * np.pi * turn / TOPPLE_TRIES
+            d = np.array([np.cos(a), np.sin(a)])
+            along = np.array([p.x, p.y]) + np.outer(np.linspace(0, length, 6), d)
+            xi, yi = np.round(along[:, 0]).astype(int), np.round(along[:, 1]).astype(int)
+            if not ((xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)).all():
+                continue
+            here = geo.labels[yi[0], xi[0]]
+            if not (geo.labels[yi, xi] == here).all():
+                continue
+            # clear of every other base along its length (its own base is where it starts)
+            gap = np.hypot(bases[:, None, 0] - along[None, 1:, 0], bases[:, None, 1] - along[None, 1:, 1]) \
+                - bases[:, 2:3] - 0.6 * PIECE_RADIUS[LEGIONARY]
+            gap[i] = np.inf
+            if (gap < 0).any():
+                continue
+            mid = np.array([p.x, p.y]) + d * length / 2
+            out[i] = Placed(p.kind, p.colour, float(mid[0]), float(mid[1]), p.region, p.angle, p.track_box, float(a))
+            bases = np.vstack([bases, [(*along[k], PIECE_RADIUS[LEGIONARY]) for k in (2, 4)]])
+            break
+    return out
+
+
 # -- drawing ---------------------------------------------------------------------------
 _UNIT_CIRCLES = {n: np.column_stack([np.cos(np.linspace(0, 2 * np.pi, n, endpoint=False)),
                                      np.sin(np.linspace(0, 2 * np.pi, n, endpoint=False)), np.zeros(n)])
@@ -278,8 +326,26 @@ def _circle(x: float, y: float, r: float, z: float, n: int = 16) -> np.ndarray:
 
 def _solids(p: Placed) -> list[tuple[np.ndarray, float]]:
     """The piece as a list of (3-D outline points, shade) solids, bottom first."""
+    if p.lying is not None:
+        return _lying_solids(p)
     return [(np.column_stack([p.x + (pts[:, 0] - p.x) * PIECE_SCALE, p.y + (pts[:, 1] - p.y) * PIECE_SCALE,
                               pts[:, 2] * PIECE_SCALE]), shade) for pts, shade in _unit_solids(p)]
+
+
+def _lying_solids(p: Placed) -> list[tuple[np.ndarray, float]]:
+    """A knocked-over piece's solids: the standing piece turned a quarter about its base's rim, so
+    that its axis lies along ``p.lying`` and its base's edge rests on the table (z grows downwards,
+    into the table); centred on (p.x, p.y), the middle of its length."""
+    standing = _solids(Placed(p.kind, p.colour, 0.0, 0.0, p.region, p.angle))
+    u = np.array([np.cos(p.lying), np.sin(p.lying), 0.0])
+    e = np.array([-u[1], u[0], 0.0])
+    z = np.array([0.0, 0.0, 1.0])
+    # up (-z) turns to u, u turns down (+z); e, across the piece, stays
+    turn = np.outer(e, e) + np.outer(z, u) - np.outer(u, z)
+    pts = [pts @ turn.T for pts, _ in standing]
+    rest = max(float(q[:, 2].max()) for q in pts)               # the lowest point touches the table
+    shift = np.array([p.x, p.y, -rest]) - u * PIECE_HEIGHT[p.kind] / 2
+    return [(q + shift, shade) for q, (_, shade) in zip(pts, standing)]
 
 
 def _unit_solids(p: Placed) -> list[tuple[np.ndarray, float]]:
@@ -335,6 +401,11 @@ def _draw_piece(img: np.ndarray, cam: Camera, p: Placed, colour: np.ndarray, lig
 
 
 def _shadow_polys(cam: Camera, p: Placed, sun: np.ndarray, lift: float = 0.0) -> np.ndarray:
+    if p.lying is not None:     # each point of the lying piece cast along the light onto the table
+        pts = np.vstack([q for q, _ in _solids(p)])
+        cast = pts[:, :2] + sun[:2] * (-pts[:, 2:3]) / max(0.2, sun[2])
+        return cam.project(np.column_stack([np.vstack([pts[:, :2], cast]), np.full(2 * len(pts), -lift)]),
+                           distort=False)
     h = PIECE_HEIGHT[p.kind]
     r = PIECE_RADIUS[p.kind]
     base = _circle(p.x, p.y, r, -lift, 12)
@@ -406,7 +477,8 @@ def render(state: ObservedState, tier: str = "easy", seed: int | tuple = 0, size
            camera: Camera | None = None, placement: tuple[list[Placed], dict] | None = None,
            hand_poses: list["HandPose"] | None = None, noise_seed: int | tuple | None = None,
            sensor_seed: int | tuple | None = None, relight: tuple[float, float] | None = None,
-           relief: float = 0.0, geometry: BoardGeometry | None = None) -> tuple[np.ndarray, GroundTruth]:
+           relief: float = 0.0, geometry: BoardGeometry | None = None,
+           toppled: float = 0.0) -> tuple[np.ndarray, GroundTruth]:
     """One photo of the table and its ground truth (see module doc).
 
     A video keeps the scene still between frames: it passes the same ``seed`` (lighting,
@@ -438,6 +510,10 @@ def render(state: ObservedState, tier: str = "easy", seed: int | tuple = 0, size
     board's print, :func:`vision.synth.board_art.printed_map`): the pieces stand inside its
     regions, as players stand them inside the printed borders, and the truth's hidden regions are
     measured on it. By default the committed map, which the procedural art is drawn from.
+
+    ``toppled``: about this share of the legionaries and vexilla on the map lie knocked over
+    (:func:`knock_over`; which ones and which way is drawn from ``seed``, so every frame of a
+    video shows the same ones). They still count where they lie: the state is unchanged.
     """
     if tier not in TIER_SPECS:
         raise ValueError(f"unknown tier '{tier}' (expected {', '.join(TIERS)})")
@@ -488,6 +564,8 @@ def render(state: ObservedState, tier: str = "easy", seed: int | tuple = 0, size
         gain *= 1 - rng.uniform(0.2, 0.4) * shade
     # pieces, with their shadows first
     placed, drawn_state = placement if placement is not None else place_pieces(state, rng, geo, vp)
+    if toppled > 0:
+        placed = knock_over(placed, toppled, np.random.default_rng([*seed_seq, TOPPLE_STREAM]), geo)
     sun_az, sun_el = rng.uniform(0, 2 * np.pi), np.radians(rng.uniform(35, 70))
     sun = np.array([np.cos(sun_az) * np.cos(sun_el), np.sin(sun_az) * np.cos(sun_el), np.sin(sun_el)])
     shadow = np.zeros((h, w), np.uint8)
@@ -577,7 +655,8 @@ def render(state: ObservedState, tier: str = "easy", seed: int | tuple = 0, size
         box_occ = occ[int(y0):int(y1) + 1, int(x0):int(x1) + 1]
         pieces.append(PieceTruth(p.kind, p.colour, p.region, (p.x, p.y), (float(foot[0]), float(foot[1])),
                                  (float(x0), float(y0), float(x1), float(y1)),
-                                 float((box_occ > 0).mean()) if box_occ.size else 1.0, p.track_box))
+                                 float((box_occ > 0).mean()) if box_occ.size else 1.0, p.track_box,
+                                 p.lying is not None))
     corners = np.array([[0, 0, 0], [geo.size[0], 0, 0], [geo.size[0], geo.size[1], 0], [0, geo.size[1], 0]], float)
     if folded is not None:
         corners[:, 2] = -folded.height(corners[:, 0], corners[:, 1])
