@@ -711,5 +711,10 @@ def _assert_recipe(args, card: dict) -> None:
             f"{args.print_share:g} of the tables on {Path(args.board_photo).name} turned {args.rotate}"
     else:
         assert not getattr(args, "board_photo", None)
+    if "toppled" in card["data"]:          # pieces knocked over on half the tables (session 113)
+        from vision.density_train import describe_toppled
+        assert args.toppled and describe_toppled(args.toppled) == card["data"]["toppled"]
+    else:
+        assert not getattr(args, "toppled", None)
     for key in ("seed", "epochs", "batch", "lr", "width", "depth"):
         assert getattr(args, key) == card[key], key
