@@ -170,7 +170,7 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
                 if r in lying and r not in hidden:
                     knocked["regions"] += 1
                     knocked["right"] += g == w
-                    knocked["wrong_flagged"] += g != w and got.confidence_of(r) < LOW_CONFIDENCE
+                    knocked["wrong_flagged"] += g != w and sure[-1][0] < LOW_CONFIDENCE
                 failures.add(g, w, geo.board.is_sea(r), r in hidden)
                 for colour in set(g) | set(w):
                     for kind in set(g.get(colour, {})) | set(w.get(colour, {})):

@@ -34,7 +34,7 @@ from vision.density import (COLOUR_AT, COLOURS, KIND_AT, KINDS, N_OUT, STRIDE, C
                             output_to_image, reference_input)
 from vision.geometry import load_geometry
 from vision.synth.board_art import PrintedBoard
-from vision.synth.dataset import TIER_SEED, TOPPLED_TABLES, game_states, toppled_of_table
+from vision.synth.dataset import TIER_SEED, TOPPLED_TABLES, game_states, table_draw, toppled_of_table
 
 #: Training crops, in input pixels.
 CROP = 256
@@ -69,7 +69,7 @@ def is_rich_table(rich_share: float, tier: str, seed: int, i: int) -> bool:
     stream, so the share changes no other draw. The big piles and the vexilla are where most of
     the hard tables' wrong regions stand (``models/README.md``, session 101), and ordinary tables
     show few of them."""
-    return rich_share > 0 and bool(np.random.default_rng([seed, i, TIER_SEED[tier], 12]).random() < rich_share)
+    return rich_share > 0 and table_draw(tier, seed, i, 12) < rich_share
 
 
 def render_table(tier: str, seed: int, i: int, steps: list, rich: bool = False,
@@ -119,7 +119,7 @@ class PrintChoice:
     def on_print(self, tier: str, seed: int, i: int) -> bool:
         """Whether table ``i`` of ``tier`` is rendered on the print (drawn from its own stream, so
         the share changes no other draw of the table)."""
-        return bool(np.random.default_rng([seed, i, TIER_SEED[tier], 11]).random() < self.share)
+        return table_draw(tier, seed, i, 11) < self.share
 
     def describe(self) -> str:
         """How the folder remembers it (``print.txt``)."""
@@ -341,7 +341,7 @@ def describe_prints(prints: PrintChoice | None) -> str:
 def describe_toppled(share: float) -> str:
     """How a folder remembers its knocked-over pieces (``toppled.txt``): the share knocked over on
     the tables :func:`vision.synth.dataset.toppled_of_table` picks, or "none"."""
-    return f"{share:g} on {TOPPLED_TABLES:g} of the tables" if share else NO_PRINT
+    return f"{share:g} on {TOPPLED_TABLES:g} of the tables" if share else "none"
 
 
 def check_settings(out: Path, what: str, wanted: dict[str, tuple[str, str]], defaults: dict[str, str],

@@ -47,14 +47,20 @@ TOPPLED_TABLES = 0.5
 TOPPLED_TABLE_STREAM = 46
 
 
+def table_draw(tier: str, seed: int, i: int, stream: int) -> float:
+    """A uniform number in [0, 1) of table ``i`` of a tier, from a stream of its own: what picks a
+    seeded share of the tables for something (a print, a crowded state, pieces knocked over)
+    without changing any other draw of the table."""
+    return float(np.random.default_rng([seed, i, TIER_SEED[tier], stream]).random())
+
+
 def toppled_of_table(share: float, tier: str, seed: int, i: int) -> float:
     """The share of legionaries and vexilla lying knocked over on training or fitting table ``i``
     of a tier (``render``'s ``toppled``): ``share`` on a seeded TOPPLED_TABLES of the tables, none
     on the others."""
     if not share:
         return 0.0
-    pick = np.random.default_rng([seed, i, TIER_SEED[tier], TOPPLED_TABLE_STREAM]).random()
-    return share if pick < TOPPLED_TABLES else 0.0
+    return share if table_draw(tier, seed, i, TOPPLED_TABLE_STREAM) < TOPPLED_TABLES else 0.0
 
 
 #: Tables per simulated game when training tables are drawn from many games (see table_game).
