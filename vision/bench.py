@@ -166,11 +166,12 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
                 if r in got.unseen:
                     unseen[("hidden" if r in hidden else "visible")] += 1
                     continue
-                sure.append((got.confidence_of(r), g == w))
+                confidence = got.confidence_of(r)
+                sure.append((confidence, g == w))
                 if r in lying and r not in hidden:
                     knocked["regions"] += 1
                     knocked["right"] += g == w
-                    knocked["wrong_flagged"] += g != w and sure[-1][0] < LOW_CONFIDENCE
+                    knocked["wrong_flagged"] += g != w and confidence < LOW_CONFIDENCE
                 failures.add(g, w, geo.board.is_sea(r), r in hidden)
                 for colour in set(g) | set(w):
                     for kind in set(g.get(colour, {})) | set(w.get(colour, {})):

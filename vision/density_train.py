@@ -34,7 +34,8 @@ from vision.density import (COLOUR_AT, COLOURS, KIND_AT, KINDS, N_OUT, STRIDE, C
                             output_to_image, reference_input)
 from vision.geometry import load_geometry
 from vision.synth.board_art import PrintedBoard
-from vision.synth.dataset import TIER_SEED, TOPPLED_TABLES, game_states, table_draw, toppled_of_table
+from vision.synth.dataset import (PRINT_TABLE_STREAM, RICH_TABLE_STREAM, TIER_SEED, TOPPLED_TABLES, game_states,
+                                  table_draw, toppled_of_table)
 
 #: Training crops, in input pixels.
 CROP = 256
@@ -69,7 +70,7 @@ def is_rich_table(rich_share: float, tier: str, seed: int, i: int) -> bool:
     stream, so the share changes no other draw. The big piles and the vexilla are where most of
     the hard tables' wrong regions stand (``models/README.md``, session 101), and ordinary tables
     show few of them."""
-    return rich_share > 0 and table_draw(tier, seed, i, 12) < rich_share
+    return rich_share > 0 and table_draw(tier, seed, i, RICH_TABLE_STREAM) < rich_share
 
 
 def render_table(tier: str, seed: int, i: int, steps: list, rich: bool = False,
@@ -119,7 +120,7 @@ class PrintChoice:
     def on_print(self, tier: str, seed: int, i: int) -> bool:
         """Whether table ``i`` of ``tier`` is rendered on the print (drawn from its own stream, so
         the share changes no other draw of the table)."""
-        return table_draw(tier, seed, i, 11) < self.share
+        return table_draw(tier, seed, i, PRINT_TABLE_STREAM) < self.share
 
     def describe(self) -> str:
         """How the folder remembers it (``print.txt``)."""

@@ -43,7 +43,11 @@ def game_states(seed: int, games: int = 4, turns: int = 150) -> list[SimStep]:
 #: Of the training and fitting tables asked to show knocked-over pieces, this seeded share does
 #: (:func:`toppled_of_table`): the models keep seeing tables where every piece stands.
 TOPPLED_TABLES = 0.5
-#: The seed stream that picks those tables, apart from every other draw.
+#: The seed streams of :func:`table_draw` that pick a share of the tables, each apart from every
+#: other draw: those on the real print, those showing a game's most crowded state, and those with
+#: pieces knocked over.
+PRINT_TABLE_STREAM = 11
+RICH_TABLE_STREAM = 12
 TOPPLED_TABLE_STREAM = 46
 
 
