@@ -23,7 +23,9 @@
 # TOPPLED (new in session 113, not yet run on a lease): on a seeded half of the tables this share of
 # the legionaries and vexilla lie knocked over (`augur train-counter --toppled`). The shipped
 # network never saw one, and reads a lying legionary as two about half the time on easy tables
-# (models/README.md, "Session 113"). Set TOPPLED=0 for the tables of earlier leases.
+# (models/README.md, "Session 113"). Set TOPPLED=0 for the tables of earlier leases. Session 115's
+# CPU fine-tune on such tables (1,200 steps) read more knocked pieces right but left more wrong counts
+# unflagged once refitted: judge a lease's run on both (models/README.md, "Session 115").
 set -u
 export PYTHONUNBUFFERED=1
 RENDER_S=${RENDER_S:-180}
