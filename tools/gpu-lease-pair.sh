@@ -25,7 +25,9 @@
 # network never saw one, and reads a lying legionary as two about half the time on easy tables
 # (models/README.md, "Session 113"). Set TOPPLED=0 for the tables of earlier leases. Session 115's
 # CPU fine-tune on such tables (1,200 steps) read more knocked pieces right but left more wrong counts
-# unflagged once refitted: judge a lease's run on both (models/README.md, "Session 115").
+# unflagged once refitted: judge a lease's run on both (models/README.md, "Session 115"). Its mean
+# with the shipped network read the procedural tables better and the print no better, which only the
+# print's 120 tables a tier showed (--images 120 --board-photo ...): judge there first ("Session 116").
 set -u
 export PYTHONUNBUFFERED=1
 RENDER_S=${RENDER_S:-180}
