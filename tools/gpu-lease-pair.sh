@@ -28,6 +28,8 @@
 # unflagged once refitted: judge a lease's run on both (models/README.md, "Session 115"). Its mean
 # with the shipped network read the procedural tables better and the print no better, which only the
 # print's 120 tables a tier showed (--images 120 --board-photo ...): judge there first ("Session 116").
+# The unflagged count there moves by 84 when only the confidence is refitted on another seed, so
+# compare flags over several fit-confidence --render-seed draws, not one ("Session 117").
 set -u
 export PYTHONUNBUFFERED=1
 RENDER_S=${RENDER_S:-180}
