@@ -306,6 +306,19 @@ def cmd_bench(args: argparse.Namespace) -> int:
                          relight=_relight(args.relight) if args.relight else None, relief=_relief(args.relief),
                          board_print=_board_print(args), toppled=_toppled(args.toppled))
         return 0
+    if args.what == "confidence":
+        from vision.bench import HELD_OUT_SEED
+        from vision.confidence import DEFAULT_CONFIDENCE
+        from vision.confidence_bench import run_confidence_bench
+        from vision.environment import bench_environment
+        if args.relight or args.relief or args.size:
+            raise AugurError("--relight, --relief, --size: not for augur bench confidence (it reads the vision "
+                             "bench's tables at 720p, in their calibration's light)")
+        paths = [Path(c) for c in args.confidence] if args.confidence else [DEFAULT_CONFIDENCE]
+        print(f"environment: {bench_environment().describe()}")
+        run_confidence_bench(paths, args.images, args.tiers, _or(args.seed, HELD_OUT_SEED), _board_print(args),
+                             _toppled(args.toppled))
+        return 0
     if args.what == "memory":
         from vision.bench import PHONE_SIZE, bench_live_memory, bench_phone_film
         from vision.environment import bench_environment
@@ -676,25 +689,27 @@ def _print_choice(args: argparse.Namespace):
 
 
 def cmd_fit_confidence(args: argparse.Namespace) -> int:
-    from vision.confidence import DEFAULT_CONFIDENCE, FIT_SEED, describe, file_sha256, fit_confidence, rendered_rows
+    from vision.confidence import (DEFAULT_CONFIDENCE, FIT_SEEDS, describe, file_sha256, fit_confidence, pooled_rows,
+                                   rendered_rows)
     from vision.density_train import describe_toppled
     from vision.density import DEFAULT_COUNTER
     from vision.summit_counts import DEFAULT_SUMMIT_COUNTS
     from vision.summits import DEFAULT_HULLS, DEFAULT_SUMMITS
     n = _per_tier(args.images)
-    seed = FIT_SEED if args.render_seed is None else args.render_seed
+    seeds = list(FIT_SEEDS if args.render_seed is None else dict.fromkeys(args.render_seed))
     counter = Path(args.counter) if args.counter else DEFAULT_COUNTER
     if not counter.is_file():
         raise AugurError(f"counting model not found: {counter}")
     prints = _print_choice(args)
     toppled = _toppled(args.toppled)
-    rows = rendered_rows(n, seed, counter, progress=_tier_progress("counted"), prints=prints, toppled=toppled)
+    rows = pooled_rows([rendered_rows(n, seed, counter, progress=_tier_progress(f"counted (seed {seed})"),
+                                      prints=prints, toppled=toppled) for seed in seeds])
     # the counts it learns from are read with the shipped summit and hull classifiers and the
     # summit-count model, where there are
     summits = file_sha256(DEFAULT_SUMMITS) if DEFAULT_SUMMITS.is_file() else None
     hulls = file_sha256(DEFAULT_HULLS) if DEFAULT_HULLS.is_file() else None
     counts = file_sha256(DEFAULT_SUMMIT_COUNTS) if DEFAULT_SUMMIT_COUNTS.is_file() else None
-    card = fit_confidence(rows, counter, {"renders_per_tier": n, "render_seed": seed,
+    card = fit_confidence(rows, counter, {"renders_per_tier": n, "render_seeds": seeds,
                                           "summit_classifier_sha256": summits, "hull_classifier_sha256": hulls,
                                           "summit_counts_sha256": counts,
                                           "print": prints.describe() if prints else None,
@@ -1076,11 +1091,18 @@ def _print_share_options(p: argparse.ArgumentParser) -> None:
                    help="share of the tables rendered on --board-photo's print (default: %(default)s)")
 
 
-def _fitting_options(p: argparse.ArgumentParser, images: tuple[int, int, int], default_seed: str) -> None:
-    """``--images`` and ``--render-seed`` of a command that fits a model on rendered tables."""
+def _fitting_options(p: argparse.ArgumentParser, images: tuple[int, int, int], default_seed: str,
+                     several: bool = False) -> None:
+    """``--images`` and ``--render-seed`` of a command that fits a model on rendered tables;
+    ``several``: the command pools the tables of several seeds, as many a tier of each."""
     p.add_argument("--images", type=NONE_OR_MORE, nargs=3, default=images, metavar=("EASY", "MEDIUM", "HARD"),
-                   help="rendered tables per tier")
-    p.add_argument("--render-seed", type=SEED, default=None, help=f"seed of the rendered tables (default: {default_seed})")
+                   help="rendered tables per tier" + (" (of each seed)" if several else ""))
+    if several:
+        p.add_argument("--render-seed", type=SEED, nargs="+", default=None,
+                       help=f"seeds of the rendered tables, their rows pooled (default: {default_seed})")
+    else:
+        p.add_argument("--render-seed", type=SEED, default=None,
+                       help=f"seed of the rendered tables (default: {default_seed})")
 
 
 def _window_classifier_options(p: argparse.ArgumentParser, width: int, epochs: int) -> None:
@@ -1133,12 +1155,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_simulate)
 
     p = sub.add_parser("bench", help="print speed figures")
-    p.add_argument("what", choices=["tracker", "synth", "vision", "game", "setup", "memory", "dashboard"],
+    p.add_argument("what", choices=["tracker", "synth", "vision", "confidence", "game", "setup", "memory",
+                                    "dashboard"],
                    help="game: the live loop over whole rendered game videos (commits, phantom changes, "
                         "the tracker's verdicts); setup: the live game following a filmed set-up from the "
                         "empty board (placements, verdicts, when the game starts); memory: the peak memory "
                         "of the demo's live loop, and of calibrating on and following its film scaled up "
-                        "as a phone films (--size, default 3840x2160)")
+                        "as a phone films (--size, default 3840x2160); confidence: confidence models "
+                        "(--confidence) judging the same readings of the vision bench's tables")
     p.add_argument("--verbose", action="store_true", help="setup: print every verdict given while the set-up was "
                                                           "followed; game: every verdict, on the tracked states and "
                                                           "on the true ones, and every true change missed or "
@@ -1175,7 +1199,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--turns", type=COUNT, help="tracker: turns per game (default 300); game: turns per video "
                                              "(default 3)")
     p.add_argument("--seed", type=SEED, help=f"tracker, synth: the seed (default 0); game, setup: the first video's seed "
-                                            f"(default {GAME_BENCH_SEED})")
+                                            f"(default {GAME_BENCH_SEED}); confidence: the tables' seed (default: "
+                                            f"the vision bench's)")
     p.add_argument("--no-hold", action="store_true",
                    help="game: count every region afresh at every still frame, untouched ones too")
     p.add_argument("--read-whole", action="store_true",
@@ -1190,6 +1215,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="game: the table answers every check the dashboard marks, setting the true count on the "
                         "tablet as it comes (what an attentive table ends up with: its answers, the verdicts and "
                         "claims that still go wrong)")
+    p.add_argument("--confidence", nargs="+", metavar="FILE",
+                   help="confidence: the confidence files to compare (default: the shipped one); the flag count "
+                        "each is also scored at is the first one's")
     p.add_argument("--replay", metavar="DIR",
                    help="game, setup: instead of filming, replay what was recorded in DIR through the tracker (and, "
                         "setup, the dashboard's live game) as it now is (seconds, not minutes: for measuring a change "
@@ -1279,7 +1307,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("fit-confidence", help="fit the per-region confidence of the counting network on rendered "
                                               "tables (numpy only)")
-    _fitting_options(p, (150, 150, 150), "vision.confidence.FIT_SEED")
+    _fitting_options(p, (150, 150, 150), "vision.confidence.FIT_SEEDS", several=True)
     p.add_argument("--counter", help="the counting network (default: the shipped one)")
     p.add_argument("--out", help="where to write the model (default: beside the shipped network)")
     _print_share_options(p)

@@ -11,7 +11,8 @@ from tests.test_density import FakeSession, _cell_of, _maps_with_blobs, calibrat
 from dataclasses import replace
 
 from vision.confidence import (DEFAULT_CONFIDENCE, FEATURES, HIDDEN_FEATURES, ConfidenceError, RegionConfidence,
-                               confidence_for, file_sha256, fit_logistic, fit_network, flag_figures, hidden_for)
+                               confidence_for, file_sha256, fit_logistic, fit_network, flag_figures, hidden_for,
+                               pooled_rows)
 from vision.count import count
 from vision.density import DEFAULT_COUNTER, N_OUT, DensityCounter
 from vision.geometry import load_geometry
@@ -271,7 +272,7 @@ class TestFitCommand:
         out = tmp_path / "models" / "conf.json"
         assert main(["fit-confidence", "--images", "1", "1", "0", "--render-seed", "31", "--out", str(out)]) == 0
         card = json.loads(out.read_text())
-        assert card["recipe"]["render_seed"] == 31 and card["recipe"]["renders_per_tier"]["hard"] == 0
+        assert card["recipe"]["render_seeds"] == [31] and card["recipe"]["renders_per_tier"]["hard"] == 0
         assert card["model"]["counter_sha256"] == file_sha256(DEFAULT_COUNTER)
         # the confidence is the small network (its settings recorded), the hidden-region model logistic
         from vision.confidence import NETWORK
@@ -288,6 +289,18 @@ class TestFitCommand:
         hidden_for.cache_clear()
         assert confidence_for(DEFAULT_COUNTER.resolve(), out) is not None
         assert hidden_for(DEFAULT_COUNTER.resolve(), out) is not None
+
+    def test_several_seeds_pool_their_tables(self, tmp_path, capsys):
+        from augur.cli import main
+        one, both = tmp_path / "one.json", tmp_path / "both.json"
+        assert main(["fit-confidence", "--images", "1", "0", "0", "--render-seed", "31", "--out", str(one)]) == 0
+        assert main(["fit-confidence", "--images", "1", "0", "0", "--render-seed", "31", "32", "31",
+                     "--out", str(both)]) == 0
+        pooled, single = json.loads(both.read_text()), json.loads(one.read_text())
+        assert pooled["recipe"]["render_seeds"] == [31, 32]          # a seed given twice is drawn once
+        regions = lambda card: card["figures_on_fitting_tables"]["easy"]["regions"]  # noqa: E731
+        assert regions(pooled) == 2 * regions(single)                 # each seed's table: 57 regions
+        assert "[easy] counted (seed 32) 1/1" in capsys.readouterr().out
 
     def test_a_print_share_fits_on_tables_rendered_on_the_real_print(self, tmp_path, capsys):
         from augur.cli import main
@@ -314,3 +327,24 @@ class TestFitCommand:
         assert main(["fit-confidence", "--images", "1", "0", "0", "--out", str(blocker / "conf.json")]) == 2
         err = capsys.readouterr().err
         assert err.startswith("augur: error: cannot write the confidence model") and err.count("\n") == 1
+
+
+class TestPooledRows:
+    @staticmethod
+    def _draw(offset, keys):
+        return {k: (np.full((2, 3), offset + i, float), np.array([True, False]), np.array([False, False]))
+                for i, k in enumerate(keys)}
+
+    def test_one_draw_comes_back_as_it_went_in(self):
+        draw = self._draw(0, ["easy on the print", "easy"])
+        pooled = pooled_rows([draw])
+        assert list(pooled) == list(draw)
+        for k in draw:
+            assert all(np.array_equal(a, b) for a, b in zip(pooled[k], draw[k]))
+
+    def test_each_key_holds_every_draws_rows_in_order(self):
+        a, b = self._draw(0, ["easy", "medium"]), self._draw(10, ["medium on the print", "easy"])
+        pooled = pooled_rows([a, b])
+        assert list(pooled) == ["easy", "medium", "medium on the print"]
+        assert pooled["easy"][0][:, 0].tolist() == [0, 0, 11, 11]
+        assert len(pooled["medium"][1]) == 2 and len(pooled["medium on the print"][2]) == 2

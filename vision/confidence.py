@@ -269,6 +269,8 @@ def describe(figures: dict) -> str:
 #: Seed of the rendered tables the shipped confidence model was fitted on: neither the
 #: network's training tables (11), nor the validation tables (5150), nor the bench's (90210).
 FIT_SEED = 7070
+#: Seeds of the rendered tables ``augur fit-confidence`` pools by default.
+FIT_SEEDS = (FIT_SEED,)
 
 
 def table_rows(counter, image: np.ndarray, want, hidden: set[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -311,6 +313,20 @@ def rendered_rows(n_per_tier: dict[str, int], seed: int = FIT_SEED, counter_path
             if progress:
                 progress(tier, i + 1, n)
     return {key: tuple(np.concatenate(column) for column in zip(*rows)) for key, rows in parts.items()}
+
+
+def pooled_rows(draws: list[dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]],
+                ) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Several draws of fitting rows (:func:`rendered_rows`, a seed each) as one: each key's
+    rows one after another in the order of the draws, the keys in the order they first come.
+
+    Why pool: refitted on another seed's 600 tables, the shipped confidence left 676 wrong regions
+    unflagged on the print's bench tables where it had left 592 (session 117); a fit on more
+    tables depends less on which tables a seed drew. One draw comes back as it went in, so a
+    single seed's fit is the one ``fit_confidence`` made on it before pooling existed."""
+    keys = list(dict.fromkeys(key for draw in draws for key in draw))
+    return {key: tuple(np.concatenate([draw[key][j] for draw in draws if key in draw]) for j in range(3))
+            for key in keys}
 
 
 def fitting_table(tier: str, seed: int, i: int, prints=None, toppled: float = 0.0):

@@ -608,22 +608,15 @@ class DensityCounter:
                         kinds.append(kind)
                         colours.append(COLOURS[c])
                         scores.append(score)
-        region_confidence, signs = {}, None
+        signs = None
         if features or self.hidden is not None:
             signs = self.region_features(total=total, cells=cells, region=region, basin=basin, by_kind=by_kind,
                                          colour_p=colour_p, counted=counted, summits=summits[LEGIONARY],
                                          cover=cover, by_kind_output=by_kind_output, occluder=out[-1],
                                          doubt={k: (summits[k][0], d) for k, d in doubt.items()},
                                          flags=(summits[LEGIONARY][0], flag_p))
-        if self.hidden is not None:
-            hidden = np.concatenate([[0.0], self.hidden.predict(signs[1:])]) >= HIDDEN_P
-        else:
-            hidden = cover > UNSEEN_COVER
-        unseen = frozenset(self.geo.region_ids[i - 1] for i in np.flatnonzero(hidden[1:]) + 1) | self.out_of_view
-        if signs is not None and self.confidence is not None:
-            p = self.confidence.predict(signs[1:])
-            region_confidence = {rid: round(float(p[i]), 3) for i, rid in enumerate(self.geo.region_ids)
-                                 if rid not in unseen}
+        unseen, region_confidence = judge_regions(self.geo.region_ids, self.out_of_view, signs, cover,
+                                                  self.confidence, self.hidden)
         if not kinds:
             return replace(Detections.empty(self.name, unseen), region_confidence=region_confidence), signs
         return Detections(np.array(foot, float), tuple(kinds), tuple(colours), np.array(scores, float),
@@ -985,6 +978,23 @@ class DensityCounter:
             return _split(n, armies) + [0]
         out[int(np.argmax(armies))] = n
         return out
+
+
+def judge_regions(region_ids, out_of_view: frozenset[str], signs: np.ndarray | None, cover: np.ndarray,
+                  confidence: RegionConfidence | None, hidden: RegionConfidence | None,
+                  ) -> tuple[frozenset[str], dict[str, float]]:
+    """The regions the camera cannot see, and every seen region's confidence (rounded as the
+    observed state keeps it), from the regions' signs of doubt and their cover (row = label value;
+    ``signs`` None when they were not worked out). A region is unseen where the hidden-region
+    model says so, or without one where something covers more than UNSEEN_COVER of it, and where
+    the camera's frame cuts it off (``out_of_view``). The counter judges by its own models;
+    ``augur bench confidence`` judges one reading by several (:mod:`vision.confidence_bench`)."""
+    flags = hidden.predict(signs[1:]) >= HIDDEN_P if hidden is not None else cover[1:] > UNSEEN_COVER
+    unseen = frozenset(region_ids[i] for i in np.flatnonzero(flags)) | out_of_view
+    if signs is None or confidence is None:
+        return unseen, {}
+    p = confidence.predict(signs[1:])
+    return unseen, {rid: round(float(p[i]), 3) for i, rid in enumerate(region_ids) if rid not in unseen}
 
 
 def counting_crop(profile: CalibrationProfile, geo: BoardGeometry) -> Crop:
