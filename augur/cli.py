@@ -702,6 +702,7 @@ def cmd_fit_confidence(args: argparse.Namespace) -> int:
         raise AugurError(f"counting model not found: {counter}")
     prints = _print_choice(args)
     toppled = _toppled(args.toppled)
+    kept, kept_recipe = _kept_hidden(args.keep_hidden, counter) if args.keep_hidden else (None, None)
     rows = pooled_rows([rendered_rows(n, seed, counter, progress=_tier_progress(f"counted (seed {seed})"),
                                       prints=prints, toppled=toppled) for seed in seeds])
     # the counts it learns from are read with the shipped summit and hull classifiers and the
@@ -714,13 +715,31 @@ def cmd_fit_confidence(args: argparse.Namespace) -> int:
                                           "summit_counts_sha256": counts,
                                           "print": prints.describe() if prints else None,
                                           **({"toppled": describe_toppled(toppled)} if toppled else {}),
+                                          **({"hidden_model_recipe": kept_recipe} if kept else {}),
                                           "command": "augur fit-confidence"},
-                          Path(args.out) if args.out else DEFAULT_CONFIDENCE)
+                          Path(args.out) if args.out else DEFAULT_CONFIDENCE, args.networks, kept)
     for tier, figures in card["figures_on_fitting_tables"].items():
         print(f"[{tier}] below {card['threshold']}: {describe(figures)}; marked unseen: "
               f"{figures['unseen_really_hidden']} really hidden, {figures['unseen_visible']} visible (of "
               f"{figures['hidden']} hidden) (on the fitting tables)")
     return 0
+
+
+def _kept_hidden(path: str, counter: Path):
+    """``--keep-hidden FILE``: that confidence file's hidden-region model, and the recipe it was
+    fitted by (the first fit's, when it was itself kept from an earlier file)."""
+    from vision.confidence import ConfidenceError, hidden_for
+    file = Path(path)
+    if not file.is_file():
+        raise AugurError(f"--keep-hidden: no such file: {file}")
+    hidden = hidden_for(counter.resolve(), file.resolve())
+    if hidden is None:
+        raise AugurError(f"--keep-hidden: {file} holds no hidden-region model fitted for {counter.name}")
+    try:
+        recipe = json.loads(file.read_text(encoding="utf-8")).get("recipe") or {}
+    except (OSError, ValueError, AttributeError) as exc:
+        raise ConfidenceError(f"--keep-hidden: cannot read {file}: {exc}") from None
+    return hidden, recipe.get("hidden_model_recipe", recipe)
 
 
 def cmd_fit_summit_counts(args: argparse.Namespace) -> int:
@@ -1310,6 +1329,12 @@ def build_parser() -> argparse.ArgumentParser:
     _fitting_options(p, (150, 150, 150), "vision.confidence.FIT_SEEDS", several=True)
     p.add_argument("--counter", help="the counting network (default: the shipped one)")
     p.add_argument("--out", help="where to write the model (default: beside the shipped network)")
+    p.add_argument("--networks", type=COUNT, default=1,
+                   help="the confidence is the mean of this many networks, each from its own seed (default: "
+                        "%(default)s)")
+    p.add_argument("--keep-hidden", metavar="FILE",
+                   help="keep the hidden-region model of this confidence file (fitted for the same counting "
+                        "network) instead of fitting one, e.g. models/pieces-density-confidence.json")
     _print_share_options(p)
     _toppled_option(p, "fitting")
     p.set_defaults(func=cmd_fit_confidence)

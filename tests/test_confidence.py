@@ -11,8 +11,8 @@ from tests.test_density import FakeSession, _cell_of, _maps_with_blobs, calibrat
 from dataclasses import replace
 
 from vision.confidence import (DEFAULT_CONFIDENCE, FEATURES, HIDDEN_FEATURES, ConfidenceError, RegionConfidence,
-                               confidence_for, file_sha256, fit_logistic, fit_network, flag_figures, hidden_for,
-                               pooled_rows)
+                               MeanConfidence, confidence_for, file_sha256, fit_logistic, fit_network, flag_figures,
+                               hidden_for, model_from_dict, pooled_rows)
 from vision.count import count
 from vision.density import DEFAULT_COUNTER, N_OUT, DensityCounter
 from vision.geometry import load_geometry
@@ -157,6 +157,48 @@ class TestModelFile:
         confidence_for.cache_clear()
 
 
+class TestMeanConfidence:
+    def _mean(self, sha=""):
+        return MeanConfidence((_model(coef=np.arange(len(FEATURES)) / 10, sha=sha), _model(intercept=-1.0, sha=sha)),
+                              sha)
+
+    def test_it_is_the_mean_of_its_members(self):
+        m = self._mean()
+        x = np.random.default_rng(3).normal(size=(5, len(FEATURES)))
+        assert np.allclose(m.predict(x), (m.members[0].predict(x) + m.members[1].predict(x)) / 2)
+        assert not np.allclose(m.predict(x), m.members[0].predict(x))
+
+    def test_it_round_trips_through_its_file_and_is_used_for_its_network(self, tmp_path):
+        weights = tmp_path / "net.onnx"
+        weights.write_bytes(b"one network")
+        m = self._mean(sha=file_sha256(weights))
+        path = tmp_path / "conf.json"
+        path.write_text(json.dumps({"model": m.to_dict()}))
+        confidence_for.cache_clear()
+        back = confidence_for(weights, path)
+        x = np.ones((2, len(FEATURES)))
+        assert isinstance(back, MeanConfidence) and len(back.members) == 2
+        assert np.allclose(back.predict(x), m.predict(x))
+        confidence_for.cache_clear()
+
+    def test_a_malformed_mean_is_refused(self, tmp_path):
+        d = self._mean().to_dict()
+        with pytest.raises(ConfidenceError, match="no member networks"):
+            model_from_dict({**d, "members": []})
+        with pytest.raises(ConfidenceError, match="other features"):
+            model_from_dict({**d, "features": d["features"][:-1]})
+        with pytest.raises(ConfidenceError, match="malformed"):
+            model_from_dict({**d, "members": [{**d["members"][0], "scale": [0.0] * len(FEATURES)}]})
+        weights = tmp_path / "net.onnx"
+        weights.write_bytes(b"w")
+        path = tmp_path / "conf.json"
+        path.write_text(json.dumps({"model": {**d, "members": ["not a network"]}}))
+        confidence_for.cache_clear()
+        with pytest.raises(ConfidenceError, match="cannot read the confidence model"):
+            confidence_for(weights, path)
+        confidence_for.cache_clear()
+
+
 class TestFlagFigures:
     def test_what_a_player_sees(self):
         f = flag_figures([0.2, 0.5, 0.9, 0.95, 0.99], [False, True, True, False, True], 0.8)
@@ -290,6 +332,54 @@ class TestFitCommand:
         assert confidence_for(DEFAULT_COUNTER.resolve(), out) is not None
         assert hidden_for(DEFAULT_COUNTER.resolve(), out) is not None
 
+    def test_several_networks_are_averaged_the_first_the_single_fit(self, tmp_path):
+        from augur.cli import main
+        one, three = tmp_path / "one.json", tmp_path / "three.json"
+        assert main(["fit-confidence", "--images", "1", "1", "0", "--render-seed", "31", "--out", str(one)]) == 0
+        assert main(["fit-confidence", "--images", "1", "1", "0", "--render-seed", "31", "--out", str(three),
+                     "--networks", "3"]) == 0
+        single, mean = json.loads(one.read_text()), json.loads(three.read_text())
+        assert single["networks"] == 1 and mean["networks"] == 3 and len(mean["model"]["members"]) == 3
+        assert mean["model"]["members"][0] == single["model"]          # seed 0 first, as fitted alone
+        assert mean["model"]["members"][1] != single["model"]
+        assert mean["hidden_model"] == single["hidden_model"]
+        confidence_for.cache_clear()
+        assert isinstance(confidence_for(DEFAULT_COUNTER.resolve(), three), MeanConfidence)
+        confidence_for.cache_clear()
+
+    def test_a_kept_hidden_region_model_is_kept_byte_for_byte_with_its_recipe(self, tmp_path):
+        from augur.cli import main
+        out = tmp_path / "conf.json"
+        assert main(["fit-confidence", "--images", "1", "0", "0", "--render-seed", "31", "--out", str(out),
+                     "--keep-hidden", str(DEFAULT_CONFIDENCE)]) == 0
+        card, shipped = json.loads(out.read_text()), json.loads(DEFAULT_CONFIDENCE.read_text())
+        assert card["hidden_model"] == shipped["hidden_model"]
+        assert card["recipe"]["hidden_model_recipe"] == shipped["recipe"].get("hidden_model_recipe",
+                                                                              shipped["recipe"])
+        assert card["recipe"]["render_seeds"] == [31]
+        # kept again from the new file, the first fit's recipe is carried on, not nested
+        again = tmp_path / "again.json"
+        assert main(["fit-confidence", "--images", "1", "0", "0", "--render-seed", "32", "--out", str(again),
+                     "--keep-hidden", str(out)]) == 0
+        assert json.loads(again.read_text())["recipe"]["hidden_model_recipe"] == card["recipe"]["hidden_model_recipe"]
+        hidden_for.cache_clear()
+
+    def test_a_hidden_region_model_that_cannot_be_kept_is_one_line(self, tmp_path, capsys):
+        from augur.cli import main
+        out = tmp_path / "conf.json"
+        assert main(["fit-confidence", "--images", "1", "0", "0", "--out", str(out),
+                     "--keep-hidden", str(tmp_path / "none.json")]) == 2
+        assert "--keep-hidden: no such file" in capsys.readouterr().err
+        other = tmp_path / "other.json"
+        data = json.loads(DEFAULT_CONFIDENCE.read_text())
+        data["hidden_model"]["counter_sha256"] = "0" * 64
+        other.write_text(json.dumps(data))
+        hidden_for.cache_clear()
+        assert main(["fit-confidence", "--images", "1", "0", "0", "--out", str(out), "--keep-hidden", str(other)]) == 2
+        err = capsys.readouterr().err
+        assert "holds no hidden-region model fitted for" in err and err.count("\n") == 1 and not out.exists()
+        hidden_for.cache_clear()
+
     def test_several_seeds_pool_their_tables(self, tmp_path, capsys):
         from augur.cli import main
         one, both = tmp_path / "one.json", tmp_path / "both.json"
@@ -327,6 +417,29 @@ class TestFitCommand:
         assert main(["fit-confidence", "--images", "1", "0", "0", "--out", str(blocker / "conf.json")]) == 2
         err = capsys.readouterr().err
         assert err.startswith("augur: error: cannot write the confidence model") and err.count("\n") == 1
+
+
+class TestFitConfidenceKeepsAHiddenModel:
+    def _rows(self):
+        rng = np.random.default_rng(5)
+        X = rng.normal(size=(300, len(HIDDEN_FEATURES)))
+        return {"easy": (X, X[:, 3] < 0.5, X[:, 11] > 1.5)}
+
+    def test_it_keeps_the_given_model_and_fits_the_confidence_on_what_it_leaves_seen(self, tmp_path):
+        from vision.confidence import fit_confidence
+        weights = tmp_path / "net.onnx"
+        weights.write_bytes(b"w")
+        sha = file_sha256(weights)
+        n = len(HIDDEN_FEATURES)
+        blind = RegionConfidence(np.zeros(n), np.ones(n), np.zeros(n), -5.0, sha, HIDDEN_FEATURES)  # sees all
+        card = fit_confidence(self._rows(), weights, {}, tmp_path / "c.json", hidden=blind)
+        assert card["hidden_model"] == blind.to_dict()
+        assert card["figures_on_fitting_tables"]["easy"]["regions"] == 300     # nothing marked unseen
+        with pytest.raises(ConfidenceError, match="fitted for another counting network"):
+            fit_confidence(self._rows(), weights, {}, tmp_path / "d.json", hidden=replace(blind, counter_sha256="x"))
+        assert not (tmp_path / "d.json").exists()
+        confidence_for.cache_clear()
+        hidden_for.cache_clear()
 
 
 class TestPooledRows:

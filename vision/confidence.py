@@ -139,12 +139,56 @@ class RegionConfidence:
         return cls(mean, scale, coef, intercept, str(data.get("counter_sha256", "")), tuple(features), weights, bias)
 
 
+@dataclass(frozen=True)
+class MeanConfidence:
+    """The mean probability of several confidence networks fitted on the same rows, each from its
+    own first weights and order of the rows (``augur fit-confidence --networks K``).
+
+    Why: one network's fit moves with its seed as much as with the tables it is fitted on. On the
+    real print's 720 bench tables, three fits on the same 600 tables that differed only in the
+    network's seed left 592, 616 and 599 wrong regions unflagged (session 118, models/README.md);
+    the mean of several is a steadier estimate of the same probability."""
+
+    members: tuple[RegionConfidence, ...]
+    counter_sha256: str = ""
+    features: tuple[str, ...] = FEATURES
+
+    def predict(self, features: np.ndarray) -> np.ndarray:
+        return np.mean([m.predict(features) for m in self.members], axis=0)
+
+    def to_dict(self) -> dict:
+        return {"features": list(self.features), "counter_sha256": self.counter_sha256,
+                "members": [m.to_dict() for m in self.members]}
+
+    @classmethod
+    def from_dict(cls, data: dict, features: tuple[str, ...] = FEATURES) -> "MeanConfidence":
+        if list(data.get("features", [])) != list(features):
+            raise ConfidenceError("the confidence model was fitted on other features: run augur fit-confidence again")
+        members = data.get("members")
+        if not isinstance(members, list) or not members:
+            raise ConfidenceError("the confidence model is malformed: no member networks")
+        return cls(tuple(RegionConfidence.from_dict(m, features) for m in members),
+                   str(data.get("counter_sha256", "")), tuple(features))
+
+
+#: What the counter reads a region's confidence with: one network, or the mean of several.
+Confidence = RegionConfidence | MeanConfidence
+
+
+def model_from_dict(data: dict, features: tuple[str, ...] = FEATURES) -> Confidence:
+    """A confidence or hidden-region model as its file stores it: several networks under
+    ``members``, else one."""
+    if isinstance(data, dict) and "members" in data:
+        return MeanConfidence.from_dict(data, features)
+    return RegionConfidence.from_dict(data, features)
+
+
 def file_sha256(path: Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 @lru_cache(maxsize=4)
-def confidence_for(counter_path: Path, path: Path = DEFAULT_CONFIDENCE) -> RegionConfidence | None:
+def confidence_for(counter_path: Path, path: Path = DEFAULT_CONFIDENCE) -> Confidence | None:
     """The confidence model fitted for the network at ``counter_path``, or None when there is none
     (or it was fitted for other weights: its probabilities would mean nothing for these)."""
     return _model_for(counter_path, path, "model", FEATURES, "confidence model")
@@ -158,15 +202,15 @@ def hidden_for(counter_path: Path, path: Path = DEFAULT_CONFIDENCE) -> RegionCon
 
 
 def _model_for(counter_path: Path, path: Path, key: str, features: tuple[str, ...],
-               what: str) -> RegionConfidence | None:
+               what: str) -> Confidence | None:
     if not path.is_file() or not counter_path.is_file():
         return None
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         if key != "model" and key not in data:
             return None
-        model = RegionConfidence.from_dict(data[key], features)
-    except (ValueError, KeyError, TypeError) as exc:
+        model = model_from_dict(data[key], features)
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise ConfidenceError(f"cannot read the {what} {path.name}: {exc}") from None
     return model if model.counter_sha256 == file_sha256(counter_path) else None
 
@@ -362,28 +406,37 @@ def write_card(card: dict, out: Path, error: type[AugurError], what: str) -> Non
 
 
 def fit_confidence(rows: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]], counter_path: Path, recipe: dict,
-                   out: Path = DEFAULT_CONFIDENCE) -> dict:
+                   out: Path = DEFAULT_CONFIDENCE, networks: int = 1, hidden: RegionConfidence | None = None) -> dict:
     """Fit both models on every tier's rows together (:func:`rendered_rows`) and write them, with
     their recipe and their figures on the rows they were fitted on, beside the network they
     belong to: first the hidden-region model (a logistic regression) on every region, then the
     confidence (:func:`fit_network`, :data:`NETWORK`) on the regions it leaves seen (a region
-    marked unseen has no confidence)."""
+    marked unseen has no confidence). ``networks`` above one: the confidence is the mean of that
+    many networks (:class:`MeanConfidence`), seeded NETWORK's seed, the next, and so on.
+    ``hidden``: a hidden-region model to keep as it is (fitted for the same network) instead of
+    fitting one (``augur fit-confidence --keep-hidden``)."""
     from tracker.readings import LOW_CONFIDENCE
     from vision.density import HIDDEN_P
     if not rows:
         raise ConfidenceError("no table could be calibrated and counted: nothing to fit the confidence on")
-    X, right, hidden = (np.concatenate([r[k] for r in rows.values()]) for k in range(3))
+    X, right, hidden_truth = (np.concatenate([r[k] for r in rows.values()]) for k in range(3))
     sha = file_sha256(counter_path)
-    hidden_model = replace(fit_logistic(X, hidden.astype(np.float64)), counter_sha256=sha, features=HIDDEN_FEATURES)
+    if hidden is not None and hidden.counter_sha256 != sha:
+        raise ConfidenceError("the hidden-region model to keep was fitted for another counting network")
+    hidden_model = hidden if hidden is not None else replace(
+        fit_logistic(X, hidden_truth.astype(np.float64)), counter_sha256=sha, features=HIDDEN_FEATURES)
     seen = hidden_model.predict(X) < HIDDEN_P
-    model = replace(fit_network(X[seen][:, :len(FEATURES)], right[seen], **NETWORK), counter_sha256=sha)
+    fitted = [replace(fit_network(X[seen][:, :len(FEATURES)], right[seen], **{**NETWORK, "seed": NETWORK["seed"] + k}),
+                      counter_sha256=sha) for k in range(max(networks, 1))]
+    model = fitted[0] if len(fitted) == 1 else MeanConfidence(tuple(fitted), sha)
     figures = {}
     for tier, (x, r, h) in rows.items():
         s = hidden_model.predict(x) < HIDDEN_P
         figures[tier] = {**flag_figures(model.predict(x[s]), r[s], LOW_CONFIDENCE),
                          "unseen_really_hidden": int((~s & h).sum()), "unseen_visible": int((~s & ~h).sum()),
                          "hidden": int(h.sum())}
-    card = {"model": model.to_dict(), "model_network": NETWORK, "hidden_model": hidden_model.to_dict(),
+    card = {"model": model.to_dict(), "model_network": NETWORK, "networks": len(fitted),
+            "hidden_model": hidden_model.to_dict(),
             "hidden_p": HIDDEN_P,
             "counter": Path(counter_path).name, "recipe": recipe,
             "threshold": LOW_CONFIDENCE, "figures_on_fitting_tables": figures}

@@ -37,7 +37,7 @@ from calibration.lens import undistort
 from calibration.profile import WORK_SCALE, CalibrationProfile
 from tracker.errors import AugurError
 from tracker.pieces import ARMY_COLOURS, CENTRE, LEGIONARY, NEUTRAL, TRIREME, VEXILLUM
-from vision.confidence import HIDDEN_FEATURES, RegionConfidence, confidence_for, hidden_for
+from vision.confidence import HIDDEN_FEATURES, Confidence, RegionConfidence, confidence_for, hidden_for
 from vision.geometry import BoardGeometry
 from vision.light import LightMatch
 from vision.onnx_models import NHWC, input_dtype, onnx_session
@@ -281,7 +281,7 @@ class DensityCounter:
     name = "density"
 
     def __init__(self, profile: CalibrationProfile, model: Path | None = None, threads: int | None = None,
-                 session=None, confidence: RegionConfidence | None | bool = False,
+                 session=None, confidence: Confidence | None | bool = False,
                  summits: SummitClassifier | None | bool = False, hulls: SummitClassifier | None | bool = False,
                  hidden: RegionConfidence | None | bool = False, mirrored: bool = False, partial: bool = True,
                  summit_counts: SummitCounts | None | bool = False):
@@ -981,7 +981,7 @@ class DensityCounter:
 
 
 def judge_regions(region_ids, out_of_view: frozenset[str], signs: np.ndarray | None, cover: np.ndarray,
-                  confidence: RegionConfidence | None, hidden: RegionConfidence | None,
+                  confidence: Confidence | None, hidden: RegionConfidence | None,
                   ) -> tuple[frozenset[str], dict[str, float]]:
     """The regions the camera cannot see, and every seen region's confidence (rounded as the
     observed state keeps it), from the regions' signs of doubt and their cover (row = label value;
