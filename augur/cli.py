@@ -1329,9 +1329,10 @@ def build_parser() -> argparse.ArgumentParser:
     _fitting_options(p, (150, 150, 150), "vision.confidence.FIT_SEEDS", several=True)
     p.add_argument("--counter", help="the counting network (default: the shipped one)")
     p.add_argument("--out", help="where to write the model (default: beside the shipped network)")
-    p.add_argument("--networks", type=COUNT, default=1,
+    from vision.confidence import FIT_NETWORKS
+    p.add_argument("--networks", type=COUNT, default=FIT_NETWORKS,
                    help="the confidence is the mean of this many networks, each from its own seed (default: "
-                        "%(default)s)")
+                        "%(default)s, as shipped)")
     p.add_argument("--keep-hidden", metavar="FILE",
                    help="keep the hidden-region model of this confidence file (fitted for the same counting "
                         "network) instead of fitting one, e.g. models/pieces-density-confidence.json")

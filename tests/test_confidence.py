@@ -286,8 +286,21 @@ class TestCounterConfidence:
                     reason="no counting network or confidence model shipped in models/")
 class TestShippedConfidence:
     def test_it_belongs_to_the_shipped_network(self):
-        assert confidence_for(DEFAULT_COUNTER.resolve()).hidden_weights is not None      # the session-44 network
+        shipped = confidence_for(DEFAULT_COUNTER.resolve())
+        from vision.confidence import FIT_NETWORKS
+        assert isinstance(shipped, MeanConfidence) and len(shipped.members) == FIT_NETWORKS   # session 118
+        assert all(m.hidden_weights is not None for m in shipped.members)                   # session 44's network
         assert hidden_for(DEFAULT_COUNTER.resolve()) is not None
+
+    def test_fit_confidence_defaults_are_the_shipped_cards_seeds_and_networks(self):
+        from augur.cli import build_parser
+        from vision.confidence import FIT_SEED, FIT_SEEDS
+        card = json.loads(DEFAULT_CONFIDENCE.read_text(encoding="utf-8"))
+        args = build_parser().parse_args(["fit-confidence"])
+        assert args.render_seed is None and list(FIT_SEEDS) == card["recipe"]["render_seeds"]
+        assert args.networks == card["networks"] == len(card["model"]["members"])
+        # the hidden-region model was kept from the seed-7070 fit, and says so
+        assert card["recipe"]["hidden_model_recipe"]["render_seed"] == FIT_SEED
 
     def test_wrong_regions_are_less_sure_than_right_ones(self):
         """On held-out tables (not the fitting tables' seed) the regions read wrong have a lower
@@ -316,10 +329,11 @@ class TestFitCommand:
         card = json.loads(out.read_text())
         assert card["recipe"]["render_seeds"] == [31] and card["recipe"]["renders_per_tier"]["hard"] == 0
         assert card["model"]["counter_sha256"] == file_sha256(DEFAULT_COUNTER)
-        # the confidence is the small network (its settings recorded), the hidden-region model logistic
-        from vision.confidence import NETWORK
-        assert card["model_network"] == NETWORK
-        assert np.shape(card["model"]["hidden_weights"]) == (len(FEATURES), NETWORK["units"])
+        # the confidence is the mean of small networks (their settings recorded), the hidden-region model logistic
+        from vision.confidence import FIT_NETWORKS, NETWORK
+        assert card["model_network"] == NETWORK and card["networks"] == FIT_NETWORKS
+        assert len(card["model"]["members"]) == FIT_NETWORKS
+        assert all(np.shape(m["hidden_weights"]) == (len(FEATURES), NETWORK["units"]) for m in card["model"]["members"])
         assert "hidden_weights" not in card["hidden_model"]
         from vision.summits import DEFAULT_SUMMITS
         assert card["recipe"]["summit_classifier_sha256"] == (file_sha256(DEFAULT_SUMMITS)
@@ -335,7 +349,8 @@ class TestFitCommand:
     def test_several_networks_are_averaged_the_first_the_single_fit(self, tmp_path):
         from augur.cli import main
         one, three = tmp_path / "one.json", tmp_path / "three.json"
-        assert main(["fit-confidence", "--images", "1", "1", "0", "--render-seed", "31", "--out", str(one)]) == 0
+        assert main(["fit-confidence", "--images", "1", "1", "0", "--render-seed", "31", "--out", str(one),
+                     "--networks", "1"]) == 0
         assert main(["fit-confidence", "--images", "1", "1", "0", "--render-seed", "31", "--out", str(three),
                      "--networks", "3"]) == 0
         single, mean = json.loads(one.read_text()), json.loads(three.read_text())

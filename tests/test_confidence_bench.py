@@ -3,14 +3,13 @@ bench scores them, at the threshold and at a matched flag count."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
-
 import numpy as np
 import pytest
 
 from tracker.readings import LOW_CONFIDENCE
 from vision.bench import HELD_OUT_SEED
-from vision.confidence import DEFAULT_CONFIDENCE, ConfidenceError, confidence_for, hidden_for
+from vision.confidence import (DEFAULT_CONFIDENCE, FEATURES, ConfidenceError, RegionConfidence, confidence_for,
+                               hidden_for)
 from vision.confidence_bench import (ConfidenceModels, Judged, compare, judge, load_models, read_tables, score)
 from vision.count import count
 from vision.density import DEFAULT_COUNTER, DensityCounter
@@ -94,7 +93,8 @@ class TestJudge:
 
     def test_other_models_change_only_the_judgement(self, readings):
         shipped_models = load_models(DEFAULT_CONFIDENCE)
-        sure = replace(shipped_models.confidence, coef=np.zeros_like(shipped_models.confidence.coef), intercept=30.0)
+        n = len(FEATURES)
+        sure = RegionConfidence(np.zeros(n), np.ones(n), np.zeros(n), 30.0)
         blind = ConfidenceModels(DEFAULT_CONFIDENCE, sure, None)      # always sure; unseen by cover alone
         a, b = compare(readings, [shipped_models, blind])
         assert b.flagged == 0 and b.unflagged_wrong == b.wrong

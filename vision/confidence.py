@@ -310,11 +310,17 @@ def describe(figures: dict) -> str:
 
 
 # -- fitting (``augur fit-confidence``) ----------------------------------------------------
-#: Seed of the rendered tables the shipped confidence model was fitted on: neither the
-#: network's training tables (11), nor the validation tables (5150), nor the bench's (90210).
+#: Seed of the rendered tables the shipped hidden-region model was fitted on, and the first of
+#: the confidence's: neither the network's training tables (11), nor the validation tables
+#: (5150), nor the bench's (90210).
 FIT_SEED = 7070
-#: Seeds of the rendered tables ``augur fit-confidence`` pools by default.
-FIT_SEEDS = (FIT_SEED,)
+#: Seeds of the rendered tables the shipped confidence was fitted on, pooled (session 118; its
+#: hidden-region model is the one fitted on FIT_SEED's tables alone, kept): ``augur
+#: fit-confidence``'s default. None of them is another model's or the benches' (7171: the
+#: summit-count model's; 90211 and 90212: the fresh bench tables session 118 judged it on).
+FIT_SEEDS = (FIT_SEED, 7071, 7072, 7073, 7074)
+#: Networks the shipped confidence averages (:class:`MeanConfidence`): ``--networks``' default.
+FIT_NETWORKS = 5
 
 
 def table_rows(counter, image: np.ndarray, want, hidden: set[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
