@@ -317,7 +317,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         paths = [Path(c) for c in args.confidence] if args.confidence else [DEFAULT_CONFIDENCE]
         print(f"environment: {bench_environment().describe()}")
         run_confidence_bench(paths, args.images, args.tiers, _or(args.seed, HELD_OUT_SEED), _board_print(args),
-                             _toppled(args.toppled))
+                             _toppled(args.toppled), progress=_tier_progress("read"))
         return 0
     if args.what == "memory":
         from vision.bench import PHONE_SIZE, bench_live_memory, bench_phone_film

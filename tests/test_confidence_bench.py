@@ -122,7 +122,9 @@ class TestCommand:
         copy.write_text(DEFAULT_CONFIDENCE.read_text())
         assert main(["bench", "confidence", "--images", "1", "--tiers", "medium", "--confidence",
                      str(DEFAULT_CONFIDENCE), str(copy)]) == 0
-        lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("[")]
+        out = capsys.readouterr().out
+        assert "[medium] read 1/1" in out                                   # progress, tier by tier
+        lines = [line for line in out.splitlines() if line.startswith("[") and ": " in line]
         assert [line.split(":")[0] for line in lines] == [
             f"[medium] {DEFAULT_CONFIDENCE}", f"[medium] {copy}", f"[all] {DEFAULT_CONFIDENCE}", f"[all] {copy}"]
         # the same file judges alike

@@ -30,7 +30,8 @@ from calibration.profile import calibrate
 from tracker.errors import AugurError
 from tracker.readings import LOW_CONFIDENCE
 from tracker.state import ObservedState
-from vision.confidence import HIDDEN_FEATURES, ConfidenceError, confidence_for, hidden_for
+from vision.confidence import (HIDDEN_FEATURES, Confidence, ConfidenceError, RegionConfidence, confidence_for,
+                               hidden_for)
 from vision.count import count
 from vision.density import DEFAULT_COUNTER, DensityCounter, judge_regions
 from vision.geometry import BoardGeometry
@@ -58,8 +59,8 @@ class ConfidenceModels:
     """A confidence file's two models: is a region's count right, is the region hidden."""
 
     path: Path
-    confidence: object
-    hidden: object
+    confidence: Confidence
+    hidden: RegionConfidence | None      # None: a region is unseen by its cover alone
 
 
 @dataclass
