@@ -43,7 +43,7 @@ from tracker.errors import AugurError
 from vision.confidence import file_sha256
 
 #: Seed of the rendered tables whose network inputs set the activation ranges (no other set
-#: uses it: training 11, validation 5150, confidence 7070, bench 90210).
+#: uses it: training 11, validation 5150, confidence 7070 to 7074, bench 90210).
 QUANT_SEED = 8686
 #: Tables per tier.
 QUANT_TABLES = 16
