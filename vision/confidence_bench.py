@@ -115,12 +115,13 @@ def read_tables(tier: str, n: int, seed: int, board_print: PrintedBoard | None =
         try:
             profile = calibrate(cal_img, art, players=truth.players)
         except AugurError:
-            continue
-        counter = DensityCounter(profile, model=counter_path, confidence=None, hidden=None)
-        det, signs = counter.reading(counter.predict(img))
-        readings.append(TableReading(profile.geometry, counter.out_of_view, det, signs, ObservedState.from_dict(truth.state),
-                                     frozenset(hidden_regions(truth)),
-                                     frozenset(p.region for p in truth.pieces if p.lying)))
+            profile = None
+        if profile is not None:
+            counter = DensityCounter(profile, model=counter_path, confidence=None, hidden=None)
+            det, signs = counter.reading(counter.predict(img))
+            readings.append(TableReading(profile.geometry, counter.out_of_view, det, signs,
+                                         ObservedState.from_dict(truth.state), frozenset(hidden_regions(truth)),
+                                         frozenset(p.region for p in truth.pieces if p.lying)))
         if progress:
             progress(tier, i + 1, n)
     return readings
