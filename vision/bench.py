@@ -153,7 +153,7 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
             lat["count"].append(t3 - t2)
             want = ObservedState.from_dict(truth.state)
             hidden = hidden_regions(truth)
-            lying = {p.region for p in truth.pieces if p.lying}
+            lying = lying_regions(truth)
             ok = regions_right(got, want, hidden, geo)
             if profile_covered(profile):            # something over the map in the calibration photo, or the map off
                 warned, warned_right = warned + 1, warned_right + ok
@@ -368,6 +368,11 @@ def hidden_regions(truth) -> set[str]:
     """Regions the camera cannot fully see in a rendered image (see the module doc)."""
     out = {r for r, f in truth.occluded_regions.items() if f > HIDDEN_COVER}
     return out | {p.region for p in truth.pieces if p.region and p.occluded >= HIDDEN_PIECE}
+
+
+def lying_regions(truth) -> set[str]:
+    """Regions of a rendered image where a piece lies knocked over (``render``'s ``toppled``)."""
+    return {p.region for p in truth.pieces if p.lying}
 
 
 def pieces_off_their_region(truth, geometry) -> tuple[int, int]:

@@ -105,7 +105,7 @@ def read_tables(tier: str, n: int, seed: int, board_print: PrintedBoard | None =
     read once by the counting network at ``counter_path`` and the shipped classifiers, with no
     confidence or hidden-region model. A table whose board was not found is left out (it has no
     regions to judge)."""
-    from vision.bench import hidden_regions
+    from vision.bench import hidden_regions, lying_regions
     art = procedural_art()
     print_art, board_map = PrintedBoard.parts(board_print)
     readings = []
@@ -121,7 +121,7 @@ def read_tables(tier: str, n: int, seed: int, board_print: PrintedBoard | None =
             det, signs = counter.reading(counter.predict(img))
             readings.append(TableReading(profile.geometry, counter.out_of_view, det, signs,
                                          ObservedState.from_dict(truth.state), frozenset(hidden_regions(truth)),
-                                         frozenset(p.region for p in truth.pieces if p.lying)))
+                                         frozenset(lying_regions(truth))))
         if progress:
             progress(tier, i + 1, n)
     return readings
