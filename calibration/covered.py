@@ -33,6 +33,7 @@ import cv2
 import numpy as np
 
 from calibration.align import edge_strength
+from calibration.localise import WHOLE_BOARD
 from vision.geometry import border_mask
 
 #: A border pixel counts as seen when the photo has an edge within this window around it (board
@@ -172,10 +173,6 @@ def region_names(regions, geo) -> str:
     names = ", ".join(geo.board.name(r) for r in regions[:NAMED])
     more = f" and {len(regions) - NAMED} more" if len(regions) > NAMED else ""
     return names + more
-
-
-#: What the players should do about a board the camera's frame cuts.
-WHOLE_BOARD = "move the camera back or turn it so that the whole board is in view, and calibrate again"
 
 
 def out_of_view_notice(profile) -> str:

@@ -148,6 +148,12 @@ PUSH_MOST = 1.0
 PUSH_STEP = 0.1
 CUT_MARGIN = 8
 IN_VIEW_LEAST = 0.5
+#: The red frame runs off the photo where a piece of it as large as a piece of the frame
+#: (FRAME_PIECE, FRAME_SIDE) has at least this many pixels on the photo's outermost two rows or
+#: columns (:func:`frame_runs_off`).
+RUN_OFF_PIXELS = 3
+#: What the players should do about a board the camera's frame cuts.
+WHOLE_BOARD = "move the camera back or turn it so that the whole board is in view, and calibrate again"
 
 
 class BoardNotFound(AugurError):
@@ -181,6 +187,30 @@ def red_frame_mask(image: np.ndarray) -> np.ndarray:
     hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
     m = (((hsv[..., 0] <= 6) | (hsv[..., 0] >= 168)) & (hsv[..., 1] >= 110) & (hsv[..., 2] >= 50)).astype(np.uint8)
     return cv2.morphologyEx(m, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+
+
+def frame_runs_off(red: np.ndarray) -> bool:
+    """Whether the red frame (``red``: :func:`red_frame_mask`) runs off the photo: a piece of red as
+    large as a piece of the frame (:func:`_frame_evidence`'s FRAME_PIECE and FRAME_SIDE) with at
+    least RUN_OFF_PIXELS pixels on the photo's outermost two rows or columns.
+    Why: a board cut off by the camera's frame by about half or more is refused, or found squeezed
+    into the part in view, and the players were told that it did not look like this board and to
+    lay corner markers, which cannot help where the corners lie outside the photo (of 48 rendered
+    calibration photos cut by half on one side, session 119: 27 refused so, 21 found squeezed).
+    What they must do is move the camera."""
+    h, w = red.shape
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(red, connectivity=8)
+    rim = np.concatenate([labels[:2].ravel(), labels[-2:].ravel(), labels[:, :2].ravel(), labels[:, -2:].ravel()])
+    on_rim = np.bincount(rim, minlength=n)
+    on_rim[0] = 0                   # the background
+    for k in np.nonzero(on_rim >= RUN_OFF_PIXELS)[0]:
+        x, y, bw, bh = stats[k, :4]
+        ys, xs = np.nonzero(labels[y:y + bh, x:x + bw] == k)
+        piece = np.stack([xs + x, ys + y], axis=1).astype(np.int32)
+        share = cv2.contourArea(cv2.convexHull(piece)) / (h * w)
+        if share > FRAME_PIECE or max(cv2.minAreaRect(piece)[1]) / min(h, w) > FRAME_SIDE:
+            return True
+    return False
 
 
 def _quad(contour: np.ndarray) -> np.ndarray | None:
@@ -430,6 +460,10 @@ def _locate(image: np.ndarray, reference: np.ndarray, geo: BoardGeometry | None,
     score, H, q = ranked[0]
 
     def unlike(score: float) -> BoardNotFound:
+        if frame_error is None and frame_runs_off(red):
+            return BoardNotFound(f"the red frame runs off the edge of the photo, and what is in view does not look like "
+                                 f"this board (match {score:.2f}): if it is the board, the camera's frame cuts off too "
+                                 f"much of it; {WHOLE_BOARD}")
         what = "a red frame was found" if frame_error is None else "the corner markers were found"
         hint = "" if marked is not None else "; where the frame is hard to see, lay printed corner markers (augur markers)"
         return BoardNotFound(f"{what} but it does not look like this board (match {score:.2f}){hint}")

@@ -26,7 +26,8 @@ import numpy as np
 
 from calibration.borders import check_moved, trace_borders, with_borders
 from calibration.lens import K1_CANDIDATES, undistort
-from calibration.localise import FRAME_EDGE, BoardNotFound, BoardPose, locate_board
+from calibration.localise import (FRAME_EDGE, WHOLE_BOARD, BoardNotFound, BoardPose, frame_runs_off, locate_board,
+                                  red_frame_mask)
 from calibration.map_fit import MapFitError, check_map_warp, fit_map_warp
 from calibration.surface import SurfaceField, fit_surface
 from tracker.errors import AugurError, read_json
@@ -337,9 +338,29 @@ def calibrate(image: np.ndarray, reference_art: np.ndarray, board_id: str = "spq
         profile.trace_borders()
     if anchors:
         profile.fit_map(anchors)
+    _refuse_squeezed(image, profile)
     profile.gains = water_gains(rect, profile.geometry)
     _learn_from_markers(profile, rect, reference_art, geo, players)
     return profile
+
+
+def _refuse_squeezed(image: np.ndarray, profile: CalibrationProfile) -> None:
+    """Refuse a board found squeezed into the part of it in view: the red frame runs off the
+    photo's edge (:func:`calibration.localise.frame_runs_off`; ``image`` undistorted) and the
+    fitted map does not follow the printed borders (:func:`calibration.covered.profile_covered`).
+    Why: a board cut off by about half or more is out of reach of the outline's pushes past the
+    edge, and may be found squeezed, its region map a hundred pixels and more from the print. Until
+    session 119 that calibration was written with two warnings, one naming as out of view regions
+    of a map that lay nowhere near the print, and a game could be followed on it. Of 288 rendered
+    calibration photos cut by two fifths or half on one side, every board found squeezed (43) had
+    a map that does not follow the borders, and none found where it lies did; nor did any whole
+    table whose frame runs off the photo (session 119, ``docs/measured.md``)."""
+    if not frame_runs_off(red_frame_mask(image)):
+        return
+    from calibration.covered import profile_covered
+    if not profile_covered(profile).lined_up:
+        raise BoardNotFound("the red frame runs off the edge of the photo, and the board found in the part in view "
+                            f"does not follow its printed borders (squeezed into the part in view?); {WHOLE_BOARD}")
 
 
 def estimate_lens(image: np.ndarray, reference_art: np.ndarray, geo: BoardGeometry) -> tuple[float, BoardPose]:

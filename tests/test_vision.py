@@ -1825,6 +1825,47 @@ class TestBoardCutOff:
         assert cornered.out_of_view() == () and cornered.outline_at_frame_edge()
         assert out_of_view_notice(cornered).startswith("the board's outline reaches the edge of the camera's frame")
 
+    def test_the_frame_running_off_the_photo_is_told_from_a_board_in_view(self):
+        _, _, cal = scene()
+        assert not localise.frame_runs_off(localise.red_frame_mask(cal))
+        photo, _ = self.cut_at("right", 0.3)
+        assert localise.frame_runs_off(localise.red_frame_mask(np.ascontiguousarray(photo)))
+
+    def test_a_die_at_the_photos_edge_is_no_frame_running_off(self):
+        """Red on the rim counts only as part of something as large as a piece of the frame."""
+        red = np.zeros((720, 1280), np.uint8)
+        red[300:324, 0:24] = 1                              # a die, a thirtieth of the shorter side
+        assert not localise.frame_runs_off(red)
+        red[100:600, 0:14] = 1                              # a side of the frame, along the edge
+        assert localise.frame_runs_off(red)
+        red[:] = 0
+        red[2:40, 200:1000] = 1                             # a side two pixels in from the edge
+        assert not localise.frame_runs_off(red)
+
+    @pytest.mark.parametrize("side, said", [
+        ("right", "the board found in the part in view does not follow its printed borders"),
+        ("bottom", "what is in view does not look like this board")])
+    def test_a_board_cut_off_by_half_is_refused_saying_to_move_the_camera(self, side, said):
+        """Cut by half, the board is out of the pushes' reach: it was found squeezed into the part
+        in view (right), written with two warnings, or refused as not this board with the advice
+        to lay corner markers, which lie out of view with the corners (bottom; before session 119).
+        Now both are refused, saying that the frame runs off the photo and to move the camera."""
+        photo, _ = self.cut_at(side, 0.5)
+        with pytest.raises(BoardNotFound) as refused:
+            calibrate(np.ascontiguousarray(photo), procedural_art(), players=PLAYERS)
+        message = str(refused.value)
+        assert message.startswith("the red frame runs off the edge of the photo") and said in message
+        assert "move the camera back" in message and "markers" not in message
+
+    def test_the_command_refuses_a_board_cut_off_by_half_in_one_line(self, tmp_path):
+        photo, _ = self.cut_at("right", 0.5)
+        cv2.imwrite(str(tmp_path / "cut.png"), photo)
+        r = subprocess.run([sys.executable, "-m", "augur", "calibrate", str(tmp_path / "cut.png"), "--players",
+                            "red,blue,yellow", "-o", str(tmp_path / "cal.json")], capture_output=True, text=True)
+        assert r.returncode == 2 and r.stderr.count("\n") == 1
+        assert r.stderr.startswith("augur: error: the red frame runs off the edge of the photo")
+        assert not (tmp_path / "cal.json").exists()
+
     def test_with_score_box_0_out_of_view_a_legionary_is_the_usual_size(self):
         """The score markers teach a legionary's size; with the score track cut off nothing is
         learned, and until session 111 a legionary was then taken for under half its size (140
