@@ -352,9 +352,10 @@ def _refuse_squeezed(image: np.ndarray, profile: CalibrationProfile) -> None:
     edge, and may be found squeezed, its region map a hundred pixels and more from the print. Until
     session 119 that calibration was written with two warnings, one naming as out of view regions
     of a map that lay nowhere near the print, and a game could be followed on it. Of 288 rendered
-    calibration photos cut by two fifths or half on one side, every board found squeezed (43) had
-    a map that does not follow the borders, and none found where it lies did; nor did any whole
-    table whose frame runs off the photo (session 119, ``docs/measured.md``)."""
+    calibration photos cut by two fifths or by half on one side, 61 boards were found squeezed,
+    60 of them with a map that does not follow the borders (the other is still written, with its
+    warning), and none of the 125 found where they lie had one; nor had any of the whole tables
+    checked whose frame runs off the photo (session 119, ``docs/measured.md``)."""
     if not frame_runs_off(red_frame_mask(image)):
         return
     from calibration.covered import profile_covered
