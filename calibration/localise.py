@@ -49,6 +49,11 @@ FRAME_PIECE = 0.01
 #: side spans this share of the image's shorter side (a die or a score marker spans about a
 #: thirtieth).
 FRAME_SIDE = 0.1
+#: A red outline covering at least this share of the image, but less than WHOLE_FRAME, may be the
+#: board seen from too far: the refusal says so, and to bring the camera closer. A board a quarter
+#: the width it has in an easy 720p calibration photo covers about 4 % of the image, and its
+#: legionaries span three pixels (session 119).
+FAR_FRAME = 0.01
 #: The frame's pieces, most frame-like first, are joined up to this many.
 JOIN_PIECES = 6
 #: The alignment that refines a pose (:func:`_refine`) compares the photo with the art, and on a
@@ -291,7 +296,10 @@ def _frame_evidence(mask: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
     joined = [np.vstack(pieces[:k]) for k in range(2, len(pieces) + 1)]
     outlines = whole + [c for c in joined if share(c) > WHOLE_FRAME]
     if not outlines:
-        raise BoardNotFound("no board in view: no red board frame covers a twentieth of the image")
+        largest = outlines_by_share[0][0] if outlines_by_share else 0.0
+        far = (f" (the largest red outline covers {100 * largest:.1f} % of it: if that is the board, it is too far "
+               "away to count its pieces; bring the camera closer)") if largest >= FAR_FRAME else ""
+        raise BoardNotFound(f"no board in view: no red board frame covers a twentieth of the image{far}")
     quads = [q for q in (_quad(c) for c in outlines) if q is not None]
     quads += [q for c in outlines for q in _cut_corner_quads(c)]
     if not quads:

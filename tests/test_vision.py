@@ -298,8 +298,23 @@ class TestLocalisation:
 
     def test_no_board_in_view(self):
         table = np.full((720, 1280, 3), (60, 95, 140), np.uint8)
-        with pytest.raises(BoardNotFound, match="no board in view"):
+        with pytest.raises(BoardNotFound, match="no board in view") as refused:
             locate_board(table, procedural_art())
+        assert "closer" not in str(refused.value)
+
+    def test_a_board_too_far_away_is_refused_saying_to_bring_the_camera_closer(self):
+        """A board a quarter of its width in the calibration photo covers 4 % of the image, under the
+        twentieth a frame must cover, and its legionaries span three pixels. It was refused as no
+        board in view; now the refusal says how much the largest red outline covers, and to bring
+        the camera closer if that is the board (session 119)."""
+        _, _, cal = scene()
+        small = cv2.resize(cal, None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)
+        far = np.full_like(cal, (60, 90, 130))
+        far[300:300 + small.shape[0], 500:500 + small.shape[1]] = small
+        with pytest.raises(BoardNotFound, match="no board in view") as refused:
+            locate_board(far, procedural_art())
+        message = str(refused.value)
+        assert "the largest red outline covers 4.2 % of it" in message and "bring the camera closer" in message
 
     def test_a_red_thing_that_is_not_this_board(self):
         """A plain red tray on a light table, also read as the map part of a board above its track,
