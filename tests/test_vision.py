@@ -1872,6 +1872,15 @@ class TestBoardCutOff:
         assert message.startswith("the red frame runs off the edge of the photo") and said in message
         assert "move the camera back" in message and "markers" not in message
 
+    def test_the_real_print_whose_frame_runs_off_the_photo_is_calibrated(self):
+        """The real board photo is cropped to the board: its red frame runs off the photo on every
+        side. Its map follows the printed borders, so it is not taken for a squeezed board."""
+        photo = cv2.imread(str(shared_file("reference", "spqrisiko", "board-photo-topdown.jpeg")))
+        small = cv2.resize(photo, None, fx=0.35, fy=0.35, interpolation=cv2.INTER_AREA)
+        assert localise.frame_runs_off(localise.red_frame_mask(small))
+        profile = calibrate(small, procedural_art(), players=PLAYERS)
+        assert profile.outline_at_frame_edge()
+
     def test_the_command_refuses_a_board_cut_off_by_half_in_one_line(self, tmp_path):
         photo, _ = self.cut_at("right", 0.5)
         cv2.imwrite(str(tmp_path / "cut.png"), photo)
