@@ -1873,8 +1873,8 @@ class TestBoardCutOff:
         assert "move the camera back" in message and "markers" not in message
 
     def test_the_real_print_whose_frame_runs_off_the_photo_is_calibrated(self):
-        """The real board photo is cropped to the board: its red frame runs off the photo on every
-        side. Its map follows the printed borders, so it is not taken for a squeezed board."""
+        """The real board photo is cropped close to the board: its red frame runs off the bottom of
+        the photo. Its map follows the printed borders, so it is not taken for a squeezed board."""
         photo = cv2.imread(str(shared_file("reference", "spqrisiko", "board-photo-topdown.jpeg")))
         small = cv2.resize(photo, None, fx=0.35, fy=0.35, interpolation=cv2.INTER_AREA)
         assert localise.frame_runs_off(localise.red_frame_mask(small))
