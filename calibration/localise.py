@@ -203,7 +203,6 @@ def frame_runs_off(red: np.ndarray) -> bool:
     lay corner markers, which cannot help where the corners lie outside the photo (of 144 rendered
     calibration photos cut by half on one side, 12 tables a tier cut on each side in turn, 69 were
     refused so and 54 found squeezed; session 119). What they must do is move the camera."""
-    h, w = red.shape
     n, labels, stats, _ = cv2.connectedComponentsWithStats(red, connectivity=8)
     rim = np.concatenate([labels[:2].ravel(), labels[-2:].ravel(), labels[:, :2].ravel(), labels[:, -2:].ravel()])
     on_rim = np.bincount(rim, minlength=n)
@@ -212,10 +211,20 @@ def frame_runs_off(red: np.ndarray) -> bool:
         x, y, bw, bh = stats[k, :4]
         ys, xs = np.nonzero(labels[y:y + bh, x:x + bw] == k)
         piece = np.stack([xs + x, ys + y], axis=1).astype(np.int32)
-        share = cv2.contourArea(cv2.convexHull(piece)) / (h * w)
-        if share > FRAME_PIECE or max(cv2.minAreaRect(piece)[1]) / min(h, w) > FRAME_SIDE:
+        if _hull_share(piece, red.shape) > FRAME_PIECE or _side_share(piece, red.shape) > FRAME_SIDE:
             return True
     return False
+
+
+def _hull_share(points: np.ndarray, shape: tuple[int, ...]) -> float:
+    """The share of an image of ``shape`` that the hull of ``points`` (an outline or a piece's
+    pixels) covers."""
+    return cv2.contourArea(cv2.convexHull(points)) / (shape[0] * shape[1])
+
+
+def _side_share(points: np.ndarray, shape: tuple[int, ...]) -> float:
+    """The longest side of the rectangle around ``points``, as a share of the image's shorter side."""
+    return max(cv2.minAreaRect(points)[1]) / min(shape[:2])
 
 
 def _quad(contour: np.ndarray) -> np.ndarray | None:
@@ -273,18 +282,9 @@ def _frame_evidence(mask: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
     were made from (image pixels, N x 2, one point per pixel of edge): a pose must not leave much
     of it outside the board
     (:func:`_overhang`). Raises :class:`BoardNotFound` saying why there are no outlines."""
-    h, w = mask.shape
     cnts, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-
-    def share(c: np.ndarray) -> float:
-        """The share of the image the outline's hull covers."""
-        return cv2.contourArea(cv2.convexHull(c)) / (h * w)
-
-    def length(c: np.ndarray) -> float:
-        """The outline's longest side, as a share of the image's shorter side."""
-        return max(cv2.minAreaRect(c)[1]) / min(h, w)
-
-    outlines_by_share = sorted(((share(c), length(c), c) for c in cnts), key=lambda slc: -slc[0])
+    outlines_by_share = sorted(((_hull_share(c, mask.shape), _side_share(c, mask.shape), c) for c in cnts),
+                               key=lambda slc: -slc[0])
     # The frame may be broken into pieces (a card across an edge, glare washing out a side, or a
     # print whose frame is only a few pixels wide at the camera): each of the three largest pieces
     # that could be the whole frame alone, and the hull of the first two, three, ... of its pieces
@@ -294,7 +294,7 @@ def _frame_evidence(mask: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
     pieces = [c for s, n, c in sorted(outlines_by_share, key=lambda slc: -max(slc[0] / FRAME_PIECE, slc[1] / FRAME_SIDE))
               if s > FRAME_PIECE or n > FRAME_SIDE][:JOIN_PIECES]
     joined = [np.vstack(pieces[:k]) for k in range(2, len(pieces) + 1)]
-    outlines = whole + [c for c in joined if share(c) > WHOLE_FRAME]
+    outlines = whole + [c for c in joined if _hull_share(c, mask.shape) > WHOLE_FRAME]
     if not outlines:
         largest = outlines_by_share[0][0] if outlines_by_share else 0.0
         far = (f" (the largest red outline covers {100 * largest:.1f} % of it: if that is the board, it is too far "
@@ -312,12 +312,11 @@ def _all_red_quads(image: np.ndarray) -> list[np.ndarray]:
     """Outlines of the hull of every red piece in view together (see ALL_RED), as
     :func:`_quad` and :func:`_cut_corner_quads` make them, when that hull covers a twentieth of
     the image."""
-    h, w = image.shape[:2]
     cnts, _ = cv2.findContours(red_frame_mask(image), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     if not cnts:
         return []
     everything = np.vstack(cnts)
-    if cv2.contourArea(cv2.convexHull(everything)) / (h * w) <= WHOLE_FRAME:
+    if _hull_share(everything, image.shape) <= WHOLE_FRAME:
         return []
     quad = _quad(everything)
     return ([quad] if quad is not None else []) + _cut_corner_quads(everything)
