@@ -655,8 +655,8 @@ def cmd_train_summits(args: argparse.Namespace) -> int:
     rich = _per_tier(getattr(args, "rich", (0, 0, 0)))      # train-hulls renders no vexillum-rich tables
     prints = _print_choice(args)
     toppled = _toppled(getattr(args, "toppled", None))      # train-hulls knocks nothing over
-    write_windows(data, n, args.render_seed, workers=args.workers,
-                  progress=_rendered, hulls=args.hulls, rich_per_tier=rich, prints=prints, toppled=toppled)
+    write_windows(data, n, args.render_seed, workers=args.workers, progress=_rendered,
+                  look="hulls" if args.hulls else "summits", rich_per_tier=rich, prints=prints, toppled=toppled)
     if args.epochs:
         card = train(data, Path(args.models), epochs=args.epochs, batch=args.batch, seed=args.seed, lr=args.lr,
                      width=args.width, depth=args.depth, hulls=args.hulls, init=init,
@@ -664,6 +664,33 @@ def cmd_train_summits(args: argparse.Namespace) -> int:
                              **({"print": prints.describe()} if prints else {}),
                              **({"toppled": describe_toppled(toppled)} if toppled else {}),
                              "command": "augur train-hulls" if args.hulls else "augur train-summits"})
+        print(json.dumps(card["held_out"]))
+    else:
+        print(f"windows of {sum(n.values())} tables in {data}; no training asked (--epochs 0)")
+    return 0
+
+
+def cmd_train_lying(args: argparse.Namespace) -> int:
+    from vision.density_train import describe_toppled
+    from vision.lying_train import train
+    from vision.summits_train import require_weights, write_windows
+    toppled = _toppled(args.toppled)
+    if not toppled:
+        raise AugurError("--toppled must be above 0: the classifier learns from knocked-over pieces")
+    init = require_weights(args.init) if args.init else None        # before the long rendering, not after it
+    if args.epochs:
+        _require_training("torch", "onnx")
+    data = Path(args.work) / "windows"
+    n = _per_tier(args.images)
+    prints = _print_choice(args)
+    write_windows(data, n, args.render_seed, workers=args.workers, progress=_rendered, look="lying", prints=prints,
+                  toppled=toppled)
+    if args.epochs:
+        card = train(data, Path(args.models), epochs=args.epochs, batch=args.batch, seed=args.seed, lr=args.lr,
+                     width=args.width, depth=args.depth, init=init,
+                     recipe={"renders_per_tier": n, "render_seed": args.render_seed,
+                             **({"print": prints.describe()} if prints else {}),
+                             "toppled": describe_toppled(toppled), "command": "augur train-lying"})
         print(json.dumps(card["held_out"]))
     else:
         print(f"windows of {sum(n.values())} tables in {data}; no training asked (--epochs 0)")
@@ -778,11 +805,14 @@ def cmd_quantize_counter(args: argparse.Namespace) -> int:
 
 
 def cmd_quantize_classifiers(args: argparse.Namespace) -> int:
+    from vision.lying import DEFAULT_LYING
     from vision.quantize import classifier_windows, float_original, quantize_classifier
     from vision.summits import DEFAULT_HULLS, DEFAULT_SUMMITS
     print(f"reading {args.tables} rendered tables per tier (seed {args.render_seed}) for the activation ranges")
     summit_windows, hull_windows = classifier_windows(args.tables, args.render_seed)
-    for shipped, samples in ((DEFAULT_SUMMITS, summit_windows), (DEFAULT_HULLS, hull_windows)):
+    # the knocked-over piece classifier reads the summit classifier's windows
+    for shipped, samples in ((DEFAULT_SUMMITS, summit_windows), (DEFAULT_HULLS, hull_windows),
+                             (DEFAULT_LYING, summit_windows)):
         out = Path(args.out_dir) / shipped.name if args.out_dir else shipped
         quantize_classifier(float_original(shipped), out, samples)
         print(f"wrote {out} ({out.stat().st_size // 1024} KB) from {len(samples)} windows")
@@ -1324,6 +1354,14 @@ def build_parser() -> argparse.ArgumentParser:
     _print_share_options(p)
     p.set_defaults(func=cmd_train_summits, hulls=True)
 
+    p = sub.add_parser("train-lying", help="reproduce the shipped knocked-over piece classifier (where a piece "
+                                          "lies on its side; needs torch and onnx)")
+    _rendering_options(p, (200, 300, 500), "out/train-lying", "windows")
+    _window_classifier_options(p, width=16, epochs=20)
+    _print_share_options(p)
+    _toppled_option(p, "training")
+    p.set_defaults(func=cmd_train_lying, render_seed=120, seed=120, toppled=0.1)
+
     p = sub.add_parser("fit-confidence", help="fit the per-region confidence of the counting network on rendered "
                                               "tables (numpy only)")
     _fitting_options(p, (150, 150, 150), "vision.confidence.FIT_SEEDS", several=True)
@@ -1359,8 +1397,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--render-seed", type=SEED, default=QUANT_SEED, help="their seed")
     p.set_defaults(func=cmd_quantize_counter)
 
-    p = sub.add_parser("quantize-classifiers", help="quantise the summit and hull classifiers to 8 bits from "
-                                                    "their float exports (needs the onnx package)")
+    p = sub.add_parser("quantize-classifiers", help="quantise the summit, hull and knocked-over piece classifiers "
+                                                    "to 8 bits from their float exports (needs the onnx package)")
     p.add_argument("--out-dir", help="where to write them (default: over the shipped ones)")
     p.add_argument("--tables", type=COUNT, default=QUANT_TABLES, help="rendered tables per tier whose summit "
                                                                     "windows set the activation ranges")

@@ -211,6 +211,37 @@ def test_regions_the_camera_doubts_are_outlined_until_a_player_counts_them(brows
     wait_for(lambda: not notice.is_displayed())
 
 
+def test_a_piece_lying_knocked_over_is_marked_until_the_camera_sees_it_stand(browser, dashboard):
+    """The counter marks a province where a piece lies on its side (vision.lying): the map asks
+    the players to stand it up, and the review says so of the snapshot; once it stands, the next
+    commit reads the province without the mark."""
+    from selenium.webdriver.common.by import By
+    from tracker.state import ObservedState
+    from vision.lying import LYING_CONFIDENCE
+    live = dashboard
+    state = game_states(1)[0]
+    region = sorted(state.owners)[0]
+    live.commit(state, b"\xff\xd8\xff\xe0")
+    d = state.to_dict()
+    # read as two legionaries more: a lying one's long blob
+    d["regions"][region] = {state.owners[region]: {"legionary": state.legions[region] + 2}}
+    d["confidence"], d["lying"] = {region: LYING_CONFIDENCE}, [region]
+    live.commit(ObservedState.from_dict(d), b"\xff\xd8\xff\xe0")
+    wait_for(lambda: outlined(browser) == {region})
+    title = browser.find_element(By.CSS_SELECTOR, f"#r-{region} title").get_attribute("textContent")
+    assert "lie knocked over here: if so, stand it up" in title
+    browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="review"]').click()
+    wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#timeline button"))
+    browser.find_elements(By.CSS_SELECTOR, "#timeline button")[-1].click()
+    wait_for(lambda: any("lie knocked over" in e.text
+                         for e in browser.find_elements(By.CSS_SELECTOR, "#snap-a li.doubt")))
+    browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="live"]').click()
+    # the players stand it up: the camera reads the province afresh, with no piece lying there
+    live.commit(state, b"\xff\xd8\xff\xe0")
+    wait_for(lambda: "knocked over" not in browser.find_element(By.CSS_SELECTOR, f"#r-{region} title")
+             .get_attribute("textContent"))
+
+
 def test_the_current_players_card_names_the_marks_its_claim_hangs_on(browser, dashboard):
     """Red claims no province point on a set-up of nine provinces each; a blue province read in
     doubt might be red's: red's card says the claim hangs on it, until a player sets its count."""

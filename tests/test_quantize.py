@@ -18,6 +18,7 @@ from vision.onnx_models import input_dtype
 from vision.quantize import (FLOAT_TAIL, WEIGHT_LIMIT, QuantizeError, classifier_windows, float_original, float_tail,
                              fold_input_scaling, pixels_in_uint8, quantize_classifier, quantize_counter, quantize_qdq,
                              table_windows)
+from vision.lying import DEFAULT_LYING
 from vision.summits import DEFAULT_HULLS, DEFAULT_SUMMITS, PIECES_P, VEXILLUM_P, SummitReading
 
 pytestmark = pytest.mark.skipif(not FLOAT_COUNTER.is_file(), reason="no counting network shipped in models/")
@@ -64,18 +65,22 @@ def easy_windows():
     return np.concatenate(summit_wins), np.concatenate(hull_wins)
 
 
+#: every 8-bit file the counter runs
+EIGHT_BIT_MODELS = [DEFAULT_COUNTER, DEFAULT_SUMMITS, DEFAULT_HULLS, DEFAULT_LYING]
+
+
 class TestEveryCpuReadsTheSame:
     """The 8-bit files hold 7-bit weights (-64..64). onnxruntime adds uint8 x int8 products in
     pairs in a saturating 16-bit lane on x86 CPUs without VNNI; with 8-bit weights the summit classifier made
     on a VNNI machine took 106 of 4,400 summit windows for vexilla on an AMD EPYC where its float
     original took 61, and easy tables read 92 % of regions right instead of 99 %."""
 
-    @pytest.mark.parametrize("path", [DEFAULT_COUNTER, DEFAULT_SUMMITS, DEFAULT_HULLS], ids=lambda p: p.stem)
+    @pytest.mark.parametrize("path", EIGHT_BIT_MODELS, ids=lambda p: p.stem)
     def test_every_weight_fits_in_seven_bits(self, path):
         assert _weights_int8(path), "no 8-bit weights in the file"
         assert _in_seven_bits(path)
 
-    @pytest.mark.parametrize("path", [DEFAULT_COUNTER, DEFAULT_SUMMITS, DEFAULT_HULLS], ids=lambda p: p.stem)
+    @pytest.mark.parametrize("path", EIGHT_BIT_MODELS, ids=lambda p: p.stem)
     def test_it_takes_the_pixels_as_they_are(self, path):
         model = onnx.load(str(path))
         assert model.graph.input[0].type.tensor_type.elem_type == onnx.TensorProto.UINT8
@@ -96,6 +101,16 @@ class TestEveryCpuReadsTheSame:
         sure = (want.sure_pieces(PIECES_P) >= 0) & (got.sure_pieces(PIECES_P) >= 0)
         assert sure.mean() > 0.8
         assert np.mean(got.sure_pieces(PIECES_P)[sure] == want.sure_pieces(PIECES_P)[sure]) > 0.99
+
+    def test_the_knocked_over_piece_classifier_reads_as_its_float_original(self, easy_windows):
+        from vision.lying import LYING_P, LyingClassifier
+        win = easy_windows[0]
+        want, got = (LyingClassifier(path)._probabilities(win)
+                     for path in (float_original(DEFAULT_LYING), DEFAULT_LYING))
+        clear = np.abs(want - LYING_P) >= 0.05
+        assert clear.mean() > 0.98
+        assert np.array_equal((got >= LYING_P)[clear], (want >= LYING_P)[clear])
+        assert np.abs(got - want).max() < 0.3
 
     def test_the_hull_classifier_reads_as_its_float_original(self, easy_windows):
         win = easy_windows[1]
@@ -122,13 +137,13 @@ class TestQuantizeClassifiers:
         assert np.mean(np.argmax(got.pieces, 1) == np.argmax(want.pieces, 1)) > 0.97
         assert np.abs(got.vexillum - want.vexillum).max() < 0.5
 
-    def test_the_command_remakes_both_classifiers_beside_each_other(self, tmp_path):
+    def test_the_command_remakes_the_three_classifiers_beside_each_other(self, tmp_path):
         import subprocess
         import sys
         proc = subprocess.run([sys.executable, "-m", "augur", "quantize-classifiers", "--tables", "1",
                                "--out-dir", str(tmp_path)], capture_output=True, text=True, timeout=600)
         assert proc.returncode == 0, proc.stderr
-        for shipped in (DEFAULT_SUMMITS, DEFAULT_HULLS):
+        for shipped in (DEFAULT_SUMMITS, DEFAULT_HULLS, DEFAULT_LYING):
             out = tmp_path / shipped.name
             assert f"wrote {out}" in proc.stdout
             assert _in_seven_bits(out)

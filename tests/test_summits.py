@@ -470,7 +470,7 @@ class TestTraining:
 
     def test_a_windows_folder_of_the_other_classifier_is_refused(self, tmp_path):
         from vision.summits_train import write_windows
-        write_windows(tmp_path, {"easy": 0}, 11, hulls=True)
+        write_windows(tmp_path, {"easy": 0}, 11, look="hulls")
         with pytest.raises(AugurError, match="were cut at 'hulls', not 'summits'"):
             write_windows(tmp_path, {"easy": 0}, 11)
 

@@ -89,6 +89,8 @@ def apply_overrides(overrides: dict[str, Override], state: ObservedState,
         stands = o.player and moved is not None and region not in moved
         if d["regions"].get(region, {}) == o.camera_value or stands:
             d.get("confidence", {}).pop(region, None)
+            if region in d.get("lying", ()):      # set by a player or a rule, not read by the camera
+                d["lying"].remove(region)
             if o.confidence is not None:
                 d.setdefault("confidence", {})[region] = o.confidence
             if o.value:

@@ -53,6 +53,9 @@ class ObservedState:
     regions: Counts
     confidence: Mapping[str, float] = field(default_factory=dict)
     unseen: frozenset[str] = frozenset()
+    #: regions where the camera sees a piece lying knocked over (:mod:`vision.lying`): the players
+    #: should stand it up, for the camera counts standing pieces
+    lying: frozenset[str] = frozenset()
 
     def __copy__(self) -> "ObservedState":
         return self
@@ -103,7 +106,10 @@ class ObservedState:
         unseen = data.get("unseen", []) or []
         if not isinstance(unseen, list) or any(r not in board.regions for r in unseen):
             raise StateError("'unseen' must be a list of region ids of the board")
-        return cls(board, clean, {r: float(v) for r, v in conf.items()}, frozenset(unseen))
+        lying = data.get("lying", []) or []
+        if not isinstance(lying, list) or any(r not in board.regions for r in lying):
+            raise StateError("'lying' must be a list of region ids of the board")
+        return cls(board, clean, {r: float(v) for r, v in conf.items()}, frozenset(unseen), frozenset(lying))
 
     @classmethod
     def from_summary(cls, board: Board, garrisons: Mapping[str, tuple[str, int]],
@@ -141,6 +147,8 @@ class ObservedState:
         camera doubt left there (the counts are validated as any state's)."""
         data = self.to_dict()
         data.get("confidence", {}).pop(region, None)
+        if region in data.get("lying", []):
+            data["lying"].remove(region)
         if pieces:
             data["regions"][region] = copy.deepcopy(pieces)
         else:
@@ -156,7 +164,8 @@ class ObservedState:
         confidence = {r: c for r, c in self.confidence.items() if r not in regions}
         confidence.update({r: other.confidence[r] for r in regions if r in other.confidence})
         unseen = (self.unseen - regions) | (other.unseen & regions)
-        return ObservedState(self.board, counts, confidence, frozenset(unseen))
+        lying = (self.lying - regions) | (other.lying & regions)
+        return ObservedState(self.board, counts, confidence, frozenset(unseen), frozenset(lying))
 
     def to_dict(self) -> dict:
         out: dict[str, Any] = {"board": self.board.id, "regions": {
@@ -166,6 +175,8 @@ class ObservedState:
             out["confidence"] = dict(sorted(self.confidence.items()))
         if self.unseen:
             out["unseen"] = sorted(self.unseen)
+        if self.lying:
+            out["lying"] = sorted(self.lying)
         return out
 
     def to_json(self) -> str:

@@ -125,6 +125,7 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
         markers = Counter()                            # score markers on box 0: found at their piece, elsewhere, not
         failures = FailureTally()                      # the wrong regions the detector saw, by cause and pile size
         knocked = Counter()                            # seen regions where a piece lies knocked over (toppled)
+        told = Counter()                               # regions told to stand a piece up in (vision.lying)
         for i, img, truth, frame in iter_still_tables(tier, n, seed, size, art=print_art, relight=relight,
                                                       relief=relief, geometry=board_map, toppled=toppled):
             cal_img, cal_truth = calibration_scene(truth, print_art)
@@ -172,6 +173,12 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
                     knocked["regions"] += 1
                     knocked["right"] += g == w
                     knocked["wrong_flagged"] += g != w and confidence < LOW_CONFIDENCE
+                    knocked["wrong"] += g != w
+                    knocked["told"] += r in got.lying
+                    knocked["wrong_told"] += g != w and r in got.lying
+                elif r in got.lying:
+                    told["falsely"] += 1
+                    told["falsely_right"] += g == w
                 failures.add(g, w, geo.board.is_sea(r), r in hidden)
                 for colour in set(g) | set(w):
                     for kind in set(g.get(colour, {})) | set(w.get(colour, {})):
@@ -180,6 +187,7 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
                 wo, go = want.owners.get(r), got.owners.get(r)
                 if wo or go:
                     colours[(wo, go)] += 1
+            told["tables_falsely"] += bool(got.lying - lying)
             right += ok
             table_right.append(ok)
             total += len(geo.region_ids)
@@ -205,6 +213,7 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
                "failures": failures.as_dict()}
         if toppled:
             res["knocked_over"] = dict(knocked)
+        res["told_to_stand_up_falsely"] = {k: told[k] for k in ("falsely", "falsely_right", "tables_falsely")}
         if run_tables:
             res["committed_after_still_run"] = {"per_region": run_right / total, "whole_board": run_boards / n,
                                                 "frames": STILL_RUN, "frames_differ_by": "sensor noise"}
@@ -243,6 +252,10 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
             print(f"[{tier}]   regions in view where a piece lies knocked over: {knocked['right']} of "
                   f"{knocked['regions']} read right; of the wrong ones {knocked['wrong_flagged']} flagged for a check "
                   f"(confidence below {LOW_CONFIDENCE})")
+            print(f"[{tier}]   told to stand a piece up (vision.lying) in {knocked['told']} of the {knocked['regions']} "
+                  f"regions where one lies, {knocked['wrong_told']} of the {knocked['wrong']} read wrong")
+        print(f"[{tier}]   told to stand a piece up where none lies: {told['falsely']} regions ({told['falsely_right']} "
+              f"of them read right) on {told['tables_falsely']} of {n} tables")
         if failed:
             print(f"[{tier}]   calibration failed on {len(failed)} image(s): " + "; ".join(failed[:3]))
         print(f"[{tier}]   counts alone (unseen marks ignored) {100 * res['per_region_plain']:.1f}%; "

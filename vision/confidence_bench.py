@@ -35,6 +35,7 @@ from vision.confidence import (HIDDEN_FEATURES, Confidence, ConfidenceError, Reg
 from vision.count import count
 from vision.density import DEFAULT_COUNTER, DensityCounter, judge_regions
 from vision.geometry import BoardGeometry
+from vision.lying import marked_lying
 from vision.records import Detections
 from vision.synth.board_art import PrintedBoard, procedural_art
 from vision.synth.dataset import iter_still_tables
@@ -137,7 +138,9 @@ def judge(readings: list[TableReading], models: ConfidenceModels) -> Judged:
         unseen, region_confidence = judge_regions(geo.region_ids, reading.out_of_view, reading.signs,
                                                   reading.signs[:, HIDDEN_FEATURES.index("cover")],
                                                   models.confidence, models.hidden)
-        det = replace(reading.detections, unseen=unseen, region_confidence=region_confidence)
+        # a piece seen lying holds its region's confidence down whatever the model (vision.lying)
+        marked, region_confidence = marked_lying(region_confidence, reading.detections.lying, unseen)
+        det = replace(reading.detections, unseen=unseen, region_confidence=region_confidence, lying=marked)
         got = count(det, geo, det.unseen)
         for r in geo.region_ids:
             if r in got.unseen:

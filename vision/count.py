@@ -61,4 +61,4 @@ def count(detections: Detections, geo: BoardGeometry, unseen: frozenset[str] = f
             out.setdefault(rid, {}).setdefault(colour, {})[kind] = n
         confidence[rid] = round(conf, 3)
     return ObservedState.from_dict({"board": geo.board.id, "regions": out, "confidence": confidence,
-                                    "unseen": sorted(unseen)}, geo.board)
+                                    "unseen": sorted(unseen), "lying": sorted(detections.lying - unseen)}, geo.board)

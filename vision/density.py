@@ -40,6 +40,7 @@ from tracker.pieces import ARMY_COLOURS, CENTRE, LEGIONARY, NEUTRAL, TRIREME, VE
 from vision.confidence import HIDDEN_FEATURES, Confidence, RegionConfidence, confidence_for, hidden_for
 from vision.geometry import BoardGeometry
 from vision.light import LightMatch
+from vision.lying import LyingClassifier, LyingReading, lying_for, lying_regions, marked_lying
 from vision.onnx_models import NHWC, input_dtype, onnx_session
 from vision.partial import REACH, Box, ReadSoFar
 from vision.records import DENSITY_MIRRORED, Detections
@@ -284,7 +285,7 @@ class DensityCounter:
                  session=None, confidence: Confidence | None | bool = False,
                  summits: SummitClassifier | None | bool = False, hulls: SummitClassifier | None | bool = False,
                  hidden: RegionConfidence | None | bool = False, mirrored: bool = False, partial: bool = True,
-                 summit_counts: SummitCounts | None | bool = False):
+                 summit_counts: SummitCounts | None | bool = False, lying: LyingClassifier | None | bool = False):
         """``session`` replaces the onnxruntime session (anything with ``run`` and ``get_inputs``, whose
         first input has a ``type`` as onnxruntime names it: "tensor(float)" or "tensor(uint8)").
         ``confidence``: the region confidence model; by default the one fitted for ``model``
@@ -298,7 +299,9 @@ class DensityCounter:
         that decides how many legionaries stand at each summit the summit classifier read
         (:mod:`vision.summit_counts`); by default the one fitted for ``model`` and the summit
         classifier, and None keeps the classifier's count where it is sure and the basin's mass
-        elsewhere. ``mirrored``: read each
+        elsewhere. ``lying``: the classifier that says where a piece lies knocked over
+        (:mod:`vision.lying`); by default the shipped one (none with a replaced session), and None
+        marks no region so. ``mirrored``: read each
         frame mirrored as well and average the two outputs (see :meth:`run_network`). ``partial``:
         a still run's frames are read again only where they changed (:meth:`detect_in_run`)."""
         # channels-first throughout: channels-last, onnxruntime upsamples the decoder's 8-bit maps
@@ -336,6 +339,7 @@ class DensityCounter:
         self._frame: np.ndarray | None = None
         self._last: Detections | None = None
         self._summit_memory, self._hull_memory = SummitMemory(), SummitMemory()
+        self._lying_memory = SummitMemory(LyingReading.empty())
         self.labels = region_labels_in_output(profile.H, self.geo, self.crop)
         self.land_labels = region_labels_in_output(profile.H, self.geo, self.crop, land=True)
         # regions the camera's frame cuts off are unseen, as if a card lay over them (they read as
@@ -359,6 +363,7 @@ class DensityCounter:
         self.summit_counts = summit_counts if summit_counts is not False else (
             None if session or self.summits is None
             else summit_counts_for(Path(model or DEFAULT_COUNTER).resolve(), self.summits.path.resolve()))
+        self.lying = lying if lying is not False else (None if session else lying_for())
 
     def predict(self, image: np.ndarray) -> np.ndarray:
         """Raw network output for a frame: N_OUT x h x w (densities already non-negative)."""
@@ -536,6 +541,7 @@ class DensityCounter:
         if self.summits is not None:
             sure, summit_p, flag_p = self._second_look(*summits[LEGIONARY], fresh=fresh)
             doubt[LEGIONARY] = _unsure(summit_p)
+        lying = self._lying_look(*summits[LEGIONARY], fresh=fresh) if self.lying is not None else frozenset()
         foot, kinds, colours, scores = [], [], [], []
         counted = np.zeros((len(KINDS), minlength), np.int64)        # pieces per kind and region
         at, kind_at = summits[CENTRE]
@@ -617,10 +623,12 @@ class DensityCounter:
                                          flags=(summits[LEGIONARY][0], flag_p))
         unseen, region_confidence = judge_regions(self.geo.region_ids, self.out_of_view, signs, cover,
                                                   self.confidence, self.hidden)
+        lying, region_confidence = marked_lying(region_confidence, lying, unseen)
         if not kinds:
-            return replace(Detections.empty(self.name, unseen), region_confidence=region_confidence), signs
+            return replace(Detections.empty(self.name, unseen), region_confidence=region_confidence,
+                           lying=lying), signs
         return Detections(np.array(foot, float), tuple(kinds), tuple(colours), np.array(scores, float),
-                          np.full((len(kinds), 4), np.nan), self.name, unseen, region_confidence), signs
+                          np.full((len(kinds), 4), np.nan), self.name, unseen, region_confidence, lying), signs
 
     def region_features(self, *, total, cells, region, basin, by_kind, colour_p, counted, summits, cover,
                         by_kind_output, occluder, doubt, flags) -> np.ndarray:
@@ -789,8 +797,8 @@ class DensityCounter:
         kind_ok = (kind_at == KINDS.index(LEGIONARY)) | (kind_at == KINDS.index(VEXILLUM))
         return np.flatnonzero(kind_ok & (label > 0) & (self._sea[label] == 0))
 
-    def _look(self, classifier: SummitClassifier, memory: SummitMemory, at: np.ndarray,
-              fresh: tuple[Box, ...] | None) -> SummitReading:
+    def _look(self, classifier: SummitClassifier | LyingClassifier, memory: SummitMemory, at: np.ndarray,
+              fresh: tuple[Box, ...] | None) -> SummitReading | LyingReading:
         """``classifier``'s word at the summits ``at`` (output cells), standing from the last
         reading (:class:`vision.summits.SummitMemory`) where a summit stands PATCH / 2 + REACH
         pixels or more from every box of changed pixels in ``fresh`` (see :meth:`reading`): its
@@ -837,6 +845,17 @@ class DensityCounter:
         p[pick] = seen.pieces
         flag[pick] = seen.vexillum
         return sure, p, flag
+
+    def _lying_look(self, at: np.ndarray, kind_at: np.ndarray, fresh: tuple[Box, ...] | None = None) -> frozenset[str]:
+        """The provinces where the knocked-over piece classifier (:mod:`vision.lying`) sees a piece
+        lying at one of the summits the summit classifier reads (:meth:`_second_look_candidates`).
+        ``fresh``: see :meth:`reading`."""
+        pick = self._second_look_candidates(at, kind_at)
+        if not len(pick):
+            return frozenset()
+        seen = self._look(self.lying, self._lying_memory, at[pick], fresh)
+        found = lying_regions(seen.lying, self.land_labels.ravel()[at[pick]])
+        return frozenset(self.geo.region_ids[r - 1] for r in found)
 
     def _centres_without_summit(self, kind_logits: np.ndarray, has_centre: set[int]):
         """Power centres the density missed, one per region that counted none: patches of cells

@@ -113,7 +113,7 @@ class Fusion:
         latest = self._run[-1]
         board = latest.board
         before = self.committed.to_dict()["regions"] if self.committed is not None else {}
-        regions, confidence, unseen, support = {}, {}, set(), {}
+        regions, confidence, unseen, support, lying = {}, {}, set(), {}, []
         for rid in board.regions:
             # newest first, so that in a tie the latest reading wins: the counter's later readings
             # of a still run average two passes (DensityCounter.detect_in_run), its first one only one
@@ -131,7 +131,10 @@ class Fusion:
             seen = [s.confidence_of(rid) for s in self._run if rid not in s.unseen]
             confidence[rid] = round(n / len(seen) * (sum(seen) / len(seen)), 3)
             support[rid] = (n, len(seen))
+            # a piece seen lying in half the frames that saw the region or more (vision.lying)
+            if 2 * sum(rid in s.lying for s in self._run if rid not in s.unseen) >= len(seen):
+                lying.append(rid)
         fused = ObservedState.from_dict({"board": board.id, "regions": regions,
                                          "confidence": {r: c for r, c in confidence.items() if c < 1.0},
-                                         "unseen": sorted(unseen)}, board)
+                                         "unseen": sorted(unseen), "lying": lying}, board)
         return fused, support

@@ -33,6 +33,9 @@ class Detections:
     #: the detector's own probability that each seen region's count is right, empty regions
     #: included (see :mod:`vision.confidence`); without it a region's confidence is its pieces' mean score
     region_confidence: Mapping[str, float] = field(default_factory=dict)
+    #: seen regions where the detector sees a piece lying knocked over (:mod:`vision.lying`): the
+    #: players should stand it up, and its count is in doubt until they do
+    lying: frozenset[str] = frozenset()
 
     def __len__(self) -> int:
         return len(self.kinds)

@@ -25,7 +25,7 @@ summit as before.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 import numpy as np
@@ -276,14 +276,18 @@ class SummitMemory:
     that reads again only part of a frame (:mod:`vision.partial`). A summit whose window lies
     wholly outside that part shows the pixels it showed, and the same summits around it, so its
     word stands; the others are read again. Most of a hard table's reading is the summit
-    classifier's (58 of 68 ms on a 2-core CPU without VNNI, session 46)."""
+    classifier's (58 of 68 ms on a 2-core CPU without VNNI, session 46).
 
-    def __init__(self):
+    ``empty``: the classifier's reading of no summit (a :class:`SummitReading` by default; any
+    frozen dataclass of arrays, one row a summit, with ``take``, such as
+    :class:`vision.lying.LyingReading`)."""
+
+    def __init__(self, empty=None):
         self.cells = np.zeros(0, np.int64)          # sorted
-        self.reading = SummitReading(np.zeros(0), np.zeros((0, PIECE_CLASSES)))
+        self.reading = empty if empty is not None else SummitReading(np.zeros(0), np.zeros((0, PIECE_CLASSES)))
 
-    def read(self, classifier: SummitClassifier, planes: np.ndarray, points: np.ndarray, cells: np.ndarray,
-             standing: np.ndarray | None = None) -> SummitReading:
+    def read(self, classifier, planes: np.ndarray, points: np.ndarray, cells: np.ndarray,
+             standing: np.ndarray | None = None):
         """``classifier``'s word at ``points`` (N x 2 input pixels) of output ``cells`` (N, flat
         indices); ``standing`` (N booleans, None for none) marks the points whose word, if there
         is one from the last reading at the same cell, stands."""
@@ -295,13 +299,22 @@ class SummitMemory:
             known = standing & (self.cells[pos] == cells)
         fresh = classifier.read(planes, points, only=np.flatnonzero(~known)) if known.any() else \
             classifier.read(planes, points)
-        vexillum, pieces = np.zeros(len(cells)), np.zeros((len(cells), PIECE_CLASSES))
-        vexillum[~known], pieces[~known] = fresh.vexillum, fresh.pieces
-        vexillum[known], pieces[known] = self.reading.vexillum[pos[known]], self.reading.pieces[pos[known]]
-        reading = SummitReading(vexillum, pieces)
+        reading = _stitched(len(cells), known, self.reading.take(pos[known]), fresh)
         order = np.argsort(cells, kind="stable")
         self.cells, self.reading = cells[order], reading.take(order)
         return reading
+
+
+def _stitched(n: int, known: np.ndarray, kept, fresh):
+    """A reading of ``n`` summits: ``kept``'s rows where ``known``, ``fresh``'s elsewhere (two
+    readings of one type, a frozen dataclass of arrays with one row a summit)."""
+    rows = {}
+    for f in fields(fresh):
+        new, old = getattr(fresh, f.name), getattr(kept, f.name)
+        out = np.zeros((n,) + new.shape[1:], new.dtype)
+        out[~known], out[known] = new, old
+        rows[f.name] = out
+    return type(fresh)(**rows)
 
 
 def summits_for(path: Path | None = None) -> SummitClassifier | None:

@@ -155,31 +155,42 @@ def table_hull_windows(tier: str, seed: int, i: int, prints: PrintChoice | None 
             "weight": np.ones(len(at), np.float32), "standing": standing, "rule": np.ones(len(at), np.uint8)}
 
 
-def _write_one(args: tuple[Path, str, int, int, bool, PrintChoice | None, float]) -> str:
-    out, tier, seed, i, hulls, prints, toppled = args
-    if hulls:
+#: What a window folder holds: the summit classifier's windows and labels, the hull classifier's,
+#: or the knocked-over piece classifier's (:func:`vision.lying_train.table_lying_windows`).
+LOOKS = ("summits", "hulls", "lying")
+
+
+def _write_one(args: tuple[Path, str, int, int, str, PrintChoice | None, float]) -> str:
+    out, tier, seed, i, look, prints, toppled = args
+    if look == "hulls":
         return save_once(out / f"{tier}-{i:05d}.npz", lambda: table_hull_windows(tier, seed, i, prints))
+    if look == "lying":
+        from vision.lying_train import table_lying_windows
+        return save_once(out / f"{tier}-{i:05d}.npz", lambda: table_lying_windows(tier, seed, i, prints, toppled))
     return save_once(out / f"{tier}-{i:05d}.npz", lambda: table_windows(tier, seed, i, prints, toppled))
 
 
 def write_windows(out: Path, n_per_tier: dict[str, int], seed: int, workers: int = 2, progress=None,
-                  hulls: bool = False, rich_per_tier: dict[str, int] | None = None,
+                  look: str = "summits", rich_per_tier: dict[str, int] | None = None,
                   prints: PrintChoice | None = None, toppled: float = 0.0) -> list[Path]:
-    """Render the tables and cut their windows (resumable: existing files are kept): at the
-    legionary summits of provinces, or (``hulls``) at the trireme summits of seas;
+    """Render the tables and cut their windows (resumable: existing files are kept): ``look``
+    (one of LOOKS) says which: at the legionary summits of provinces, the trireme summits of seas
+    (``hulls``), or the legionary summits labelled where a piece lies knocked over (``lying``);
     ``rich_per_tier`` vexillum-rich tables as well, numbered from RICH_FIRST; ``prints``: a
     share of the tables on a real print; ``toppled``: pieces knocked over on half the tables (see
     :func:`table_windows`). The folder remembers its seed, what was cut, which tables show a print
     and what was knocked over, so a later run cannot mix other tables in."""
+    if look not in LOOKS:
+        raise ValueError(f"look must be one of {LOOKS}, not {look!r}")
     wanted = {"seed.txt": ("were rendered with seed", str(seed)),
-              "look.txt": ("were cut at", "hulls" if hulls else "summits"),
+              "look.txt": ("were cut at", look),
               "print.txt": ("were rendered with prints", describe_prints(prints)),
               "toppled.txt": ("were rendered with knocked-over pieces", describe_toppled(toppled))}
     check_settings(out, "windows", wanted, {"print.txt": NO_PRINT, "toppled.txt": describe_toppled(0.0)})
     board = printed_board(prints) if prints is not None else None     # a photo that is no board fails here
     write_settings(out, wanted)
-    jobs = [(out, tier, seed, i, hulls, prints, toppled) for tier, n in n_per_tier.items() for i in range(n)]
-    jobs += [(out, tier, seed, RICH_FIRST + i, hulls, prints, toppled) for tier, n in (rich_per_tier or {}).items()
+    jobs = [(out, tier, seed, i, look, prints, toppled) for tier, n in n_per_tier.items() for i in range(n)]
+    jobs += [(out, tier, seed, RICH_FIRST + i, look, prints, toppled) for tier, n in (rich_per_tier or {}).items()
              for i in range(n)]
     done = 0
     # spawned, as vision.density_train.write_data's: a forked worker can inherit a lock held by one
@@ -194,9 +205,10 @@ def write_windows(out: Path, n_per_tier: dict[str, int], seed: int, workers: int
 
 
 # -- the classifier ----------------------------------------------------------------------
-def build_net(width: int = 16, depth: int = 3, flag: bool = True):
+def build_net(width: int = 16, depth: int = 3, flag: bool = True, outputs: int | None = None):
     """A small convolutional classifier: N x CHANNELS x PATCH x PATCH (0..255) -> N x 5 logits (vexillum,
-    then 0, 1, 2, 3+ pieces), or without ``flag`` N x 4 (the pieces alone: the hull classifier).
+    then 0, 1, 2, 3+ pieces), or without ``flag`` N x 4 (the pieces alone: the hull classifier),
+    or N x ``outputs`` where given (1: the knocked-over piece classifier, :mod:`vision.lying_train`).
 
     Three stride-2 stages keep it cheap (about 2 M multiply-adds a window at one convolution a
     stage; a table has about a hundred candidate summits) and the last stage keeps where things
@@ -218,7 +230,7 @@ def build_net(width: int = 16, depth: int = 3, flag: bool = True):
             self.features = nn.Sequential(*stages, cbr(4 * width, 16, k=1))
             side = PATCH // 8
             self.head = nn.Sequential(nn.Flatten(), nn.Linear(16 * side * side, 64), nn.ReLU(inplace=True),
-                                      nn.Dropout(0.2), nn.Linear(64, int(flag) + PIECE_CLASSES))
+                                      nn.Dropout(0.2), nn.Linear(64, outputs or int(flag) + PIECE_CLASSES))
 
         def forward(self, x):
             return self.head(self.features(x / 127.5 - 1.0))

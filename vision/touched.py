@@ -233,6 +233,7 @@ class TouchedRegions:
                    if r in self._cored and in_core >= GRAZE_PIXELS and self._seen_both(r, state)}
         kept, now = self.state.to_dict(), state.to_dict()
         regions, confidence = dict(now["regions"]), dict(now.get("confidence", {}))
+        lying = set(state.lying)
         for r in self.region_ids:
             if r in state.unseen or r in self.state.unseen:
                 continue
@@ -246,6 +247,10 @@ class TouchedRegions:
                 regions[r] = kept["regions"][r]
             if r in kept.get("confidence", {}):
                 confidence[r] = kept["confidence"][r]
-        held = ObservedState.from_dict(dict(now, regions=regions, confidence=confidence), state.board)
+            lying.discard(r)
+            if r in self.state.lying:
+                lying.add(r)
+        held = ObservedState.from_dict(dict(now, regions=regions, confidence=confidence, lying=sorted(lying)),
+                                       state.board)
         self.changed = frozenset(changed | self._moved_islands(on_land, held))
         return held

@@ -638,6 +638,7 @@ class LiveGame:
         changed = {r: {"before": before.get(r, {}), "after": after.get(r, {}),
                        "confidence": 0.0 if r in unseen else sure.get(r, 1.0), "seen": r not in unseen,
                        "guessed": authors.get(r) == GUESSED_BY_RULES,
+                       "lying": r in snap.state.get("lying", []),
                        "setup_doubt": authors.get(r) == SETUP_RULES_IN_DOUBT,
                        "leaned": authors.get(r) == LEANED_INTO,
                        "untouched": authors.get(r) == COUNTED_UNTOUCHED,

@@ -41,6 +41,7 @@ function strength(pieces) { return Object.entries(geo.values || { legionary: 1, 
 function doubtOf(state, rid) {
   if (view && (view.unknown || []).includes(rid)) return "never seen by the camera: no count is known here (set it)";
   if (state && (state.unseen || []).includes(rid)) return "not seen by the camera: last count kept";
+  if (state && (state.lying || []).includes(rid)) return "a piece seems to lie knocked over here: if so, stand it up and the camera counts it again; if not, check the count";
   if (view && (view.guessed || []).includes(rid)) return "the camera sees no legionary here: the rules keep one (check the count)";
   if (view && (view.setup_doubt || []).includes(rid)) return "the set-up rules chose this army, but the camera's reading left it in doubt: check which army stands here";
   if (view && (view.leaned || []).includes(rid)) return "no hand touched this province, yet the camera reads more pieces here: those placed beside it may be read here (check the count here and beside it)";
@@ -320,7 +321,7 @@ async function pick(id, button) {
     const ul = el("ul");
     entryItems(d.entries || []).forEach(li => ul.appendChild(li));
     for (const [r, c] of Object.entries(d.changed)) {
-      const doubt = !c.seen ? " (not seen by the camera)" : c.guessed ? " (the camera saw none; the rules kept one: check)" : c.setup_doubt ? " (the set-up rules chose the army: check)" : c.leaned ? " (no hand touched it: pieces placed beside it may be read here; check)" : c.untouched ? " (no hand reached into it, yet it reads otherwise: check)" : c.vouched ? "" : (view && c.confidence < view.low_confidence) ? ` (camera ${Math.round(100 * c.confidence)}% sure: check)` : "";
+      const doubt = !c.seen ? " (not seen by the camera)" : c.guessed ? " (the camera saw none; the rules kept one: check)" : c.setup_doubt ? " (the set-up rules chose the army: check)" : c.lying ? " (a piece seemed to lie knocked over: check)" : c.leaned ? " (no hand touched it: pieces placed beside it may be read here; check)" : c.untouched ? " (no hand reached into it, yet it reads otherwise: check)" : c.vouched ? "" : (view && c.confidence < view.low_confidence) ? ` (camera ${Math.round(100 * c.confidence)}% sure: check)` : "";
       // a doubted placement the turn's due accounted for was not asked for on the map (Game._accounted_for)
       const sure = !doubt && c.vouched ? ` (camera ${Math.round(100 * c.confidence)}% sure; the turn placed just what it was due, so no check was asked)` : "";
       const li = el("li", { class: doubt ? "doubt" : "" }, `${geo.names[r]}: ${JSON.stringify(c.before)} → ${JSON.stringify(c.after)}${doubt}${sure} `);
