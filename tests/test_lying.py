@@ -176,6 +176,21 @@ class TestTrainingData:
         assert set(d["region"][ones]) <= set(d["lying_regions"].tolist())
         assert (d["dist"][ones] <= 2.0).all() and (d["dist"][d["label"] == 0] > 1.5).all()
 
+    def test_a_short_run_writes_a_classifier_the_counter_can_read(self, tmp_path):
+        pytest.importorskip("torch", reason="training needs torch (the [train] extra)")
+        pytest.importorskip("onnx", reason="the 8-bit export needs onnx (the [train] extra)")
+        from vision.lying import LyingClassifier
+        from vision.lying_train import train
+        from vision.summits import CHANNELS, PATCH
+        from vision.summits_train import write_windows
+        # two games' tables (the first is held out), a fifth of the pieces knocked over on half of them
+        write_windows(tmp_path / "w", {"easy": 16}, 120, workers=1, look="lying", toppled=0.2)
+        card = train(tmp_path / "w", tmp_path / "m", epochs=1, batch=32, log=lambda _: None)
+        assert card["data"]["lying_summits"] > 0 and len(card["history"]) == 1
+        p = LyingClassifier(tmp_path / "m" / "pieces-lying.onnx")._probabilities(
+            np.zeros((3, CHANNELS, PATCH, PATCH), np.uint8))
+        assert p.shape == (3,) and ((p >= 0) & (p <= 1)).all()
+
     def test_the_command_refuses_to_learn_without_knocked_over_pieces(self, tmp_path, capsys):
         from augur.cli import main
         assert main(["train-lying", "--images", "0", "0", "0", "--toppled", "0", "--work", str(tmp_path)]) == 2

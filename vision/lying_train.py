@@ -29,7 +29,7 @@ from tracker.pieces import LEGIONARY, VEXILLUM
 from vision.density_train import PrintChoice, print_of_table, render_table
 from vision.quantize import FORMAT, float_original, quantize_classifier
 from vision.summits import CHANNELS, PATCH, windows
-from vision.summits_train import (CALIBRATION_STEP, SHIFT, _batch, build_net, calibration_windows, export,
+from vision.summits_train import (CALIBRATION_STEP, SHIFT, _batch, build_net, calibration_windows, export, fit,
                                   load_weights)
 from vision.synth.dataset import TABLES_PER_GAME, game_of, table_game, toppled_of_table
 
@@ -162,28 +162,11 @@ def train(data_dir: Path, models: Path, epochs: int = 20, batch: int = 256, seed
     net = build_net(width, depth, outputs=1)
     if init is not None:
         load_weights(net, Path(init))
-    steps = max(1, len(train_idx) // batch)
-    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=epochs * steps, pct_start=0.1)
     bce = torch.nn.functional.binary_cross_entropy_with_logits
-    history = []
     t0 = time.time()
-    for epoch in range(epochs):
-        net.train()
-        total = 0.0
-        for _ in range(steps):
-            idx = rng.choice(train_idx, batch, p=draw)
-            out = net(torch.from_numpy(_batch(data, idx, rng, True)))[:, 0]
-            loss = bce(out, torch.from_numpy((data["label"][idx] == 1).astype(np.float32)))
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-            total += loss.item() / steps
-        figures = held_out_figures(data, tables, held_idx, _probabilities(net, data, held_idx))
-        history.append({"epoch": epoch + 1, "loss": round(total, 4), "held_out_at_0.9": figures["at_0.9"],
-                        "minutes": round((time.time() - t0) / 60, 1)})
-        log(json.dumps(history[-1]))
+    history = fit(net, data, train_idx, draw, rng, epochs, batch, lr,
+                  lambda out, idx: bce(out[:, 0], torch.from_numpy((data["label"][idx] == 1).astype(np.float32))),
+                  lambda: held_out_figures(data, tables, held_idx, _probabilities(net, data, held_idx))["at_0.9"], log)
     models = Path(models)
     (models / "training").mkdir(parents=True, exist_ok=True)
     torch.save(net.state_dict(), models / "training" / "pieces-lying.pt")

@@ -352,30 +352,17 @@ def train(data_dir: Path, models: Path, epochs: int = 24, batch: int = 256, seed
     net = build_net(width, depth, flag=not hulls)
     if init is not None:
         load_weights(net, Path(init))
-    steps = max(1, len(train_idx) // batch)
-    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=epochs * steps, pct_start=0.1)
     bce, ce = torch.nn.functional.binary_cross_entropy_with_logits, torch.nn.functional.cross_entropy
-    history = []
+
+    def loss_of(out, idx):
+        loss = ce(out[:, -PIECE_CLASSES:], torch.from_numpy(data["pieces"][idx]))
+        if not hulls:
+            loss = loss + bce(out[:, 0], torch.from_numpy(data["label"][idx].astype(np.float32)))
+        return loss
+
     t0 = time.time()
-    for epoch in range(epochs):
-        net.train()
-        total = 0.0
-        for _ in range(steps):
-            idx = rng.choice(train_idx, batch, p=draw)
-            out = net(torch.from_numpy(_batch(data, idx, rng, True)))
-            loss = ce(out[:, -PIECE_CLASSES:], torch.from_numpy(data["pieces"][idx]))
-            if not hulls:
-                loss = loss + bce(out[:, 0], torch.from_numpy(data["label"][idx].astype(np.float32)))
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-            total += loss.item() / steps
-        figures = held_out_figures(data, report_idx, _logits(net, data, report_idx))
-        history.append({"epoch": epoch + 1, "loss": round(total, 4), "held_out_at_0.9": figures["at_0.9"],
-                        "minutes": round((time.time() - t0) / 60, 1)})
-        log(json.dumps(history[-1]))
+    history = fit(net, data, train_idx, draw, rng, epochs, batch, lr, loss_of,
+                  lambda: held_out_figures(data, report_idx, _logits(net, data, report_idx))["at_0.9"], log)
     models = Path(models)
     (models / "training").mkdir(parents=True, exist_ok=True)
     name = "pieces-hulls" if hulls else "pieces-summits"
@@ -412,6 +399,36 @@ def train(data_dir: Path, models: Path, epochs: int = 24, batch: int = 256, seed
             "train_minutes": round((time.time() - t0) / 60, 1)}
     (models / f"{name}.json").write_text(json.dumps(card, indent=1) + "\n")
     return card
+
+
+def fit(net, data: dict, train_idx: np.ndarray, draw: np.ndarray, rng: np.random.Generator, epochs: int, batch: int,
+        lr: float, loss_of, held_out, log=print) -> list[dict]:
+    """Train ``net`` in place: ``epochs`` of len(train_idx) // batch batches drawn from
+    ``train_idx`` with probabilities ``draw`` (shifted, turned and mirrored, :func:`_batch`),
+    AdamW on a one-cycle schedule to ``lr``; ``loss_of(output, indices)`` is a batch's loss and
+    ``held_out()`` the figures logged after each epoch. Returns the history, one entry an epoch.
+    The window classifiers (summits, hulls, lying pieces) all train this way."""
+    import torch
+    steps = max(1, len(train_idx) // batch)
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=epochs * steps, pct_start=0.1)
+    history = []
+    t0 = time.time()
+    for epoch in range(epochs):
+        net.train()
+        total = 0.0
+        for _ in range(steps):
+            idx = rng.choice(train_idx, batch, p=draw)
+            loss = loss_of(net(torch.from_numpy(_batch(data, idx, rng, True))), idx)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += loss.item() / steps
+        history.append({"epoch": epoch + 1, "loss": round(total, 4), "held_out_at_0.9": held_out(),
+                        "minutes": round((time.time() - t0) / 60, 1)})
+        log(json.dumps(history[-1]))
+    return history
 
 
 def require_weights(path: Path) -> Path:
