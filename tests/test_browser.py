@@ -230,6 +230,14 @@ def test_a_piece_lying_knocked_over_is_marked_until_the_camera_sees_it_stand(bro
     wait_for(lambda: outlined(browser) == {region})
     title = browser.find_element(By.CSS_SELECTOR, f"#r-{region} title").get_attribute("textContent")
     assert "lie knocked over here: if so, stand it up" in title
+    # a tablet cannot hover: the prompt is said beside the map, and the correction form says why
+    prompt = browser.find_element(By.ID, "lying")
+    name = live.game.board.name(region)
+    assert prompt.is_displayed() and f"knocked over in {name}: stand it up" in prompt.text
+    prompt.find_element(By.CSS_SELECTOR, f'button[data-region="{region}"]').click()
+    wait_for(lambda: browser.find_element(By.ID, "correct").is_displayed())
+    assert "lie knocked over here" in browser.find_element(By.ID, "c-why").text
+    browser.find_element(By.CSS_SELECTOR, '#correct button[value="cancel"]').click()
     browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="review"]').click()
     wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#timeline button"))
     browser.find_elements(By.CSS_SELECTOR, "#timeline button")[-1].click()
@@ -240,6 +248,7 @@ def test_a_piece_lying_knocked_over_is_marked_until_the_camera_sees_it_stand(bro
     live.commit(state, b"\xff\xd8\xff\xe0")
     wait_for(lambda: "knocked over" not in browser.find_element(By.CSS_SELECTOR, f"#r-{region} title")
              .get_attribute("textContent"))
+    assert not prompt.is_displayed()
 
 
 def test_the_current_players_card_names_the_marks_its_claim_hangs_on(browser, dashboard):

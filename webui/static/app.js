@@ -132,6 +132,7 @@ function render(v) {
   if (v.current) sel.value = v.current;
   renderOwed(v);
   renderUnknown(v);
+  renderLying(v);
   const events = $("#events"); events.innerHTML = "";
   const verdicts = $("#verdicts"); verdicts.innerHTML = "";
   for (const snap of v.recent || []) {
@@ -182,6 +183,23 @@ function renderOwed(v) {
   }
 }
 
+// regions where the camera sees a piece lying knocked over (vision.lying): it counts pieces
+// standing, so the table stands it up, and the next commit counts it; a tablet cannot hover over
+// the map, so the prompt is said here, as the never-seen regions' is
+function renderLying(v) {
+  const box = $("#lying"), lying = (v.state && v.state.lying) || [];
+  box.innerHTML = "";
+  box.hidden = !lying.length;
+  if (!lying.length) return;
+  const p = el("p", {}, `A piece seems to lie knocked over in ${lying.map(r => geo.names[r]).join(", ")}: stand it up, and the camera counts it again. If none lies there, check the count. `);
+  for (const rid of lying) {
+    const set = el("button", { type: "button", "data-region": rid }, `Set ${geo.names[rid]}`);
+    set.addEventListener("click", () => openCorrection(rid));
+    p.append(set, " ");
+  }
+  box.appendChild(p);
+}
+
 // regions the camera has never seen (something lay over them from the first commit): the camera
 // commits nothing there, so the scores count them empty until a player sets their counts or the
 // camera sees them
@@ -204,6 +222,8 @@ function renderUnknown(v) {
 function openCorrection(rid) {
   const dlg = $("#correct");
   $("#correct-title").textContent = `Correct ${geo.names[rid]}`;
+  // why the map marks it, if it does: on a tablet the map's hover text is out of reach
+  const why = $("#c-why"); why.textContent = doubtOf(view && view.state, rid); why.hidden = !why.textContent;
   const content = (view && view.state && view.state.regions[rid]) || {};
   const army = Object.entries(content).find(([c]) => c !== "neutral");
   $("#c-colour").value = army ? army[0] : "red";
