@@ -20,17 +20,15 @@ import json
 import time
 from pathlib import Path
 
-import cv2
 import numpy as np
 
-from calibration.lens import undistort_points
 from tracker.errors import AugurError
 from tracker.pieces import LEGIONARY, VEXILLUM
 from vision.density_train import PrintChoice, print_of_table, render_table
 from vision.quantize import FORMAT, float_original, quantize_classifier
 from vision.summits import CHANNELS, PATCH, windows
 from vision.summits_train import (CALIBRATION_STEP, SHIFT, _batch, build_net, calibration_windows, export, fit,
-                                  load_weights)
+                                  load_weights, piece_distances)
 from vision.synth.dataset import TABLES_PER_GAME, game_of, table_game, toppled_of_table
 
 #: A lying piece stands for the nearest summit of its province within this many legionary widths.
@@ -47,7 +45,7 @@ def table_lying_windows(tier: str, seed: int, i: int, prints: PrintChoice | None
     lying piece of its province; inf where none), ``region`` (the province it counts towards),
     ``basin`` (its basin's density mass), ``toppled`` (the share knocked over on this table) and
     ``lying_regions`` (the regions where a rendered piece lies knocked over)."""
-    from vision.density import DensityCounter, output_to_image
+    from vision.density import DensityCounter
 
     share = toppled_of_table(toppled, tier, seed, i)
     img, truth, profile = render_table(tier, seed, i, table_game(seed, i),
@@ -63,12 +61,7 @@ def table_lying_windows(tier: str, seed: int, i: int, prints: PrintChoice | None
     dist = np.full(len(at), np.inf, np.float32)
     lying = np.array([p.lying for p in pieces], bool)
     if len(at) and lying.any():
-        feet = undistort_points(np.array([p.footprint for p in pieces], np.float64), profile.image_size, profile.k1)
-        pts = cv2.perspectiveTransform(feet.reshape(-1, 1, 2), np.linalg.inv(output_to_image(counter.crop))).reshape(-1, 2)
-        index = {rid: k + 1 for k, rid in enumerate(counter.geo.region_ids)}
-        own = np.array([index[p.region] for p in pieces])
-        d = np.linalg.norm(cells[:, None, :] - pts[None, :, :], axis=2) / counter.across
-        d = np.where(region[:, None] == own[None, :], d, np.inf)[:, lying]
+        d = piece_distances(counter, profile, cells, region, pieces)[1][:, lying] / counter.across
         dist = d.min(axis=1).astype(np.float32)
         label[dist <= NEAR] = 2
         nearest = d.argmin(axis=0)

@@ -104,18 +104,25 @@ def table_windows(tier: str, seed: int, i: int, prints: PrintChoice | None = Non
             "at_sea": at_sea[keep]}
 
 
-def _standing(counter, profile, cells: np.ndarray, region: np.ndarray, pieces: list, reach: float):
+def piece_distances(counter, profile, cells: np.ndarray, region: np.ndarray, pieces: list) -> tuple[np.ndarray, np.ndarray]:
     """The distance (output cells) from each summit (``cells``, N x 2, in region label ``region``)
-    to each rendered piece of ``pieces`` (N x M), and how many of them stand for each summit: those
-    of its region nearer to it than to any other of its summits, within ``reach`` legionary widths
-    (what a perfect reading would count there)."""
+    to where each rendered piece of ``pieces`` stands (N x M), and the same with every piece of
+    another region than the summit's at infinity."""
     from vision.density import output_to_image
     feet = undistort_points(np.array([p.footprint for p in pieces], np.float64), profile.image_size, profile.k1)
     pts = cv2.perspectiveTransform(feet.reshape(-1, 1, 2), np.linalg.inv(output_to_image(counter.crop)))
     d = np.linalg.norm(cells[:, None, :] - pts.reshape(1, -1, 2), axis=2)
     index = {rid: k + 1 for k, rid in enumerate(counter.geo.region_ids)}
     own = np.array([index[p.region] for p in pieces])
-    d_own = np.where(region[:, None] == own[None, :], d, np.inf)
+    return d, np.where(region[:, None] == own[None, :], d, np.inf)
+
+
+def _standing(counter, profile, cells: np.ndarray, region: np.ndarray, pieces: list, reach: float):
+    """The distance (output cells) from each summit (``cells``, N x 2, in region label ``region``)
+    to each rendered piece of ``pieces`` (N x M), and how many of them stand for each summit: those
+    of its region nearer to it than to any other of its summits, within ``reach`` legionary widths
+    (what a perfect reading would count there)."""
+    d, d_own = piece_distances(counter, profile, cells, region, pieces)
     owner = d_own.argmin(axis=0)
     near = d_own[owner, np.arange(len(pieces))] <= reach * counter.across
     return d, np.bincount(owner[near], minlength=len(cells)).astype(np.uint8)
