@@ -34,27 +34,30 @@ class TestLyingRegions:
 
 
 class TestLyingMemory:
-    """SummitMemory keeps the knocked-over classifier's word as it keeps the summit classifier's."""
+    """The knocked-over classifier reads the summit classifier's windows, cut once, and keeps its
+    word in the same memory (SummitMemory)."""
 
     class Counting:
-        """A classifier that says 0.9 at every point it is asked about and counts the points."""
+        """A classifier that says ``p`` at every summit it is asked about and counts them."""
 
-        def __init__(self):
-            self.asked = 0
+        def __init__(self, p):
+            self.p, self.asked, self.cuts = p, 0, []
 
-        def read(self, planes, points, only=None):
-            n = len(points) if only is None else len(only)
-            self.asked += n
-            return LyingReading(np.full(n, 0.9))
+        def read_windows(self, cut):
+            self.asked += len(cut)
+            self.cuts.append(cut)
+            return LyingReading(np.full(len(cut), self.p))
 
     def test_a_standing_summit_keeps_its_word_and_the_others_are_asked_again(self):
-        memory, cls = SummitMemory(LyingReading.empty()), self.Counting()
+        memory, summit, lying = SummitMemory(), self.Counting(0.2), self.Counting(0.9)
         points = np.array([[10, 10], [30, 30], [50, 50]])
-        first = memory.read(cls, None, points, np.array([1, 2, 3]))
-        assert cls.asked == 3 and first.lying.tolist() == [0.9] * 3
-        memory.reading = LyingReading(np.array([0.1, 0.2, 0.3]))       # what the last reading said, by cell
-        again = memory.read(cls, None, points, np.array([1, 2, 3]), standing=np.array([True, False, True]))
-        assert cls.asked == 4 and again.lying.tolist() == [0.1, 0.9, 0.3]
+        _, first = memory.read((summit, lying), None, points, np.array([1, 2, 3]))
+        assert lying.asked == 3 and first.lying.tolist() == [0.9] * 3
+        memory.readings[lying] = LyingReading(np.array([0.1, 0.2, 0.3]))   # what it last said, by cell
+        _, again = memory.read((summit, lying), None, points, np.array([1, 2, 3]),
+                               standing=np.array([True, False, True]))
+        assert lying.asked == 4 and again.lying.tolist() == [0.1, 0.9, 0.3]
+        assert summit.cuts[-1] is lying.cuts[-1]                       # one cut for both
 
 
 class TestStateMark:
@@ -134,6 +137,20 @@ class TestShippedClassifier:
         for _, img, truth, _ in iter_still_tables("easy", n, 4242, toppled=toppled):
             profile = calibrate(calibration_render(truth), procedural_art(), players=truth.players)
             yield DensityCounter(profile).detect(img), truly_lying(truth)
+
+    def test_the_counter_cuts_no_window_twice_in_a_reading(self, monkeypatch):
+        import vision.summits as summits
+        from tests.test_density import calibrated_scene
+        from vision.density import DensityCounter
+        img, _, profile = calibrated_scene("easy")
+        counter = DensityCounter(profile)
+        assert counter.summits is not None and counter.lying is not None
+        cut, real = [], summits.windows
+        monkeypatch.setattr(summits, "windows", lambda planes, points, *a, **k:
+                            cut.append(np.asarray(points).tobytes()) or real(planes, points, *a, **k))
+        counter.detect(img)
+        # the province summits (read by both classifiers) and the seas' trireme summits, each once
+        assert len(cut) >= 2 and len(set(cut)) == len(cut)
 
     def test_it_finds_pieces_knocked_over_and_marks_their_regions_for_a_check(self):
         found = lying = false = 0

@@ -10,7 +10,7 @@ from vision.count import count
 from vision.density import DEFAULT_COUNTER, MULTIPLE, N_OUT, STRIDE, DensityCounter
 from vision.partial import EDGE, MAX_BOXES, REACH, Box, ReadSoFar, changed_boxes
 from vision.records import Detections
-from vision.summits import PATCH, PIECE_CLASSES, SummitMemory, SummitReading
+from vision.summits import CHANNELS, PATCH, PIECE_CLASSES, SummitMemory, SummitReading
 
 
 def pooled(x: np.ndarray) -> np.ndarray:
@@ -159,8 +159,8 @@ class TestSummitMemory:
         def __init__(self):
             self.read_at: list[list[int]] = []
 
-        def read(self, planes, points, only=None):
-            at = points if only is None else points[only]
+        def read_windows(self, cut):
+            at = cut.centres
             self.read_at.append([int(x) for x in at[:, 0]])
             pieces = np.zeros((len(at), PIECE_CLASSES))
             pieces[:, 1] = 1.0
@@ -169,18 +169,40 @@ class TestSummitMemory:
     def test_a_standing_summit_keeps_its_word_and_the_others_are_read(self):
         cls, memory = self.Counting(), SummitMemory()
         points = np.array([[10, 0], [20, 0], [30, 0]])
-        first = memory.read(cls, None, points, np.array([7, 3, 5]))
+        first, = memory.read((cls,), None, points, np.array([7, 3, 5]))
         assert cls.read_at == [[10, 20, 30]] and np.allclose(first.vexillum, [0.1, 0.2, 0.3])
         # the same cells, read from other pixels: the standing ones keep their word
-        again = memory.read(cls, None, points + [[1, 0]], np.array([7, 3, 5]), np.array([True, False, True]))
+        again, = memory.read((cls,), None, points + [[1, 0]], np.array([7, 3, 5]), np.array([True, False, True]))
         assert cls.read_at[-1] == [21]
         assert np.allclose(again.vexillum, [0.1, 0.21, 0.3])
         # a summit at a cell not read before is read, standing or not
-        new = memory.read(cls, None, np.array([[40, 0], [50, 0]]), np.array([3, 9]), np.array([True, True]))
+        new, = memory.read((cls,), None, np.array([[40, 0], [50, 0]]), np.array([3, 9]), np.array([True, True]))
         assert cls.read_at[-1] == [50] and np.allclose(new.vexillum, [0.21, 0.5])
         # without standing, every summit is read
-        memory.read(cls, None, points, np.array([7, 3, 5]))
+        memory.read((cls,), None, points, np.array([7, 3, 5]))
         assert cls.read_at[-1] == [10, 20, 30]
+
+    def test_two_classifiers_read_one_cut_of_the_windows_and_keep_their_words_apart(self):
+        class Cutting(self.Counting):
+            def read_windows(self, cut):
+                self.cut = cut
+                return super().read_windows(cut)
+
+        one, two, memory = Cutting(), Cutting(), SummitMemory()
+        planes = np.zeros((6, 40, 120), np.uint8)
+        points, cells = np.array([[10, 20], [60, 20], [100, 20]]), np.array([7, 3, 5])
+        first, second = memory.read((one, two), planes, points, cells)
+        assert one.cut is two.cut and one.cut.array.shape == (3, CHANNELS, PATCH, PATCH)
+        assert np.allclose(first.vexillum, [0.1, 0.6, 1.0]) and np.allclose(second.vexillum, first.vexillum)
+        # each keeps its own word where the summit stands
+        memory.readings[two] = SummitReading(np.array([0.5, 0.5, 0.5]), memory.readings[two].pieces)
+        first, second = memory.read((one, two), planes, points + [[1, 0]], cells, np.array([True, False, True]))
+        assert one.read_at[-1] == two.read_at[-1] == [61] and len(one.cut) == 1
+        assert np.allclose(first.vexillum, [0.1, 0.61, 1.0]) and np.allclose(second.vexillum, [0.5, 0.61, 0.5])
+        # a classifier the memory has no word from: every summit is read, by each of them
+        three = Cutting()
+        memory.read((one, three), planes, points, cells, np.array([True, True, True]))
+        assert one.read_at[-1] == three.read_at[-1] == [10, 60, 100]
 
 
 class TestPartialReading:
@@ -274,15 +296,15 @@ class TestPartialReading:
         classifier = TestSummitMemory.Counting()
         w = counter.labels.shape[1]
         at = np.array([50 * w + 50, 50 * w + 100, 50 * w + 150])      # input pixels x 101, 201 and 301
-        counter._look(classifier, counter._summit_memory, at, None)
+        counter._look((classifier,), counter._legion_memory, at, None)
         assert classifier.read_at[-1] == [101, 201, 301]
         # changed pixels from x 174 to 199: x 101 is PATCH / 2 + REACH + 1 px off, x 201 next to them
         assert PATCH // 2 + REACH == 72
-        counter._look(classifier, counter._summit_memory, at, (Box(90, 174, 110, 200),))
+        counter._look((classifier,), counter._legion_memory, at, (Box(90, 174, 110, 200),))
         assert classifier.read_at[-1] == [201]
-        counter._look(classifier, counter._summit_memory, at, (Box(90, 173, 110, 200),))
+        counter._look((classifier,), counter._legion_memory, at, (Box(90, 173, 110, 200),))
         assert classifier.read_at[-1] == [101, 201]                      # 72 px off: read
-        counter._look(classifier, counter._summit_memory, at, ())
+        counter._look((classifier,), counter._legion_memory, at, ())
         assert classifier.read_at[-1] == []
 
     def test_a_run_with_nothing_changed_is_not_read_at_all(self):

@@ -338,8 +338,9 @@ class DensityCounter:
         self._run_changes: tuple[Box, ...] = ()
         self._frame: np.ndarray | None = None
         self._last: Detections | None = None
-        self._summit_memory, self._hull_memory = SummitMemory(), SummitMemory()
-        self._lying_memory = SummitMemory(LyingReading.empty())
+        # the classifiers' word at the legionary summits of provinces (the summit and knocked-over
+        # piece classifiers, which read the same windows) and at the trireme summits of seas
+        self._legion_memory, self._hull_memory = SummitMemory(), SummitMemory()
         self.labels = region_labels_in_output(profile.H, self.geo, self.crop)
         self.land_labels = region_labels_in_output(profile.H, self.geo, self.crop, land=True)
         # regions the camera's frame cuts off are unseen, as if a card lay over them (they read as
@@ -538,10 +539,11 @@ class DensityCounter:
                 self._spilled_piles(summits, hulls_sure, hull_p[:, 0])
         # pieces the summit classifier is sure of at each legionary summit (-1: read from the basin)
         sure = None
+        pick, summit_seen, lying_seen = self._legion_look(*summits[LEGIONARY], fresh=fresh)
         if self.summits is not None:
-            sure, summit_p, flag_p = self._second_look(*summits[LEGIONARY], fresh=fresh)
+            sure, summit_p, flag_p = self._second_look(*summits[LEGIONARY], pick, summit_seen)
             doubt[LEGIONARY] = _unsure(summit_p)
-        lying = self._lying_look(*summits[LEGIONARY], fresh=fresh) if self.lying is not None else frozenset()
+        lying = self._lying_in(summits[LEGIONARY][0][pick], lying_seen)
         foot, kinds, colours, scores = [], [], [], []
         counted = np.zeros((len(KINDS), minlength), np.int64)        # pieces per kind and region
         at, kind_at = summits[CENTRE]
@@ -745,7 +747,7 @@ class DensityCounter:
         p = np.zeros((len(at), PIECE_CLASSES))
         pick = self._hull_candidates(at, kind_at)
         if len(pick):
-            seen = self._look(self.hulls, self._hull_memory, at[pick], fresh)
+            seen, = self._look((self.hulls,), self._hull_memory, at[pick], fresh)
             sure[pick] = seen.sure_pieces(HULLS_P)
             p[pick] = seen.pieces
         return sure, p
@@ -797,9 +799,9 @@ class DensityCounter:
         kind_ok = (kind_at == KINDS.index(LEGIONARY)) | (kind_at == KINDS.index(VEXILLUM))
         return np.flatnonzero(kind_ok & (label > 0) & (self._sea[label] == 0))
 
-    def _look(self, classifier: SummitClassifier | LyingClassifier, memory: SummitMemory, at: np.ndarray,
-              fresh: tuple[Box, ...] | None) -> SummitReading | LyingReading:
-        """``classifier``'s word at the summits ``at`` (output cells), standing from the last
+    def _look(self, classifiers: tuple[SummitClassifier | LyingClassifier, ...], memory: SummitMemory,
+              at: np.ndarray, fresh: tuple[Box, ...] | None) -> list[SummitReading | LyingReading]:
+        """Each of ``classifiers``' word at the summits ``at`` (output cells), standing from the last
         reading (:class:`vision.summits.SummitMemory`) where a summit stands PATCH / 2 + REACH
         pixels or more from every box of changed pixels in ``fresh`` (see :meth:`reading`): its
         window, PATCH / 2 each way, shows the pixels it showed, and the summits marked in it
@@ -823,38 +825,46 @@ class DensityCounter:
                 near = box.grown(PATCH // 2 + REACH, self._so_far.shape, 1)
                 standing &= ~((points[:, 0] >= near.x0) & (points[:, 0] < near.x1)
                               & (points[:, 1] >= near.y0) & (points[:, 1] < near.y1))
-        return memory.read(classifier, self._input[0], points, at, standing)
+        return memory.read(classifiers, self._input[0], points, at, standing)
 
-    def _second_look(self, at: np.ndarray, kind_at: np.ndarray,
-                     fresh: tuple[Box, ...] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The summit classifier's word on every candidate summit: it decides the kind
-        (legionary or vexillum, in ``kind_at``, in place), and returns the pieces it is sure of
-        at each summit of ``at`` (-1 where it is not, or did not look), the probability it
-        gives each of holding 0, 1, 2, 3+ pieces (a row of zeros where it did not look) and the
-        probability it gives each of being a vexillum (0 where it did not look).
-        ``fresh``: see :meth:`reading`."""
+    def _legion_look(self, at: np.ndarray, kind_at: np.ndarray, fresh: tuple[Box, ...] | None = None
+                     ) -> tuple[np.ndarray, SummitReading | None, LyingReading | None]:
+        """The legionary summits of ``at`` the classifiers read (indices into ``at``: those of
+        :meth:`_second_look_candidates`), and the summit classifier's and the knocked-over piece
+        classifier's word on them (None for a classifier the counter has not). Both read the
+        same windows, cut once, and keep their word in one memory. ``fresh``: see :meth:`reading`."""
+        pick = self._second_look_candidates(at, kind_at)
+        readers = tuple(c for c in (self.summits, self.lying) if c is not None)
+        if not len(pick) or not readers:
+            return pick, None, None
+        seen = dict(zip(readers, self._look(readers, self._legion_memory, at[pick], fresh)))
+        return pick, seen.get(self.summits), seen.get(self.lying)
+
+    def _second_look(self, at: np.ndarray, kind_at: np.ndarray, pick: np.ndarray,
+                     seen: SummitReading | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The summit classifier's word ``seen`` on the summits ``pick`` of ``at`` (see
+        :meth:`_legion_look`): it decides the kind (legionary or vexillum, in ``kind_at``, in
+        place), and gives the pieces it is sure of at each summit of ``at`` (-1 where it is not,
+        or did not look), the probability it gives each of holding 0, 1, 2, 3+ pieces (a row of
+        zeros where it did not look) and the probability it gives each of being a vexillum (0
+        where it did not look; None: no summit to read)."""
         sure = np.full(len(at), -1)
         p = np.zeros((len(at), PIECE_CLASSES))
         flag = np.zeros(len(at))
-        pick = self._second_look_candidates(at, kind_at)
-        if not len(pick):
+        if seen is None:
             return sure, p, flag
-        seen = self._look(self.summits, self._summit_memory, at[pick], fresh)
         kind_at[pick] = np.where(seen.vexillum >= VEXILLUM_P, KINDS.index(VEXILLUM), KINDS.index(LEGIONARY))
         sure[pick] = seen.sure_pieces(PIECES_P)
         p[pick] = seen.pieces
         flag[pick] = seen.vexillum
         return sure, p, flag
 
-    def _lying_look(self, at: np.ndarray, kind_at: np.ndarray, fresh: tuple[Box, ...] | None = None) -> frozenset[str]:
+    def _lying_in(self, at: np.ndarray, seen: LyingReading | None) -> frozenset[str]:
         """The provinces where the knocked-over piece classifier (:mod:`vision.lying`) sees a piece
-        lying at one of the summits the summit classifier reads (:meth:`_second_look_candidates`).
-        ``fresh``: see :meth:`reading`."""
-        pick = self._second_look_candidates(at, kind_at)
-        if not len(pick):
+        lying at one of the summits ``at`` (output cells) it read (``seen``; None: it did not)."""
+        if seen is None:
             return frozenset()
-        seen = self._look(self.lying, self._lying_memory, at[pick], fresh)
-        found = lying_regions(seen.lying, self.land_labels.ravel()[at[pick]])
+        found = lying_regions(seen.lying, self.land_labels.ravel()[at])
         return frozenset(self.geo.region_ids[r - 1] for r in found)
 
     def _centres_without_summit(self, kind_logits: np.ndarray, has_centre: set[int]):

@@ -12,7 +12,7 @@ check level, :data:`LYING_CONFIDENCE`), and the dashboard asks the players to st
 next still frame then counts it standing.
 
 It sees the summit classifier's input, the same window around the same summits
-(:func:`vision.summits.windows`), and gives one probability: that a knocked-over piece is the
+(:class:`vision.summits.SummitWindows`), and gives one probability: that a knocked-over piece is the
 nearest piece to the summit. It is trained (``augur train-lying``, the ``[train]`` extra) on
 rendered tables half of which have pieces knocked over (:mod:`vision.lying_train`) and runs with
 onnxruntime. It is optional: without its file the counter marks nothing.
@@ -29,7 +29,7 @@ import numpy as np
 from tracker.errors import AugurError
 from tracker.readings import LOW_CONFIDENCE
 from vision.onnx_models import input_dtype, onnx_session
-from vision.summits import windows
+from vision.summits import SummitWindows
 
 DEFAULT_LYING = Path(__file__).resolve().parents[1] / "models" / "pieces-lying.onnx"
 
@@ -80,10 +80,12 @@ class LyingClassifier:
     def read(self, planes: np.ndarray, points: np.ndarray, only: np.ndarray | None = None) -> LyingReading:
         """The classifier's word at each input pixel of ``points`` (N x 2) of ``planes``; with
         ``only`` (indices into ``points``), at those alone, every point still marked in their windows."""
-        centres = points if only is None else points[only]
-        if not len(centres):
-            return LyingReading.empty()
-        return LyingReading(self._probabilities(windows(planes, centres, among=points)))
+        return self.read_windows(SummitWindows.at(planes, points, only))
+
+    def read_windows(self, cut: SummitWindows) -> LyingReading:
+        """The classifier's word at each of ``cut``'s summits: the summit classifier's windows,
+        cut once for both in the counter (:class:`vision.summits.SummitMemory`)."""
+        return LyingReading(self._probabilities(cut.array)) if len(cut) else LyingReading.empty()
 
     def _probabilities(self, win: np.ndarray) -> np.ndarray:
         """The probability of a lying piece in each window (N x CHANNELS x PATCH x PATCH, 0..255)."""

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, fields
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -174,6 +175,34 @@ def windows(planes: np.ndarray, points: np.ndarray, size: int = PATCH, among: np
     return np.concatenate([patches(planes, points, size), summit_marks(marked, points, size, planes.dtype)], axis=1)
 
 
+@dataclass
+class SummitWindows:
+    """The classifiers' input at some of a reading's summits: ``centres`` (N x 2 input pixels,
+    the summits read) among ``points`` (every summit of the reading, marked in the windows).
+
+    Why an object: the summit classifier and the knocked-over piece classifier read the same
+    windows at the same summits, and cutting them (:func:`windows`) took about 4 ms for 300
+    summits on a hard table (session 120), most of what the second classifier added to a frame.
+    The windows are cut once, when a classifier first asks for :attr:`array`."""
+
+    planes: np.ndarray
+    points: np.ndarray
+    centres: np.ndarray
+
+    @classmethod
+    def at(cls, planes: np.ndarray, points: np.ndarray, only: np.ndarray | None = None) -> "SummitWindows":
+        """The windows at ``points`` (N x 2) of ``planes``, or at ``only`` (indices into ``points``)."""
+        return cls(planes, points, points if only is None else points[only])
+
+    def __len__(self) -> int:
+        return len(self.centres)
+
+    @cached_property
+    def array(self) -> np.ndarray:
+        """N x CHANNELS x PATCH x PATCH, of the planes' type (see :func:`windows`)."""
+        return windows(self.planes, self.centres, among=self.points)
+
+
 @dataclass(frozen=True)
 class SummitReading:
     """The classifier's word on N summits: p(vexillum) (N; zero from the hull classifier, which
@@ -247,10 +276,13 @@ class SummitClassifier:
         """The classifier's word at each input pixel of ``points`` (N x 2), read from ``planes``;
         with ``only`` (indices into ``points``), at those points alone, every point still marked
         in their windows."""
-        centres = points if only is None else points[only]
-        if not len(centres):
+        return self.read_windows(SummitWindows.at(planes, points, only))
+
+    def read_windows(self, cut: SummitWindows) -> SummitReading:
+        """The classifier's word at each of ``cut``'s summits."""
+        if not len(cut):
             return SummitReading(np.zeros(0), np.zeros((0, PIECE_CLASSES)))
-        win = windows(planes, centres, among=points)
+        win = cut.array
         seen = self._run(win)
         doubt = np.flatnonzero(seen.in_doubt()) if self.views > 1 else np.zeros(0, np.int64)
         if not len(doubt):
@@ -272,37 +304,43 @@ class SummitClassifier:
 
 
 class SummitMemory:
-    """One classifier's word at the summits of the last reading, by output cell, for a counter
+    """The classifiers' word at the summits of the last reading, by output cell, for a counter
     that reads again only part of a frame (:mod:`vision.partial`). A summit whose window lies
     wholly outside that part shows the pixels it showed, and the same summits around it, so its
     word stands; the others are read again. Most of a hard table's reading is the summit
     classifier's (58 of 68 ms on a 2-core CPU without VNNI, session 46).
 
-    ``empty``: the classifier's reading of no summit (a :class:`SummitReading` by default; any
-    frozen dataclass of arrays, one row a summit, with ``take``, such as
+    One memory serves every classifier that reads the same summits (the summit classifier and
+    the knocked-over piece classifier, at a province's legionary summits): they agree on which
+    summits stand, and the windows of the others are cut once for all of them
+    (:class:`SummitWindows`). A classifier reads with ``read_windows`` and gives a frozen
+    dataclass of arrays, one row a summit, with ``take`` (a :class:`SummitReading`, a
     :class:`vision.lying.LyingReading`)."""
 
-    def __init__(self, empty=None):
+    def __init__(self):
         self.cells = np.zeros(0, np.int64)          # sorted
-        self.reading = empty if empty is not None else SummitReading(np.zeros(0), np.zeros((0, PIECE_CLASSES)))
+        self.readings: dict = {}                    # classifier -> its reading, rows by self.cells
 
-    def read(self, classifier, planes: np.ndarray, points: np.ndarray, cells: np.ndarray,
-             standing: np.ndarray | None = None):
-        """``classifier``'s word at ``points`` (N x 2 input pixels) of output ``cells`` (N, flat
-        indices); ``standing`` (N booleans, None for none) marks the points whose word, if there
-        is one from the last reading at the same cell, stands."""
+    def read(self, classifiers, planes: np.ndarray, points: np.ndarray, cells: np.ndarray,
+             standing: np.ndarray | None = None) -> list:
+        """Each of ``classifiers``' word at ``points`` (N x 2 input pixels) of output ``cells`` (N,
+        flat indices), in their order; ``standing`` (N booleans, None for none) marks the points
+        whose word, if there is one from the last reading at the same cell, stands. A classifier
+        that did not read last time has no word to keep, so then every summit is read."""
+        classifiers = list(classifiers)
         cells = np.asarray(cells, np.int64)
         known = np.zeros(len(cells), bool)
         pos = np.zeros(len(cells), np.int64)
-        if standing is not None and len(self.cells) and len(cells):
+        if standing is not None and len(self.cells) and len(cells) and all(c in self.readings for c in classifiers):
             pos = np.minimum(np.searchsorted(self.cells, cells), len(self.cells) - 1)
             known = standing & (self.cells[pos] == cells)
-        fresh = classifier.read(planes, points, only=np.flatnonzero(~known)) if known.any() else \
-            classifier.read(planes, points)
-        reading = _stitched(len(cells), known, self.reading.take(pos[known]), fresh)
+        cut = SummitWindows.at(planes, points, np.flatnonzero(~known) if known.any() else None)
+        readings = [_stitched(len(cells), known, self.readings[c].take(pos[known]), c.read_windows(cut))
+                    if known.any() else c.read_windows(cut) for c in classifiers]
         order = np.argsort(cells, kind="stable")
-        self.cells, self.reading = cells[order], reading.take(order)
-        return reading
+        self.cells = cells[order]
+        self.readings = {c: reading.take(order) for c, reading in zip(classifiers, readings)}
+        return readings
 
 
 def _stitched(n: int, known: np.ndarray, kept, fresh):
