@@ -843,11 +843,11 @@ class DensityCounter:
     def _second_look(self, at: np.ndarray, kind_at: np.ndarray, pick: np.ndarray,
                      seen: SummitReading | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The summit classifier's word ``seen`` on the summits ``pick`` of ``at`` (see
-        :meth:`_legion_look`): it decides the kind (legionary or vexillum, in ``kind_at``, in
-        place), and gives the pieces it is sure of at each summit of ``at`` (-1 where it is not,
-        or did not look), the probability it gives each of holding 0, 1, 2, 3+ pieces (a row of
-        zeros where it did not look) and the probability it gives each of being a vexillum (0
-        where it did not look; None: no summit to read)."""
+        :meth:`_legion_look`; None where there was none to read): it decides the kind (legionary
+        or vexillum, in ``kind_at``, in place), and gives the pieces it is sure of at each summit
+        of ``at`` (-1 where it is not, or did not look), the probability it gives each of holding
+        0, 1, 2, 3+ pieces (a row of zeros where it did not look) and the probability it gives
+        each of being a vexillum (0 where it did not look)."""
         sure = np.full(len(at), -1)
         p = np.zeros((len(at), PIECE_CLASSES))
         flag = np.zeros(len(at))

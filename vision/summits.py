@@ -175,7 +175,7 @@ def windows(planes: np.ndarray, points: np.ndarray, size: int = PATCH, among: np
     return np.concatenate([patches(planes, points, size), summit_marks(marked, points, size, planes.dtype)], axis=1)
 
 
-@dataclass
+@dataclass(eq=False)
 class SummitWindows:
     """The classifiers' input at some of a reading's summits: ``centres`` (N x 2 input pixels,
     the summits read) among ``points`` (every summit of the reading, marked in the windows).
