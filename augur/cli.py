@@ -1356,8 +1356,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("train-lying", help="reproduce the shipped knocked-over piece classifier (where a piece "
                                           "lies on its side; needs torch and onnx)")
-    _rendering_options(p, (200, 300, 500), "out/train-lying", "windows")
-    _window_classifier_options(p, width=16, epochs=20)
+    _rendering_options(p, (200, 300, 900), "out/train-lying", "windows")
+    _window_classifier_options(p, width=24, epochs=24)
     _print_share_options(p)
     _toppled_option(p, "training")
     p.set_defaults(func=cmd_train_lying, render_seed=120, seed=120, toppled=0.1)
