@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from tracker.pieces import LEGIONARY
 from tracker.readings import LOW_CONFIDENCE
 from tracker.spqrisiko.reinforcements import LEGIONARIES_PER_TRIREME
-from tracker.state import ObservedState
+from tracker.state import ObservedState, lift_camera_doubt
 
 
 #: The confidence of a count the rules bound but do not fix: a province read empty keeps its army
@@ -88,9 +88,7 @@ def apply_overrides(overrides: dict[str, Override], state: ObservedState,
             o.player = False            # anything may change out of sight
         stands = o.player and moved is not None and region not in moved
         if d["regions"].get(region, {}) == o.camera_value or stands:
-            d.get("confidence", {}).pop(region, None)
-            if region in d.get("lying", ()):      # set by a player or a rule, not read by the camera
-                d["lying"].remove(region)
+            lift_camera_doubt(d, region)
             if o.confidence is not None:
                 d.setdefault("confidence", {})[region] = o.confidence
             if o.value:

@@ -146,9 +146,7 @@ class ObservedState:
         """A copy with ``region`` holding ``pieces`` as a player counted them on the tablet: no
         camera doubt left there (the counts are validated as any state's)."""
         data = self.to_dict()
-        data.get("confidence", {}).pop(region, None)
-        if region in data.get("lying", []):
-            data["lying"].remove(region)
+        lift_camera_doubt(data, region)
         if pieces:
             data["regions"][region] = copy.deepcopy(pieces)
         else:
@@ -294,6 +292,15 @@ class ObservedState:
 
     def confidence_of(self, region: str) -> float:
         return 0.0 if region in self.unseen else self.confidence.get(region, 1.0)
+
+
+def lift_camera_doubt(data: dict, region: str) -> None:
+    """Drop what the camera doubted of ``region`` from a state's dict (:meth:`ObservedState.to_dict`,
+    changed in place): its confidence and its knocked-over piece mark. For a count a player or a
+    rule set, which the camera did not read."""
+    data.get("confidence", {}).pop(region, None)
+    if region in data.get("lying", ()):
+        data["lying"].remove(region)
 
 
 def _validate_region(board: Board, rid: Any, content: Any) -> dict[str, dict[str, int]]:
