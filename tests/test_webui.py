@@ -168,6 +168,24 @@ class TestLiveGame:
         assert view["questioned"] == [] and live.game.state.legions[region] == states[1].legions[region]
         live.store.close()
 
+    def test_undoing_a_count_set_over_a_piece_seen_lying_gives_the_mark_back(self, tmp_path):
+        """A player sets the count of a region where the camera saw a piece lying knocked over
+        (the mark lifts), then undoes it: the camera's reading is the count again, with its doubt
+        and its mark, so the dashboard asks again to stand the piece up."""
+        live = LiveGame.open(Store(tmp_path / "l"), PLAYERS, resume=False)
+        states = game_states(2)
+        live.commit(states[0])
+        region = sorted(states[1].provinces_of("yellow"))[0]
+        d = states[1].to_dict()
+        d.update(confidence={region: 0.4}, lying=[region])
+        live.commit(ObservedState.from_dict(d))
+        assert live.game.state.lying == frozenset({region})
+        live.correct(region, {"yellow": {"legionary": states[1].legions[region] + 1}})
+        assert live.game.state.lying == frozenset() and region not in live.game.state.confidence
+        live.undo()
+        assert live.game.state.lying == frozenset({region}) and live.game.state.confidence[region] == 0.4
+        live.store.close()
+
     def test_a_doubted_placement_the_turn_s_due_accounts_for_is_not_asked_for(self, tmp_path):
         """The player in turn places all it is due in one province, read at 0.5: the view lists it
         as vouched for (the map asks no check of it), after a restart too; one legionary short,

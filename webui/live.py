@@ -25,7 +25,7 @@ from tracker.pieces import VP_TRACK_MAX
 from tracker.readings import LOW_CONFIDENCE
 from tracker.rulesets import JUDGE_DRAWS, apply_entry, describe_entry, make_game
 from tracker.spqrisiko.setup import free_provinces, vouched_placements
-from tracker.state import ObservedState
+from tracker.state import ObservedState, lift_camera_doubt
 from tracker.verdicts import Verdict
 from webui.store import Snapshot, Store
 
@@ -471,12 +471,15 @@ class LiveGame:
             else:
                 d["regions"].pop(c["region"], None)
             # the count goes back with the doubt it had: the camera's, where it is the camera's
-            # reading again (a set count lifted), else none (a player's earlier count)
-            d.get("confidence", {}).pop(c["region"], None)
+            # reading again (a set count lifted: its confidence, and its knocked-over piece mark),
+            # else none (a player's earlier count)
+            lift_camera_doubt(d, c["region"])
             camera = self.last_camera
-            if camera is not None and camera.regions.get(c["region"], {}) == c["before"] \
-                    and c["region"] in camera.confidence:
-                d.setdefault("confidence", {})[c["region"]] = camera.confidence_of(c["region"])
+            if camera is not None and camera.regions.get(c["region"], {}) == c["before"]:
+                if c["region"] in camera.confidence:
+                    d.setdefault("confidence", {})[c["region"]] = camera.confidence_of(c["region"])
+                if c["region"] in camera.lying:
+                    d.setdefault("lying", []).append(c["region"])
             state = ObservedState.from_dict(d, self.game.board)
         return self.commit(state, source=CORRECTION)
 
