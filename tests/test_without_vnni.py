@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from vision.density import DEFAULT_COUNTER
+from vision.lying import DEFAULT_LYING
 from vision.environment import MASKED_ENV, VNNI_FLAGS, cpu_flags
 from vision.summits import DEFAULT_HULLS, DEFAULT_SUMMITS
 
@@ -169,7 +170,9 @@ class TestEveryCpuReadsTheSame:
 
         img, profile = easy_table
         summit_win, hull_win = table_windows(profile, img)
-        inputs = {DEFAULT_COUNTER: _counter_input(img, profile), DEFAULT_SUMMITS: summit_win, DEFAULT_HULLS: hull_win}
+        # The knocked-over piece classifier reads the summit classifier's windows (one cut for both).
+        inputs = {DEFAULT_COUNTER: _counter_input(img, profile), DEFAULT_SUMMITS: summit_win, DEFAULT_HULLS: hull_win,
+                  DEFAULT_LYING: summit_win}
         names = []
         for path, x in inputs.items():
             assert len(x) > 0
