@@ -17,6 +17,10 @@ settings.register_profile("suite", derandomize=True, database=None)
 settings.register_profile("explore", derandomize=False)
 settings.load_profile(os.environ.get("AUGUR_HYPOTHESIS", "suite"))
 
+# A failed browser test reports what its page showed (requests, images, console) with the failure.
+# pytester runs a test file of its own in a fresh pytest (tests/test_browser.py checks that report).
+pytest_plugins = ["pytester", "tests.browser_report"]
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 

@@ -35,6 +35,7 @@ def browser():
                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
                  "--window-size=1280,800"):
         opts.add_argument(flag)
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})     # for a failure's report (browser_report)
     driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=opts)
     driver.implicitly_wait(0)
     yield driver
@@ -736,3 +737,30 @@ def test_an_earlier_game_of_the_evening_is_reviewed(browser, dashboard):
     wait_for(lambda: browser.find_element(By.CSS_SELECTOR, "#snap-a h2").text.startswith(f"#{earlier[-1]}"))
     assert browser.find_elements(By.CSS_SELECTOR, "#snap-a li")
     assert not browser.find_elements(By.CSS_SELECTOR, "#snap-a button.look")      # no frame to show a region in
+
+
+def test_a_failed_browser_test_reports_what_its_page_showed(pytester, monkeypatch):
+    """A browser test that fails prints the page's requests, with each answer's status, its images
+    and its console with the failure (tests/browser_report.py): what a failure seen once on CI
+    needs, since CI keeps nothing but the log."""
+    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).resolve().parents[1]))
+    pytester.makepyfile(test_inner="""
+        import time
+        from tests.test_browser import browser, dashboard, wait_for
+
+        def test_fails_on_purpose(browser, dashboard):
+            browser.execute_script("console.error('a sign from the page');"
+                                   "const i = new Image(); i.src = '/api/snapshots/999/regions/latium.jpg';"
+                                   "document.body.appendChild(i);")
+            wait_for(lambda: browser.execute_script("return document.images[document.images.length - 1].complete"))
+            assert False, "on purpose"
+    """)
+    result = pytester.runpytest_subprocess("-p", "tests.browser_report", "-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    assert "the browser when it failed" in out
+    assert "/api/geometry" in out                                   # a request the page made
+    assert any(" 404 " in line and "/api/snapshots/999/regions/latium.jpg" in line for line in out.splitlines())
+    assert "broken  /api/snapshots/999/regions/latium.jpg" in out
+    assert "a sign from the page" in out
+    assert "test_fails_on_purpose.png" in out
