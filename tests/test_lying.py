@@ -166,17 +166,33 @@ class TestShippedClassifier:
 
     def test_train_lying_with_its_defaults_on_the_print_reproduces_the_card(self):
         from augur.cli import build_parser
-        from vision.density_train import describe_toppled
-        card = json.loads(DEFAULT_LYING.with_suffix(".json").read_text())
-        data = card["data"]
+        from tests.test_summits import _from_scratch
+        card = _from_scratch(json.loads(DEFAULT_LYING.with_suffix(".json").read_text()))
         args = build_parser().parse_args(["train-lying", "--board-photo", "board-photo-topdown.jpeg", "--rotate", "ccw"])
-        assert data["command"] == "augur train-lying" and card["epochs"] == len(card["history"])
-        assert tuple(args.images) == tuple(data["renders_per_tier"][t] for t in ("easy", "medium", "hard"))
-        assert args.render_seed == data["render_seed"] and describe_toppled(args.toppled) == data["toppled"]
-        assert data["print"] == f"{args.print_share:g} of the tables on board-photo-topdown.jpeg turned ccw"
-        for key in ("seed", "epochs", "batch", "lr", "width", "depth"):
-            assert getattr(args, key) == card[key], key
-        assert set(card["held_out"]) == {"easy", "medium", "hard"}
+        assert card["data"]["command"] == "augur train-lying" and not args.init
+        _assert_lying_recipe(args, card)
+
+    def test_a_fine_tuned_card_records_the_command_that_reproduces_it(self):
+        from tests.test_summits import _reproduce_args
+        card = json.loads(DEFAULT_LYING.with_suffix(".json").read_text())
+        if "init" not in card:
+            pytest.skip("the shipped knocked-over piece classifier was trained from scratch")
+        args = _reproduce_args(card, "train-lying")
+        assert args.init
+        _assert_lying_recipe(args, card)
+
+
+def _assert_lying_recipe(args, card: dict) -> None:
+    """The parsed options of train-lying are the recipe the card records."""
+    from vision.density_train import describe_toppled
+    data = card["data"]
+    assert card["epochs"] == len(card["history"])
+    assert tuple(args.images) == tuple(data["renders_per_tier"][t] for t in ("easy", "medium", "hard"))
+    assert args.render_seed == data["render_seed"] and describe_toppled(args.toppled) == data["toppled"]
+    assert data["print"] == f"{args.print_share:g} of the tables on {args.board_photo.rsplit('/', 1)[-1]} turned {args.rotate}"
+    for key in ("seed", "epochs", "batch", "lr", "width", "depth"):
+        assert getattr(args, key) == card[key], key
+    assert set(card["held_out"]) == {"easy", "medium", "hard"}
 
 
 class TestTrainingData:

@@ -48,7 +48,11 @@ DEFAULT_LYING = Path(__file__).resolve().parents[1] / "models" / "pieces-lying.o
 #: 383 / 151 and 1 / 0 / 4; at 0.98, 372 / 362 / 134 and 1 / 0 / 2. From 0.97 to 0.95 it finds
 #: 40 more regions for 5 more false calls (on the tables with pieces knocked over too), from 0.95
 #: to 0.9 54 more for 21 more; session 120 turned down 0.9's 75 more found for its 30 more false
-#: calls, about the same trade, so 0.95 stands.
+#: calls, about the same trade, so 0.95 stands. Session 122's fine-tune of it (more hard tables):
+#: at 0.9, 388 / 424 / 200 found and 2 / 4 / 15 false; at 0.95, 384 / 412 / 181 and 2 / 1 / 3; at
+#: 0.97, 380 / 397 / 163 and 1 / 1 / 3; at 0.98, 380 / 386 / 155 and 1 / 0 / 0. From 0.97 to 0.95
+#: it finds 37 more for 2 more false calls (on both kinds of table), from 0.95 to 0.9 35 more for
+#: 19 more: 0.95 stands.
 LYING_P = 0.95
 #: ...and the region's confidence is then at most this: below the dashboard's check level
 #: (:data:`tracker.readings.LOW_CONFIDENCE`), so the tracker weighs its count as one in doubt.
