@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 
 from vision.density import DEFAULT_COUNTER
-from vision.lying import DEFAULT_LYING
 from vision.environment import MASKED_ENV, VNNI_FLAGS, cpu_flags
+from vision.lying import DEFAULT_LYING
 from vision.summits import DEFAULT_HULLS, DEFAULT_SUMMITS
 
 ROOT = Path(__file__).resolve().parents[1]
