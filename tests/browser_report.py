@@ -12,11 +12,14 @@ Loaded by ``tests/conftest.py`` (``pytest_plugins``); it acts only on tests that
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
 import pytest
 
+#: Where a failure's screenshot and HTML go; ``AUGUR_FAILURE_PAGES`` sends them elsewhere (the
+#: test of this report fails on purpose, and keeps its pages out of this folder).
 FAILURES = Path(__file__).resolve().parents[1] / "out" / "screenshots" / "failures"
 
 #: What the page is asked for: its address and state, each request's timing (Resource Timing:
@@ -61,13 +64,14 @@ def page_report(driver) -> str:
 def save_page(driver, name: str) -> list[Path]:
     """The screenshot and the HTML of the page under ``FAILURES``; the files written."""
     stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
-    FAILURES.mkdir(parents=True, exist_ok=True)
+    folder = Path(os.environ.get("AUGUR_FAILURE_PAGES") or FAILURES)
     written = []
     try:
-        if driver.save_screenshot(str(FAILURES / f"{stem}.png")):
-            written.append(FAILURES / f"{stem}.png")
-        (FAILURES / f"{stem}.html").write_text(driver.page_source, encoding="utf-8")
-        written.append(FAILURES / f"{stem}.html")
+        folder.mkdir(parents=True, exist_ok=True)
+        if driver.save_screenshot(str(folder / f"{stem}.png")):
+            written.append(folder / f"{stem}.png")
+        (folder / f"{stem}.html").write_text(driver.page_source, encoding="utf-8")
+        written.append(folder / f"{stem}.html")
     except Exception:               # a report is a help, never a second failure
         pass
     return written

@@ -744,8 +744,8 @@ def test_a_failed_browser_test_reports_what_its_page_showed(pytester, monkeypatc
     and its console with the failure (tests/browser_report.py): what a failure seen once on CI
     needs, since CI keeps nothing but the log."""
     monkeypatch.setenv("PYTHONPATH", str(Path(__file__).resolve().parents[1]))
+    monkeypatch.setenv("AUGUR_FAILURE_PAGES", str(pytester.path / "pages"))
     pytester.makepyfile(test_inner="""
-        import time
         from tests.test_browser import browser, dashboard, wait_for
 
         def test_fails_on_purpose(browser, dashboard):
@@ -763,4 +763,6 @@ def test_a_failed_browser_test_reports_what_its_page_showed(pytester, monkeypatc
     assert any(" 404 " in line and "/api/snapshots/999/regions/latium.jpg" in line for line in out.splitlines())
     assert "broken  /api/snapshots/999/regions/latium.jpg" in out
     assert "a sign from the page" in out
-    assert "test_fails_on_purpose.png" in out
+    shot = pytester.path / "pages" / "test_fails_on_purpose.png"
+    assert f"saved: {shot}" in out and shot.read_bytes().startswith(b"\x89PNG")
+    assert "latium.jpg" in (pytester.path / "pages" / "test_fails_on_purpose.html").read_text()
