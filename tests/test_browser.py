@@ -695,6 +695,12 @@ def test_a_disputed_region_is_shown_as_the_camera_saw_it(browser, dashboard, tmp
     wait_for(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#timeline button")) == 2)
     browser.find_elements(By.CSS_SELECTOR, "#timeline button")[-1].click()
     wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#snap-a li button.look"))
+    # the frame keeps its place from the start: the buttons under it do not move as it loads (a
+    # click on a button as the frame arrived landed on the frame: session 121's failure)
+    height, width = scene()[0].shape[:2]
+    shown = browser.find_element(By.CSS_SELECTOR, "#snap-a > img")
+    assert (shown.get_dom_attribute("width"), shown.get_dom_attribute("height")) == (str(width), str(height))
+    assert shown.size["height"] == pytest.approx(shown.size["width"] * height / width, abs=2)
     look = browser.find_elements(By.CSS_SELECTOR, "#snap-a li button.look")[0]
     region = look.get_attribute("data-region")
     look.click()

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import shared_file
-from vision.image_file import UnreadableImage, is_cut_short, read_image
+from vision.image_file import UnreadableImage, is_cut_short, jpeg_size, read_image
 
 
 def _photo() -> np.ndarray:
@@ -69,6 +69,27 @@ class TestCutShort:
 
     def test_other_bytes_are_left_to_the_decoder(self):
         assert not is_cut_short(b"hello") and not is_cut_short(b"")
+
+
+class TestJpegSize:
+    """The size a JPEG's frame header gives, read without decoding (the review's frames)."""
+
+    @pytest.mark.parametrize("params", [(), (cv2.IMWRITE_JPEG_PROGRESSIVE, 1)])
+    def test_width_and_height_of_a_baseline_and_a_progressive_jpeg(self, params):
+        ok, buf = cv2.imencode(".jpg", _photo()[:237, :301], list(params))
+        assert ok and jpeg_size(buf.tobytes()) == (301, 237)
+
+    def test_a_header_segment_before_the_frame_is_walked_past(self):
+        main = _encoded(".jpg")
+        thumb = cv2.imencode(".jpg", _photo()[:40, :50])[1].tobytes()    # EXIF's thumbnail has its own size
+        segment = b"\xff\xe1" + (len(thumb) + 2).to_bytes(2, "big") + thumb
+        assert jpeg_size(main[:2] + segment + main[2:]) == (320, 240)
+
+    def test_no_size_where_no_frame_header_is(self):
+        data = _encoded(".jpg")
+        frame_at = min(data.find(bytes([0xFF, m])) for m in (0xC0, 0xC2) if data.find(bytes([0xFF, m])) > 0)
+        assert jpeg_size(data[:frame_at + 6]) is None                    # cut inside the frame header
+        assert jpeg_size(_encoded(".png")) is None and jpeg_size(b"\xff\xd8x") is None and jpeg_size(b"") is None
 
 
 class TestReadImage:

@@ -837,6 +837,7 @@ class TestDashboardApi:
         assert d["changed"][changed[1]]["confidence"] == 0.0 and not d["changed"][changed[1]]["seen"]
         assert all(c["confidence"] == 1.0 for r, c in d["changed"].items() if r not in changed[:2])
         assert client.get(f"/api/snapshots/{snaps[1]['id']}/frame.jpg").data == b"\xff\xd8x"
+        assert d["frame_size"] is None                  # a frame whose header gives no size
         assert client.get("/api/snapshots/999/frame.jpg").status_code == 404
         assert client.get("/api/snapshots/..%2f..%2fgame.sqlite/frame.jpg").status_code == 404
 

@@ -69,6 +69,40 @@ def _jpeg_reaches_its_end(data: bytes) -> bool:
     return False
 
 
+#: Start-of-frame markers (their segment gives the picture's size): every 0xC0..0xCF but the
+#: Huffman table (C4), the reserved JPG (C8) and the arithmetic coding table (CC).
+JPEG_FRAME_MARKERS = frozenset(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}
+
+
+def jpeg_size(data: bytes) -> tuple[int, int] | None:
+    """The width and height a JPEG's frame header gives, read without decoding (None: not a JPEG,
+    or no frame header before its first scan).
+
+    Why: the dashboard's review tells the browser a recorded frame's shape before the picture
+    arrives, so that nothing under it moves as it loads (a tap on a moving button lands on
+    whatever slid under the finger; session 122)."""
+    if not data.startswith(JPEG_START):
+        return None
+    i, n = 2, len(data)
+    while i + 4 <= n and data[i] == 0xFF:
+        marker = data[i + 1]
+        if marker == 0xFF:                              # fill byte before a marker
+            i += 1
+            continue
+        if 0xD0 <= marker <= 0xD7 or marker == 0x01:    # markers without a length
+            i += 2
+            continue
+        if marker in JPEG_FRAME_MARKERS:                # length, precision, height, width
+            if i + 9 > n:
+                return None
+            height, width = int.from_bytes(data[i + 5:i + 7], "big"), int.from_bytes(data[i + 7:i + 9], "big")
+            return (width, height) if width and height else None
+        if marker in (JPEG_SCAN[1], JPEG_END[1]):
+            return None
+        i += 2 + int.from_bytes(data[i + 2:i + 4], "big")
+    return None
+
+
 def _end_of_scan(data: bytes, i: int) -> int:
     """The index of the first marker after the compressed data that starts at ``i`` (or the end)."""
     while True:

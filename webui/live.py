@@ -650,12 +650,24 @@ class LiveGame:
                    for r in sorted(set(before) | set(after)) if before.get(r) != after.get(r)}
         out = snap.to_dict()
         out.update({"changed": changed, "decisions": self.store.decisions(sid),
+                    "frame_size": self._frame_size(sid),
                     "previous": prev[-1].id if prev else None,
                     # the frame before this one (a correction has none): the review shows each
                     # changed region in both
                     "previous_frame": self.store.latest_frame(gid, before=sid),
                     "entries": [e for e in self.entries(gid) if e["before"] == sid]})
         return out
+
+    def _frame_size(self, sid: int) -> tuple[int, int] | None:
+        """Snapshot ``sid``'s frame's width and height, read from its header: the review gives
+        them to the page so that it keeps its place before the picture loads (None: no frame, or
+        one whose header gives no size; the picture then says what is wrong with it)."""
+        from vision.image_file import jpeg_size
+        path = self.store.frame_path(sid)
+        try:
+            return jpeg_size(path.read_bytes()) if path is not None else None
+        except OSError:
+            return None
 
     def entries(self, game_id: int | None = None) -> list[dict]:
         """Every tablet entry of this game (or of the recording's game ``game_id``), each with a

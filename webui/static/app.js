@@ -331,7 +331,10 @@ async function pick(id, button) {
     const box = $(i === 0 ? "#snap-a" : "#snap-b"); box.innerHTML = "";
     box.appendChild(el("h2", {}, `#${d.id} · ${snapLabel(d)}`));
     if (d.has_frame) {
-      const img = el("img", { src: `/api/snapshots/${d.id}/overlay.jpg`, alt: "frame with what the camera counted" });
+      // its width and height before it loads: the list under it then does not move as it arrives
+      // (a tap on a "camera" button landed on the picture that had slid under it)
+      const size = d.frame_size ? { width: d.frame_size[0], height: d.frame_size[1] } : {};
+      const img = el("img", { src: `/api/snapshots/${d.id}/overlay.jpg`, alt: "frame with what the camera counted", ...size });
       img.onerror = () => {
         img.onerror = () => img.replaceWith(el("p", { class: "doubt" }, "this snapshot's frame is damaged; its recorded state below is kept"));
         img.src = `/api/snapshots/${d.id}/frame.jpg`;
