@@ -47,7 +47,10 @@ def _jpeg_reaches_its_end(data: bytes) -> bool:
     of another kind: this answers True and leaves the file to the decoder to judge.
     """
     i, n = 2, len(data)
-    while i < n:
+    while True:
+        i = _past_bare_markers(data, i)
+        if i >= n:
+            return False
         if data[i] != 0xFF:
             return True
         if i + 1 == n:
@@ -55,18 +58,11 @@ def _jpeg_reaches_its_end(data: bytes) -> bool:
         marker = data[i + 1]
         if marker == JPEG_END[1]:
             return True
-        if marker == 0xFF:                              # fill byte before a marker
-            i += 1
-            continue
-        if 0xD0 <= marker <= 0xD7 or marker == 0x01:    # markers without a length
-            i += 2
-            continue
         if i + 4 > n:
             return False
         i += 2 + int.from_bytes(data[i + 2:i + 4], "big")
         if marker == JPEG_SCAN[1]:
             i = _end_of_scan(data, i)
-    return False
 
 
 #: Start-of-frame markers (their segment gives the picture's size): every 0xC0..0xCF but the
@@ -84,14 +80,11 @@ def jpeg_size(data: bytes) -> tuple[int, int] | None:
     if not data.startswith(JPEG_START):
         return None
     i, n = 2, len(data)
-    while i + 4 <= n and data[i] == 0xFF:
+    while True:
+        i = _past_bare_markers(data, i)
+        if i + 4 > n or data[i] != 0xFF:
+            return None
         marker = data[i + 1]
-        if marker == 0xFF:                              # fill byte before a marker
-            i += 1
-            continue
-        if 0xD0 <= marker <= 0xD7 or marker == 0x01:    # markers without a length
-            i += 2
-            continue
         if marker in JPEG_FRAME_MARKERS:                # length, precision, height, width
             if i + 9 > n:
                 return None
@@ -100,7 +93,21 @@ def jpeg_size(data: bytes) -> tuple[int, int] | None:
         if marker in (JPEG_SCAN[1], JPEG_END[1]):
             return None
         i += 2 + int.from_bytes(data[i + 2:i + 4], "big")
-    return None
+
+
+def _past_bare_markers(data: bytes, i: int) -> int:
+    """``i`` moved past the fill bytes and the markers without a length that stand there: to the
+    next marker that opens a segment, or to where the walk has to look at what it found."""
+    n = len(data)
+    while i + 1 < n and data[i] == 0xFF:
+        marker = data[i + 1]
+        if marker == 0xFF:                              # fill byte before a marker
+            i += 1
+        elif 0xD0 <= marker <= 0xD7 or marker == 0x01:  # markers without a length
+            i += 2
+        else:
+            break
+    return i
 
 
 def _end_of_scan(data: bytes, i: int) -> int:
