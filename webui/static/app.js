@@ -332,7 +332,7 @@ async function pick(id, button) {
     box.appendChild(el("h2", {}, `#${d.id} · ${snapLabel(d)}`));
     if (d.has_frame) {
       // its width and height before it loads: the list under it then does not move as it arrives
-      // (a tap on a "camera" button landed on the picture that had slid under it)
+      // (a tap on a "camera" button as it arrives can land on the picture that slid under it)
       const size = d.frame_size ? { width: d.frame_size[0], height: d.frame_size[1] } : {};
       const img = el("img", { src: `/api/snapshots/${d.id}/overlay.jpg`, alt: "frame with what the camera counted", ...size });
       img.onerror = () => {
