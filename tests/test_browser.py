@@ -722,6 +722,32 @@ def test_a_disputed_region_is_shown_as_the_camera_saw_it(browser, dashboard, tmp
     browser.find_element(By.CSS_SELECTOR, '#correct button[value="cancel"]').click()
 
 
+def test_the_live_camera_frame_keeps_its_place_as_it_loads(browser, dashboard, tmp_path):
+    """Shown from the live tab, the camera's frame takes its room at once, not when it arrives:
+    the score track and, on a phone, the lists and forms under it would otherwise slide down
+    under a player's finger as the frame loads."""
+    import cv2
+    from selenium.webdriver.common.by import By
+
+    from calibration.profile import CalibrationProfile
+    from tests.test_vision import calibrated_file_text, scene
+    live = dashboard
+    (tmp_path / "cal.json").write_text(calibrated_file_text())
+    live.profile = CalibrationProfile.load(tmp_path / "cal.json")
+    live.commit(game_states(1)[0], cv2.imencode(".jpg", scene()[0])[1].tobytes())
+    wait_for(lambda: int(browser.find_element(By.TAG_NAME, "body").get_attribute("data-updates") or 0) >= 1)
+    # shown and measured in one script, before the browser can have fetched the frame
+    width, height, src = browser.execute_script(
+        "document.getElementById('toggle-camera').click(); const c = document.getElementById('camera');"
+        "const box = c.getBoundingClientRect(); return [box.width, box.height, c.getAttribute('src')];")
+    frame_h, frame_w = scene()[0].shape[:2]
+    assert src.endswith("/overlay.jpg")
+    assert width > 100 and height == pytest.approx(width * frame_h / frame_w, abs=2)
+    camera = browser.find_element(By.ID, "camera")
+    wait_for(lambda: browser.execute_script("return arguments[0].complete && arguments[0].naturalWidth", camera))
+    assert camera.size["height"] == pytest.approx(height, abs=2)
+
+
 def test_an_earlier_game_of_the_evening_is_reviewed(browser, dashboard):
     """A table that played two games reviews the first one's snapshots from the Review tab."""
     from selenium.webdriver.common.by import By

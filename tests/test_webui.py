@@ -1112,6 +1112,15 @@ class TestSetup:
         r = client.get("/api/calibration/preview.jpg")
         assert r.status_code == 200 and r.mimetype == "image/jpeg" and r.data[:2] == b"\xff\xd8"
 
+    def test_the_view_gives_the_camera_frame_size_once_calibrated(self, live):
+        from calibration.profile import calibrate
+        from tests.test_vision import PLAYERS as MARKERS, scene
+        from vision.synth.board_art import procedural_art
+        img, _, cal = scene()
+        assert live.view()["camera_size"] is None       # no camera followed: no size to keep room for
+        live.profile = calibrate(cal, procedural_art(), players=MARKERS)
+        assert live.view()["camera_size"] == [img.shape[1], img.shape[0]]
+
     def test_map_fitted_from_drags_on_the_preview_and_saved(self, client, live, tmp_path):
         import cv2
         import numpy as np

@@ -567,6 +567,9 @@ class LiveGame:
             "scores": self._scores(), "claim": self._claim(),
             "out_of_sync": self.out_of_sync, "camera_notice": self.camera_notice,
             "latest": latest.to_dict() if latest else None,
+            # the camera's frame width and height: the live tab's frame keeps its place before it
+            # loads (the overlay is drawn on the whole frame, undistorted to the same size)
+            "camera_size": list(self.profile.image_size) if self.profile is not None else None,
             # the last frame the camera committed: the correction dialog shows the region in it
             "latest_frame": self.store.latest_frame(self.game_id),
             "recent": [{"id": s.id, "t": s.t, "actor": s.actor, "source": s.source, "events": s.events,

@@ -155,7 +155,11 @@ function render(v) {
     for (const ver of item.verdicts) verdicts.appendChild(el("li", { class: ver.level }, `${ver.rule}: ${ver.message}`));
   }
   const cam = $("#camera");
-  if (!cam.hidden && v.latest && v.latest.has_frame) cam.src = `/api/snapshots/${v.latest.id}/overlay.jpg`;
+  if (!cam.hidden && v.latest && v.latest.has_frame) {
+    // its width and height before the first frame loads: what lies under it does not move then
+    if (v.camera_size) { cam.width = v.camera_size[0]; cam.height = v.camera_size[1]; }
+    cam.src = `/api/snapshots/${v.latest.id}/overlay.jpg`;
+  }
 }
 
 // a power centre an arena paid for that the camera has not seen placed: the players point at it
