@@ -1511,15 +1511,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _quiet_opencv() -> None:
+    """Keep OpenCV's and FFmpeg's own log lines (a camera index that opens nothing, a file that is
+    no video) from coming before the one line augur says about it; set OPENCV_LOG_LEVEL and
+    OPENCV_FFMPEG_LOGLEVEL to see them. OpenCV reads its level once, as it is imported, and
+    building the parser imports it (some options' help names constants of modules that use it),
+    so this runs first; a caller that imported it already (a test calling :func:`main`) gets the
+    level set through OpenCV itself."""
+    level = os.environ.setdefault("OPENCV_LOG_LEVEL", "ERROR")
+    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
+    cv2 = sys.modules.get("cv2")
+    if cv2 is not None and level == "ERROR":
+        cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _quiet_opencv()
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:       # --help (0), or a bad command line, already said in one line (2)
         return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
-    # OpenCV's and FFmpeg's own log lines (a camera index that opens nothing, a file that is no
-    # video) would come before the one line augur says about it; set these to see them
-    os.environ.setdefault("OPENCV_LOG_LEVEL", "ERROR")
-    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
     if getattr(args, "func", None) is cmd_synth:
         args.n_given = args.n is not None
         args.n = 100 if args.n is None else args.n
