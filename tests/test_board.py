@@ -61,3 +61,22 @@ class TestBoardFileMatchesReference:
         assert len(committed["land_edges"]) == ref["meta"]["counts"]["land_edges"]
         assert len(committed["coast_edges"]) == ref["meta"]["counts"]["coast_edges"]
         assert len(committed["sea_edges"]) == ref["meta"]["counts"]["sea_edges"]
+
+
+class TestPiecesInWords:
+    """A region's pieces as the players read them (verdicts, the review's changes)."""
+
+    def test_plurals_are_words_not_hedges(self):
+        from tracker.pieces import SPQR_PIECES
+        assert SPQR_PIECES.describe({"red": {"legionary": 1}}) == "1 red legionary"
+        assert SPQR_PIECES.describe({"red": {"legionary": 3, "vexillum": 2}}) == "3 red legionaries, 2 red vexilla"
+        assert SPQR_PIECES.describe({"blue": {"trireme": 2}}) == "2 blue triremes"
+        assert SPQR_PIECES.describe({}) == "nothing"
+
+    def test_armies_in_the_set_s_order_then_the_neutral_pieces(self):
+        from tracker.pieces import LOTR_PIECES, RISIKO_PIECES, SPQR_PIECES
+        assert (SPQR_PIECES.describe({"neutral": {"centre": 1}, "yellow": {"vexillum": 1, "legionary": 4}, "red": {"legionary": 1}})
+                == "1 red legionary, 4 yellow legionaries, 1 yellow vexillum, 1 neutral centre")
+        assert RISIKO_PIECES.describe({"purple": {"flag": 2, "tank": 3}}) == "3 purple tanks, 2 purple flags"
+        assert (LOTR_PIECES.describe({"black": {"leader": 1, "creature": 2, "cavalry": 2, "infantry": 5}})
+                == "5 black infantry, 2 black cavalry, 2 black creatures, 1 black leader")

@@ -6,6 +6,7 @@ it; the README's test command runs that first). Screenshots land in ``out/screen
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import time
 from pathlib import Path
@@ -701,6 +702,12 @@ def test_a_disputed_region_is_shown_as_the_camera_saw_it(browser, dashboard, tmp
     shown = browser.find_element(By.CSS_SELECTOR, "#snap-a > img")
     assert (shown.get_dom_attribute("width"), shown.get_dom_attribute("height")) == (str(width), str(height))
     assert shown.size["height"] == pytest.approx(shown.size["width"] * height / width, abs=2)
+    # each change reads in words, as a player says it, not as the recorded JSON
+    pieces = r"(empty|\d+ [a-z]+ [a-z]+(, \d+ [a-z]+ [a-z]+)*)"
+    changes = browser.find_elements(By.XPATH, "//div[@id='snap-a']//li[button[@class='look']]")
+    assert changes
+    for li in changes:
+        assert re.match(rf"^[A-Z][A-Za-z ]+: {pieces} → {pieces}\b", li.text), li.text
     look = browser.find_elements(By.CSS_SELECTOR, "#snap-a li button.look")[0]
     region = look.get_attribute("data-region")
     look.click()

@@ -710,7 +710,7 @@ class TestOneOffBeyondTheChange:
             [v] = r.verdicts
             assert v.rule == "§15.2" and (v.level == "warning") == softened and bool(one_off(r)) == softened
             if softened:
-                assert "Aegeum read as 1 blue trireme, 1 red trireme at 0.87; as 1 red trireme" in v.message
+                assert "Aegeum read as 1 red trireme, 1 blue trireme at 0.87; as 1 red trireme" in v.message
                 assert "aegeum" in t.game.questioned
 
     def test_an_empty_sea_is_tried_with_a_trireme_of_the_player_in_turn(self):

@@ -836,6 +836,12 @@ class TestDashboardApi:
         assert d["changed"][changed[0]]["confidence"] == 0.42 and d["changed"][changed[0]]["seen"]
         assert d["changed"][changed[1]]["confidence"] == 0.0 and not d["changed"][changed[1]]["seen"]
         assert all(c["confidence"] == 1.0 for r, c in d["changed"].items() if r not in changed[:2])
+        # each change in words too, as the review lists it: "empty", or each army's pieces
+        for c in d["changed"].values():
+            for side in ("before", "after"):
+                text, pieces = c[f"{side}_text"], c[side]
+                assert "{" not in text and (text == "empty") == (not pieces), text
+                assert all(f"{n} {colour} " in text for colour, kinds in pieces.items() for n in kinds.values())
         assert client.get(f"/api/snapshots/{snaps[1]['id']}/frame.jpg").data == b"\xff\xd8x"
         assert d["frame_size"] is None                  # a frame whose header gives no size
         assert client.get("/api/snapshots/999/frame.jpg").status_code == 404

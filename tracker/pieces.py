@@ -58,6 +58,9 @@ LOTR_GOOD: Final[tuple[str, ...]] = (GREEN, YELLOW)
 LOTR_EVIL: Final[tuple[str, ...]] = (RED, BLACK)
 LOTR_COLOURS: Final[tuple[str, ...]] = LOTR_GOOD + LOTR_EVIL
 
+#: Kinds whose plural is not the name with an "s" (the rest: triremes, centres, tanks, flags...).
+PLURALS: Final[Mapping[str, str]] = {VEXILLUM: "vexilla", INFANTRY: INFANTRY, CAVALRY: CAVALRY}
+
 
 @dataclass(frozen=True)
 class PieceSet:
@@ -102,13 +105,21 @@ class PieceSet:
             return self.unit
         return self.unit[:-1] + "ies" if self.unit.endswith("y") else self.unit + "s"
 
+    def kind_word(self, kind: str, n: int) -> str:
+        """The word for ``n`` pieces of ``kind``: "legionary", "legionaries", "vexilla"."""
+        if kind == self.unit:
+            return self.unit_word(n)
+        return kind if n == 1 else PLURALS.get(kind, kind + "s")
+
     def describe(self, content: Mapping[str, Mapping[str, int]]) -> str:
         """A region's pieces (``colour -> kind -> count``) in words, for the players:
-        "2 red legionaries, 1 neutral centre", or "nothing"."""
-        def word(kind: str, n: int) -> str:
-            return self.unit_word(n) if kind == self.unit else kind if n == 1 else f"{kind}(s)"
-        return ", ".join(f"{n} {c} {word(k, n)}" for c, kinds in sorted(content.items())
-                         for k, n in sorted(kinds.items())) or "nothing"
+        "2 red legionaries, 1 red vexillum, 1 neutral centre", or "nothing". The armies come in
+        the set's order of colours, then the neutral pieces; each army's kinds in the set's order."""
+        def rank(order: tuple[str, ...], name: str) -> tuple[int, str]:
+            return (order.index(name) if name in order else len(order), name)
+        return ", ".join(f"{n} {c} {self.kind_word(k, n)}"
+                         for c, kinds in sorted(content.items(), key=lambda ck: rank(self.all_colours, ck[0]))
+                         for k, n in sorted(kinds.items(), key=lambda kn: rank(self.kinds, kn[0]))) or "nothing"
 
 
 SPQR_PIECES: Final = PieceSet("spqrisiko", ARMY_COLOURS, {LEGIONARY: 1, VEXILLUM: VEXILLUM_VALUE},

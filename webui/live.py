@@ -641,7 +641,11 @@ class LiveGame:
         # how sure the camera was of each changed region: what a dispute turns on
         sure, unseen = snap.state.get("confidence", {}), set(snap.state.get("unseen", []))
         authors = {c["region"]: c["author"] for c in self.store.corrections(gid) if c["snapshot_id"] == sid}
+        say = self.game.board.pieces.describe
         changed = {r: {"before": before.get(r, {}), "after": after.get(r, {}),
+                       # in words, as the review lists them: the table settles a dispute reading these
+                       "before_text": say(before[r]) if before.get(r) else "empty",
+                       "after_text": say(after[r]) if after.get(r) else "empty",
                        "confidence": 0.0 if r in unseen else sure.get(r, 1.0), "seen": r not in unseen,
                        "guessed": authors.get(r) == GUESSED_BY_RULES,
                        "lying": r in snap.state.get("lying", []),

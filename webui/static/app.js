@@ -351,7 +351,7 @@ async function pick(id, button) {
       const doubt = !c.seen ? " (not seen by the camera)" : c.guessed ? " (the camera saw none; the rules kept one: check)" : c.setup_doubt ? " (the set-up rules chose the army: check)" : c.lying ? " (a piece seemed to lie knocked over: check)" : c.leaned ? " (no hand touched it: pieces placed beside it may be read here; check)" : c.untouched ? " (no hand reached into it, yet it reads otherwise: check)" : c.vouched ? "" : (view && c.confidence < view.low_confidence) ? ` (camera ${Math.round(100 * c.confidence)}% sure: check)` : "";
       // a doubted placement the turn's due accounted for was not asked for on the map (Game._accounted_for)
       const sure = !doubt && c.vouched ? ` (camera ${Math.round(100 * c.confidence)}% sure; the turn placed just what it was due, so no check was asked)` : "";
-      const li = el("li", { class: doubt ? "doubt" : "" }, `${geo.names[r]}: ${JSON.stringify(c.before)} → ${JSON.stringify(c.after)}${doubt}${sure} `);
+      const li = el("li", { class: doubt ? "doubt" : "" }, `${geo.names[r]}: ${c.before_text} → ${c.after_text}${doubt}${sure} `);
       // the region in the frame before and in this one, enlarged: what a dispute over it turns on
       if (d.has_frame || d.previous_frame) {       // a replayed game file has no frames to show
         const look = el("button", { type: "button", class: "look", "data-region": r }, "camera");
