@@ -101,6 +101,9 @@ def test_dashboard_plays_corrects_confirms_and_reviews(browser, dashboard):
     # the map, the score track and the event list follow the game
     wait_for(lambda: int(browser.find_element(By.TAG_NAME, "body").get_attribute("data-updates") or 0) >= 6)
     wait_for(lambda: browser.find_element(By.ID, "round").text.startswith("Round"))
+    # the phase in words ("land attack"), not its identifier ("land_attack")
+    assert live.game.ctx.phase.name.lower().replace("_", " ") in browser.find_element(By.ID, "round").text
+    assert "_" not in browser.find_element(By.ID, "round").text
     assert len(browser.find_elements(By.CSS_SELECTOR, "#track .marker")) == 3
     assert browser.find_elements(By.CSS_SELECTOR, "#events li")
     owner = next(iter(states[-1].owners))

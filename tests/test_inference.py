@@ -286,6 +286,10 @@ class TestNavalMovement:
     def test_one_move_is_ok_9_3(self):
         r = Table().ships("pontus_euxinus", "red", 0).ships("aegeum", "red", 2).push()
         assert kinds(r) == [ev.NAVAL_MOVE] and r.events[0].amount == 2 and r.verdicts == []
+        # said as the dashboard lists it, in words a player reads aloud
+        assert r.events[0].describe() == "red sails 2 triremes from pontus_euxinus to aegeum"
+        launched = ev.Event(kind=ev.CARD_TRIREME, actor="red", target="aegeum", amount=1)
+        assert launched.describe() == "red launches 1 trireme from a card set in aegeum"
 
     def test_second_move_is_a_violation_9_4(self):
         t = Table()
@@ -1288,7 +1292,7 @@ class TestFleetReadInAnotherColour:
         assert [(e.source, e.target, e.amount) for e in r.best.events] == [("aegeum", "creticum", 1)]
         [v] = r.verdicts
         assert (v.level, v.rule, v.regions) == ("warning", "§4.2", ("aegeum",))
-        assert "Aegeum read with 1 blue trireme(s) before (confidence 0.30)" in v.message and "taken for red's" in v.message
+        assert "Aegeum read with 1 blue trireme before (confidence 0.30)" in v.message and "taken for red's" in v.message
 
     def test_a_fleet_read_surely_before_stays_as_read(self):
         r = self._sailed(0.95)
@@ -1432,7 +1436,7 @@ class TestFleetReadGoneInDoubt:
             (ev.STRATEGIC_MOVE, "cipro", "cilicia", "creticum")]
         [v] = r.verdicts
         assert (v.level, v.rule, v.regions) == ("warning", "§6.6", ("creticum",))
-        assert "Creticum read with 1 red trireme(s) fewer (confidence 0.30)" in v.message
+        assert "Creticum read with 1 red trireme fewer (confidence 0.30)" in v.message
 
     def test_read_surely_it_left_and_the_move_breaks_the_rules(self):
         r = self.moved(0.9)

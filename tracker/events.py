@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from enum import IntEnum
 
 from tracker.board import Board
+from tracker.pieces import TRIREME
+from tracker.verdicts import counted
 
 
 class Phase(IntEnum):
@@ -116,17 +118,17 @@ class Event:
         if k == REINFORCEMENT:
             return f"{a} places {units(self.amount)} in {n(self.target)}"
         if k == TRIREME_TO_LEGIONARIES:
-            return f"{a} turns {self.amount} trireme(s) in {n(self.source)} into {2 * self.amount} legionaries in {n(self.target)}"
+            return f"{a} turns {counted(self.amount, TRIREME)} in {n(self.source)} into {2 * self.amount} legionaries in {n(self.target)}"
         if k == LEGIONARIES_TO_TRIREME:
-            return f"{a} turns {3 * self.amount} legionaries of {n(self.source)} into {self.amount} trireme(s) in {n(self.target)}"
+            return f"{a} turns {3 * self.amount} legionaries of {n(self.source)} into {counted(self.amount, TRIREME)} in {n(self.target)}"
         if k == CARD_TRIREME:
-            return f"{a} launches {self.amount} trireme(s) from a card set in {n(self.target)}"
+            return f"{a} launches {counted(self.amount, TRIREME)} from a card set in {n(self.target)}"
         if k == CENTRE_PLACED:
             return f"{a} builds a power centre in {n(self.target)}"
         if k == VEXILLUM_EXCHANGE:
             return f"{a} exchanges pieces in {n(self.target)} (strength unchanged)"
         if k == NAVAL_MOVE:
-            return f"{a} sails {self.amount} trireme(s) from {n(self.source)} to {n(self.target)}"
+            return f"{a} sails {counted(self.amount, TRIREME)} from {n(self.source)} to {n(self.target)}"
         if k == NAVAL_COMBAT:
             return (f"{a} fights {self.defender}'s fleet in {n(self.target)}: loses {self.attacker_losses}, "
                     f"sinks {self.defender_losses}")

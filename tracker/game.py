@@ -39,7 +39,7 @@ from tracker.spqrisiko.setup import (SetupPlan, check_players, first_board_phant
 from tracker.spqrisiko.setup_turns import (SetupCommit, SetupTurn, group_verdicts, misplaced, neutral_share_verdicts,
                                            setup_turn, turn_verdicts)
 from tracker.state import ObservedState
-from tracker.verdicts import VIOLATION, WARNING, Verdict
+from tracker.verdicts import VIOLATION, WARNING, Verdict, counted
 
 #: Readings kept per transition in the history (the best, and the runners-up a dispute may want).
 KEPT_READINGS = 3
@@ -1222,7 +1222,7 @@ class Game(TurnFollower):
             verdicts.append(Verdict.violation("§8.2", "card sets are played only in the reinforcement phase"))
         hand = self.hands[colour]
         if hand.count < 3:
-            verdicts.append(Verdict.warning("§8.1", f"{colour} played a set but the tablet knew of {hand.count} card(s)"))
+            verdicts.append(Verdict.warning("§8.1", f"{colour} played a set but the tablet knew of {counted(hand.count, 'card')}"))
         hand.count = max(0, hand.count - 3)
         for c in cards:
             if c in hand.symbols:

@@ -23,7 +23,7 @@ from tracker.risiko.rules import TOURNAMENT_CARDS, RisikoRules
 from tracker.risiko.scoring import Objective, Standing, entitlement, standing
 from tracker.readings import Reading
 from tracker.state import ObservedState
-from tracker.verdicts import Verdict
+from tracker.verdicts import Verdict, counted
 
 #: LotR: the Fellowship leaves a die stop only on a roll higher than this (seed 004)
 FELLOWSHIP_ROLL_ABOVE = 3
@@ -251,7 +251,7 @@ class RisikoGame(TurnFollower):
         elif self.ctx.phase > Phase.REINFORCEMENT:
             verdicts.append(Verdict.violation(topic, "card sets are played only in the reinforcement phase"))
         if hand.count < 3:
-            verdicts.append(Verdict.warning(topic, f"{colour} played a set but the tablet knew of {hand.count} card(s)"))
+            verdicts.append(Verdict.warning(topic, f"{colour} played a set but the tablet knew of {counted(hand.count, 'card')}"))
         hand.count = max(0, hand.count - 3)
         for c in parsed:
             if c.symbol in hand.symbols:

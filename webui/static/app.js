@@ -107,7 +107,7 @@ function setupLine(p) {
 function render(v) {
   if (!v || !v.players) return;
   view = v;
-  $("#round").textContent = v.current ? `Round ${v.round} · turn ${v.turn} · ${v.current} · ${v.phase || ""}` + (v.winner ? ` · ${v.winner} wins!` : "")
+  $("#round").textContent = v.current ? `Round ${v.round} · turn ${v.turn} · ${v.current} · ${(v.phase || "").replace(/_/g, " ")}` + (v.winner ? ` · ${v.winner} wins!` : "")
     : v.placing ? setupLine(v.placing) : "waiting for the board…";
   const sync = $("#sync"); sync.textContent = v.out_of_sync ? "check the table" : "in sync"; sync.className = "pill " + (v.out_of_sync ? "bad" : "ok");
   const notice = $("#camera-notice"); notice.textContent = v.camera_notice || ""; notice.hidden = !v.camera_notice;
