@@ -713,7 +713,12 @@ def test_a_disputed_region_is_shown_as_the_camera_saw_it(browser, dashboard, tmp
         assert re.match(rf"^[A-Z][A-Za-z ]+: {pieces} → {pieces}\b", li.text), li.text
     look = browser.find_elements(By.CSS_SELECTOR, "#snap-a li button.look")[0]
     region = look.get_attribute("data-region")
-    look.click()
+    # opened and measured in one script, before the close-ups can have arrived: each holds its
+    # square from the start, so the changes listed under it do not slide as it loads
+    measure = ("return [...document.querySelectorAll(arguments[0] + ' .closeups img')]"
+               ".map(i => [i.getBoundingClientRect().width, i.getBoundingClientRect().height])")
+    boxes = browser.execute_script("arguments[1].click();" + measure, "#snap-a", look)
+    assert len(boxes) == 2 and all(w > 100 and h == pytest.approx(w, abs=1) for w, h in boxes), boxes
     wait_for(lambda: len(loaded("#snap-a")) == 2)
     captions = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#snap-a .closeups figcaption")]
     sids = [s.id for s in live.store.snapshots(live.game_id)]
@@ -725,7 +730,9 @@ def test_a_disputed_region_is_shown_as_the_camera_saw_it(browser, dashboard, tmp
     wait_for(lambda: not browser.find_elements(By.CSS_SELECTOR, "#snap-a .closeups"))
     # the correction dialog shows the region in the camera's last commit
     browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="live"]').click()
-    browser.execute_script(f"document.getElementById('r-{region}').dispatchEvent(new MouseEvent('click'))")
+    boxes = browser.execute_script(f"document.getElementById('r-{region}').dispatchEvent(new MouseEvent('click'));"
+                                   + measure, "#c-view")
+    assert len(boxes) == 1 and boxes[0][0] > 100 and boxes[0][1] == pytest.approx(boxes[0][0], abs=1), boxes
     wait_for(lambda: browser.find_element(By.ID, "correct").is_displayed() and loaded("#c-view"))
     assert browser.find_element(By.CSS_SELECTOR, "#c-view figcaption").text == f"the camera's last commit · #{sids[1]}"
     browser.save_screenshot(str(SHOTS / "correct-close-up.png"))

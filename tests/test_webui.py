@@ -1710,6 +1710,28 @@ class TestRecordedCameraView:
         moved = self.image(client.get(f"/api/snapshots/{sid}/regions/{self.REGION}.jpg"))
         assert moved.shape != before.shape or np.abs(moved.astype(int) - before.astype(int)).mean() > 5
 
+    def test_every_close_up_is_one_square_the_page_can_hold_room_for(self, client, live, table):
+        from webui.camera_view import CLOSE_UP_SIDE
+        first, _, _ = table
+        assert client.get("/api/geometry").get_json()["close_up_side"] == CLOSE_UP_SIDE
+        for rid in live.profile.geometry.region_ids:
+            shape = self.image(client.get(f"/api/snapshots/{first}/regions/{rid}.jpg")).shape
+            assert shape[:2] == (CLOSE_UP_SIDE, CLOSE_UP_SIDE), rid
+
+    def test_a_close_up_square_shows_the_board_not_past_the_frame_s_edge(self):
+        import numpy as np
+
+        from webui.camera_view import CLOSE_UP_PAD, _cut, _squared
+        assert _squared(100, 140, 80, 1280) == (80, 160)            # widened about its middle
+        assert _squared(0, 40, 80, 1280) == (0, 80)                 # at the edge: slid inside, not padded
+        assert _squared(1250, 1280, 60, 1280) == (1220, 1280)
+        assert _squared(10, 700, 100, 720) == (10, 700)             # already the longer side
+        assert _squared(0, 720, 800, 720) == (-40, 760)             # longer than the frame: centred, padded
+        frame = np.full((720, 1280, 3), 200, np.uint8)
+        cut = _cut(frame, 100, -40, 900, 760)
+        assert cut.shape == (800, 800, 3)
+        assert (cut[:40] == CLOSE_UP_PAD).all() and (cut[760:] == CLOSE_UP_PAD).all() and (cut[40:760] == 200).all()
+
     def test_a_close_up_is_turned_north_up_whichever_side_the_camera_stands(self, live, table):
         import cv2
         import numpy as np

@@ -16,7 +16,7 @@ from flask import Flask, Response, abort, jsonify, render_template, request
 
 from tracker.errors import AugurError, BoardError
 from vision.geometry import load_geometry
-from webui.camera_view import CameraViews, ViewUnavailable, close_up, overlay as draw_recorded
+from webui.camera_view import CLOSE_UP_SIDE, CameraViews, ViewUnavailable, close_up, overlay as draw_recorded
 from webui.live import LiveGame
 from webui.schematic import schematic_geometry
 
@@ -71,7 +71,9 @@ def create_app(live: LiveGame, join_token: str | None = None) -> Flask:
             return jsonify(schematic_geometry(live.game.board))
         return jsonify({"size": geo.size, "polygons": geo.polygons, "label_points": geo.label_points,
                         "track_boxes": geo.track_boxes, "names": {r: geo.board.name(r) for r in geo.region_ids},
-                        "seas": list(geo.board.seas), "values": dict(geo.board.pieces.garrison)})
+                        "seas": list(geo.board.seas), "values": dict(geo.board.pieces.garrison),
+                        # every region close-up is this square: the page holds its room before it loads
+                        "close_up_side": CLOSE_UP_SIDE})
 
     @app.get("/api/state")
     def state():

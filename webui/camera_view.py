@@ -26,8 +26,13 @@ from webui.store import Store, StoreError
 OVERLAY_BGR = {"red": (40, 40, 220), "blue": (220, 110, 40), "yellow": (40, 220, 240), "green": (60, 180, 60),
                "black": (20, 20, 20), "neutral": (235, 235, 235)}
 
-#: A close-up's longer side, in pixels: about a tablet's dialog wide.
+#: A close-up's side, in pixels: about a tablet's dialog wide. Every close-up is this square (the
+#: region's box widened to a square, more of the board around it shown), so that the page holds
+#: its room before the picture arrives and nothing under it slides as it does.
 CLOSE_UP_SIDE = 360
+#: Where a close-up's square runs past the camera's frame (a region larger than the frame is
+#: high), it is filled with this grey (BGR).
+CLOSE_UP_PAD = (90, 90, 90)
 #: Around the region, the close-up shows this share of its size on every side (its neighbours'
 #: pieces by the border are what a dispute often turns on), and at least CLOSE_UP_MARGIN_PX.
 CLOSE_UP_MARGIN = 0.35
@@ -146,13 +151,31 @@ def _north_turns(pose: BoardPose, at: tuple[float, float]) -> int:
     return int(round(np.degrees(np.arctan2(dx, -dy)) / 90.0)) % 4
 
 
+def _squared(lo: int, hi: int, other: int, size: int) -> tuple[int, int]:
+    """The span ``lo``..``hi`` of a close-up's box (pixels, ``size`` in the frame) widened about
+    its middle to ``other`` (the box's other side) where that is longer, then slid back inside the
+    frame as far as the frame allows: the square shows more of the board, not the frame's edge."""
+    n = max(hi - lo, other)
+    lo = lo - (n - (hi - lo)) // 2
+    lo = max(0, min(lo, size - n)) if n <= size else (size - n) // 2
+    return lo, lo + n
+
+
+def _cut(image: np.ndarray, x0: int, y0: int, x1: int, y1: int) -> np.ndarray:
+    """``image[y0:y1, x0:x1]``, the part outside the image CLOSE_UP_PAD grey."""
+    h, w = image.shape[:2]
+    inside = image[max(y0, 0):min(y1, h), max(x0, 0):min(x1, w)]
+    return cv2.copyMakeBorder(inside, max(0, -y0), max(0, y1 - h), max(0, -x0), max(0, x1 - w),
+                              cv2.BORDER_CONSTANT, value=CLOSE_UP_PAD)
+
+
 def close_up(frame: np.ndarray, seen: SeenAs, detections: list, region: str,
              side: int = CLOSE_UP_SIDE) -> np.ndarray:
-    """Region ``region`` of the frame enlarged (its longer side ``side`` pixels), its border drawn
-    in magenta, its neighbours' in cyan, and the pieces read as dots: what a player looks at to
-    settle what the camera counted there. It is turned by quarter turns so that the board's north
-    is up, as on the dashboard's map, whichever side of the table the camera stands on (a
-    quarter turn keeps every pixel as the camera saw it)."""
+    """Region ``region`` of the frame enlarged (a ``side`` x ``side`` square, the region's longer
+    side filling it), its border drawn in magenta, its neighbours' in cyan, and the pieces read
+    as dots: what a player looks at to settle what the camera counted there. It is turned by
+    quarter turns so that the board's north is up, as on the dashboard's map, whichever side of
+    the table the camera stands on (a quarter turn keeps every pixel as the camera saw it)."""
     geo = seen.profile.geometry
     rings = [seen.pose.to_image(np.asarray(r, np.float64)) for r in geo.polygons.get(region, [])]
     if not rings:
@@ -163,13 +186,14 @@ def close_up(frame: np.ndarray, seen: SeenAs, detections: list, region: str,
     (x0, y0), (x1, y1) = pts.min(axis=0), pts.max(axis=0)
     pad = max(CLOSE_UP_MARGIN * max(x1 - x0, y1 - y0), CLOSE_UP_MARGIN_PX)
     # the pixels whose centres lie within the padded box (the same pixels however the frame is turned)
-    x0, y0 = int(max(0, np.ceil(x0 - pad))), int(max(0, np.ceil(y0 - pad)))
-    x1, y1 = int(min(w, np.floor(x1 + pad) + 1)), int(min(h, np.floor(y1 + pad) + 1))
-    if x1 - x0 < 2 or y1 - y0 < 2:
+    x0, y0 = int(np.ceil(x0 - pad)), int(np.ceil(y0 - pad))
+    x1, y1 = int(np.floor(x1 + pad) + 1), int(np.floor(y1 + pad) + 1)
+    if min(x1, w) - max(x0, 0) < 2 or min(y1, h) - max(y0, 0) < 2:
         raise ViewUnavailable(f"{geo.board.name(region)} lies outside this frame")
-    scale = side / max(x1 - x0, y1 - y0)
-    out = cv2.resize(image[y0:y1, x0:x1], (max(1, round((x1 - x0) * scale)), max(1, round((y1 - y0) * scale))),
-                     interpolation=cv2.INTER_CUBIC)
+    x0, x1 = _squared(x0, x1, y1 - y0, w)
+    y0, y1 = _squared(y0, y1, x1 - x0, h)
+    scale = side / (x1 - x0)
+    out = cv2.resize(_cut(image, x0, y0, x1, y1), (side, side), interpolation=cv2.INTER_CUBIC)
 
     def enlarged(p: np.ndarray) -> np.ndarray:
         """Frame pixels to the close-up's, as the resize maps pixel centres."""

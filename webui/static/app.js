@@ -255,7 +255,9 @@ function closeUps(rid, frames) {
   for (const [label, sid] of frames) {
     if (sid === null || sid === undefined) continue;
     const fig = el("figure");
-    const img = el("img", { src: `/api/snapshots/${sid}/regions/${rid}.jpg`, alt: `${geo.names[rid]} as the camera saw it in snapshot #${sid}` });
+    // square, and its size given before it loads: the dialog or the list under it does not move as it arrives
+    const side = geo.close_up_side ? { width: geo.close_up_side, height: geo.close_up_side } : {};
+    const img = el("img", { src: `/api/snapshots/${sid}/regions/${rid}.jpg`, alt: `${geo.names[rid]} as the camera saw it in snapshot #${sid}`, ...side });
     img.onerror = async () => {
       let why = "no camera view of it here";
       try { why = (await (await fetch(img.src)).json()).error || why; } catch (e) { /* keep the plain words */ }
