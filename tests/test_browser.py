@@ -124,11 +124,13 @@ def test_dashboard_plays_corrects_confirms_and_reviews(browser, dashboard):
     browser.find_element(By.ID, "c-save").click()
     wait_for(lambda: store.corrections(live.game_id))
     assert store.corrections(live.game_id)[0]["after"][states[-1].owners[owner]] == {"legionary": 9}
-    # review: open an old snapshot
+    # review: open an old snapshot (the empty panels say what to do, not a blank box)
     browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="review"]').click()
     wait_for(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#timeline button")) >= 6)
+    assert browser.find_element(By.ID, "snap-a").text.startswith("Pick a snapshot above")
     browser.find_elements(By.CSS_SELECTOR, "#timeline button")[1].click()
     wait_for(lambda: "#" in browser.find_element(By.CSS_SELECTOR, "#snap-a h2").text)
+    assert browser.find_element(By.ID, "snap-b").text.startswith("Pick a second one")
     browser.save_screenshot(str(SHOTS / "review-tablet.png"))
     browser.set_window_size(390, 844)
     browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="live"]').click()
@@ -596,7 +598,13 @@ def test_region_map_fitted_by_dragging_on_the_preview(browser, tmp_path):
     _, server = serve(create_app(live), "127.0.0.1", 0)
     try:
         browser.get(f"http://127.0.0.1:{server.server_port}/")
-        browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="setup"]').click()
+        wait_for(lambda: browser.find_element(By.ID, "round").text.startswith("Round"))
+        # the tab opened and the preview measured in one script, before it can have arrived: it
+        # holds the camera frame's shape from the start, so the buttons under it keep their place
+        width, height = browser.execute_script(
+            "document.querySelector('nav button[data-tab=\"setup\"]').click();"
+            "const box = document.getElementById('preview').getBoundingClientRect(); return [box.width, box.height];")
+        assert width > 100 and height == pytest.approx(width * img.shape[0] / img.shape[1], abs=2)
         preview = browser.find_element(By.ID, "preview")
         wait_for(lambda: browser.execute_script("return arguments[0].complete && arguments[0].naturalWidth", preview))
         canvas = browser.find_element(By.ID, "anchors")
@@ -608,7 +616,7 @@ def test_region_map_fitted_by_dragging_on_the_preview(browser, tmp_path):
             fx, fy = x * scale - preview.size["width"] / 2, y * scale - preview.size["height"] / 2
             ActionChains(browser).move_to_element_with_offset(canvas, int(fx), int(fy)).click_and_hold() \
                 .move_by_offset(int(12 * scale), 0).release().perform()
-        wait_for(lambda: browser.find_element(By.ID, "anchor-count").text == "2 drag(s)")
+        wait_for(lambda: browser.find_element(By.ID, "anchor-count").text == "2 drags")
         browser.find_element(By.ID, "fit-map").click()
         wait_for(lambda: "map fitted" in browser.find_element(By.ID, "fit-said").text)
         warp = CalibrationProfile.load(tmp_path / "cal.json").map_warp

@@ -415,7 +415,12 @@ function showSetup() {
 // Fitting the region map to this table's print: each drag on the preview goes from a point of the
 // drawn map to where the printed board has it; the server fits the map to the drags.
 let anchors = [], dragFrom = null;
-function reloadPreview() { $("#preview").src = "/api/calibration/preview.jpg?" + Date.now(); }
+function reloadPreview() {
+  const img = $("#preview");
+  // the camera's frame size before it loads: the buttons under it keep their place as it arrives
+  if (view && view.camera_size) { img.width = view.camera_size[0]; img.height = view.camera_size[1]; }
+  img.src = "/api/calibration/preview.jpg?" + Date.now();
+}
 function previewPoint(ev) {
   const img = $("#preview"), r = img.getBoundingClientRect();
   return [(ev.clientX - r.left) * img.naturalWidth / r.width, (ev.clientY - r.top) * img.naturalHeight / r.height];
@@ -429,7 +434,7 @@ function drawAnchors() {
     ctx.beginPath(); ctx.moveTo(a.from[0] * k, a.from[1] * k); ctx.lineTo(a.to[0] * k, a.to[1] * k); ctx.stroke();
     ctx.beginPath(); ctx.arc(a.to[0] * k, a.to[1] * k, 4, 0, 2 * Math.PI); ctx.fill();
   }
-  $("#anchor-count").textContent = anchors.length ? `${anchors.length} drag(s)` : "";
+  $("#anchor-count").textContent = anchors.length ? `${anchors.length} drag${anchors.length === 1 ? "" : "s"}` : "";
 }
 $("#preview").addEventListener("load", drawAnchors);
 $("#anchors").addEventListener("pointerdown", (ev) => { ev.preventDefault(); dragFrom = previewPoint(ev); $("#fit-said").textContent = ""; });
