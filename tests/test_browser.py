@@ -150,6 +150,8 @@ def test_empty_lists_say_so_and_the_entry_controls_are_named(browser, dashboard)
             f"return getComputedStyle(document.getElementById('{list_id}'), '::before').content")
     assert "nothing committed yet" in placeholder("events")
     assert "no rule questioned" in placeholder("verdicts")
+    # the page asked for nothing the server lacks (a missing favicon, a script) and threw nothing
+    assert not [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     labels = [e.get_attribute("aria-label") for e in browser.find_elements(By.CSS_SELECTOR, "#cards-form select")]
     assert labels == ["player", "first card of the set", "second card of the set", "third card of the set"]
     for s in game_states(3):
