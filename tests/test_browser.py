@@ -775,6 +775,25 @@ def test_the_live_camera_frame_keeps_its_place_as_it_loads(browser, dashboard, t
     assert camera.size["height"] == pytest.approx(height, abs=2)
 
 
+def test_a_preview_with_no_camera_frame_yet_gives_its_room_back(browser, dashboard, tmp_path):
+    """Calibrated, but no frame from the camera yet: the Set-up tab's preview has nothing to
+    show, and the room kept for it goes rather than leaving a frame-sized hole."""
+    from selenium.webdriver.common.by import By
+
+    from calibration.profile import CalibrationProfile
+    from tests.test_vision import calibrated_file_text
+    live = dashboard
+    (tmp_path / "cal.json").write_text(calibrated_file_text())
+    live.profile = CalibrationProfile.load(tmp_path / "cal.json")
+    live.commit(game_states(1)[0])          # a state, no frame
+    wait_for(lambda: browser.find_element(By.ID, "round").text.startswith("Round"))
+    browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="setup"]').click()
+    preview = browser.find_element(By.ID, "preview")
+    wait_for(lambda: browser.execute_script("return arguments[0].complete", preview))
+    wait_for(lambda: preview.get_dom_attribute("width") is None)
+    assert preview.size["height"] < 100
+
+
 def test_an_earlier_game_of_the_evening_is_reviewed(browser, dashboard):
     """A table that played two games reviews the first one's snapshots from the Review tab."""
     from selenium.webdriver.common.by import By

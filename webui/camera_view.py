@@ -30,8 +30,8 @@ OVERLAY_BGR = {"red": (40, 40, 220), "blue": (220, 110, 40), "yellow": (40, 220,
 #: region's box widened to a square, more of the board around it shown), so that the page holds
 #: its room before the picture arrives and nothing under it slides as it does.
 CLOSE_UP_SIDE = 360
-#: Where a close-up's square runs past the camera's frame (a region larger than the frame is
-#: high), it is filled with this grey (BGR).
+#: Where a close-up's square is larger than the camera's frame (a region about as tall as the
+#: whole frame), the part past the frame's edge is this grey (BGR).
 CLOSE_UP_PAD = (90, 90, 90)
 #: Around the region, the close-up shows this share of its size on every side (its neighbours'
 #: pieces by the border are what a dispute often turns on), and at least CLOSE_UP_MARGIN_PX.

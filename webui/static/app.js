@@ -437,6 +437,8 @@ function drawAnchors() {
   $("#anchor-count").textContent = anchors.length ? `${anchors.length} drag${anchors.length === 1 ? "" : "s"}` : "";
 }
 $("#preview").addEventListener("load", drawAnchors);
+// no camera frame yet (or none calibrated): the room kept for it goes, and its alt text says what is missing
+$("#preview").addEventListener("error", (ev) => { ev.target.removeAttribute("width"); ev.target.removeAttribute("height"); });
 $("#anchors").addEventListener("pointerdown", (ev) => { ev.preventDefault(); dragFrom = previewPoint(ev); $("#fit-said").textContent = ""; });
 $("#anchors").addEventListener("pointerup", (ev) => {
   if (!dragFrom) return;
