@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Sequence
 
 from tracker.errors import AugurError, GameError, StateError
+from tracker.verdicts import counted
 from vision.records import DETECTORS
 from webui.recording_lock import hold_recording
 
@@ -172,7 +173,7 @@ def _print_step(step, board, as_json: bool) -> None:
         for e in report.events:
             print(f"[line {step.line}] {e.describe(board)}")
         if report.ambiguous:
-            print(f"[line {step.line}]   (another reading fits as well; {len(report.readings) - 1} alternative(s))")
+            print(f"[line {step.line}]   (another reading fits as well; {counted(len(report.readings) - 1, 'alternative')})")
     for v in step.verdicts:
         print(f"[line {step.line}]   {v.level.upper()} {v.rule}: {v.message}")
 
@@ -196,7 +197,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if not args.json:
         _print_summary(game)
         counts = {lvl: sum(1 for s in steps for v in s.verdicts if v.level == lvl) for lvl in ("warning", "violation")}
-        print(f"-- {len(steps)} states, {counts['warning']} warning(s), {counts['violation']} violation(s)")
+        print(f"-- {counted(len(steps), 'state')}, {counted(counts['warning'], 'warning')}, {counted(counts['violation'], 'violation')}")
     return 0
 
 
@@ -478,7 +479,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     preview = Path(args.preview) if args.preview else Path(args.output).with_suffix(".preview.jpg")
     _write_image(preview, draw_overlay(profile.undistort(image), profile.pose, profile.geometry, covered=covered.mask),
                  done=f"wrote {args.output}, but ")
-    fitted = f"; region map moved by {len(anchors)} anchor(s)" if anchors else ""
+    fitted = f"; region map moved by {counted(len(anchors), 'anchor')}" if anchors else ""
     local = (f"; map fitted to the print locally (by up to {profile.surface.largest:.0f} board units)"
              if profile.surface is not None else "; too little of the board matched to fit the map locally")
     if profile.borders is not None and profile.borders.any():
@@ -1085,8 +1086,8 @@ def cmd_review(args: argparse.Namespace) -> int:
         raise GameError(f"{args.archive} holds no game")
     live = LiveGame.open(store, last["players"], last["ruleset"], last["target_vp"], resume=True)
     games = store.games()
-    earlier = f"; {len(games) - 1} earlier game(s) too, in the Review tab" if len(games) > 1 else ""
-    print(f"verified {args.archive}: {len(store.snapshots(last['id']))} snapshots of its last game{earlier}")
+    earlier = f"; {counted(len(games) - 1, 'earlier game')} too, in the Review tab" if len(games) > 1 else ""
+    print(f"verified {args.archive}: {counted(len(store.snapshots(last['id'])), 'snapshot')} of its last game{earlier}")
     if args.no_serve:
         return 0
     _serve_and_wait(create_app(live, join_token="review-only-" + str(id(live))), "127.0.0.1", args.port,

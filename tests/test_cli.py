@@ -309,7 +309,7 @@ class TestReplayAndSimulate:
         assert main(["replay", str(path)]) == 0
         out = capsys.readouterr().out
         assert "== round 1, turn 1: red claims" in out
-        assert "places" in out and "0 violation(s)" in out
+        assert "places" in out and "0 violations" in out
 
     def test_replay_follows_a_setup_filmed_from_the_empty_board(self, tmp_path, capsys):
         """A game file that begins on the empty board: the set-up placement by placement, then
@@ -344,7 +344,7 @@ class TestReplayAndSimulate:
             [dict(r, line=r["line"] + len(lines) - 1, scores=None) for r in plain[1:]]
         assert main(["replay", str(followed)]) == 0
         out = capsys.readouterr().out
-        assert out.count(" occupies ") == len(lines) - 1 and "0 violation(s)" in out
+        assert out.count(" occupies ") == len(lines) - 1 and "0 violations" in out
 
     def test_replay_json_lines(self, tmp_path, capsys):
         path = tmp_path / "game.jsonl"
@@ -482,7 +482,7 @@ class TestExportAndReview:
         capsys.readouterr()
         assert main(["review", str(tmp_path / "evening.zip"), "--no-serve"]) == 0
         assert capsys.readouterr().out.strip().endswith(
-            "evening.zip: 1 snapshots of its last game; 1 earlier game(s) too, in the Review tab")
+            "evening.zip: 1 snapshot of its last game; 1 earlier game too, in the Review tab")
 
 
 class TestDemo:
@@ -675,7 +675,7 @@ class TestOtherRulesets:
         capsys.readouterr()
         assert main(["replay", str(game)]) == 0
         out = capsys.readouterr().out
-        assert out.rstrip().endswith("0 warning(s), 0 violation(s)")
+        assert out.rstrip().endswith("0 warnings, 0 violations")
         assert "attacks" in out
 
     def test_score_a_classic_board(self, tmp_path, capsys):
