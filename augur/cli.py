@@ -130,8 +130,9 @@ def cmd_score(args: argparse.Namespace) -> int:
     game = make_game(args.ruleset, _players(args.players), neutrals=_players(args.neutrals) or (),
                      objectives=objectives)
     for path in args.states:
+        text = _read_text(path)         # its errors name the file already
         try:
-            state = ObservedState.from_json(_read_text(path))
+            state = ObservedState.from_json(text)
         except StateError as exc:
             raise StateError(f"{path}: {exc}") from None
         if state.board.id != game.board.id:

@@ -142,7 +142,7 @@ class TestBadInput:
 
     def test_missing_file(self, tmp_path, capsys):
         assert main(["score", str(tmp_path / "nope.json"), "--players", PLAYERS]) == 2
-        assert "no such file" in capsys.readouterr().err
+        assert capsys.readouterr().err == f"augur: error: {tmp_path / 'nope.json'}: no such file\n"   # named once
 
     def test_bad_players(self, state_file, capsys):
         assert main(["score", str(state_file), "--players", "red,purple,blue"]) == 2
