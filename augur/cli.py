@@ -465,6 +465,7 @@ def _calibrated(args: argparse.Namespace, players: tuple, anchors) -> _Calibrate
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from calibration.covered import covered_notice, out_of_view_notice
+    from calibration.pieces_on_map import pieces_notice, pieces_on_map
     from calibration.map_fit import read_anchors
     from vision.frames import CAPTURE_SIZE
     anchors = read_anchors(Path(args.anchors)) if args.anchors else None
@@ -497,7 +498,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     print(f"board found in a {w}x{h} frame{median}{small}; lens k1 {profile.k1:+.2f}; learned colours: {learned}"
           f"{missed}{local}{fitted}; wrote {args.output}; check the fitted map in {preview}")
     for notice in (out_of_view_notice(profile),
-                   covered_notice(covered, profile.geometry, preview)):
+                   covered_notice(covered, profile.geometry, preview),
+                   pieces_notice(pieces_on_map(profile), profile.geometry)):
         if notice:
             print(f"warning: {notice}", file=sys.stderr)
     return 0

@@ -21,6 +21,7 @@ import numpy as np
 
 from calibration.align import correlation, edge_strength
 from calibration.covered import covered_notice, out_of_view_notice, profile_covered
+from calibration.pieces_on_map import pieces_notice, pieces_on_map
 from calibration.profile import CalibrationProfile
 from tracker.state import ObservedState
 from vision.classical import ClassicalDetector
@@ -124,9 +125,11 @@ class Pipeline:
     def _calibration_says(self) -> str:
         """What the calibration tells the players for the whole game: the camera's frame cuts off
         part of the board, something lay over the map when the photo was taken
-        (:mod:`calibration.covered`), or ""."""
+        (:mod:`calibration.covered`), pieces stood on the map then
+        (:mod:`calibration.pieces_on_map`), or ""."""
         said = (out_of_view_notice(self.profile),
-                covered_notice(profile_covered(self.profile), self.profile.geometry))
+                covered_notice(profile_covered(self.profile), self.profile.geometry),
+                pieces_notice(pieces_on_map(self.profile), self.profile.geometry))
         return "; and ".join(n for n in said if n)
 
     def _setup_pose(self) -> None:
