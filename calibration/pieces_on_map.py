@@ -12,9 +12,10 @@ still clear the map.
 
 The cue is the counter itself. It knows a piece by its look as well as by its difference from
 the empty board, so read on the calibration's own board (the reference put back in the camera's
-view) it still finds most pieces standing there: 93 of the film's first frame, whose every
-province holds a legion, against 99 read with the empty board's calibration. On an empty board
-it finds next to none (the score markers on box 0 are off the map).
+view) it still finds most pieces standing there: 93 on the demo film's first three seconds
+composed, whose every province holds a legion, where its first frame read beside the empty
+board's calibration shows 99. On an empty board it finds next to none (the score markers on box
+0 are off the map).
 """
 from __future__ import annotations
 
