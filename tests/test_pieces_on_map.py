@@ -71,3 +71,15 @@ class TestTheLiveLoopSaysSo:
             results = [pipeline.process(img) for _ in range(4)]
             notices = {r.notice for r in results if r.gate is not None and r.gate.still}
             assert notices and all((WARNING in n) == said for n in notices), notices
+
+
+class TestTheBenchCountsFalseWarnings:
+    def test_the_bench_reads_its_empty_calibration_photos_for_pieces(self, capsys):
+        """`augur bench vision` reads every table's calibration photo of the empty board for pieces,
+        so that a warning given falsely shows in its figures."""
+        from vision.bench import HELD_OUT_SEED, _bench_detector
+        res = _bench_detector("classical", 2, ("easy",), HELD_OUT_SEED)["easy"]
+        read = res["calibration_pieces_on_map"]
+        assert len(read) == 2 and all(0 <= n < PIECES_ON_MAP for n in read)
+        assert f"pieces read on the map of the (empty) calibration photos: none on {read.count(0)} of 2" \
+            in capsys.readouterr().out

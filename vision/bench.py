@@ -41,6 +41,7 @@ import numpy as np
 from scipy import stats
 
 from calibration.covered import profile_covered
+from calibration.pieces_on_map import PIECES_ON_MAP, pieces_on_map
 from calibration.profile import calibrate
 from tracker.errors import AugurError
 from tracker.pieces import TRIREME
@@ -122,6 +123,7 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
         sure: list[tuple[float, bool]] = []          # every seen region's confidence, and whether it was right
         map_off = map_pieces = map_tables = 0         # pieces the fitted map puts across a border, and on how many tables
         warned = warned_right = 0                      # calibration photos augur calibrate warns about, regions right on them
+        cal_pieces: list[int] = []                     # pieces read on the map of each (empty) calibration photo
         markers = Counter()                            # score markers on box 0: found at their piece, elsewhere, not
         failures = FailureTally()                      # the wrong regions the detector saw, by cause and pile size
         knocked = Counter()                            # seen regions where a piece lies knocked over (toppled)
@@ -156,7 +158,8 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
             hidden = hidden_regions(truth)
             lying = lying_regions(truth)
             ok = regions_right(got, want, hidden, geo)
-            if profile_covered(profile):            # something over the map in the calibration photo, or the map off
+            cal_pieces.append(pieces_on_map(profile).pieces)   # the photos are of the empty board: a warning is false
+            if profile_covered(profile) or cal_pieces[-1] >= PIECES_ON_MAP:    # something over the map, or the map off
                 warned, warned_right = warned + 1, warned_right + ok
             players_right = claims_right(got, want, truth.players)
             claims, claims_ok = claims + len(truth.players), claims_ok + players_right
@@ -209,6 +212,7 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
             k: (pct(v, 50), pct(v, 95)) for k, v in lat.items()}, "kinds": dict(kinds), "owners": dict(colours),
                "map": {"pieces": map_pieces, "in_another_region": map_off, "tables": map_tables},
                "calibration_warned": {"tables": warned, "regions_right": warned_right},
+               "calibration_pieces_on_map": cal_pieces,
                "markers": {k: markers[k] for k in ("at_their_piece", "elsewhere", "not_found")},
                "failures": failures.as_dict()}
         if toppled:
@@ -242,9 +246,12 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
               f"claims as on the true board; every player's claim right on {claim_tables} of {n} tables")
         print(f"[{tier}]   the map each table's calibration fitted puts {map_off} of {map_pieces} pieces in another "
               f"region than the map they were placed by (on {map_tables} tables)")
-        print(f"[{tier}]   calibration photos augur calibrate warns about (something over the map, or the map off the "
-              f"print): {warned} of {n}"
+        print(f"[{tier}]   calibration photos augur calibrate warns about (something over the map, pieces on it, or "
+              f"the map off the print): {warned} of {n}"
               + (f", {100 * warned_right / (warned * len(geo.region_ids)):.1f}% of their regions read right" if warned else ""))
+        if cal_pieces:
+            print(f"[{tier}]   pieces read on the map of the (empty) calibration photos: none on {cal_pieces.count(0)} of "
+                  f"{len(cal_pieces)}, at most {max(cal_pieces)} (augur calibrate warns from {PIECES_ON_MAP})")
         print(f"[{tier}]   score markers on box 0 in the calibration photos: {markers['at_their_piece']} of "
               f"{sum(markers.values())} found at their own piece, {markers['elsewhere']} taken from something else, "
               f"{markers['not_found']} not found (their colours left at the defaults)")
