@@ -1073,6 +1073,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_review(args: argparse.Namespace) -> int:
+    import secrets
     import tempfile
     import threading
 
@@ -1093,7 +1094,7 @@ def cmd_review(args: argparse.Namespace) -> int:
     print(f"verified {args.archive}: {counted(len(store.snapshots(last['id'])), 'snapshot')} of its last game{earlier}")
     if args.no_serve:
         return 0
-    _serve_and_wait(create_app(live, join_token="review-only-" + str(id(live))), "127.0.0.1", args.port,
+    _serve_and_wait(create_app(live, join_token=secrets.token_urlsafe(24), review_only=True), "127.0.0.1", args.port,
                     threading.Event(), None, "review")
     return 0
 

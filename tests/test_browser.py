@@ -794,6 +794,52 @@ def test_a_preview_with_no_camera_frame_yet_gives_its_room_back(browser, dashboa
     assert preview.size["height"] < 100
 
 
+def test_a_recording_opened_for_review_shows_it_and_offers_no_change(browser, tmp_path):
+    """``augur review`` serves a recording to settle a dispute: no camera, no table. The page says
+    so, and hides what would change the game (it would only be refused): the Set-up tab, the
+    entries, the event confirmations and the correction's Save. The review and the counts stay."""
+    from selenium.webdriver.common.by import By
+    store = Store(tmp_path / "rec")
+    live = LiveGame.open(store, PLAYERS, resume=False)
+    states = game_states(3)
+    for s in states:
+        live.commit(s, b"\xff\xd8\xff\xe0")
+    _, server = serve(create_app(live, join_token="nobody-knows", review_only=True), "127.0.0.1", 0)
+    try:
+        browser.get(f"http://127.0.0.1:{server.server_port}/")
+        wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#events li"))
+        assert browser.find_element(By.ID, "review-only").is_displayed()
+        assert "for review" in browser.find_element(By.ID, "review-only").text
+        hidden = [browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="setup"]'), browser.find_element(By.ID, "cards-form")]
+        hidden += browser.find_elements(By.CSS_SELECTOR, "#events li button")
+        assert len(hidden) > 2 and not any(e.is_displayed() for e in hidden)
+        owner = next(iter(states[-1].owners))
+        browser.execute_script(f"document.getElementById('r-{owner}').dispatchEvent(new MouseEvent('click'))")
+        wait_for(lambda: browser.find_element(By.ID, "correct").is_displayed())
+        assert browser.find_element(By.ID, "correct-title").text == live.game.board.name(owner)
+        assert not browser.find_element(By.ID, "c-save").is_displayed()
+        assert not browser.find_element(By.ID, "c-legionary").is_enabled()
+        close = browser.find_element(By.CSS_SELECTOR, '#correct button[value="cancel"]')
+        assert close.text == "Close"
+        close.click()
+        browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="review"]').click()
+        wait_for(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#timeline button")) == 3)
+        browser.find_elements(By.CSS_SELECTOR, "#timeline button")[-1].click()
+        wait_for(lambda: "#" in browser.find_element(By.CSS_SELECTOR, "#snap-a h2").text)
+        assert not store.corrections(live.game_id) and not any(store.decisions(s.id) for s in store.snapshots(live.game_id))
+    finally:
+        server.shutdown()
+        store.close()
+
+
+def test_a_live_table_offers_its_changes(browser, dashboard):
+    """The same page at the table: no review notice, and the changes are there."""
+    from selenium.webdriver.common.by import By
+    assert not browser.find_element(By.ID, "review-only").is_displayed()
+    assert browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="setup"]').is_displayed()
+    assert browser.find_element(By.ID, "cards-form").is_displayed()
+
+
 def test_an_earlier_game_of_the_evening_is_reviewed(browser, dashboard):
     """A table that played two games reviews the first one's snapshots from the Review tab."""
     from selenium.webdriver.common.by import By

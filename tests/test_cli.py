@@ -485,6 +485,47 @@ class TestExportAndReview:
             "evening.zip: 1 snapshot of its last game; 1 earlier game too, in the Review tab")
 
 
+    def test_a_reviewed_recording_is_served_for_review_and_refuses_changes(self, tmp_path):
+        """``augur review`` serves the page in its review-only form (nothing offered that would
+        change the game), and the server refuses a change sent all the same."""
+        import socket
+        import time
+        import urllib.error
+        import urllib.request
+
+        from tests.test_webui import PLAYERS, game_states
+        from webui.live import LiveGame
+        from webui.store import Store
+        store = Store(tmp_path / "rec")
+        live = LiveGame.open(store, PLAYERS, resume=False)
+        live.commit(game_states(1)[0], b"\xff\xd8frame")
+        store.close()
+        assert main(["export", str(tmp_path / "rec"), "-o", str(tmp_path / "game.zip")]) == 0
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        proc = subprocess.Popen([sys.executable, "-m", "augur", "review", str(tmp_path / "game.zip"), "--port", str(port)],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            page, deadline = None, time.time() + 60
+            while page is None and time.time() < deadline:
+                try:
+                    page = urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5).read().decode()
+                except OSError:
+                    time.sleep(0.3)
+            assert page is not None and '<meta name="review-only" content="yes">' in page
+            token = re.search(r'name="csrf-token" content="([^"]+)"', page).group(1)
+            ask = urllib.request.Request(f"http://127.0.0.1:{port}/api/corrections", method="POST",
+                                         data=b'{"region": "italia", "pieces": {}}',
+                                         headers={"Content-Type": "application/json", "X-CSRF-Token": token})
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                urllib.request.urlopen(ask, timeout=5)
+            assert refused.value.code == 403
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+
+
 class TestDemo:
     """``augur demo``, the README's main job: the embedded game video through vision, tracker and store."""
 

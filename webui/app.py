@@ -28,7 +28,11 @@ SSE_KEEPALIVE_S = 15
 DAMAGED_FRAME = "this snapshot's frame is damaged; its recorded state is kept"
 
 
-def create_app(live: LiveGame, join_token: str | None = None) -> Flask:
+def create_app(live: LiveGame, join_token: str | None = None, review_only: bool = False) -> Flask:
+    """The dashboard for ``live``. ``join_token``: the PIN a tablet on the LAN gives for changes.
+    ``review_only``: a recording opened to settle a dispute (``augur review``), with no camera and
+    no table: the page hides what would change the game (the writes are refused either way, as
+    the token is one no tablet knows)."""
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
     csrf = secrets.token_urlsafe(24)
@@ -61,7 +65,7 @@ def create_app(live: LiveGame, join_token: str | None = None) -> Flask:
 
     @app.get("/")
     def index():
-        return render_template("index.html", csrf=csrf, needs_pin=join_token is not None)
+        return render_template("index.html", csrf=csrf, needs_pin=join_token is not None, review_only=review_only)
 
     @app.get("/api/geometry")
     def geometry():

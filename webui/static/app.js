@@ -1,6 +1,14 @@
 "use strict";
 const CSRF = document.querySelector('meta[name="csrf-token"]').content;
 const NEEDS_PIN = document.querySelector('meta[name="needs-pin"]').content === "yes";
+// a recording opened for review (augur review): what would change the game is hidden (class "write")
+const REVIEW_ONLY = document.querySelector('meta[name="review-only"]').content === "yes";
+document.body.classList.toggle("review-only", REVIEW_ONLY);
+document.getElementById("review-only").hidden = !REVIEW_ONLY;
+if (REVIEW_ONLY) {     // the correction form shows the counts and the close-up, and changes nothing
+  document.querySelectorAll("#correct-form input, #correct-form select").forEach(i => { i.disabled = true; });
+  document.querySelector('#correct button[value="cancel"]').textContent = "Close";
+}
 const COLOURS = { red: "#c0392b", blue: "#2e6bd3", yellow: "#e6c229", green: "#3a9a4a", black: "#333", purple: "#7d3c98" };
 let geo = null, view = null, pin = null, selected = [];
 let reviewed = null;    // the game the review shows: null for the game being played
@@ -141,7 +149,7 @@ function render(v) {
       const decided = (snap.decisions || []).filter(d => d.event_index === i).pop();
       if (decided) li.appendChild(el("em", {}, ` (${decided.verdict})`));
       else for (const verdict of ["confirmed", "rejected"]) {
-        const b = el("button", { title: verdict === "confirmed" ? "confirm: this happened" : "reject: this did not happen" },
+        const b = el("button", { class: "write", title: verdict === "confirmed" ? "confirm: this happened" : "reject: this did not happen" },
                      verdict === "confirmed" ? "✓" : "✗");
         b.addEventListener("click", () => post("/api/decisions", { snapshot: snap.id, event: i, verdict }));
         li.appendChild(b);
@@ -176,7 +184,7 @@ function renderOwed(v) {
     const pick = el("select", { "aria-label": `where ${o.colour}'s power centre stands`, "data-colour": o.colour });
     for (const rid of [...o.where].sort((a, b) => geo.names[a].localeCompare(geo.names[b]))) pick.appendChild(el("option", { value: rid }, geo.names[rid]));
     if (o.where.includes(picked[o.colour])) pick.value = picked[o.colour];
-    const mark = el("button", { type: "button" }, "Centre is here");
+    const mark = el("button", { type: "button", class: "write" }, "Centre is here");
     mark.addEventListener("click", () => {
       const pieces = JSON.parse(JSON.stringify((v.state && v.state.regions[pick.value]) || {}));
       pieces.neutral = Object.assign(pieces.neutral || {}, { centre: 1 });
@@ -197,7 +205,7 @@ function renderLying(v) {
   if (!lying.length) return;
   const p = el("p", {}, `A piece seems to lie knocked over in ${lying.map(r => geo.names[r]).join(", ")}: stand it up, and the camera counts it again. If none lies there, check the count. `);
   for (const rid of lying) {
-    const set = el("button", { type: "button", "data-region": rid }, `Set ${geo.names[rid]}`);
+    const set = el("button", { type: "button", class: "write", "data-region": rid }, `Set ${geo.names[rid]}`);
     set.addEventListener("click", () => openCorrection(rid));
     p.append(set, " ");
   }
@@ -216,7 +224,7 @@ function renderUnknown(v) {
   const one = unknown.length === 1;
   const p = el("p", {}, `The camera has never seen ${names.join(", ")}: no count is known there, and the scores take ${one ? "it" : "them"} as the map shows ${one ? "it" : "them"}. Set ${one ? "its count" : "their counts"}, or uncover ${one ? "it" : "them"}. `);
   for (const rid of unknown) {
-    const set = el("button", { type: "button", "data-region": rid }, `Set ${geo.names[rid]}`);
+    const set = el("button", { type: "button", class: "write", "data-region": rid }, `Set ${geo.names[rid]}`);
     set.addEventListener("click", () => openCorrection(rid));
     p.append(set, " ");
   }
@@ -225,7 +233,7 @@ function renderUnknown(v) {
 
 function openCorrection(rid) {
   const dlg = $("#correct");
-  $("#correct-title").textContent = `Correct ${geo.names[rid]}`;
+  $("#correct-title").textContent = REVIEW_ONLY ? geo.names[rid] : `Correct ${geo.names[rid]}`;
   // why the map marks it, if it does: on a tablet the map's hover text is out of reach
   const why = $("#c-why"); why.textContent = doubtOf(view && view.state, rid); why.hidden = !why.textContent;
   const content = (view && view.state && view.state.regions[rid]) || {};
