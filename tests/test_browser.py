@@ -794,6 +794,28 @@ def test_a_preview_with_no_camera_frame_yet_gives_its_room_back(browser, dashboa
     assert preview.size["height"] < 100
 
 
+def test_on_a_touch_screen_an_event_s_confirm_and_reject_are_finger_sized_and_apart(browser, dashboard):
+    """The tablet beside the board: a tap meant for "reject" must not land on "confirm". On a
+    touch screen each is at least 44 pixels square (the usual least for a finger), the two stand
+    apart, and they stay on one line together when the event's text wraps."""
+    from selenium.webdriver.common.by import By
+    browser.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})
+    browser.refresh()
+    wait_for(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#map path.region")) == 57)
+    assert browser.execute_script("return matchMedia('(pointer: coarse)').matches")
+    live = dashboard
+    for s in game_states(4):
+        live.commit(s, b"\xff\xd8\xff\xe0")
+        time.sleep(0.15)
+    wait_for(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#events li .decide")) >= 3)
+    for pair in browser.find_elements(By.CSS_SELECTOR, "#events li .decide"):
+        yes, no = pair.find_elements(By.TAG_NAME, "button")
+        for b in (yes, no):
+            assert b.size["width"] >= 44 and b.size["height"] >= 44, b.size
+        assert yes.location["y"] == no.location["y"]
+        assert no.location["x"] - (yes.location["x"] + yes.size["width"]) >= 8
+
+
 def test_a_recording_opened_for_review_shows_it_and_offers_no_change(browser, tmp_path):
     """``augur review`` serves a recording to settle a dispute: no camera, no table. The page says
     so, and hides what would change the game (it would only be refused): the Set-up tab, the

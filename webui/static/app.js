@@ -148,11 +148,15 @@ function render(v) {
       const li = el("li", {}, e.text || e.kind);
       const decided = (snap.decisions || []).filter(d => d.event_index === i).pop();
       if (decided) li.appendChild(el("em", {}, ` (${decided.verdict})`));
-      else for (const verdict of ["confirmed", "rejected"]) {
-        const b = el("button", { class: "write", title: verdict === "confirmed" ? "confirm: this happened" : "reject: this did not happen" },
-                     verdict === "confirmed" ? "✓" : "✗");
-        b.addEventListener("click", () => post("/api/decisions", { snapshot: snap.id, event: i, verdict }));
-        li.appendChild(b);
+      else {
+        const decide = el("span", { class: "decide" });     // the two stay together when the line wraps
+        for (const verdict of ["confirmed", "rejected"]) {
+          const b = el("button", { class: "write", title: verdict === "confirmed" ? "confirm: this happened" : "reject: this did not happen" },
+                       verdict === "confirmed" ? "✓" : "✗");
+          b.addEventListener("click", () => post("/api/decisions", { snapshot: snap.id, event: i, verdict }));
+          decide.appendChild(b);
+        }
+        li.appendChild(decide);
       }
       events.appendChild(li);
     });
