@@ -816,6 +816,36 @@ def test_on_a_touch_screen_an_event_s_confirm_and_reject_are_finger_sized_and_ap
         assert no.location["x"] - (yes.location["x"] + yes.size["width"]) >= 8
 
 
+def test_undo_names_the_correction_and_asks_first(browser, dashboard):
+    """"Undo correction" takes a count back with one tap, next to the other entry buttons: it
+    says which correction it would undo and asks; declined, nothing is undone."""
+    from selenium.webdriver.common.by import By
+    live = dashboard
+    states = game_states(2)
+    live.commit(states[0])
+    region = next(iter(states[0].owners))
+    colour = states[0].owners[region]
+    live.correct(region, {colour: {"legionary": 9}})
+    wait_for(lambda: browser.execute_script("return view && view.undo && view.undo.region") == region)
+    name = live.game.board.name(region)
+    for answer in ("false", "true"):
+        browser.execute_script(f"window.confirm = (m) => {{ window.asked = m; return {answer}; }}")
+        browser.find_element(By.ID, "undo").click()
+        wait_for(lambda: browser.execute_script("return window.asked"))
+        asked = browser.execute_script("const m = window.asked; window.asked = null; return m")
+        assert asked.startswith(f"Undo the correction of {name} (") and f"→ 9 {colour} legionaries)?" in asked
+        if answer == "false":
+            time.sleep(0.5)
+            assert len(live.store.corrections(live.game_id)) == 1          # declined: nothing undone
+    wait_for(lambda: len(live.store.corrections(live.game_id)) == 2)
+    wait_for(lambda: browser.find_element(By.ID, "entry-said").text.startswith(f"undone: the correction of {name}"))
+    # nothing left: it says so, and asks nothing
+    wait_for(lambda: browser.execute_script("return view.undo") is None)
+    browser.find_element(By.ID, "undo").click()
+    wait_for(lambda: browser.find_element(By.ID, "entry-said").text == "no correction to undo")
+    assert browser.execute_script("return window.asked") is None
+
+
 def test_a_recording_opened_for_review_shows_it_and_offers_no_change(browser, tmp_path):
     """``augur review`` serves a recording to settle a dispute: no camera, no table. The page says
     so, and hides what would change the game (it would only be refused): the Set-up tab, the

@@ -102,9 +102,13 @@ class TestLiveGame:
         # the camera still reads the old value: the correction goes on applying
         live.commit(states[0])
         assert live.game.state.legions[region] == 9
+        # the tablet is told what an undo would undo, in words, to ask the players first
+        before = live.game.board.pieces.describe(corr[0]["before"])
+        assert live.view()["undo"] == {"region": region, "before_text": before, "after_text": f"9 {colour} legionaries"}
         live.undo()
         assert live.game.state.legions[region] == states[0].legions[region]
         assert [c["undoes"] for c in live.store.corrections(live.game_id)] == [None, corr[0]["id"]]
+        assert live.view()["undo"] is None              # nothing left to undo
 
     def test_a_players_count_stands_over_a_re_read_where_no_hand_changed_the_pieces(self, tmp_path):
         """A player sets a province the camera read one over. A hand beside it has the camera

@@ -454,14 +454,9 @@ class LiveGame:
         the set-up rules vouched for, and a camera count marked for a check after a hand moved
         pieces there, are passed by: they changed no count the players could undo."""
         with self.lock:
-            corrections = self.store.corrections(self.game_id)
-            undoable = [c for c in corrections if c["author"] not in _NOT_UNDONE]
-            live = [c for c in undoable[-UNDO_DEPTH:] if c["undoes"] is None]
-            undone = {c["undoes"] for c in corrections if c["undoes"]}
-            live = [c for c in live if c["id"] not in undone]
-            if not live:
+            c = self._next_undo()
+            if c is None:
                 raise ValueError("no correction to undo")
-            c = live[-1]
             latest = self.store.latest(self.game_id)
             self.store.add_correction(latest.id, c["region"], c["after"], c["before"], undoes=c["id"])
             self.overrides.pop(c["region"], None)
@@ -482,6 +477,25 @@ class LiveGame:
                     d.setdefault("lying", []).append(c["region"])
             state = ObservedState.from_dict(d, self.game.board)
         return self.commit(state, source=CORRECTION)
+
+    def _next_undo(self) -> dict | None:
+        """The correction :meth:`undo` undoes now: the newest of the last UNDO_DEPTH that is
+        neither undone nor itself an undo, nor one the players could not undo (None: none)."""
+        corrections = self.store.corrections(self.game_id)
+        undoable = [c for c in corrections if c["author"] not in _NOT_UNDONE]
+        live = [c for c in undoable[-UNDO_DEPTH:] if c["undoes"] is None]
+        undone = {c["undoes"] for c in corrections if c["undoes"]}
+        live = [c for c in live if c["id"] not in undone]
+        return live[-1] if live else None
+
+    def _undo_offer(self) -> dict | None:
+        """What "Undo correction" would undo, for the tablet to ask before it does (None: nothing)."""
+        c = self._next_undo()
+        if c is None:
+            return None
+        say = self.game.board.pieces.describe
+        return {"region": c["region"], "before_text": say(c["before"]) if c["before"] else "empty",
+                "after_text": say(c["after"]) if c["after"] else "empty"}
 
     def decide(self, snapshot_id: int, event_index: int, verdict: str) -> dict:
         if verdict not in ("confirmed", "rejected"):
@@ -579,6 +593,8 @@ class LiveGame:
             "judged": [{"t": e["t"], "verdicts": e["verdicts"]} for e in self.store.entries(self.game_id)
                        if e["kind"] == JUDGE_DRAWS and e["t"] >= since and e["verdicts"]],
             "overrides": sorted(self.overrides),
+            # the correction "Undo correction" would undo: the tablet names it and asks first
+            "undo": self._undo_offer(),
             # counts the rules guessed, not the camera (§14.1): their low confidence is no camera's
             "guessed": sorted(r for r, o in self.overrides.items() if o.confidence is not None and o.kept),
             # set-up counts the rules settled where the camera left the army in doubt: which army

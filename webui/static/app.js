@@ -402,7 +402,15 @@ function said(what, v) {
 }
 $("#cards-form").addEventListener("submit", (ev) => { ev.preventDefault(); post("/api/entries", { kind: "cards", payload: { player: $("#cards-player").value, cards: [...document.querySelectorAll("#cards-form .card")].map(s => s.value) } }).then(v => said("cards played", v)); });
 $("#draw").addEventListener("click", () => post("/api/entries", { kind: "draw", payload: { player: $("#cards-player").value } }).then(v => said("card drawn", v)));
-$("#undo").addEventListener("click", () => post("/api/undo", {}));
+// an undo names what it undoes and asks first: a tap meant for the button beside must not undo a count
+$("#undo").addEventListener("click", async () => {
+  const u = view && view.undo, out = $("#entry-said");
+  if (!u) { out.textContent = "no correction to undo"; out.className = "pill"; out.hidden = false; return; }
+  const what = `the correction of ${geo.names[u.region]} (${u.before_text} → ${u.after_text})`;
+  if (!confirm(`Undo ${what}? ${geo.names[u.region]} goes back to ${u.before_text}.`)) return;
+  await post("/api/undo", {});
+  out.textContent = `undone: ${what}`; out.className = "pill"; out.hidden = false;
+});
 $("#dice").addEventListener("click", () => {
   const parse = (t) => (t || "").split(/[ ,]+/).filter(Boolean).map(Number);
   const attacker = parse(prompt("Attacker's dice (e.g. 6 4 2)")), defender = parse(prompt("Defender's dice (e.g. 5 3)"));
