@@ -493,9 +493,11 @@ class LiveGame:
         c = self._next_undo()
         if c is None:
             return None
-        say = self.game.board.pieces.describe
-        return {"region": c["region"], "before_text": say(c["before"]) if c["before"] else "empty",
-                "after_text": say(c["after"]) if c["after"] else "empty"}
+        return {"region": c["region"], "before_text": self._in_words(c["before"]), "after_text": self._in_words(c["after"])}
+
+    def _in_words(self, content: dict) -> str:
+        """A region's pieces as the tablets say them: "2 red legionaries", or "empty"."""
+        return self.game.board.pieces.describe(content) if content else "empty"
 
     def decide(self, snapshot_id: int, event_index: int, verdict: str) -> dict:
         if verdict not in ("confirmed", "rejected"):
@@ -657,11 +659,9 @@ class LiveGame:
         # how sure the camera was of each changed region: what a dispute turns on
         sure, unseen = snap.state.get("confidence", {}), set(snap.state.get("unseen", []))
         authors = {c["region"]: c["author"] for c in self.store.corrections(gid) if c["snapshot_id"] == sid}
-        say = self.game.board.pieces.describe
         changed = {r: {"before": before.get(r, {}), "after": after.get(r, {}),
                        # in words, as the review lists them: the table settles a dispute reading these
-                       "before_text": say(before[r]) if before.get(r) else "empty",
-                       "after_text": say(after[r]) if after.get(r) else "empty",
+                       "before_text": self._in_words(before.get(r, {})), "after_text": self._in_words(after.get(r, {})),
                        "confidence": 0.0 if r in unseen else sure.get(r, 1.0), "seen": r not in unseen,
                        "guessed": authors.get(r) == GUESSED_BY_RULES,
                        "lying": r in snap.state.get("lying", []),
