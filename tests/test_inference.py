@@ -365,6 +365,13 @@ class TestLandAttack:
     def test_non_adjacent_attack_13_1(self):
         r = Table().set(raetia=2).push()
         assert "§13.1" in rules(r)
+        # the dashboard's line says where it came from: nowhere the camera sees, not "from None"
+        [e] = [e for e in r.events if e.kind == ev.LAND_ATTACK]
+        assert e.source is None
+        from tracker.board import load_board
+        said = e.describe(load_board())
+        assert said.startswith("red attacks Raetia (") and "None" not in said
+        assert ", from no province of red's the camera sees beside it: loses 0" in said
 
     def test_fewer_dice_than_the_defender_10_13(self):
         t = Table(garrisons={**BASE, "cappadocia": ("red", 2)})

@@ -134,7 +134,10 @@ class Event:
                     f"sinks {self.defender_losses}")
         if k in (SEA_ATTACK, LAND_ATTACK):
             how = f"by sea across {n(self.sea)}" if k == SEA_ATTACK else "by land"
-            out = (f"{a} attacks {n(self.target)} ({self.defender}) from {n(self.source)} {how}: "
+            # no source: no province of the attacker's that the camera sees borders it (a verdict says
+            # why: none does, or the one that may have is out of sight)
+            whence = f" from {n(self.source)} {how}" if self.source else f", from no province of {a}'s the camera sees beside it"
+            out = (f"{a} attacks {n(self.target)} ({self.defender}){whence}: "
                    f"loses {self.attacker_losses}, kills {self.defender_losses}")
             if self.target_guessed:
                 out = out.replace(f"attacks {n(self.target)}", f"attacks (probably) {n(self.target)}")
