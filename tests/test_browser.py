@@ -216,6 +216,15 @@ def test_regions_the_camera_doubts_are_outlined_until_a_player_counts_them(brows
     assert not notice.is_displayed()
     live.set_camera_notice("the light has changed a lot since calibration")
     wait_for(lambda: notice.is_displayed() and notice.text == "the light has changed a lot since calibration")
+    one_line = notice.size["height"]
+    # a long one (the calibration's, standing all game) keeps to one line until tapped
+    long = "pieces stand on the map in the calibration photo (about 94, over Baleares and 44 more): " * 4
+    live.set_camera_notice(long)
+    wait_for(lambda: notice.get_attribute("title") == long)
+    assert notice.size["height"] == one_line and notice.get_attribute("textContent") == long
+    assert browser.execute_script("return document.documentElement.scrollWidth <= innerWidth")   # cut, not the page
+    notice.click()
+    wait_for(lambda: notice.size["height"] > 2 * one_line)
     live.set_camera_notice("")
     wait_for(lambda: not notice.is_displayed())
 

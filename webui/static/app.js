@@ -118,7 +118,7 @@ function render(v) {
   $("#round").textContent = v.current ? `Round ${v.round} · turn ${v.turn} · ${v.current} · ${(v.phase || "").replace(/_/g, " ")}` + (v.winner ? ` · ${v.winner} wins!` : "")
     : v.placing ? setupLine(v.placing) : "waiting for the board…";
   const sync = $("#sync"); sync.textContent = v.out_of_sync ? "check the table" : "in sync"; sync.className = "pill " + (v.out_of_sync ? "bad" : "ok");
-  const notice = $("#camera-notice"); notice.textContent = v.camera_notice || ""; notice.hidden = !v.camera_notice;
+  const notice = $("#camera-notice"); notice.textContent = notice.title = v.camera_notice || ""; notice.hidden = !v.camera_notice;
   renderMap(v.state, null);
   renderTrack(v);
   const players = $("#players"); players.innerHTML = "";
@@ -403,6 +403,7 @@ function said(what, v) {
 $("#cards-form").addEventListener("submit", (ev) => { ev.preventDefault(); post("/api/entries", { kind: "cards", payload: { player: $("#cards-player").value, cards: [...document.querySelectorAll("#cards-form .card")].map(s => s.value) } }).then(v => said("cards played", v)); });
 $("#draw").addEventListener("click", () => post("/api/entries", { kind: "draw", payload: { player: $("#cards-player").value } }).then(v => said("card drawn", v)));
 // an undo names what it undoes and asks first: a tap meant for the button beside must not undo a count
+$("#camera-notice").addEventListener("click", (ev) => ev.currentTarget.classList.toggle("open"));
 $("#undo").addEventListener("click", async () => {
   const u = view && view.undo, out = $("#entry-said");
   if (!u) { out.textContent = "no correction to undo"; out.className = "pill"; out.hidden = false; return; }
