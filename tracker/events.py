@@ -9,8 +9,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 
 from tracker.board import Board
-from tracker.pieces import TRIREME
-from tracker.verdicts import counted
+from tracker.pieces import LEGIONARY, TRIREME, pieces_of
 
 
 class Phase(IntEnum):
@@ -107,8 +106,7 @@ class Event:
             return board.name(r) if board and r in board.regions else str(r)
 
         def units(x: int) -> str:
-            word = board.pieces.unit_word(x) if board else ("legionary" if x == 1 else "legionaries")
-            return f"{x} {word}"
+            return pieces_of(x, board.pieces.unit if board else LEGIONARY)
 
         k, a = self.kind, self.actor
         if k == SETUP_PLACEMENT:
@@ -118,17 +116,17 @@ class Event:
         if k == REINFORCEMENT:
             return f"{a} places {units(self.amount)} in {n(self.target)}"
         if k == TRIREME_TO_LEGIONARIES:
-            return f"{a} turns {counted(self.amount, TRIREME)} in {n(self.source)} into {2 * self.amount} legionaries in {n(self.target)}"
+            return f"{a} turns {pieces_of(self.amount, TRIREME)} in {n(self.source)} into {2 * self.amount} legionaries in {n(self.target)}"
         if k == LEGIONARIES_TO_TRIREME:
-            return f"{a} turns {3 * self.amount} legionaries of {n(self.source)} into {counted(self.amount, TRIREME)} in {n(self.target)}"
+            return f"{a} turns {3 * self.amount} legionaries of {n(self.source)} into {pieces_of(self.amount, TRIREME)} in {n(self.target)}"
         if k == CARD_TRIREME:
-            return f"{a} launches {counted(self.amount, TRIREME)} from a card set in {n(self.target)}"
+            return f"{a} launches {pieces_of(self.amount, TRIREME)} from a card set in {n(self.target)}"
         if k == CENTRE_PLACED:
             return f"{a} builds a power centre in {n(self.target)}"
         if k == VEXILLUM_EXCHANGE:
             return f"{a} exchanges pieces in {n(self.target)} (strength unchanged)"
         if k == NAVAL_MOVE:
-            return f"{a} sails {counted(self.amount, TRIREME)} from {n(self.source)} to {n(self.target)}"
+            return f"{a} sails {pieces_of(self.amount, TRIREME)} from {n(self.source)} to {n(self.target)}"
         if k == NAVAL_COMBAT:
             return (f"{a} fights {self.defender}'s fleet in {n(self.target)}: loses {self.attacker_losses}, "
                     f"sinks {self.defender_losses}")

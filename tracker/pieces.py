@@ -58,8 +58,20 @@ LOTR_GOOD: Final[tuple[str, ...]] = (GREEN, YELLOW)
 LOTR_EVIL: Final[tuple[str, ...]] = (RED, BLACK)
 LOTR_COLOURS: Final[tuple[str, ...]] = LOTR_GOOD + LOTR_EVIL
 
-#: Kinds whose plural is not the name with an "s" (the rest: triremes, centres, tanks, flags...).
+#: Kinds whose plural is not the name with an "s" (or "-y" made "-ies": legionaries, armies).
 PLURALS: Final[Mapping[str, str]] = {VEXILLUM: "vexilla", INFANTRY: INFANTRY, CAVALRY: CAVALRY}
+
+
+def plural(kind: str) -> str:
+    """The word for several pieces of ``kind`` (or units: "armies", "battalions")."""
+    if kind in PLURALS:
+        return PLURALS[kind]
+    return kind[:-1] + "ies" if kind.endswith("y") else kind + "s"
+
+
+def pieces_of(n: int, kind: str, colour: str | None = None) -> str:
+    """``n`` pieces of ``kind`` as the players read them: "1 red trireme", "3 vexilla"."""
+    return f"{n} {colour + ' ' if colour else ''}{kind if n == 1 else plural(kind)}"
 
 
 @dataclass(frozen=True)
@@ -101,15 +113,7 @@ class PieceSet:
         return out
 
     def unit_word(self, n: int) -> str:
-        if n == 1:
-            return self.unit
-        return self.unit[:-1] + "ies" if self.unit.endswith("y") else self.unit + "s"
-
-    def kind_word(self, kind: str, n: int) -> str:
-        """The word for ``n`` pieces of ``kind``: "legionary", "legionaries", "vexilla"."""
-        if kind == self.unit:
-            return self.unit_word(n)
-        return kind if n == 1 else PLURALS.get(kind, kind + "s")
+        return self.unit if n == 1 else plural(self.unit)
 
     def describe(self, content: Mapping[str, Mapping[str, int]]) -> str:
         """A region's pieces (``colour -> kind -> count``) in words, for the players:
@@ -117,7 +121,7 @@ class PieceSet:
         the set's order of colours, then the neutral pieces; each army's kinds in the set's order."""
         def rank(order: tuple[str, ...], name: str) -> tuple[int, str]:
             return (order.index(name) if name in order else len(order), name)
-        return ", ".join(f"{n} {c} {self.kind_word(k, n)}"
+        return ", ".join(pieces_of(n, k, c)
                          for c, kinds in sorted(content.items(), key=lambda ck: rank(self.all_colours, ck[0]))
                          for k, n in sorted(kinds.items(), key=lambda kn: rank(self.kinds, kn[0]))) or "nothing"
 

@@ -17,9 +17,9 @@ from typing import Callable, Iterable
 from tracker import events as ev
 from tracker.board import Board
 from tracker.events import Event, Phase
-from tracker.pieces import TRIREME
+from tracker.pieces import TRIREME, pieces_of
 from tracker.state import ObservedState
-from tracker.verdicts import VIOLATION, WARNING, Verdict, counted
+from tracker.verdicts import VIOLATION, WARNING, Verdict
 
 VIOLATION_COST = 100
 WARNING_COST = 10
@@ -496,7 +496,7 @@ def _fleets_missed(prev: ObservedState, nxt: ObservedState, actor: str, low: set
         there = nxt.regions.get(t, {})
         counts[t] = {**there, actor: {**there.get(actor, {}), trireme: nxt.triremes_of(actor, t) + lost}}
         read = _named_in_doubt(doubts, prev, nxt)
-        notes.append((tuple(doubts), "sail", f"{counted(lost, f'{actor} {TRIREME}')} left {board.name(sea)} with no combat as "
+        notes.append((tuple(doubts), "sail", f"{pieces_of(lost, TRIREME, actor)} left {board.name(sea)} with no combat as "
                                               f"{read} beside it read unchanged: taken to have sailed to "
                                               f"{board.name(t)}, {lost} more than read there; check the count"))
     return counts, notes
@@ -523,7 +523,7 @@ def _fleets_read_gone(prev: ObservedState, nxt: ObservedState, actor: str, saile
             continue
         there = nxt.regions.get(sea, {})
         counts[sea] = {**there, actor: {**there.get(actor, {}), trireme: prev.triremes_of(actor, sea)}}
-        notes.append(((sea,), "land", f"{board.name(sea)} read with {counted(lost, f'{actor} {TRIREME}')} fewer (confidence "
+        notes.append(((sea,), "land", f"{board.name(sea)} read with {pieces_of(lost, TRIREME, actor)} fewer (confidence "
                                       f"{nxt.confidence_of(sea):.2f}) and no combat or move to explain it: "
                                       f"taken for a misread; check the count"))
     return counts, notes
@@ -602,7 +602,7 @@ def _landings_missed(plain: "ProvinceDiff", low: set[str], taken: set[str]
         p = doubts[0]
         counts[p] = with_strength(nxt, p, actor, prev.legions[p] + need)
         read = _named_in_doubt(doubts, prev, nxt)
-        notes.append((tuple(doubts), "land", f"{counted(lost, f'{actor} {TRIREME}')} left {board.name(sea)} with no combat as {read} "
+        notes.append((tuple(doubts), "land", f"{pieces_of(lost, TRIREME, actor)} left {board.name(sea)} with no combat as {read} "
                                              f"on its shore gained {plain.residual[p]}: taken to have landed in "
                                              f"{board.name(p)}, {need - plain.residual[p]} more than read; check the count"))
     return counts, notes
@@ -635,7 +635,7 @@ def _fleets_recoloured(prev: ObservedState, nxt: ObservedState, actor: str
             continue
         counts[sea] = {**({other: {trireme: kinds[trireme] - lost}} if kinds[trireme] > lost else {}),
                        actor: {trireme: lost}}
-        notes.append(((sea,), "turn", f"{board.name(sea)} read with {counted(lost, f'{other} {TRIREME}')} before (confidence "
+        notes.append(((sea,), "turn", f"{board.name(sea)} read with {pieces_of(lost, TRIREME, other)} before (confidence "
                                       f"{prev.confidence_of(sea):.2f}), gone as {actor}'s fleet grew beside it: taken "
                                       f"for {actor}'s, the camera's misread; check the count"))
     if not notes:

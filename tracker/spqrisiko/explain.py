@@ -31,7 +31,7 @@ from dataclasses import dataclass, field, replace
 from tracker import events as ev
 from tracker.dice import attack_dice_available, defence_dice
 from tracker.events import Event, Phase
-from tracker.pieces import CENTRE_SUPPLY, TRIREME
+from tracker.pieces import CENTRE_SUPPLY, TRIREME, pieces_of
 from tracker.readings import (DOUBT_NOTE, LOW_CONFIDENCE, ProvinceDiff, Reading, beside_doubt_note, chain_depth,
                               doubted, ONE_OFF_BELOW, doubted_beside, doubted_move, every_reading, make_reading,
                               misread_loss_note, other_fleets, PhaseDoubts, PlacedInDoubt, refilled_beside,
@@ -41,7 +41,7 @@ from tracker.spqrisiko.cards import MAX_SET_LEGIONARIES
 from tracker.spqrisiko.options import ROUNDS, SINGLE_MOVE, SpqrOptions
 from tracker.spqrisiko.reinforcements import LEGIONARIES_FROM_TRIREME, LEGIONARIES_PER_TRIREME
 from tracker.state import ObservedState
-from tracker.verdicts import Verdict, counted
+from tracker.verdicts import Verdict
 
 __all__ = ["Reading", "TurnContext", "explain"]
 
@@ -403,7 +403,7 @@ class _ReadingBuilder:
             if c == a:
                 continue
             if n > 0:
-                self.violation("§4.2", f"{counted(n, f'{c} {TRIREME}')} appeared in {self.name(s)} outside {c}'s turn", s)
+                self.violation("§4.2", f"{pieces_of(n, TRIREME, c)} appeared in {self.name(s)} outside {c}'s turn", s)
             elif c in d.eliminated:
                 continue  # §18.3: an eliminated player's triremes leave the board
             else:
@@ -433,7 +433,7 @@ class _ReadingBuilder:
                 if s in self.ctx.naval_combat_seas:
                     self.violation("§11.4", f"more than one naval combat in {self.name(s)} this turn", s)
             else:
-                message = (f"{counted(n, f'{a} {TRIREME}')} left {self.name(s)} with no combat and no legionaries landed in an "
+                message = (f"{pieces_of(n, TRIREME, a)} left {self.name(s)} with no combat and no legionaries landed in an "
                            f"adjacent province")
                 # a sea beside it that the fleet sailed to, read in doubt, may hold them too, read
                 # short (the print's hard seed 343: red sailed both triremes of the Creticum into
@@ -472,7 +472,7 @@ class _ReadingBuilder:
                 self.verdicts.append(replace(Verdict.warning("§9", message, (t,)), checks=(missed,)))
                 continue
             if sailed is None and src is None:
-                self.violation("§7.2", f"{counted(n, f'{a} {TRIREME}')} appeared in {self.name(t)}, which borders no province of {a}", t)
+                self.violation("§7.2", f"{pieces_of(n, TRIREME, a)} appeared in {self.name(t)}, which borders no province of {a}", t)
                 continue
             if sailed is not None:
                 p, s = sailed

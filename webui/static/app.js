@@ -167,11 +167,14 @@ function render(v) {
     for (const ver of item.verdicts) verdicts.appendChild(el("li", { class: ver.level }, `${ver.rule}: ${ver.message}`));
   }
   const cam = $("#camera");
-  if (!cam.hidden && v.latest && v.latest.has_frame) {
-    // its width and height before the first frame loads: what lies under it does not move then
-    if (v.camera_size) { cam.width = v.camera_size[0]; cam.height = v.camera_size[1]; }
-    cam.src = `/api/snapshots/${v.latest.id}/overlay.jpg`;
-  }
+  if (!cam.hidden && v.latest && v.latest.has_frame) showCameraFrame(cam, `/api/snapshots/${v.latest.id}/overlay.jpg`);
+}
+
+// a picture of the whole camera frame (the live tab's, the Set-up preview), given the frame's size
+// before it loads: what lies under it keeps its place as it arrives
+function showCameraFrame(img, src) {
+  if (view && view.camera_size) { img.width = view.camera_size[0]; img.height = view.camera_size[1]; }
+  img.src = src;
 }
 
 // a power centre an arena paid for that the camera has not seen placed: the players point at it
@@ -436,12 +439,7 @@ function showSetup() {
 // Fitting the region map to this table's print: each drag on the preview goes from a point of the
 // drawn map to where the printed board has it; the server fits the map to the drags.
 let anchors = [], dragFrom = null;
-function reloadPreview() {
-  const img = $("#preview");
-  // the camera's frame size before it loads: the buttons under it keep their place as it arrives
-  if (view && view.camera_size) { img.width = view.camera_size[0]; img.height = view.camera_size[1]; }
-  img.src = "/api/calibration/preview.jpg?" + Date.now();
-}
+function reloadPreview() { showCameraFrame($("#preview"), "/api/calibration/preview.jpg?" + Date.now()); }
 function previewPoint(ev) {
   const img = $("#preview"), r = img.getBoundingClientRect();
   return [(ev.clientX - r.left) * img.naturalWidth / r.width, (ev.clientY - r.top) * img.naturalHeight / r.height];
