@@ -465,7 +465,7 @@ def _calibrated(args: argparse.Namespace, players: tuple, anchors) -> _Calibrate
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from calibration.covered import covered_notice, out_of_view_notice
-    from calibration.pieces_on_map import pieces_notice, pieces_on_map
+    from calibration.pieces_on_map import paint_out_pieces, pieces_notice
     from calibration.map_fit import read_anchors
     from vision.frames import CAPTURE_SIZE
     anchors = read_anchors(Path(args.anchors)) if args.anchors else None
@@ -476,6 +476,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
             raise GameError(f"cannot write {out}: there is no folder {out.parent}")
     made = _calibrated(args, players, anchors)
     profile, image, photos, covered = made.profile, made.image, made.photos, made.covered
+    on_map = paint_out_pieces(profile)      # a board calibrated with the game on it: warned below
     profile.save(Path(args.output))
     from calibration.overlay import draw_overlay
     preview = Path(args.preview) if args.preview else Path(args.output).with_suffix(".preview.jpg")
@@ -499,7 +500,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
           f"{missed}{local}{fitted}; wrote {args.output}; check the fitted map in {preview}")
     for notice in (out_of_view_notice(profile),
                    covered_notice(covered, profile.geometry, preview),
-                   pieces_notice(pieces_on_map(profile), profile.geometry)):
+                   pieces_notice(on_map, profile.geometry)):
         if notice:
             print(f"warning: {notice}", file=sys.stderr)
     return 0

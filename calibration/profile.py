@@ -85,6 +85,10 @@ class CalibrationProfile:
     surface: SurfaceField | None = None         # the print's local shifts from the pose (calibration.surface)
     borders: np.ndarray | None = None           # map pixels the printed borders give to another region (calibration.borders)
     markers_at: dict[str, tuple[float, float]] = field(default_factory=dict)   # learned colour -> its marker's centre (board units)
+    #: pieces that stood on the map in the calibration photo and were painted out of ``reference``
+    #: (:func:`calibration.pieces_on_map.paint_out_pieces`): how many, and their regions, most first
+    painted_out: int = 0
+    painted_regions: tuple[str, ...] = ()
     _geometry: BoardGeometry | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
@@ -185,6 +189,7 @@ class CalibrationProfile:
                 "surface": None if self.surface is None else self.surface.to_dict(),
                 "borders_png": None if self.borders is None else _png_text(self.borders),
                 "markers_at": {k: [float(x), float(y)] for k, (x, y) in self.markers_at.items()},
+                "painted_out": {"pieces": self.painted_out, "regions": list(self.painted_regions)},
                 "reference_png": _png_text(self.reference)}
 
     def save(self, path: Path) -> None:
@@ -232,9 +237,11 @@ class CalibrationProfile:
             if not isinstance(markers_at, dict):
                 raise ValueError("its markers are not a mapping of colours to points")
             markers_at = {str(k): (float(x), float(y)) for k, (x, y) in markers_at.items()}
+            painted, painted_regions = _painted_out(data.get("painted_out"), geo)   # absent before session 124
             size, H, gains, colours, area, k1, learned = _checked_fields(data, geo)
             return cls(data["board"], size, H, ref, gains, colours, area, learned, data["augur_calibration"], k1=k1,
-                       map_warp=warp, surface=surface, borders=borders, markers_at=markers_at)
+                       map_warp=warp, surface=surface, borders=borders, markers_at=markers_at,
+                       painted_out=painted, painted_regions=painted_regions)
         except (KeyError, TypeError, ValueError, MapFitError, binascii.Error) as exc:
             raise CalibrationError(f"{path} is damaged: {exc}") from None
 
@@ -258,6 +265,19 @@ def invertible_homography(H: np.ndarray) -> bool:
     """Whether ``H`` is a finite 3 x 3 matrix that can be inverted (a pose read from a file or a
     recording may be neither)."""
     return H.shape == (3, 3) and bool(np.isfinite(H).all()) and abs(np.linalg.det(H)) >= 1e-12
+
+
+def _painted_out(data, geo: BoardGeometry) -> tuple[int, tuple[str, ...]]:
+    """A profile file's record of the pieces painted out of its reference (none when absent)."""
+    if data is None:
+        return 0, ()
+    if not isinstance(data, dict) or type(data.get("pieces")) is not int or data["pieces"] < 0 \
+            or not isinstance(data.get("regions"), list):
+        raise ValueError("its pieces painted out are not a count and a list of regions")
+    unknown = [r for r in data["regions"] if r not in geo.region_ids]
+    if unknown:
+        raise ValueError(f"its pieces painted out name regions of no such board ({unknown[0]!r})")
+    return data["pieces"], tuple(data["regions"])
 
 
 def _checked_fields(data: dict, geo: BoardGeometry) -> tuple:

@@ -1,19 +1,27 @@
 """Pieces standing on the map in the calibration photo (calibration.pieces_on_map)."""
 from __future__ import annotations
 
+import copy
+import json
 import subprocess
 import sys
 from functools import lru_cache
 
 import cv2
+import numpy as np
+import pytest
 
-from calibration.pieces_on_map import PIECES_ON_MAP, PiecesOnMap, pieces_notice, pieces_on_map
-from calibration.profile import CalibrationProfile, calibrate
+from calibration.pieces_on_map import (PIECES_ON_MAP, PiecesOnMap, _read_on_map, paint_out_pieces,
+                                       pieces_notice, pieces_on_map)
+from calibration.profile import CalibrationError, CalibrationProfile, calibrate
 from tests.test_vision import PLAYERS, scene
+from vision.count import count
+from vision.density import DensityCounter
 from vision.geometry import load_geometry
 from vision.synth.board_art import procedural_art
 
-WARNING = "pieces stand on the map in the calibration photo (about "
+WARNING = "on the map in the calibration photo (about "
+PAINTED = "pieces stood on the map in the calibration photo (about "
 
 
 @lru_cache(maxsize=None)
@@ -40,7 +48,7 @@ class TestPiecesOnMap:
         held = {r for r, content in truth.state["regions"].items() if content}
         assert len(held & set(found.regions)) >= 0.6 * len(held)
         line = pieces_notice(found, laid_out.geometry)
-        assert line.startswith(WARNING) and line.endswith("calibrate again") and "\n" not in line
+        assert line.startswith("pieces stand " + WARNING) and line.endswith("calibrate again") and "\n" not in line
 
     def test_the_notice_names_a_few_regions_and_counts_the_rest(self):
         geo = load_geometry()
@@ -49,17 +57,90 @@ class TestPiecesOnMap:
         assert pieces_notice(PiecesOnMap(PIECES_ON_MAP - 1, ("italia",)), geo) == ""
 
 
+def mid_game():
+    """A table calibrated with its game laid out (a camera set up mid-game), and a photo of a
+    later state of the same game by the same camera (seed 5151, easy table 2 of the session-124
+    measurement)."""
+    from vision.synth.dataset import TIER_SEED, table_game
+    from vision.synth.render import render
+    seed, i, tier = 5151, 2, "easy"
+    steps = table_game(seed, i)
+    scene_seed = (seed, i, TIER_SEED[tier])
+    then, now = steps[612], steps[115]
+    img, truth = render(then.state, tier, seed=scene_seed, vp=then.vp, hands=0)
+    return calibrate(img, procedural_art(), players=truth.players), \
+        render(now.state, tier, seed=scene_seed, vp=now.vp, hands=0)
+
+
+def regions_right(profile, image, truth) -> int:
+    """How many regions the shipped counter reads right on ``image`` under ``profile``."""
+    got = count(DensityCounter(profile).detect(image), profile.geometry).to_dict()["regions"]
+    true = truth.state["regions"]
+    return sum((true.get(r) or {}) == (got.get(r) or {}) for r in profile.geometry.region_ids)
+
+
+class TestPaintingPiecesOut:
+    def test_an_empty_board_is_left_as_it_is(self):
+        empty = copy.deepcopy(profiles()[0])
+        before = empty.reference.copy()
+        assert not paint_out_pieces(empty)
+        assert empty.painted_out == 0 and empty.painted_regions == ()
+        assert np.array_equal(empty.reference, before)
+
+    def test_a_laid_out_board_is_painted_out_and_reads_its_game_better(self):
+        """A camera set up mid-game: calibrated on one state of a game, it reads a later state
+        (the same table, camera and light) better once the pieces are painted out (36 to 55
+        regions right of 57 on this table, session 124)."""
+        laid_out, (later, truth) = mid_game()
+        as_it_was = regions_right(laid_out, later, truth)
+        found = paint_out_pieces(laid_out)
+        assert found and found.painted_out and found.pieces >= PIECES_ON_MAP
+        assert (laid_out.painted_out, laid_out.painted_regions) == (found.pieces, found.regions)
+        left, _, _ = _read_on_map(laid_out)
+        assert left < found.pieces / 4
+        assert regions_right(laid_out, later, truth) >= as_it_was + 10
+        # the players are still told, though the counter now reads next to nothing there
+        assert pieces_on_map(laid_out) == found
+        assert pieces_notice(found, laid_out.geometry).startswith(PAINTED)
+        # painting again paints nothing more
+        painted = laid_out.reference.copy()
+        assert paint_out_pieces(laid_out) == found and np.array_equal(laid_out.reference, painted)
+
+    def test_the_record_is_saved_with_the_profile(self, tmp_path):
+        laid_out = copy.deepcopy(profiles()[1])
+        found = paint_out_pieces(laid_out)
+        laid_out.save(tmp_path / "cal.json")
+        again = CalibrationProfile.load(tmp_path / "cal.json")
+        assert pieces_on_map(again) == found and np.array_equal(again.reference, laid_out.reference)
+        data = json.loads((tmp_path / "cal.json").read_text())
+        del data["painted_out"]                  # a profile made before session 124
+        (tmp_path / "old.json").write_text(json.dumps(data))
+        assert CalibrationProfile.load(tmp_path / "old.json").painted_out == 0
+
+    @pytest.mark.parametrize("record", [{"pieces": -1, "regions": []}, {"pieces": True, "regions": []},
+                                        {"pieces": 3, "regions": ["atlantis"]}, [3, ["italia"]]])
+    def test_a_damaged_record_is_a_clear_error(self, tmp_path, record):
+        profiles()[0].save(tmp_path / "cal.json")
+        data = json.loads((tmp_path / "cal.json").read_text())
+        data["painted_out"] = record
+        (tmp_path / "cal.json").write_text(json.dumps(data))
+        with pytest.raises(CalibrationError, match="is damaged: its pieces painted out"):
+            CalibrationProfile.load(tmp_path / "cal.json")
+
+
 class TestCalibrateCommand:
-    def test_calibrate_warns_and_still_writes_the_profile(self, tmp_path):
+    def test_calibrate_paints_the_pieces_out_warns_and_still_writes_the_profile(self, tmp_path):
         img, _, cal = scene()
         for name, photo in (("laid-out", img), ("empty", cal)):
             cv2.imwrite(str(tmp_path / f"{name}.png"), photo)
             r = subprocess.run([sys.executable, "-m", "augur", "calibrate", str(tmp_path / f"{name}.png"), "--players",
                                 ",".join(PLAYERS), "-o", str(tmp_path / f"{name}.json")], capture_output=True, text=True)
             assert r.returncode == 0, r.stderr
-            assert CalibrationProfile.load(tmp_path / f"{name}.json").pose is not None
-            warned = [line for line in r.stderr.splitlines() if line.startswith("warning: " + WARNING)]
-            assert len(warned) == (name == "laid-out"), r.stderr
+            profile = CalibrationProfile.load(tmp_path / f"{name}.json")
+            assert profile.pose is not None
+            warned = [line for line in r.stderr.splitlines() if line.startswith("warning: " + PAINTED)]
+            assert len(warned) == (name == "laid-out") and (profile.painted_out >= PIECES_ON_MAP) == (name == "laid-out"), \
+                r.stderr
 
 
 class TestTheLiveLoopSaysSo:
