@@ -565,6 +565,71 @@ def test_a_tablet_entry_is_answered_beside_the_form(browser, dashboard):
     browser.save_screenshot(str(SHOTS / "review-tablet-entries.png"))
 
 
+def test_dice_for_a_dispute_are_tapped_in_and_answered_beside_the_form(browser, dashboard):
+    """The dice are entered by tapping their faces, up to three a side, each taken back by a tap
+    (no typing into a browser prompt on a tablet); the losses they give are said beside the entry
+    form, and the entry is recorded as entered."""
+    from selenium.webdriver.common.by import By
+    live = dashboard
+    browser.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})
+    browser.refresh()
+    wait_for(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#map path.region")) == 57)
+    dlg, record = browser.find_element(By.ID, "dice-dialog"), browser.find_element(By.ID, "dice-record")
+    assert not dlg.is_displayed()
+    browser.find_element(By.ID, "dice").click()
+    wait_for(dlg.is_displayed)
+    assert not record.is_enabled()
+    side = {s: browser.find_element(By.CSS_SELECTOR, f'#dice-form .dice-side[data-side="{s}"]')
+            for s in ("attacker", "defender")}
+
+    def tap(who: str, *faces: int) -> None:
+        for d in faces:
+            side[who].find_element(By.CSS_SELECTOR, f'.faces button[value="{d}"]').click()
+
+    def rolled(who: str) -> list[str]:
+        return [b.text.split()[-1] for b in side[who].find_elements(By.CSS_SELECTOR, ".rolled button")]
+
+    tap("attacker", 6, 4, 2)
+    assert rolled("attacker") == ["6", "4", "2"] and not record.is_enabled()      # no defender's die yet
+    # three dice at most: the faces are closed, and each is finger-sized on a touch screen
+    for b in side["attacker"].find_elements(By.CSS_SELECTOR, ".faces button"):
+        assert not b.is_enabled() and b.size["width"] >= 44 and b.size["height"] >= 44, b.size
+    side["attacker"].find_elements(By.CSS_SELECTOR, ".rolled button")[1].click()    # the 4 was a 3
+    tap("attacker", 3)
+    assert rolled("attacker") == ["6", "2", "3"]
+    tap("defender", 5, 3)
+    assert rolled("defender") == ["5", "3"] and record.is_enabled()
+    assert browser.find_element(By.ID, "dice-naval-label").is_displayed()      # S.P.Q.RisiKo! has sea battles
+    record.click()
+    said = browser.find_element(By.ID, "entry-said")
+    wait_for(lambda: "attacker loses 1, defender loses 1" in said.text)
+    assert not dlg.is_displayed() and not {"bad", "warn"} & set(said.get_attribute("class").split())   # no breach
+    (entry,) = live.store.entries(live.game_id)
+    assert entry["kind"] == "dice" and entry["payload"]["attacker"] == [6, 2, 3] \
+        and entry["payload"]["defender"] == [5, 3] and not entry["payload"].get("naval")
+    # opened again it starts afresh; fewer dice than the defender is a breach, said as one; at sea
+    # a tied pair sinks nobody
+    browser.find_element(By.ID, "dice").click()
+    wait_for(dlg.is_displayed)
+    assert rolled("attacker") == [] == rolled("defender") and not record.is_enabled()
+    tap("attacker", 4)
+    tap("defender", 4, 1)
+    browser.find_element(By.ID, "dice-naval").click()
+    record.click()
+    wait_for(lambda: "§10.13" in said.text)
+    assert "attacker loses 0, defender loses 0" in said.text and "bad" in said.get_attribute("class").split()
+    assert live.store.entries(live.game_id)[-1]["payload"]["naval"] is True
+    # cancelled, nothing is recorded
+    browser.find_element(By.ID, "dice").click()
+    wait_for(dlg.is_displayed)
+    tap("attacker", 6)
+    tap("defender", 1)
+    dlg.find_element(By.CSS_SELECTOR, 'button[value="cancel"]').click()
+    wait_for(lambda: not dlg.is_displayed())
+    time.sleep(0.3)
+    assert len(live.store.entries(live.game_id)) == 2
+
+
 def test_a_card_judged_on_a_settled_table_joins_the_rules_list_and_the_review(browser, dashboard):
     """The player in turn draws and nothing moves after: the camera's settled table judges the card;
     the Rules list shows it at once, and the review lists it as the camera's entry."""

@@ -400,7 +400,8 @@ $("#toggle-camera").addEventListener("click", () => { const c = $("#camera"); c.
 function said(what, v) {
   const out = $("#entry-said"), verdicts = v.entry_verdicts || [];
   out.textContent = verdicts.length ? verdicts.map(x => `${x.rule}: ${x.message}`).join("; ") : `${what} recorded`;
-  out.className = verdicts.some(x => x.level === "violation") ? "pill bad" : (verdicts.length ? "pill warn" : "pill");
+  // an answer that questions nothing (the losses the dice give) is no warning
+  out.className = verdicts.some(x => x.level === "violation") ? "pill bad" : (verdicts.some(x => x.level === "warning") ? "pill warn" : "pill");
   out.hidden = false;
 }
 $("#cards-form").addEventListener("submit", (ev) => { ev.preventDefault(); post("/api/entries", { kind: "cards", payload: { player: $("#cards-player").value, cards: [...document.querySelectorAll("#cards-form .card")].map(s => s.value) } }).then(v => said("cards played", v)); });
@@ -415,11 +416,46 @@ $("#undo").addEventListener("click", async () => {
   await post("/api/undo", {});
   out.textContent = `undone: ${what}`; out.className = "pill"; out.hidden = false;
 });
+// Dice for a dispute: each side's dice tapped in as rolled (up to three a side), in a dialog a
+// finger can use, answered beside the entry form like every other entry
+const DICE_FACES = ["⚀", "⚁", "⚂", "⚃", "⚄", "⚅"], MAX_DICE = 3;
+const rolled = { attacker: [], defender: [] };
+function showDice() {
+  for (const box of document.querySelectorAll("#dice-form .dice-side")) {
+    const side = box.dataset.side, dice = rolled[side], out = box.querySelector(".rolled");
+    out.innerHTML = "";
+    if (!dice.length) out.textContent = "no die yet";
+    dice.forEach((d, i) => {
+      const b = el("button", { type: "button", class: "die", "aria-label": `take back the ${side}'s ${d}` }, `${DICE_FACES[d - 1]} ${d}`);
+      b.addEventListener("click", () => { dice.splice(i, 1); showDice(); });
+      out.appendChild(b);
+    });
+    box.querySelectorAll(".faces button").forEach(b => { b.disabled = dice.length >= MAX_DICE; });
+  }
+  $("#dice-record").disabled = !(rolled.attacker.length && rolled.defender.length);
+}
+for (const box of document.querySelectorAll("#dice-form .dice-side")) {
+  const faces = box.querySelector(".faces");
+  for (let d = 1; d <= 6; d++) {
+    const b = el("button", { type: "button", class: "face", value: String(d), "aria-label": `${box.dataset.side} rolled ${d}` }, `${DICE_FACES[d - 1]} ${d}`);
+    b.addEventListener("click", () => { const dice = rolled[box.dataset.side]; if (dice.length < MAX_DICE) dice.push(d); showDice(); });
+    faces.appendChild(b);
+  }
+}
 $("#dice").addEventListener("click", () => {
-  const parse = (t) => (t || "").split(/[ ,]+/).filter(Boolean).map(Number);
-  const attacker = parse(prompt("Attacker's dice (e.g. 6 4 2)")), defender = parse(prompt("Defender's dice (e.g. 5 3)"));
-  post("/api/entries", { kind: "dice", payload: { attacker, defender } }).then(v => {
-    const said = (v.entry_verdicts || []).map(x => x.message).join("; "); if (said) alert(said); });
+  const dlg = $("#dice-dialog");
+  rolled.attacker.length = rolled.defender.length = 0;
+  $("#dice-naval").checked = false;
+  $("#dice-naval-label").hidden = !(geo && geo.seas && geo.seas.length);     // a board with sea battles
+  showDice();
+  dlg.returnValue = "";
+  dlg.onclose = () => {
+    if (dlg.returnValue !== "record") return;
+    const payload = { attacker: [...rolled.attacker], defender: [...rolled.defender] };
+    if ($("#dice-naval").checked) payload.naval = true;
+    post("/api/entries", { kind: "dice", payload }).then(v => said("dice recorded", v));
+  };
+  dlg.showModal();
 });
 
 function showSetup() {
