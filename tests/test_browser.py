@@ -890,6 +890,37 @@ def test_on_a_touch_screen_an_event_s_confirm_and_reject_are_finger_sized_and_ap
         assert no.location["x"] - (yes.location["x"] + yes.size["width"]) >= 8
 
 
+def test_a_tap_in_the_sea_beside_a_small_island_opens_the_island(browser, dashboard):
+    """Corsica is 15 pixels wide on a tablet 1,280 wide: a finger that lands in the sea beside it
+    opens Corsica's correction, and one on the province or sea farther off still opens that."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    dlg = browser.find_element(By.ID, "correct")
+    svg = browser.find_element(By.ID, "map")
+
+    def tap(x: float, y: float) -> str:
+        """Tap the map at board point (x, y); the title of the correction it opens."""
+        at = browser.execute_script(
+            "const s = document.getElementById('map'), p = s.createSVGPoint(); p.x = arguments[0]; p.y = arguments[1];"
+            "const q = p.matrixTransform(s.getScreenCTM()), r = s.getBoundingClientRect();"
+            "return [q.x - (r.left + r.width / 2), q.y - (r.top + r.height / 2)];", x, y)
+        ActionChains(browser).move_to_element_with_offset(svg, round(at[0]), round(at[1])).click().perform()
+        wait_for(dlg.is_displayed)
+        title = browser.find_element(By.ID, "correct-title").text
+        dlg.find_element(By.CSS_SELECTOR, 'button[value="cancel"]').click()
+        wait_for(lambda: not dlg.is_displayed())
+        return title
+
+    x, y, r = browser.execute_script("return geo.tap_targets.corsica")
+    assert browser.execute_script("return document.getElementById('r-corsica').getBoundingClientRect().width") < 20
+    assert browser.execute_script("return document.getElementById('tap-corsica').getBoundingClientRect().width") >= 40
+    assert tap(x - 0.7 * r, y) == "Correct Corsica"        # in the sea, west of the island
+    sea = browser.execute_script("return geo.names.sinus_gallicus")
+    assert tap(x - r - 25, y) == f"Correct {sea}"           # farther off west: the sea itself
+    ix, iy = browser.execute_script("return geo.label_points.italia")
+    assert tap(ix, iy) == "Correct Italia"
+
+
 def test_undo_names_the_correction_and_asks_first(browser, dashboard):
     """"Undo correction" takes a count back with one tap, next to the other entry buttons: it
     says which correction it would undo and asks; declined, nothing is undone."""

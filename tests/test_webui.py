@@ -13,6 +13,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 
 from tracker.board import load_board
@@ -20,6 +22,7 @@ from tracker.spqrisiko.setup import setup_plan
 from tracker.spqrisiko.setup_turns import in_turns
 from tracker.spqrisiko.simulator import Simulator
 from tracker.state import ObservedState
+from vision.geometry import load_geometry
 from webui.app import create_app
 from webui.live import LiveGame
 from webui.loop import export_archive, import_archive, serve
@@ -1816,3 +1819,36 @@ class TestRecordedCameraView:
         review.profile = CalibrationProfile.load(tmp_path / "cal.json")
         self.image(c.get(f"/api/snapshots/1/regions/{self.REGION}.jpg"))
         store.close()
+
+
+class TestTapTargets:
+    """Round tap targets over the small islands (webui.tap_targets): a finger beside the board
+    must be able to open Corsica without opening the sea or the province next to it."""
+
+    def test_the_six_small_islands_get_one_and_no_other_region(self):
+        from webui.tap_targets import SMALL_REGION, tap_targets
+        geo = load_geometry()
+        targets = tap_targets(geo)
+        assert set(targets) == {"baleares", "corsica", "creta", "cipro", "sicilia", "sardinia"}
+        for rid, (x, y, r) in targets.items():
+            inside = (geo.labels == geo.region_ids.index(rid) + 1).astype(np.uint8)
+            widest = cv2.distanceTransform(inside, cv2.DIST_L2, 5).max()
+            # at least 60 units across (37 pixels on a tablet 1,280 wide), where the island's widest disc is 22 to 35
+            assert widest < SMALL_REGION and r >= 30 > widest, (rid, r, widest)
+
+    def test_a_target_covers_no_other_region_s_land_nor_another_target(self):
+        from webui.tap_targets import tap_targets
+        geo = load_geometry()
+        targets = tap_targets(geo)
+        seas = set(geo.board.seas)
+        yy, xx = np.mgrid[:geo.labels.shape[0], :geo.labels.shape[1]]
+        for rid, (x, y, r) in targets.items():
+            under = {geo.region_ids[i - 1] for i in np.unique(geo.labels[np.hypot(xx - x, yy - y) <= r]) if i}
+            assert under - seas == {rid}, (rid, under - seas)
+            for other, (ox, oy, orad) in targets.items():
+                assert other == rid or np.hypot(ox - x, oy - y) >= r + orad, (rid, other)
+
+    def test_the_dashboard_s_geometry_carries_them(self, client):
+        from webui.tap_targets import tap_targets
+        geo = client.get("/api/geometry").get_json()
+        assert {k: tuple(v) for k, v in geo["tap_targets"].items()} == tap_targets(load_geometry())

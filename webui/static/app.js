@@ -36,6 +36,14 @@ function drawMap() {
     path.addEventListener("click", () => openCorrection(rid));
     svg.appendChild(path);
   }
+  // over the small islands, a round target a finger can hit (webui/tap_targets.py): a tap in the
+  // sea beside Corsica opens Corsica
+  for (const [rid, [x, y, r]] of Object.entries(geo.tap_targets || {})) {
+    const c = svgEl("circle", { cx: x, cy: y, r, class: "tap", id: "tap-" + rid });
+    const title = svgEl("title"); title.textContent = geo.names[rid]; c.appendChild(title);
+    c.addEventListener("click", () => openCorrection(rid));
+    svg.appendChild(c);
+  }
   for (const [rid, [x, y]] of Object.entries(geo.label_points)) {
     const t = svgEl("text", { x, y, id: "t-" + rid }); svg.appendChild(t);
   }
