@@ -890,6 +890,51 @@ def test_on_a_touch_screen_an_event_s_confirm_and_reject_are_finger_sized_and_ap
         assert no.location["x"] - (yes.location["x"] + yes.size["width"]) >= 8
 
 
+def test_a_table_on_the_lan_asks_its_join_pin_once_in_a_dialog(browser, tmp_path):
+    """Served with --lan, a change needs the table's join PIN: the first change asks for it in a
+    dialog, a refused PIN is asked again saying so, a cancel sends nothing, and once accepted it
+    is not asked again, not even after a reload."""
+    from selenium.webdriver.common.by import By
+    store = Store(tmp_path / "rec")
+    live = LiveGame.open(store, PLAYERS, resume=False)
+    _, server = serve(create_app(live, join_token="482913"), "127.0.0.1", 0)
+    try:
+        browser.get(f"http://127.0.0.1:{server.server_port}/")
+        wait_for(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#map path.region")) == 57)
+        dlg, said = browser.find_element(By.ID, "pin-dialog"), browser.find_element(By.ID, "entry-said")
+
+        def answer(text: str | None) -> None:
+            wait_for(dlg.is_displayed)
+            if text is None:
+                dlg.find_element(By.CSS_SELECTOR, 'button[value="cancel"]').click()
+            else:
+                browser.find_element(By.ID, "pin").send_keys(text)
+                browser.find_element(By.ID, "pin-join").click()
+
+        browser.find_element(By.ID, "draw").click()
+        assert not browser.find_element(By.ID, "pin-wrong").is_displayed()
+        answer(None)                                   # cancelled: nothing sent
+        wait_for(lambda: not dlg.is_displayed())
+        time.sleep(0.3)
+        assert live.store.entries(live.game_id) == [] and not said.is_displayed()
+        assert not [e for e in browser.get_log("browser") if "Uncaught" in e["message"]]   # a cancel is no error
+        browser.find_element(By.ID, "draw").click()
+        answer("111111")
+        wait_for(lambda: dlg.is_displayed() and browser.find_element(By.ID, "pin-wrong").is_displayed())
+        answer("482913")
+        wait_for(lambda: said.text == "card drawn recorded")
+        assert not dlg.is_displayed()
+        assert len(live.store.entries(live.game_id)) == 1
+        browser.refresh()
+        wait_for(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#map path.region")) == 57)
+        browser.find_element(By.ID, "draw").click()
+        wait_for(lambda: len(live.store.entries(live.game_id)) == 2)
+        assert not browser.find_element(By.ID, "pin-dialog").is_displayed()
+    finally:
+        server.shutdown()
+        store.close()
+
+
 def test_a_tap_in_the_sea_beside_a_small_island_opens_the_island(browser, dashboard):
     """Corsica is 15 pixels wide on a tablet 1,280 wide: a finger that lands in the sea beside it
     opens Corsica's correction, and one on the province or sea farther off still opens that."""

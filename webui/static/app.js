@@ -16,13 +16,41 @@ const $ = (s) => document.querySelector(s);
 const el = (tag, attrs = {}, text = "") => { const e = document.createElement(tag); for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v); if (text) e.textContent = text; return e; };
 const svgEl = (tag, attrs = {}) => { const e = document.createElementNS("http://www.w3.org/2000/svg", tag); for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v); return e; };
 
+// a request the player was already answered on (an alert said why it was refused) or cancelled
+// (no join PIN given): its callers stop, and the console is not told of an uncaught error
+class Answered extends Error {}
+window.addEventListener("unhandledrejection", (ev) => { if (ev.reason instanceof Answered) ev.preventDefault(); });
+
+// A table served on the LAN (augur run --lan) takes changes only with its join PIN: asked once in
+// a dialog, kept for this tab (a reload does not ask again), asked again when refused
+const PIN_KEY = "augur-join-pin";
+function askPin(refused) {
+  return new Promise((resolve) => {
+    const dlg = $("#pin-dialog");
+    $("#pin-wrong").hidden = !refused; $("#pin").value = "";
+    dlg.returnValue = "";
+    dlg.onclose = () => resolve(dlg.returnValue === "join" ? $("#pin").value.trim() : "");
+    dlg.showModal();
+  });
+}
 async function send(url, data) {
   const headers = { "Content-Type": "application/json", "X-CSRF-Token": CSRF };
-  if (NEEDS_PIN) { pin = pin || prompt("Join PIN of this table"); headers["X-Join-Token"] = pin || ""; }
-  const r = await fetch(url, { method: "POST", headers, body: JSON.stringify(data) });
-  const out = await r.json();
-  if (!r.ok) { alert(out.error || "refused"); if (r.status === 403) pin = null; throw new Error(out.error); }
-  return out;
+  for (let tries = 0; ; tries++) {
+    if (NEEDS_PIN) {
+      pin = pin || sessionStorage.getItem(PIN_KEY) || await askPin(tries > 0);
+      if (!pin) throw new Answered("no join PIN given");   // cancelled: nothing is sent
+      headers["X-Join-Token"] = pin;
+    }
+    const r = await fetch(url, { method: "POST", headers, body: JSON.stringify(data) });
+    const out = await r.json();
+    if (NEEDS_PIN && r.status === 403 && /join PIN/.test(out.error || "")) {
+      pin = null; sessionStorage.removeItem(PIN_KEY);
+      if (tries < 2) continue;                             // asked again, saying it was refused
+    }
+    if (!r.ok) { alert(out.error || "refused"); throw new Answered(out.error); }
+    if (NEEDS_PIN) sessionStorage.setItem(PIN_KEY, pin);
+    return out;
+  }
 }
 async function post(url, data) { const out = await send(url, data); render(out); return out; }
 
