@@ -106,6 +106,16 @@ class TestPaintingPiecesOut:
         painted = laid_out.reference.copy()
         assert paint_out_pieces(laid_out) == found and np.array_equal(laid_out.reference, painted)
 
+    def test_the_real_print_is_not_taken_for_pieces(self):
+        """The real board's art (its photo, shrunk as a webcam sees it) reads no piece, so a
+        calibration on it paints nothing out of it."""
+        from tests.conftest import shared_file
+        photo = cv2.imread(str(shared_file("reference", "spqrisiko", "board-photo-topdown.jpeg")))
+        small = cv2.resize(photo, None, fx=0.35, fy=0.35, interpolation=cv2.INTER_AREA)
+        profile = calibrate(small, procedural_art())
+        before = profile.reference.copy()
+        assert not paint_out_pieces(profile) and np.array_equal(profile.reference, before)
+
     def test_the_record_is_saved_with_the_profile(self, tmp_path):
         laid_out = copy.deepcopy(profiles()[1])
         found = paint_out_pieces(laid_out)
