@@ -932,9 +932,9 @@ def _port_free(host: str, port: int) -> None:
 
 
 def _serve_and_wait(app, host: str, port: int, stop, worker=None, what: str = "the game") -> None:
-    from webui.loop import say, serve
+    from webui.loop import dashboard_urls, say, serve
     _, server = serve(app, host, port)
-    say(f"Augur dashboard for {what}: http://{host}:{port}/  (Ctrl-C to stop)")
+    say(f"Augur dashboard for {what}: {dashboard_urls(host, port)}  (Ctrl-C to stop)")
     try:
         while True:                 # the dashboard stays up after the video ends, until Ctrl-C
             time.sleep(0.5)
@@ -999,7 +999,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from vision.frames import NewestFrame, VideoFile, camera_frames
     from webui.app import create_app
     from webui.live import LiveGame
-    from webui.loop import feed, say
+    from webui.loop import ALL_INTERFACES, feed, say
     from webui.store import Store
 
     players = _players(args.players) or []
@@ -1011,7 +1011,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.no_serve and args.video is None:
         raise GameError("--no-serve is for --video FILE: a live camera's game is followed on the dashboard")
     if not args.no_serve:
-        _port_free("0.0.0.0" if args.lan else "127.0.0.1", args.port)
+        _port_free(ALL_INTERFACES if args.lan else "127.0.0.1", args.port)
     video = VideoFile(Path(args.video)) if args.video is not None else None
     if video is not None:               # a recorded film of the table: every frame read, at its own pace
         frames, kind, source = video, "video", f"video {args.video}"
@@ -1059,7 +1059,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.lan:
         import secrets
         token = f"{secrets.randbelow(10 ** 6):06d}"
-        host = "0.0.0.0"
+        host = ALL_INTERFACES
         print(f"join PIN for changes from other tablets: {token}")
     _serve_and_wait(create_app(live, token), host, args.port, stop, worker, "this table")
     return 0

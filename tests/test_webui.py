@@ -1852,3 +1852,28 @@ class TestTapTargets:
         from webui.tap_targets import tap_targets
         geo = client.get("/api/geometry").get_json()
         assert {k: tuple(v) for k, v in geo["tap_targets"].items()} == tap_targets(load_geometry())
+
+
+class TestWhereTheDashboardIs:
+    """`augur run --lan` serves on every interface: the console must name an address a tablet
+    can type, not 0.0.0.0."""
+
+    def test_served_on_the_lan_it_names_the_lan_addresses(self, monkeypatch):
+        import webui.loop as loop
+        monkeypatch.setattr(loop, "lan_addresses", lambda: ["192.168.1.23", "10.0.0.5"])
+        said = loop.dashboard_urls(loop.ALL_INTERFACES, 8351)
+        assert said == ("http://192.168.1.23:8351/ or http://10.0.0.5:8351/ on the tablets, "
+                        "http://127.0.0.1:8351/ on this machine")
+        monkeypatch.setattr(loop, "lan_addresses", lambda: [])
+        said = loop.dashboard_urls(loop.ALL_INTERFACES, 8351)
+        assert "0.0.0.0" not in said and said.startswith("http://127.0.0.1:8351/ (no local network found")
+
+    def test_served_on_this_machine_it_names_that(self):
+        from webui.loop import dashboard_urls
+        assert dashboard_urls("127.0.0.1", 8350) == "http://127.0.0.1:8350/"
+
+    def test_the_lan_addresses_are_no_loopback(self):
+        from webui.loop import lan_addresses
+        found = lan_addresses()
+        assert all(a.count(".") == 3 and not a.startswith(("127.", "0.")) for a in found)
+        assert len(found) == len(set(found))

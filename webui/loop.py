@@ -76,6 +76,42 @@ def serve(app, host: str, port: int) -> tuple[threading.Thread, object]:
     return thread, server
 
 
+#: The address a server bound to every interface listens on (``augur run --lan``).
+ALL_INTERFACES = "0.0.0.0"
+
+
+def lan_addresses() -> list[str]:
+    """This machine's IPv4 addresses on the local network, the one its default route leaves by
+    first: what a tablet types to reach a dashboard served with ``--lan``. Found without sending
+    anything (a UDP socket "connected" to a private address only picks the interface); empty
+    on a machine with no network."""
+    import socket
+    found = []
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("10.254.254.254", 1))
+            found.append(s.getsockname()[0])
+    except OSError:
+        pass
+    try:
+        found += socket.gethostbyname_ex(socket.gethostname())[2]
+    except OSError:
+        pass
+    return list(dict.fromkeys(a for a in found if not a.startswith(("127.", "0."))))
+
+
+def dashboard_urls(host: str, port: int) -> str:
+    """Where the dashboard can be opened, for the console: on a server bound to every interface,
+    the LAN addresses a tablet can use (``0.0.0.0`` is no address to type), then this machine's own."""
+    if host != ALL_INTERFACES:
+        return f"http://{host}:{port}/"
+    here = f"http://127.0.0.1:{port}/"
+    lan = lan_addresses()
+    if not lan:
+        return f"{here} (no local network found: a tablet reaches it at this machine's address, port {port})"
+    return f"{' or '.join(f'http://{a}:{port}/' for a in lan)} on the tablets, {here} on this machine"
+
+
 # -- archives ---------------------------------------------------------------------------
 def export_archive(record: Path, out: Path) -> Path:
     """One file with the database, every frame, the calibrations they were read with, and SHA-256
