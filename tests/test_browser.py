@@ -630,6 +630,43 @@ def test_dice_for_a_dispute_are_tapped_in_and_answered_beside_the_form(browser, 
     assert len(live.store.entries(live.game_id)) == 2
 
 
+@pytest.mark.parametrize("ruleset, players, symbols, defence", [
+    ("lotr", ["green", "red", "yellow"], ["infantry", "cavalry", "creature", "wild"], 2),
+    ("tournament-2v2", ["red", "blue", "yellow", "green"], ["infantry", "cavalry", "artillery", "wild"], None)])
+def test_the_entry_form_offers_the_ruleset_s_cards_and_dice(browser, tmp_path, ruleset, players, symbols, defence):
+    """A game of another ruleset gets its own card symbols in the form, and its own dice: the
+    LotR defender taps in two at most; the dice-free tournament has no dice button."""
+    from selenium.webdriver.common.by import By
+    store = Store(tmp_path / "rec")
+    extra = {"neutrals": ["purple"]} if ruleset == "tournament-2v2" else None
+    live = LiveGame.open(store, players, ruleset, resume=False, **({"extra": extra} if extra else {}))
+    _, server = serve(create_app(live), "127.0.0.1", 0)
+    try:
+        browser.get(f"http://127.0.0.1:{server.server_port}/")
+        wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#map path.region")
+                 and len(browser.find_elements(By.CSS_SELECTOR, "#cards-form .card option")) == 3 * len(symbols))
+        for sel in browser.find_elements(By.CSS_SELECTOR, "#cards-form .card"):
+            assert [o.get_attribute("value") for o in sel.find_elements(By.TAG_NAME, "option")] == symbols
+        dice = browser.find_element(By.ID, "dice")
+        assert dice.is_displayed() == (defence is not None)
+        if defence is None:
+            return
+        dice.click()
+        dlg = browser.find_element(By.ID, "dice-dialog")
+        wait_for(dlg.is_displayed)
+        side = browser.find_element(By.CSS_SELECTOR, '#dice-form .dice-side[data-side="defender"]')
+        assert side.find_element(By.TAG_NAME, "legend").text == f"Defender (up to {defence} dice)"
+        for d in (5, 4, 3):
+            face = side.find_element(By.CSS_SELECTOR, f'.faces button[value="{d}"]')
+            if face.is_enabled():
+                face.click()
+        assert len(side.find_elements(By.CSS_SELECTOR, ".rolled button")) == defence
+        assert not browser.find_element(By.ID, "dice-naval-label").is_displayed()     # no sea battles
+    finally:
+        server.shutdown()
+        store.close()
+
+
 def test_a_card_judged_on_a_settled_table_joins_the_rules_list_and_the_review(browser, dashboard):
     """The player in turn draws and nothing moves after: the camera's settled table judges the card;
     the Rules list shows it at once, and the review lists it as the camera's entry."""

@@ -89,6 +89,48 @@ class TestDice:
         assert not may_attack(0, 1)
 
 
+class TestDiceRules:
+    """The dice each ruleset's battles roll, as the tablet's dice for a dispute are checked."""
+
+    def test_each_ruleset_says_its_own(self):
+        from tracker.dice import DiceRules
+        from tracker.game import Game
+        from tracker.rulesets import make_game
+        spqr = Game(list(P3)).dice
+        assert (spqr.attack, spqr.defence, spqr.fewer_rule, spqr.naval_rule) == (3, 3, "§10.13", "§11.5")
+        classic = make_game("classic", ["red", "blue", "yellow"]).dice
+        assert classic == DiceRules(3, 3, "classic: attacco", fewer_rule=None, naval_rule=None)
+        assert make_game("lotr", ["green", "red", "yellow"]).dice.defence == 2
+        assert make_game("tournament-2v2", ["red", "blue", "yellow", "green"], neutrals=["purple"]).dice is None
+
+    @pytest.mark.parametrize("attacker, defender, naval, said", [
+        ([6, 5, 4, 3], [2], False, "the attacker's dice are a list of 1 to 3 values"),
+        ([6], [], False, "the defender's dice are a list of 1 to 2 values"),
+        ([6], [2, 2, 2], False, "the defender's dice are a list of 1 to 2 values"),
+        ([7], [2], False, "the attacker's dice"),
+        ([True], [2], False, "the attacker's dice"),
+        ("6 5", [2], False, "the attacker's dice"),
+        ([6], [2], True, "this board has no battles at sea")])
+    def test_dice_outside_them_are_refused_saying_why(self, attacker, defender, naval, said):
+        from tracker.dice import DiceRules
+        with pytest.raises(ValueError, match=said):
+            DiceRules(3, 2, "LotR: COMBATTIMENTO", None, None).check(attacker, defender, naval)
+        DiceRules(3, 2, "LotR: COMBATTIMENTO", None, None).check([6, 5, 4], [2, 1])
+
+    def test_the_card_symbols_are_the_ruleset_s(self):
+        from tracker.game import Game
+        from tracker.rulesets import make_game
+        assert Game(list(P3)).card_symbols == ("legionary", "trireme", "arena", "vexillum")
+        assert make_game("lotr", ["green", "red", "yellow"]).card_symbols == ("infantry", "cavalry", "creature", "wild")
+
+    def test_a_card_set_before_any_turn_is_refused(self):
+        from tracker.game import Game
+        from tracker.rulesets import make_game
+        for game in (Game(list(P3)), make_game("classic", list(P3))):
+            with pytest.raises(GameError, match="before any turn has begun"):
+                game.play_cards("red", list(game.card_symbols[:1]) * 3)
+
+
 class TestScoring:
     def _chain(self, colour, provinces, legions=2):
         return {p: (colour, legions) for p in provinces}

@@ -1504,6 +1504,48 @@ class TestOtherRulesets:
         state = c.get("/api/state").get_json()
         assert state["scores"][steps[-1].actor]["points"] == lg.game.score(steps[-1].actor).points > 0
 
+    @pytest.mark.parametrize("ruleset, symbols, dice", [
+        ("classic", ["infantry", "cavalry", "artillery", "wild"], {"attack": 3, "defence": 3, "naval": False}),
+        ("lotr", ["infantry", "cavalry", "creature", "wild"], {"attack": 3, "defence": 2, "naval": False}),
+        ("tournament-2v2", ["infantry", "cavalry", "artillery", "wild"], None)])
+    def test_the_tablet_s_cards_and_dice_follow_the_ruleset(self, tmp_path, ruleset, symbols, dice):
+        """The card symbols and dice the tablet offers are the ruleset's: a set of infantry is
+        played in a classic game (the form offered S.P.Q.RisiKo!'s legionaries until session
+        124, refused there), the LotR defender rolls two dice at most, and the dice-free
+        tournament has no dice to enter."""
+        from tracker.replay import replay_lines
+        from tracker.risiko.rules import risiko_rules
+        from tracker.risiko.simulator import simulate_game
+        start, steps, header = simulate_game(risiko_rules(ruleset), seed=5, max_turns=3)
+        lg = LiveGame.open(Store(tmp_path / "rec"), header["game"]["players"], ruleset, resume=False,
+                           extra={"neutrals": header["game"].get("neutrals", [])})
+        app = create_app(lg)
+        c = app.test_client()
+        c.csrf = app.config["AUGUR_CSRF"]
+        v = c.get("/api/state").get_json()
+        assert v["card_symbols"] == symbols and v["dice"] == dice
+        first = next(iter(replay_lines(start, steps)))
+        lg.commit(first.state, source="replay")
+        played = post(c, "/api/entries", {"kind": "cards", "payload": {"player": lg.game.current, "cards": symbols[:1] * 3}})
+        assert played.status_code == 200, played.get_json()
+        r = post(c, "/api/entries", {"kind": "dice", "payload": {"attacker": [6, 2], "defender": [5, 4, 1]}})
+        if dice is None:
+            assert r.status_code == 400 and "fights without dice" in r.get_json()["error"]
+        elif dice["defence"] == 2:
+            assert r.status_code == 400 and "defender's dice are a list of 1 to 2 values" in r.get_json()["error"]
+        else:       # attacking with fewer dice than the defender is no breach outside S.P.Q.RisiKo! (§10.13)
+            said = r.get_json()["entry_verdicts"]
+            assert r.status_code == 200 and [x["level"] for x in said] == ["ok"] and said[0]["rule"] == "classic: attacco"
+        r = post(c, "/api/entries", {"kind": "dice", "payload": {"attacker": [6], "defender": [5], "naval": True}})
+        assert r.status_code == 400
+
+    def test_a_card_set_before_any_turn_is_refused_in_words(self, client, live):
+        r = post(client, "/api/entries", {"kind": "cards", "payload": {"player": "red", "cards": ["legionary"] * 3}})
+        assert r.status_code == 400
+        assert r.get_json()["error"] == ("a card set played before any turn has begun: the camera has not yet "
+                                         "committed the game's first turn; enter it in its player's turn")
+        assert live.store.entries(live.game_id) == []
+
     def test_a_tournament_without_neutral_colour_is_refused_at_setup(self, client):
         r = post(client, "/api/setup", {"players": ["red", "blue", "yellow", "green"], "ruleset": "tournament-2v2"})
         assert r.status_code == 400 and "neutral" in r.get_json()["error"]

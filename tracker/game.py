@@ -20,6 +20,7 @@ from tracker import events as ev
 from tracker.board import load_board
 from tracker.errors import GameError
 from tracker.events import Event, Phase
+from tracker.dice import DiceRules
 from tracker.hindsight import UNPLACED_MARK, journal_of, journaled, snapshot
 from tracker.hindsight import observe as observe_with_hindsight
 from tracker.overrides import GUESSED, Override, still_vouched
@@ -136,6 +137,15 @@ class TurnFollower:
     @property
     def current(self) -> str | None:
         return self.ctx.actor if self.ctx else None
+
+    def _in_a_turn(self, what: str) -> None:
+        """Refuse ``what`` (a tablet entry that belongs to a player's turn) before the tracker
+        follows any turn: no board committed yet, or the set-up still being made. Until session
+        124 a card set entered then failed deep in the turn order, and the tablet was told only
+        "'cards' is malformed: ValueError('None is not in list')"."""
+        if self.ctx is None:
+            raise GameError(f"{what} before any turn has begun: the camera has not yet committed the game's "
+                            "first turn; enter it in its player's turn")
 
     @property
     def placing(self) -> bool:
@@ -1000,6 +1010,11 @@ class Game(TurnFollower):
     def placing(self) -> bool:
         return self.setup_state is not None and self.ctx is None
 
+    #: the card symbols a set is played with at the tablet (§8)
+    card_symbols = CARD_SYMBOLS
+    #: the dice its battles roll (§10, §11), for dice entered to settle a dispute
+    dice = DiceRules()
+
     def setup_under_way(self, state: ObservedState) -> bool:
         return setup_under_way(state)
 
@@ -1212,6 +1227,7 @@ class Game(TurnFollower):
 
         Entering a set for the next player tells the tracker that their turn has begun.
         """
+        self._in_a_turn("a card set played")
         value = set_value(cards)
         verdicts = []
         if colour != self.current and colour == self.next_player() and self.ctx.phase > Phase.SCORING:

@@ -531,22 +531,22 @@ class LiveGame:
             return self._dice(payload)
         return apply_entry(self.game, kind, payload)
 
-    @staticmethod
-    def _dice(payload: dict):
-        """Dice entered for a dispute: the losses they give (§10.6-10.11, §11.5 at sea), recorded."""
-        from tracker.dice import MAX_DICE, compare
+    def _dice(self, payload: dict):
+        """Dice entered for a dispute: the losses they give by this ruleset's dice
+        (:attr:`tracker.dice.DiceRules`; S.P.Q.RisiKo! §10.6-10.11, §11.5 at sea), recorded."""
+        from tracker.dice import compare
         from tracker.verdicts import Verdict
-        att, dfn = payload.get("attacker"), payload.get("defender")
-        ok = all(isinstance(x, list) and 1 <= len(x) <= MAX_DICE and all(isinstance(d, int) and 1 <= d <= 6 for d in x)
-                 for x in (att, dfn))
-        if not ok:
-            raise ValueError("dice are lists of 1 to 3 values from 1 to 6 for 'attacker' and 'defender'")
-        a, d = compare(att, dfn, naval=bool(payload.get("naval")))
+        rules = self.game.dice
+        if rules is None:
+            raise ValueError(f"{self.game.rules.title} fights without dice: there are no dice to enter")
+        att, dfn, naval = payload.get("attacker"), payload.get("defender"), bool(payload.get("naval"))
+        rules.check(att, dfn, naval)
+        a, d = compare(att, dfn, naval=naval)
         payload["losses"] = {"attacker": a, "defender": d}
-        verdicts = [Verdict("ok", "§11.5" if payload.get("naval") else "§10.9",
+        verdicts = [Verdict("ok", rules.naval_rule if naval else rules.rule,
                             f"the dice say: attacker loses {a}, defender loses {d}")]
-        if len(att) < len(dfn):
-            verdicts.append(Verdict.violation("§10.13", "the attacker rolled fewer dice than the defender"))
+        if len(att) < len(dfn) and rules.fewer_rule is not None:
+            verdicts.append(Verdict.violation(rules.fewer_rule, "the attacker rolled fewer dice than the defender"))
         return verdicts
 
     # -- views -------------------------------------------------------------------------------------
@@ -577,6 +577,9 @@ class LiveGame:
             "board": g.board.id,
             "vp": g.vp, "vp_max": VP_TRACK_MAX, "round": g.round_no, "turn": g.turn_no, "current": g.current,
             "low_confidence": LOW_CONFIDENCE,
+            # the tablet's entry form follows the ruleset: its card symbols, and its dice (none in
+            # a dice-free ruleset; the most each side rolls, and whether a battle may be at sea)
+            "card_symbols": list(g.card_symbols), "dice": g.dice.to_dict() if g.dice is not None else None,
             "phase": g.ctx.phase.name.lower() if g.ctx else None, "winner": g.winner,
             "placing": self._placing() if g.placing else None,
             "eliminated": sorted(g.eliminated), "state": g.state.to_dict() if g.state else None,

@@ -11,6 +11,7 @@ from typing import Sequence
 
 from tracker import events as ev
 from tracker.board import load_board
+from tracker.dice import DiceRules
 from tracker.errors import GameError
 from tracker.events import Phase
 from tracker.game import KEPT_READINGS, Hand, ScoreEntry, TransitionReport, TurnFollower
@@ -19,7 +20,7 @@ from tracker.pieces import LOTR_GOOD
 from tracker.risiko.cards import WILD, parse_cards, set_value, symbols_of
 from tracker.risiko.clock import TournamentClock
 from tracker.risiko.explain import RisikoTurn, Table, cite, explain
-from tracker.risiko.rules import TOURNAMENT_CARDS, RisikoRules
+from tracker.risiko.rules import DICE_FREE, TOURNAMENT_CARDS, RisikoRules
 from tracker.risiko.scoring import Objective, Standing, entitlement, standing
 from tracker.readings import Reading
 from tracker.state import ObservedState
@@ -231,9 +232,25 @@ class RisikoGame(TurnFollower):
         return again
 
     # -- the tablet ----------------------------------------------------------------------------
+    @property
+    def card_symbols(self) -> tuple[str, ...]:
+        """The card symbols a set is played with at the tablet, the jolly among them."""
+        return symbols_of(self.rules.cards) + (WILD,)
+
+    @property
+    def dice(self) -> DiceRules | None:
+        """The dice its battles roll, for dice entered to settle a dispute: the defender's at
+        most two in LotR; none in the dice-free tournament. No rule there forbids attacking with
+        fewer dice than the defender, and no board of theirs has battles at sea."""
+        if self.rules.combat == DICE_FREE:
+            return None
+        rule = cite(self.rules, "attack")
+        return DiceRules(self.rules.attack_dice, self.rules.defence_dice, rule, fewer_rule=None, naval_rule=None)
+
     @journaled
     def play_cards(self, colour: str, cards: Sequence) -> list[Verdict]:
         """A card set played by ``colour`` (symbols, or ``{"symbol", "territory"}`` for the +2 bonus)."""
+        self._in_a_turn("a card set played")
         parsed = parse_cards(cards)
         topic = cite(self.rules, "cards")
         verdicts: list[Verdict] = []

@@ -174,6 +174,7 @@ function render(v) {
     sel.appendChild(el("option", {}, c));
   }
   if (v.current) sel.value = v.current;
+  renderEntryForm(v);
   renderOwed(v);
   renderUnknown(v);
   renderLying(v);
@@ -452,10 +453,25 @@ $("#undo").addEventListener("click", async () => {
   await post("/api/undo", {});
   out.textContent = `undone: ${what}`; out.className = "pill"; out.hidden = false;
 });
-// Dice for a dispute: each side's dice tapped in as rolled (up to three a side), in a dialog a
-// finger can use, answered beside the entry form like every other entry
-const DICE_FACES = ["⚀", "⚁", "⚂", "⚃", "⚄", "⚅"], MAX_DICE = 3;
+// The entry form follows the game's ruleset: its card symbols (S.P.Q.RisiKo!'s legionary, trireme,
+// arena and vexillum; infantry, cavalry, artillery or creature and the jolly in the Risiko family),
+// and its dice (none to enter in the dice-free tournament)
+function renderEntryForm(v) {
+  const symbols = v.card_symbols || [];
+  for (const s of document.querySelectorAll("#cards-form .card")) {
+    if ([...s.options].map(o => o.value).join() === symbols.join()) continue;
+    const was = s.value; s.innerHTML = "";
+    for (const sym of symbols) s.appendChild(el("option", { value: sym }, sym));
+    if (symbols.includes(was)) s.value = was;
+  }
+  $("#dice").hidden = !v.dice;
+}
+
+// Dice for a dispute: each side's dice tapped in as rolled (up to the most the ruleset lets a side
+// roll), in a dialog a finger can use, answered beside the entry form like every other entry
+const DICE_FACES = ["⚀", "⚁", "⚂", "⚃", "⚄", "⚅"];
 const rolled = { attacker: [], defender: [] };
+const mostDice = (side) => (view && view.dice ? view.dice[side === "attacker" ? "attack" : "defence"] : 3);
 function showDice() {
   for (const box of document.querySelectorAll("#dice-form .dice-side")) {
     const side = box.dataset.side, dice = rolled[side], out = box.querySelector(".rolled");
@@ -466,7 +482,8 @@ function showDice() {
       b.addEventListener("click", () => { dice.splice(i, 1); showDice(); });
       out.appendChild(b);
     });
-    box.querySelectorAll(".faces button").forEach(b => { b.disabled = dice.length >= MAX_DICE; });
+    box.querySelectorAll(".faces button").forEach(b => { b.disabled = dice.length >= mostDice(side); });
+    box.querySelector("legend").textContent = `${side === "attacker" ? "Attacker" : "Defender"} (up to ${mostDice(side)} dice)`;
   }
   $("#dice-record").disabled = !(rolled.attacker.length && rolled.defender.length);
 }
@@ -474,7 +491,7 @@ for (const box of document.querySelectorAll("#dice-form .dice-side")) {
   const faces = box.querySelector(".faces");
   for (let d = 1; d <= 6; d++) {
     const b = el("button", { type: "button", class: "face", value: String(d), "aria-label": `${box.dataset.side} rolled ${d}` }, `${DICE_FACES[d - 1]} ${d}`);
-    b.addEventListener("click", () => { const dice = rolled[box.dataset.side]; if (dice.length < MAX_DICE) dice.push(d); showDice(); });
+    b.addEventListener("click", () => { const dice = rolled[box.dataset.side]; if (dice.length < mostDice(box.dataset.side)) dice.push(d); showDice(); });
     faces.appendChild(b);
   }
 }
@@ -482,7 +499,7 @@ $("#dice").addEventListener("click", () => {
   const dlg = $("#dice-dialog");
   rolled.attacker.length = rolled.defender.length = 0;
   $("#dice-naval").checked = false;
-  $("#dice-naval-label").hidden = !(geo && geo.seas && geo.seas.length);     // a board with sea battles
+  $("#dice-naval-label").hidden = !(view && view.dice && view.dice.naval);     // a board with sea battles
   showDice();
   dlg.returnValue = "";
   dlg.onclose = () => {
