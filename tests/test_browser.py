@@ -600,6 +600,7 @@ def test_dice_for_a_dispute_are_tapped_in_and_answered_beside_the_form(browser, 
     tap("defender", 5, 3)
     assert rolled("defender") == ["5", "3"] and record.is_enabled()
     assert browser.find_element(By.ID, "dice-naval-label").is_displayed()      # S.P.Q.RisiKo! has sea battles
+    assert not [r for r in browser.find_elements(By.CSS_SELECTOR, "#more-entries .entry-row") if r.is_displayed()]
     record.click()
     said = browser.find_element(By.ID, "entry-said")
     wait_for(lambda: "attacker loses 1, defender loses 1" in said.text)
@@ -662,6 +663,68 @@ def test_the_entry_form_offers_the_ruleset_s_cards_and_dice(browser, tmp_path, r
                 face.click()
         assert len(side.find_elements(By.CSS_SELECTOR, ".rolled button")) == defence
         assert not browser.find_element(By.ID, "dice-naval-label").is_displayed()     # no sea battles
+    finally:
+        server.shutdown()
+        store.close()
+
+
+@pytest.mark.parametrize("ruleset", ["lotr", "tournament-2v2"])
+def test_the_ruleset_s_other_entries_are_made_at_the_tablet(browser, tmp_path, ruleset):
+    """LotR's adventure cards and the Fellowship's die, the tournament's declared reinforcements,
+    renounced bonuses and extra time: each is entered from the tablet and recorded, and only the
+    rows of the game's own ruleset are offered."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+    from tracker.replay import replay_lines
+    from tracker.risiko.rules import risiko_rules
+    from tracker.risiko.simulator import simulate_game
+    start, steps, header = simulate_game(risiko_rules(ruleset), seed=5, max_turns=3)
+    store = Store(tmp_path / "rec")
+    live = LiveGame.open(store, header["game"]["players"], ruleset, resume=False,
+                         extra={"neutrals": header["game"].get("neutrals", [])})
+    live.commit(next(iter(replay_lines(start, steps))).state, source="replay")
+    _, server = serve(create_app(live), "127.0.0.1", 0)
+    try:
+        browser.get(f"http://127.0.0.1:{server.server_port}/")
+        wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#map path.region")
+                 and browser.execute_script("return view && view.current") == live.game.current)
+        shown = {r.get_attribute("data-entry") for r in browser.find_elements(By.CSS_SELECTOR, "#more-entries .entry-row")
+                 if r.is_displayed()}
+        # each player's card says what this ruleset counts: territories and armies, not provinces and seas
+        standing = live.game.score(live.game.current)
+        first = browser.find_element(By.CSS_SELECTOR, "#players .player.current").text
+        assert f"{standing.territories} territories · {standing.armies} armies" in first and "seas" not in first
+        said = browser.find_element(By.ID, "entry-said")
+        current = live.game.current
+        if ruleset == "lotr":
+            assert shown == {"adventure", "fellowship_roll"}
+            browser.find_element(By.CSS_SELECTOR, '#ring-faces button[value="5"]').click()
+            wait_for(lambda: said.text == "the Fellowship's 5 recorded")
+            Select(browser.find_element(By.ID, "adv-kind")).select_by_value("mission")
+            assert browser.find_element(By.ID, "adv-site").is_displayed()
+            site = Select(browser.find_element(By.ID, "adv-site"))
+            assert len(site.options) == len(live.game.board.features["site_of_power"])
+            points = browser.find_element(By.ID, "adv-points")
+            points.clear()
+            points.send_keys("3")
+            browser.find_element(By.ID, "adv-enter").click()
+            wait_for(lambda: len(live.store.entries(live.game_id)) == 2)
+            entry = live.store.entries(live.game_id)[-1]
+            assert entry["kind"] == "adventure" and entry["payload"] == {
+                "player": current, "type": "mission", "points": 3, "site": site.first_selected_option.get_attribute("value")}
+            assert live.store.entries(live.game_id)[0]["payload"] == {"value": 5}
+        else:
+            assert shown == {"declare", "renounce", "extra_turn"}
+            declared = browser.find_element(By.ID, "declared")
+            declared.clear()
+            declared.send_keys("7")
+            browser.find_element(By.ID, "declare").click()
+            wait_for(lambda: live.store.entries(live.game_id))
+            assert live.store.entries(live.game_id)[0]["payload"] == {"player": current, "armies": 7}
+            browser.execute_script("window.confirm = () => true")
+            browser.find_element(By.ID, "renounce").click()
+            wait_for(lambda: said.text == f"{current} renounced continent bonuses recorded")
+            assert current in live.game.table.renounced
     finally:
         server.shutdown()
         store.close()

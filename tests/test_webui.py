@@ -1526,6 +1526,9 @@ class TestOtherRulesets:
         assert v["card_symbols"] == symbols and v["dice"] == dice
         first = next(iter(replay_lines(start, steps)))
         lg.commit(first.state, source="replay")
+        names = {g.name for g in risiko_rules(ruleset).reinforcement_groups(lg.game.board.groups)}
+        for standing in c.get("/api/state").get_json()["scores"].values():      # the groups held, by name
+            assert len(standing["group_names"]) == len(standing["groups"]) and set(standing["group_names"]) <= names
         played = post(c, "/api/entries", {"kind": "cards", "payload": {"player": lg.game.current, "cards": symbols[:1] * 3}})
         assert played.status_code == 200, played.get_json()
         r = post(c, "/api/entries", {"kind": "dice", "payload": {"attacker": [6, 2], "defender": [5, 4, 1]}})
@@ -1538,6 +1541,21 @@ class TestOtherRulesets:
             assert r.status_code == 200 and [x["level"] for x in said] == ["ok"] and said[0]["rule"] == "classic: attacco"
         r = post(c, "/api/entries", {"kind": "dice", "payload": {"attacker": [6], "defender": [5], "naval": True}})
         assert r.status_code == 400
+
+    def test_a_player_s_card_names_the_continents_held(self, tmp_path):
+        from tracker.replay import replay_lines
+        from tracker.risiko.rules import risiko_rules
+        from tracker.risiko.simulator import simulate_game
+        start, steps, header = simulate_game(risiko_rules("classic"), seed=5, max_turns=3)
+        players = header["game"]["players"]
+        lg = LiveGame.open(Store(tmp_path / "rec"), players, "classic", resume=False)
+        state = next(iter(replay_lines(start, steps))).state.to_dict()
+        oceania = min(lg.game.board.groups.values(), key=lambda g: len(g.members))
+        for member in oceania.members:
+            state["regions"][member] = {players[0]: {"tank": 2}}
+        lg.commit(ObservedState.from_dict(state), source="replay")
+        standing = lg.view()["scores"][players[0]]
+        assert standing["groups"] == [oceania.id] and standing["group_names"] == [oceania.name]
 
     def test_a_card_set_before_any_turn_is_refused_in_words(self, client, live):
         r = post(client, "/api/entries", {"kind": "cards", "payload": {"player": "red", "cards": ["legionary"] * 3}})

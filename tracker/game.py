@@ -1014,6 +1014,8 @@ class Game(TurnFollower):
     card_symbols = CARD_SYMBOLS
     #: the dice its battles roll (§10, §11), for dice entered to settle a dispute
     dice = DiceRules()
+    #: no entry at the tablet beyond cards and dice (the Risiko family's games have some)
+    tablet_entries: tuple[str, ...] = ()
 
     def setup_under_way(self, state: ObservedState) -> bool:
         return setup_under_way(state)

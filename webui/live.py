@@ -551,9 +551,17 @@ class LiveGame:
 
     # -- views -------------------------------------------------------------------------------------
     def _scores(self) -> dict:
+        """Each player's standing; in the Risiko family with the names of the continents (or
+        Middle-earth regions) held, which the standing gives by id."""
         if self.game.state is None:
             return {}
-        return {c: self.game.score(c).to_dict() for c in self.game.players}
+        out = {c: self.game.score(c).to_dict() for c in self.game.players}
+        rules = getattr(self.game, "rules", None)
+        if rules is not None:
+            names = {g.id: g.name for g in rules.reinforcement_groups(self.game.board.groups)}
+            for s in out.values():
+                s["group_names"] = [names.get(g, g) for g in s.get("groups", ())]
+        return out
 
     def _claim(self) -> dict | None:
         """The victory points the turn in play began with (§5.4), and the counts the map marks
@@ -580,6 +588,10 @@ class LiveGame:
             # the tablet's entry form follows the ruleset: its card symbols, and its dice (none in
             # a dice-free ruleset; the most each side rolls, and whether a battle may be at sea)
             "card_symbols": list(g.card_symbols), "dice": g.dice.to_dict() if g.dice is not None else None,
+            # and its other entries (LotR's adventure cards and the Fellowship's die, the
+            # tournament's declarations and extra time), with the sites of power a mission names
+            "tablet_entries": list(g.tablet_entries),
+            "sites": sorted(g.board.features.get("site_of_power", ())) if "adventure" in g.tablet_entries else [],
             "phase": g.ctx.phase.name.lower() if g.ctx else None, "winner": g.winner,
             "placing": self._placing() if g.placing else None,
             "eliminated": sorted(g.eliminated), "state": g.state.to_dict() if g.state else None,

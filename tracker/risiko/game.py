@@ -247,6 +247,20 @@ class RisikoGame(TurnFollower):
         rule = cite(self.rules, "attack")
         return DiceRules(self.rules.attack_dice, self.rules.defence_dice, rule, fewer_rule=None, naval_rule=None)
 
+    @property
+    def tablet_entries(self) -> tuple[str, ...]:
+        """The entries of this ruleset the tablet takes beyond cards and dice
+        (:func:`tracker.rulesets.apply_entry`): LotR's adventure cards and the Fellowship's die,
+        the tournament's declared reinforcements, renounced bonuses and extra time."""
+        out = []
+        if self.rules.leaders:
+            out.append("adventure")
+        if self.rules.fellowship:
+            out.append("fellowship_roll")
+        if self.rules.teams:
+            out += ["declare", "renounce", "extra_turn"]
+        return tuple(out)
+
     @journaled
     def play_cards(self, colour: str, cards: Sequence) -> list[Verdict]:
         """A card set played by ``colour`` (symbols, or ``{"symbol", "territory"}`` for the +2 bonus)."""
@@ -328,6 +342,7 @@ class RisikoGame(TurnFollower):
         """The die rolled for the Fellowship at a die stop: it leaves only on more than 3."""
         if not 1 <= value <= 6:
             raise GameError("a die shows 1 to 6")
+        self._in_a_turn("the Fellowship's die")
         self.ctx.ring_roll = value
         return []
 

@@ -163,7 +163,13 @@ function render(v) {
     const s = v.scores[c] || {};
     const card = el("div", { class: "player" + (c === v.current ? " current" : "") });
     card.style.borderColor = COLOURS[c];
-    card.innerHTML = `<b>${v.vp[c]}</b><strong>${c}</strong><small>${s.province_count ?? "–"} provinces · empire ${s.largest_empire ?? "–"}</small><small>${s.controlled_seas ?? "–"} seas · ${s.centres ?? 0} centres · +${s.reinforcements ?? "–"} next</small>`;
+    card.innerHTML = `<b>${v.vp[c]}</b><strong>${c}</strong>`;
+    // what the ruleset counts: S.P.Q.RisiKo!'s provinces, empire, seas and centres; the Risiko
+    // family's territories, armies and continents (or Middle-earth's regions) held
+    const lines = s.territories !== undefined
+      ? [`${s.territories} territories · ${s.armies} armies`, `${(s.group_names || []).length ? "holds " + s.group_names.join(", ") : `no ${v.board === "lotr" ? "region" : "continent"} held`} · +${s.reinforcements ?? "–"} next`]
+      : [`${s.province_count ?? "–"} provinces · empire ${s.largest_empire ?? "–"}`, `${s.controlled_seas ?? "–"} seas · ${s.centres ?? 0} centres · +${s.reinforcements ?? "–"} next`];
+    for (const line of lines) card.appendChild(el("small", {}, line));
     // this turn's claim, where it hangs on counts the map marks (tracker.game.Game.claim_rests_on)
     const claim = v.claim;
     if (claim && claim.colour === c && claim.rests_on.length) {
@@ -465,7 +471,44 @@ function renderEntryForm(v) {
     if (symbols.includes(was)) s.value = was;
   }
   $("#dice").hidden = !v.dice;
+  const entries = v.tablet_entries || [];
+  for (const row of document.querySelectorAll("#more-entries .entry-row")) row.hidden = !entries.includes(row.dataset.entry);
+  const sites = v.sites || [], site = $("#adv-site");
+  if ([...site.options].map(o => o.value).join() !== sites.join()) {
+    site.innerHTML = "";
+    for (const s of sites) site.appendChild(el("option", { value: s }, geo && geo.names[s] || s));
+  }
+  showAdventure();
 }
+// an adventure card: a mission names its site of power and its points, a power or an event its points
+function showAdventure() {
+  const kind = $("#adv-kind").value;
+  document.querySelector("#more-entries .adv-mission").hidden = kind !== "mission";
+  document.querySelector("#more-entries .adv-points").hidden = kind === "draw";
+}
+const entryPlayer = () => $("#cards-player").value;
+$("#adv-kind").addEventListener("change", showAdventure);
+$("#adv-enter").addEventListener("click", () => {
+  const kind = $("#adv-kind").value, payload = { player: entryPlayer(), type: kind };
+  if (kind !== "draw") payload.points = parseInt($("#adv-points").value || "0", 10);
+  if (kind === "mission") payload.site = $("#adv-site").value;
+  post("/api/entries", { kind: "adventure", payload }).then(v => said(`adventure card (${$("#adv-kind").selectedOptions[0].text})`, v));
+});
+for (let d = 1; d <= 6; d++) {
+  const b = el("button", { type: "button", value: String(d), "aria-label": `the Fellowship rolled ${d}` }, `${["⚀", "⚁", "⚂", "⚃", "⚄", "⚅"][d - 1]} ${d}`);
+  b.addEventListener("click", () => post("/api/entries", { kind: "fellowship_roll", payload: { value: d } }).then(v => said(`the Fellowship's ${d}`, v)));
+  $("#ring-faces").appendChild(b);
+}
+$("#declare").addEventListener("click", () => post("/api/entries", { kind: "declare", payload: { player: entryPlayer(), armies: parseInt($("#declared").value || "0", 10) } })
+  .then(v => said("reinforcements declared", v)));
+$("#renounce").addEventListener("click", () => {
+  const who = entryPlayer();
+  if (!confirm(`${who} renounces continent bonuses for the rest of the game?`)) return;
+  post("/api/entries", { kind: "renounce", payload: { player: who } }).then(v => said(`${who} renounced continent bonuses`, v));
+});
+for (const [id, play] of [["#chance-play", true], ["#chance-pass", false]])
+  $(id).addEventListener("click", () => post("/api/entries", { kind: "extra_turn", payload: { player: entryPlayer(), play } })
+    .then(v => said(play ? "a chance played" : "a chance passed", v)));
 
 // Dice for a dispute: each side's dice tapped in as rolled (up to the most the ruleset lets a side
 // roll), in a dialog a finger can use, answered beside the entry form like every other entry
