@@ -51,13 +51,13 @@ from tracker.errors import AugurError
 #: table's game photo did not calibrate).
 PIECES_ON_MAP = 12
 
-#: Painting pieces out: each round paints a disc this many board units wide around every piece the
-#: counter still reads (a legionary's base is about 8 units across, its body leans away from the
-#: camera and casts a shadow), PAINT_GROW units wider each round, for at most PAINT_ROUNDS rounds,
-#: until PAINT_LEFT or fewer are read. Measured (session 124) among discs of 8, 10, 12, 14 and 16
-#: units, kept or grown: wider discs read the rendered tables better and the demo film worse (its
-#: provinces are crowded: 1,179 of 1,197 regions right at 10 units, 1,110 at 16); 10 units grown
-#: by 2 a round was best or within 0.3 points of it on the film and on easy rendered tables.
+#: Painting pieces out: each round paints a disc of this radius (board units) around every piece
+#: the counter still reads (a legionary's base has a radius of about 8, and its body leans away
+#: from the camera and casts a shadow), PAINT_GROW units more each round, for at most PAINT_ROUNDS
+#: rounds, until PAINT_LEFT or fewer are read. Measured (session 124) among radii of 8, 10, 12, 14
+#: and 16, kept or grown: larger discs read the rendered tables better and the demo film worse
+#: (its provinces are crowded: 1,179 of 1,197 regions right at 10, 1,110 at 16); 10 grown by 2 a
+#: round was best or within 0.3 points of it on the film and on easy rendered tables.
 PAINT_RADIUS = 10
 PAINT_GROW = 2
 PAINT_ROUNDS = 6
