@@ -20,7 +20,7 @@ from vision.geometry import BoardGeometry, load_geometry
 #: (the six islands: Baleares, Corsica, Creta and Cipro at 11 to 13, Sicilia 14, Sardinia 18;
 #: the next, Achaia, is 28).
 SMALL_REGION = 20
-#: The tap target's radius at most (board units): 35 units are 44 pixels on that tablet.
+#: The tap target's radius at most (board units): a disc 70 units across is 44 pixels on that tablet.
 TAP_RADIUS = 35
 
 

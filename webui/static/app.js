@@ -10,6 +10,7 @@ if (REVIEW_ONLY) {     // the correction form shows the counts and the close-up,
   document.querySelector('#correct button[value="cancel"]').textContent = "Close";
 }
 const COLOURS = { red: "#c0392b", blue: "#2e6bd3", yellow: "#e6c229", green: "#3a9a4a", black: "#333", purple: "#7d3c98" };
+const DICE_FACES = ["⚀", "⚁", "⚂", "⚃", "⚄", "⚅"];
 let geo = null, view = null, pin = null, selected = [];
 let reviewed = null;    // the game the review shows: null for the game being played
 const $ = (s) => document.querySelector(s);
@@ -495,7 +496,7 @@ $("#adv-enter").addEventListener("click", () => {
   post("/api/entries", { kind: "adventure", payload }).then(v => said(`adventure card (${$("#adv-kind").selectedOptions[0].text})`, v));
 });
 for (let d = 1; d <= 6; d++) {
-  const b = el("button", { type: "button", value: String(d), "aria-label": `the Fellowship rolled ${d}` }, `${["⚀", "⚁", "⚂", "⚃", "⚄", "⚅"][d - 1]} ${d}`);
+  const b = el("button", { type: "button", value: String(d), "aria-label": `the Fellowship rolled ${d}` }, `${DICE_FACES[d - 1]} ${d}`);
   b.addEventListener("click", () => post("/api/entries", { kind: "fellowship_roll", payload: { value: d } }).then(v => said(`the Fellowship's ${d}`, v)));
   $("#ring-faces").appendChild(b);
 }
@@ -512,7 +513,6 @@ for (const [id, play] of [["#chance-play", true], ["#chance-pass", false]])
 
 // Dice for a dispute: each side's dice tapped in as rolled (up to the most the ruleset lets a side
 // roll), in a dialog a finger can use, answered beside the entry form like every other entry
-const DICE_FACES = ["⚀", "⚁", "⚂", "⚃", "⚄", "⚅"];
 const rolled = { attacker: [], defender: [] };
 const mostDice = (side) => (view && view.dice ? view.dice[side === "attacker" ? "attack" : "defence"] : 3);
 function showDice() {
