@@ -529,8 +529,10 @@ def cmd_markers(args: argparse.Namespace) -> int:
 def cmd_count(args: argparse.Namespace) -> int:
     from calibration.profile import CalibrationProfile
     from vision.count import count
-    from vision.pipeline import make_detector
+    from vision.pipeline import calibration_notices, make_detector
     profile = CalibrationProfile.load(Path(args.calibration), args.board)
+    for notice in calibration_notices(profile):        # the counts below are read under it
+        print(f"warning: {notice}", file=sys.stderr)
     detector = make_detector(profile, args.detector)
     geo = profile.geometry
     failed = 0

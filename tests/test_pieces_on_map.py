@@ -153,6 +153,23 @@ class TestCalibrateCommand:
                 r.stderr
 
 
+class TestCountSaysSo:
+    def test_count_warns_once_and_prints_its_states(self, tmp_path):
+        """`augur count` reads under the calibration it is given: a calibration with pieces on its
+        map is named once on stderr, and stdout stays one observed state per image."""
+        img, _, _ = scene()
+        cv2.imwrite(str(tmp_path / "game.png"), img)
+        for name, profile in zip(("empty", "laid-out"), profiles()):
+            profile.save(tmp_path / f"{name}.json")
+            r = subprocess.run([sys.executable, "-m", "augur", "count", "--calibration", str(tmp_path / f"{name}.json"),
+                                str(tmp_path / "game.png"), str(tmp_path / "game.png")], capture_output=True, text=True)
+            assert r.returncode == 0, r.stderr
+            lines = r.stdout.strip().splitlines()
+            assert len(lines) == 2 and all(json.loads(line)["regions"] for line in lines)
+            warned = [line for line in r.stderr.splitlines() if WARNING in line]
+            assert len(warned) == (name == "laid-out") and all(w.startswith("warning: pieces stand ") for w in warned)
+
+
 class TestTheLiveLoopSaysSo:
     def test_the_status_line_carries_it_for_the_whole_game(self):
         from vision.pipeline import Pipeline

@@ -97,6 +97,18 @@ def make_detector(profile: CalibrationProfile, which: str = "auto", partial: boo
     return ClassicalDetector(profile)
 
 
+def calibration_notices(profile: CalibrationProfile) -> list[str]:
+    """What a calibration tells whoever reads frames with it, for as long as it is used: the
+    camera's frame cuts off part of the board, something lay over the map when the photo was
+    taken (:mod:`calibration.covered`), pieces stood on the map then
+    (:mod:`calibration.pieces_on_map`). The live loop's status line carries them all game, and
+    ``augur count`` says them once."""
+    said = (out_of_view_notice(profile),
+            covered_notice(profile_covered(profile), profile.geometry),
+            pieces_notice(pieces_on_map(profile), profile.geometry))
+    return [n for n in said if n]
+
+
 class Pipeline:
     """Frames in, committed states out. If the table or the camera is bumped (the commonest
     complaint of camera-chess users), a few still frames that no longer line up with the
@@ -123,14 +135,8 @@ class Pipeline:
         self._notice = self._calibration_notice = self._calibration_says()
 
     def _calibration_says(self) -> str:
-        """What the calibration tells the players for the whole game: the camera's frame cuts off
-        part of the board, something lay over the map when the photo was taken
-        (:mod:`calibration.covered`), pieces stood on the map then
-        (:mod:`calibration.pieces_on_map`), or ""."""
-        said = (out_of_view_notice(self.profile),
-                covered_notice(profile_covered(self.profile), self.profile.geometry),
-                pieces_notice(pieces_on_map(self.profile), self.profile.geometry))
-        return "; and ".join(n for n in said if n)
+        """What the calibration tells the players for the whole game (:func:`calibration_notices`), or ""."""
+        return "; and ".join(calibration_notices(self.profile))
 
     def _setup_pose(self) -> None:
         self.detector = self.fixed_detector or make_detector(self.profile, self.which, self.partial)
