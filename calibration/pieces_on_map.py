@@ -30,8 +30,8 @@ of the empty board reads better. Measured in session 124 (scratch ``/work/out/s1
   (6 tables a tier, seed 6161); 80.0 / 73.9 / 59.0 % and 93.4 / 91.0 / 62.1 % (8 a tier, seed
   5151, where the empty boards read 99.1 / 96.7 / 75.0 %).
 What it cannot mend: a power centre standing in the photo (the counter finds next to none of
-them on the calibration's own board, so none is painted out, and one still standing is read as absent), and
-a crowded province or a big pile, whose paint is a smear of the pieces' colours.
+them on the calibration's own board, so none is painted out, and one still standing is read as
+absent), and a crowded province or a big pile, whose paint is a smear of the pieces' colours.
 """
 from __future__ import annotations
 

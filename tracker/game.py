@@ -18,9 +18,9 @@ from typing import AbstractSet, Iterable, Sequence
 
 from tracker import events as ev
 from tracker.board import load_board
+from tracker.dice import DiceRules
 from tracker.errors import GameError
 from tracker.events import Event, Phase
-from tracker.dice import DiceRules
 from tracker.hindsight import UNPLACED_MARK, journal_of, journaled, snapshot
 from tracker.hindsight import observe as observe_with_hindsight
 from tracker.overrides import GUESSED, Override, still_vouched
