@@ -690,6 +690,12 @@ def test_the_ruleset_s_other_entries_are_made_at_the_tablet(browser, tmp_path, r
                  and browser.execute_script("return view && view.current") == live.game.current)
         shown = {r.get_attribute("data-entry") for r in browser.find_elements(By.CSS_SELECTOR, "#more-entries .entry-row")
                  if r.is_displayed()}
+        # every tile's label (its territory's name and count) keeps within the tile
+        over = browser.execute_script(
+            "return [...document.querySelectorAll('#map path.region')].filter(p => {"
+            "  const t = document.getElementById('t-' + p.id.slice(2)), a = p.getBoundingClientRect(), b = t.getBoundingClientRect();"
+            "  return t.textContent && (b.left < a.left - 1 || b.right > a.right + 1); }).map(p => p.id)")
+        assert over == []
         # each player's card says what this ruleset counts: territories and armies, not provinces and seas
         standing = live.game.score(live.game.current)
         first = browser.find_element(By.CSS_SELECTOR, "#players .player.current").text

@@ -127,6 +127,15 @@ function renderMap(state, changed) {
     path.querySelector("title").textContent = geo.names[rid] + (doubt ? ` — ${doubt}` : "");
     if (doubt) { label += " ?"; doubts += 1; }
     text.textContent = label;
+    // a schematic tile holds a territory's name as well as its count: a long name ("Territori del
+    // Nord Ovest 4") is squeezed to the tile's width instead of running over its neighbours
+    if (geo.schematic) {
+      text.removeAttribute("textLength"); text.removeAttribute("lengthAdjust");
+      const room = path.getBBox().width - 6;
+      if (room > 0 && text.getComputedTextLength() > room) {
+        text.setAttribute("textLength", room.toFixed(1)); text.setAttribute("lengthAdjust", "spacingAndGlyphs");
+      }
+    }
   }
   const check = $("#check");
   if (check) { check.hidden = !doubts; check.textContent = `${doubts} to check`; }
