@@ -465,7 +465,7 @@ def _calibrated(args: argparse.Namespace, players: tuple, anchors) -> _Calibrate
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from calibration.covered import covered_notice, out_of_view_notice
-    from calibration.pieces_on_map import paint_out_pieces, pieces_notice
+    from calibration.pieces_on_map import PAINT_RADIUS, paint_out_pieces, pieces_notice
     from calibration.map_fit import read_anchors
     from vision.frames import CAPTURE_SIZE
     anchors = read_anchors(Path(args.anchors)) if args.anchors else None
@@ -480,7 +480,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     profile.save(Path(args.output))
     from calibration.overlay import draw_overlay
     preview = Path(args.preview) if args.preview else Path(args.output).with_suffix(".preview.jpg")
-    _write_image(preview, draw_overlay(profile.undistort(image), profile.pose, profile.geometry, covered=covered.mask),
+    _write_image(preview, draw_overlay(profile.undistort(image), profile.pose, profile.geometry, covered=covered.mask,
+                                       painted=on_map.where, painted_radius=PAINT_RADIUS),
                  done=f"wrote {args.output}, but ")
     fitted = f"; region map moved by {counted(len(anchors), 'anchor')}" if anchors else ""
     local = (f"; map fitted to the print locally (by up to {profile.surface.largest:.0f} board units)"
@@ -500,7 +501,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
           f"{missed}{local}{fitted}; wrote {args.output}; check the fitted map in {preview}")
     for notice in (out_of_view_notice(profile),
                    covered_notice(covered, profile.geometry, preview),
-                   pieces_notice(on_map, profile.geometry)):
+                   pieces_notice(on_map, profile.geometry, preview)):
         if notice:
             print(f"warning: {notice}", file=sys.stderr)
     return 0

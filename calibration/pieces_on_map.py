@@ -36,7 +36,7 @@ absent), and a crowded province or a big pile, whose paint is a smear of the pie
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -75,6 +75,9 @@ class PiecesOnMap:
     regions: tuple[str, ...]
     #: the pieces were painted out of the calibration's board (:func:`paint_out_pieces`)
     painted_out: bool = False
+    #: where each round of painting painted (board units), when it has just painted: the
+    #: calibration's preview rings them
+    where: tuple[tuple[float, float], ...] = field(default=(), compare=False)
 
     def __bool__(self) -> bool:
         return self.pieces >= PIECES_ON_MAP
@@ -116,29 +119,33 @@ def paint_out_pieces(profile) -> PiecesOnMap:
     found = PiecesOnMap(pieces, regions)
     if not found:
         return found
+    painted = []
     for k in range(PAINT_ROUNDS):
         if k:
             _, _, where = _read_on_map(profile)
             if len(where) <= PAINT_LEFT:
                 break
+        painted += where.tolist()
         mask = np.zeros(profile.reference.shape[:2], np.uint8)
         for x, y in np.rint(where).astype(int):
             cv2.circle(mask, (int(x), int(y)), PAINT_RADIUS + PAINT_GROW * k, 255, -1)
         profile.reference = cv2.inpaint(profile.reference, mask, INPAINT_RADIUS, cv2.INPAINT_TELEA)
     profile.painted_out, profile.painted_regions = pieces, regions
-    return PiecesOnMap(pieces, regions, painted_out=True)
+    return PiecesOnMap(pieces, regions, painted_out=True, where=tuple(map(tuple, painted)))
 
 
-def pieces_notice(on_map: PiecesOnMap, geo) -> str:
+def pieces_notice(on_map: PiecesOnMap, geo, preview=None) -> str:
     """One line for the players about pieces standing on the map at calibration ("" when none to
-    speak of), naming some of their regions by ``geo``'s board."""
+    speak of), naming some of their regions by ``geo``'s board; ``preview``: where the pieces
+    painted out are ringed for them."""
     from calibration.covered import region_names
     if not on_map:
         return ""
     where = f"about {on_map.pieces}, over {region_names(on_map.regions, geo)}"
     if on_map.painted_out:
-        return (f"pieces stood on the map in the calibration photo ({where}): they were painted out of the empty "
-                f"board every frame is compared with, which reads the game better than leaving them and worse "
+        ringed = f", ringed in magenta in {preview}" if preview is not None and on_map.where else ""
+        return (f"pieces stood on the map in the calibration photo ({where}{ringed}): they were painted out of the "
+                f"empty board every frame is compared with, which reads the game better than leaving them and worse "
                 f"than a photo of the empty board; clear the map (the score markers stay on box 0) and "
                 f"calibrate again")
     return (f"pieces stand on the map in the calibration photo ({where}): the counter compares every frame with "

@@ -151,6 +151,11 @@ class TestCalibrateCommand:
             warned = [line for line in r.stderr.splitlines() if line.startswith("warning: " + PAINTED)]
             assert len(warned) == (name == "laid-out") and (profile.painted_out >= PIECES_ON_MAP) == (name == "laid-out"), \
                 r.stderr
+            # the pieces painted out are ringed in magenta on the preview, and the warning says where
+            preview = cv2.imread(str(tmp_path / f"{name}.preview.jpg")).astype(int)
+            magenta = ((preview[..., 0] > 200) & (preview[..., 1] < 90) & (preview[..., 2] > 200)).sum()
+            assert (magenta > 200) == (name == "laid-out"), magenta
+            assert all(f"ringed in magenta in {tmp_path / f'{name}.preview.jpg'}" in w for w in warned)
 
 
 class TestCountSaysSo:
