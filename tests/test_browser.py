@@ -1001,6 +1001,7 @@ def test_a_table_on_the_lan_asks_its_join_pin_once_in_a_dialog(browser, tmp_path
     dialog, a refused PIN is asked again saying so, a cancel sends nothing, and once accepted it
     is not asked again, not even after a reload."""
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
     store = Store(tmp_path / "rec")
     live = LiveGame.open(store, PLAYERS, resume=False)
     _, server = serve(create_app(live, join_token="482913"), "127.0.0.1", 0)
@@ -1027,7 +1028,8 @@ def test_a_table_on_the_lan_asks_its_join_pin_once_in_a_dialog(browser, tmp_path
         browser.find_element(By.ID, "draw").click()
         answer("111111")
         wait_for(lambda: dlg.is_displayed() and browser.find_element(By.ID, "pin-wrong").is_displayed())
-        answer("482913")
+        wait_for(dlg.is_displayed)
+        browser.find_element(By.ID, "pin").send_keys("482913" + Keys.ENTER)     # Enter joins, as the button does
         wait_for(lambda: said.text == "card drawn recorded")
         assert not dlg.is_displayed()
         assert len(live.store.entries(live.game_id)) == 1
@@ -1070,6 +1072,34 @@ def test_a_tap_in_the_sea_beside_a_small_island_opens_the_island(browser, dashbo
     assert tap(x - r - 25, y) == f"Correct {sea}"           # farther off west: the sea itself
     ix, iy = browser.execute_script("return geo.label_points.italia")
     assert tap(ix, iy) == "Correct Italia"
+
+
+def test_enter_in_a_dialog_s_field_does_what_the_dialog_is_for(browser, dashboard):
+    """A count typed into the correction form and sent with Enter (a tablet keyboard's Go) is
+    saved; it used to press the form's first button, Cancel, and the count was lost. Cancel
+    itself still saves nothing."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    live = dashboard
+    state = game_states(1)[0]
+    live.commit(state)
+    region = next(iter(state.owners))
+    dlg = browser.find_element(By.ID, "correct")
+    for key, saved in (("cancel", 0), (Keys.ENTER, 1)):
+        wait_for(lambda: browser.execute_script("return !!(view && view.state)"))
+        browser.execute_script(f"document.getElementById('r-{region}').dispatchEvent(new MouseEvent('click'))")
+        wait_for(dlg.is_displayed)
+        field = browser.find_element(By.ID, "c-legionary")
+        field.clear()
+        if key == "cancel":
+            field.send_keys("7")
+            dlg.find_element(By.CSS_SELECTOR, 'button[value="cancel"]').click()
+        else:
+            field.send_keys("7" + key)
+        wait_for(lambda: not dlg.is_displayed())
+        time.sleep(0.3)
+        assert len(live.store.corrections(live.game_id)) == saved
+    assert live.store.corrections(live.game_id)[0]["after"][state.owners[region]]["legionary"] == 7
 
 
 def test_undo_names_the_correction_and_asks_first(browser, dashboard):

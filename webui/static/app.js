@@ -9,6 +9,13 @@ if (REVIEW_ONLY) {     // the correction form shows the counts and the close-up,
   document.querySelectorAll("#correct-form input, #correct-form select").forEach(i => { i.disabled = true; });
   document.querySelector('#correct button[value="cancel"]').textContent = "Close";
 }
+// A dialog's Cancel closes it without being its form's default button: Enter in a field (the
+// tablet keyboard's Go, after typing a count or a PIN) then does what the dialog is for, where it
+// used to cancel it (the first submit button is the one Enter presses)
+document.querySelectorAll('dialog button[value="cancel"]').forEach(b => {
+  b.type = "button";
+  b.addEventListener("click", () => b.closest("dialog").close("cancel"));
+});
 const COLOURS = { red: "#c0392b", blue: "#2e6bd3", yellow: "#e6c229", green: "#3a9a4a", black: "#333", purple: "#7d3c98" };
 const DICE_FACES = ["⚀", "⚁", "⚂", "⚃", "⚄", "⚅"];
 let geo = null, view = null, pin = null, selected = [];
