@@ -702,6 +702,23 @@ def test_the_ruleset_s_other_entries_are_made_at_the_tablet(browser, tmp_path, r
         assert f"{standing.territories} territories · {standing.armies} armies" in first and "seas" not in first
         said = browser.find_element(By.ID, "entry-said")
         current = live.game.current
+        # the correction form asks for this board's pieces (tanks and flags; battalions, a leader
+        # and the Ring), and a count set there is saved
+        region = live.game.state.provinces_of(current)[0]
+        browser.execute_script(f"document.getElementById('r-{region}').dispatchEvent(new MouseEvent('click'))")
+        dlg = browser.find_element(By.ID, "correct")
+        wait_for(dlg.is_displayed)
+        fields = [i.get_attribute("id")[2:] for i in dlg.find_elements(By.CSS_SELECTOR, "#c-kinds input")]
+        pieces = live.game.board.pieces
+        assert fields == list(pieces.garrison) + list(pieces.tokens) + list(pieces.naval) + list(pieces.neutral)
+        assert Select(browser.find_element(By.ID, "c-colour")).first_selected_option.text == current
+        unit = next(iter(pieces.garrison))
+        field = browser.find_element(By.ID, "c-" + unit)
+        field.clear()
+        field.send_keys("6")
+        browser.find_element(By.ID, "c-save").click()
+        wait_for(lambda: live.store.corrections(live.game_id))
+        assert live.store.corrections(live.game_id)[0]["after"][current][unit] == 6
         if ruleset == "lotr":
             assert shown == {"adventure", "fellowship_roll"}
             browser.find_element(By.CSS_SELECTOR, '#ring-faces button[value="5"]').click()

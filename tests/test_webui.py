@@ -678,6 +678,16 @@ class TestDashboardApi:
         geo = client.get("/api/geometry").get_json()
         assert len(geo["polygons"]) == 57 and len(geo["track_boxes"]) == 41
 
+    def test_the_correction_form_asks_for_the_board_s_pieces(self, client):
+        from webui.schematic import piece_form
+        from tracker.pieces import PIECE_SETS
+        pieces = client.get("/api/geometry").get_json()["pieces"]
+        assert pieces["army"] == ["legionary", "vexillum", "trireme"] and pieces["neutral"] == ["centre"]
+        assert pieces["plurals"]["vexillum"] == "vexilla" and "purple" not in pieces["colours"]
+        lotr = piece_form(PIECE_SETS["lotr"])
+        assert lotr["army"] == ["infantry", "cavalry", "creature", "leader"] and lotr["neutral"] == ["ring"]
+        assert piece_form(PIECE_SETS["risiko"])["army"] == ["tank", "flag"]
+
     def test_state_after_commits(self, client, live):
         for s in game_states(3):
             live.commit(s)

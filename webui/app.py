@@ -18,7 +18,7 @@ from tracker.errors import AugurError, BoardError
 from vision.geometry import load_geometry
 from webui.camera_view import CLOSE_UP_SIDE, CameraViews, ViewUnavailable, close_up, overlay as draw_recorded
 from webui.live import LiveGame
-from webui.schematic import schematic_geometry
+from webui.schematic import piece_form, schematic_geometry
 from webui.tap_targets import board_tap_targets
 
 MAX_BODY = 64 * 1024
@@ -77,6 +77,7 @@ def create_app(live: LiveGame, join_token: str | None = None, review_only: bool 
         return jsonify({"size": geo.size, "polygons": geo.polygons, "label_points": geo.label_points,
                         "track_boxes": geo.track_boxes, "names": {r: geo.board.name(r) for r in geo.region_ids},
                         "seas": list(geo.board.seas), "values": dict(geo.board.pieces.garrison),
+                        "pieces": piece_form(geo.board.pieces),     # what the correction form asks of a region
                         "tap_targets": board_tap_targets(geo.board.id),    # round targets a finger can hit over the small islands
                         # every region close-up is this square: the page holds its room before it loads
                         "close_up_side": CLOSE_UP_SIDE})

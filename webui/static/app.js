@@ -5,10 +5,7 @@ const NEEDS_PIN = document.querySelector('meta[name="needs-pin"]').content === "
 const REVIEW_ONLY = document.querySelector('meta[name="review-only"]').content === "yes";
 document.body.classList.toggle("review-only", REVIEW_ONLY);
 document.getElementById("review-only").hidden = !REVIEW_ONLY;
-if (REVIEW_ONLY) {     // the correction form shows the counts and the close-up, and changes nothing
-  document.querySelectorAll("#correct-form input, #correct-form select").forEach(i => { i.disabled = true; });
-  document.querySelector('#correct button[value="cancel"]').textContent = "Close";
-}
+if (REVIEW_ONLY) document.querySelector('#correct button[value="cancel"]').textContent = "Close";
 // A dialog's Cancel closes it without being its form's default button: Enter in a field (the
 // tablet keyboard's Go, after typing a count or a PIN) then does what the dialog is for, where it
 // used to cancel it (the first submit button is the one Enter presses)
@@ -298,6 +295,26 @@ function renderUnknown(v) {
   box.appendChild(p);
 }
 
+// The correction form asks for the board's own pieces (geo.pieces, webui/schematic.piece_form):
+// legionaries, vexilla, triremes and a power centre; tanks and flags; battalions, a leader and the Ring
+const capital = (w) => w[0].toUpperCase() + w.slice(1);
+function buildCorrectionForm() {
+  const p = geo.pieces, colour = $("#c-colour"), kinds = $("#c-kinds");
+  for (const c of p.colours) colour.appendChild(el("option", { value: c }, c));
+  for (const k of p.army) {
+    const label = el("label", {}, capital(p.plurals[k]) + " ");
+    label.appendChild(el("input", { id: "c-" + k, type: "number", min: "0", max: "200", value: "0" }));
+    kinds.appendChild(label);
+  }
+  for (const k of p.neutral) {
+    const label = el("label", {}, capital(k) + " ");
+    label.appendChild(el("input", { id: "c-" + k, type: "checkbox" }));
+    kinds.appendChild(label);
+  }
+  // a recording opened for review: the form shows the counts and the close-up, and changes nothing
+  if (REVIEW_ONLY) document.querySelectorAll("#correct-form input, #correct-form select").forEach(i => { i.disabled = true; });
+}
+
 function openCorrection(rid) {
   const dlg = $("#correct");
   $("#correct-title").textContent = REVIEW_ONLY ? geo.names[rid] : `Correct ${geo.names[rid]}`;
@@ -305,19 +322,20 @@ function openCorrection(rid) {
   const why = $("#c-why"); why.textContent = doubtOf(view && view.state, rid); why.hidden = !why.textContent;
   const content = (view && view.state && view.state.regions[rid]) || {};
   const army = Object.entries(content).find(([c]) => c !== "neutral");
-  $("#c-colour").value = army ? army[0] : "red";
-  for (const k of ["legionary", "vexillum", "trireme"]) $("#c-" + k).value = army ? (army[1][k] || 0) : 0;
-  $("#c-centre").checked = !!(content.neutral && content.neutral.centre);
+  $("#c-colour").value = army ? army[0] : geo.pieces.colours[0];
+  for (const k of geo.pieces.army) $("#c-" + k).value = army ? (army[1][k] || 0) : 0;
+  for (const k of geo.pieces.neutral) $("#c-" + k).checked = !!(content.neutral && content.neutral[k]);
   // the region in the camera's last committed frame, enlarged, with the pieces it read
   const seen = $("#c-view"); seen.innerHTML = "";
   if (view && view.latest_frame) seen.appendChild(closeUps(rid, [["the camera's last commit", view.latest_frame]]));
   dlg.returnValue = "";
   dlg.onclose = () => {
     if (dlg.returnValue !== "save") return;
-    const pieces = {}, k = {};
-    for (const kind of ["legionary", "vexillum", "trireme"]) { const n = parseInt($("#c-" + kind).value || "0", 10); if (n > 0) k[kind] = n; }
+    const pieces = {}, k = {}, neutral = {};
+    for (const kind of geo.pieces.army) { const n = parseInt($("#c-" + kind).value || "0", 10); if (n > 0) k[kind] = n; }
     if (Object.keys(k).length) pieces[$("#c-colour").value] = k;
-    if ($("#c-centre").checked) pieces.neutral = { centre: 1 };
+    for (const kind of geo.pieces.neutral) if ($("#c-" + kind).checked) neutral[kind] = 1;
+    if (Object.keys(neutral).length) pieces.neutral = neutral;
     post("/api/corrections", { region: rid, pieces });
   };
   dlg.showModal();
@@ -632,6 +650,7 @@ $("#setup-form").addEventListener("submit", (ev) => {
 (async () => {
   geo = await (await fetch("/api/geometry")).json();
   drawMap();
+  buildCorrectionForm();
   const first = await (await fetch("/api/state")).json();
   geo.board = first.board;
   render(first);
