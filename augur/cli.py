@@ -464,8 +464,8 @@ def _calibrated(args: argparse.Namespace, players: tuple, anchors) -> _Calibrate
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    from calibration.covered import covered_notice, out_of_view_notice
-    from calibration.pieces_on_map import PAINT_RADIUS, paint_out_pieces, pieces_notice
+    from calibration.notices import calibration_notices
+    from calibration.pieces_on_map import PAINT_RADIUS, paint_out_pieces
     from calibration.map_fit import read_anchors
     from vision.frames import CAPTURE_SIZE
     anchors = read_anchors(Path(args.anchors)) if args.anchors else None
@@ -499,11 +499,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
                                              "none (no score marker seen on box 0: the default colours and piece size are used)")
     print(f"board found in a {w}x{h} frame{median}{small}; lens k1 {profile.k1:+.2f}; learned colours: {learned}"
           f"{missed}{local}{fitted}; wrote {args.output}; check the fitted map in {preview}")
-    for notice in (out_of_view_notice(profile),
-                   covered_notice(covered, profile.geometry, preview),
-                   pieces_notice(on_map, profile.geometry, preview)):
-        if notice:
-            print(f"warning: {notice}", file=sys.stderr)
+    for notice in calibration_notices(profile, covered, on_map, preview):
+        print(f"warning: {notice}", file=sys.stderr)
     return 0
 
 
@@ -530,7 +527,8 @@ def cmd_markers(args: argparse.Namespace) -> int:
 def cmd_count(args: argparse.Namespace) -> int:
     from calibration.profile import CalibrationProfile
     from vision.count import count
-    from vision.pipeline import calibration_notices, make_detector
+    from calibration.notices import calibration_notices
+    from vision.pipeline import make_detector
     profile = CalibrationProfile.load(Path(args.calibration), args.board)
     for notice in calibration_notices(profile):        # the counts below are read under it
         print(f"warning: {notice}", file=sys.stderr)

@@ -142,12 +142,11 @@ def pieces_notice(on_map: PiecesOnMap, geo, preview=None) -> str:
     if not on_map:
         return ""
     where = f"about {on_map.pieces}, over {region_names(on_map.regions, geo)}"
+    again = "clear the map (the score markers stay on box 0) and calibrate again"
     if on_map.painted_out:
         ringed = f", ringed in magenta in {preview}" if preview is not None and on_map.where else ""
         return (f"pieces stood on the map in the calibration photo ({where}{ringed}): they were painted out of the "
                 f"empty board every frame is compared with, which reads the game better than leaving them and worse "
-                f"than a photo of the empty board; clear the map (the score markers stay on box 0) and "
-                f"calibrate again")
+                f"than a photo of the empty board; {again}")
     return (f"pieces stand on the map in the calibration photo ({where}): the counter compares every frame with "
-            f"this photo as the empty board, and reads the game worse for them; clear the map (the score markers "
-            f"stay on box 0) and calibrate again")
+            f"this photo as the empty board, and reads the game worse for them; {again}")

@@ -158,8 +158,9 @@ def _bench_detector(which: str, n: int, tiers, seed: int, size: tuple[int, int] 
             hidden = hidden_regions(truth)
             lying = lying_regions(truth)
             ok = regions_right(got, want, hidden, geo)
-            cal_pieces.append(pieces_on_map(profile).pieces)   # the photos are of the empty board: a warning is false
-            if profile_covered(profile) or cal_pieces[-1] >= PIECES_ON_MAP:    # over the map, pieces on it, map off
+            on_map = pieces_on_map(profile)       # the photos are of the empty board: a warning is false
+            cal_pieces.append(on_map.pieces)
+            if profile_covered(profile) or on_map:    # over the map, pieces on it, map off
                 warned, warned_right = warned + 1, warned_right + ok
             players_right = claims_right(got, want, truth.players)
             claims, claims_ok = claims + len(truth.players), claims_ok + players_right

@@ -20,8 +20,7 @@ import cv2
 import numpy as np
 
 from calibration.align import correlation, edge_strength
-from calibration.covered import covered_notice, out_of_view_notice, profile_covered
-from calibration.pieces_on_map import pieces_notice, pieces_on_map
+from calibration.notices import calibration_notices
 from calibration.profile import CalibrationProfile
 from tracker.state import ObservedState
 from vision.classical import ClassicalDetector
@@ -95,18 +94,6 @@ def make_detector(profile: CalibrationProfile, which: str = "auto", partial: boo
     if which not in DETECTORS:
         raise ValueError(f"unknown detector '{which}' ({', '.join(DETECTORS)})")
     return ClassicalDetector(profile)
-
-
-def calibration_notices(profile: CalibrationProfile) -> list[str]:
-    """What a calibration tells whoever reads frames with it, for as long as it is used: the
-    camera's frame cuts off part of the board, something lay over the map when the photo was
-    taken (:mod:`calibration.covered`), pieces stood on the map then
-    (:mod:`calibration.pieces_on_map`). The live loop's status line carries them all game, and
-    ``augur count`` says them once."""
-    said = (out_of_view_notice(profile),
-            covered_notice(profile_covered(profile), profile.geometry),
-            pieces_notice(pieces_on_map(profile), profile.geometry))
-    return [n for n in said if n]
 
 
 class Pipeline:
