@@ -21,7 +21,9 @@ Telling the players is not enough: a camera set up mid-game, or a film that show
 its first frame, has no empty board to give. So ``augur calibrate`` paints the pieces it finds
 out of the calibration's board (:func:`paint_out_pieces`), filling each from the board art around
 it, and reads again until next to none are left; the players are still told, since a real photo
-of the empty board reads better. Measured in session 124 (scratch ``/work/out/s124/heal*.py``):
+of the empty board reads better. Since session 125 it paints around every summit of the
+counter's density, one per piece, rather than around each region's detections (see PAINT_RADIUS
+for the figures). Measured in session 124 (scratch ``/work/out/s124/heal*.py``):
 - the demo film calibrated on its first three seconds read 1,097 of 1,197 regions right as it
   was, and 1,175 painted out (1,147 on another calibration of the same seconds; 1,197 on its
   empty board);
@@ -32,6 +34,8 @@ of the empty board reads better. Measured in session 124 (scratch ``/work/out/s1
 What it cannot mend: a power centre standing in the photo (the counter finds next to none of
 them on the calibration's own board, so none is painted out, and one still standing is read as
 absent), and a crowded province or a big pile, whose paint is a smear of the pieces' colours.
+A piece left in the reference reads as a power centre once it leaves: such centres are asked
+for (:data:`vision.density.STALE_MASS`).
 """
 from __future__ import annotations
 
@@ -51,14 +55,25 @@ from tracker.errors import AugurError
 #: table's game photo did not calibrate).
 PIECES_ON_MAP = 12
 
-#: Painting pieces out: each round paints a disc of this radius (board units) around every piece
-#: the counter still reads (a legionary's base has a radius of about 8, and its body leans away
-#: from the camera and casts a shadow), PAINT_GROW units more each round, for at most PAINT_ROUNDS
-#: rounds, until PAINT_LEFT or fewer are read. Measured (session 124) among radii of 8, 10, 12, 14
-#: and 16, kept or grown: larger discs read the rendered tables better and the demo film worse
-#: (its provinces are crowded: 1,179 of 1,197 regions right at 10, 1,110 at 16); 10 grown by 2 a
-#: round was best or within 0.3 points of it on the film and on easy rendered tables.
-PAINT_RADIUS = 10
+#: Painting pieces out: each round paints a disc of this radius (board units) around every summit
+#: of the counter's density (one where each piece stands; a legionary's base has a radius of about
+#: 8, and its body leans away from the camera and casts a shadow), PAINT_GROW units more each
+#: round, for at most PAINT_ROUNDS rounds, until PAINT_LEFT or fewer summits are left. Session
+#: 124 painted around each region's detections, which all stand at the region's anchor: a crowded
+#: province or a fleet kept most of its pieces. Measured in session 125 (scratch
+#: ``/work/out/s125/paint2.py``, ``film.py``; rendered tables calibrated on a state of their game
+#: with power centres on the map and read on a later state), regions right on easy / medium / hard
+#: tables, and power centres read where none stood:
+#: - procedural art, 18 tables a tier (seeds 5151, 6161, 7272): anchors at radius 10 (session
+#:   124) 82.9 / 70.9 / 62.4 % and 27 / 30 / 41; summits at 10 82.7 / 71.5 / 62.4 % and 31 / 28
+#:   / 41; summits at 12 84.0 / 73.8 / 63.3 % and 22 / 20 / 35 (unpainted 71.0 / 59.9 / 58.2 %);
+#: - the real print, 6 a tier (seed 7171): 86.5 / 79.5 / 59.4 % and 10 / 12 / 13; 87.7 / 79.8 /
+#:   59.6 % and 10 / 12 / 14; at 12 90.1 / 82.5 / 61.4 % and 7 / 4 / 9;
+#: - the demo film calibrated on its first seconds, the last frame of each of its 10 still runs:
+#:   558 of 570 regions right (anchors), 570 (summits at 10 and at 12), 519 unpainted.
+#: Session 124 had chosen 10 among anchor discs of 8 to 16: larger ones read the rendered tables
+#: better and the film worse (its provinces are crowded: 1,179 of 1,197 regions at 10, 1,110 at 16).
+PAINT_RADIUS = 12
 PAINT_GROW = 2
 PAINT_ROUNDS = 6
 PAINT_LEFT = 3
@@ -94,19 +109,22 @@ def pieces_on_map(profile) -> PiecesOnMap:
 
 def _read_on_map(profile) -> tuple[int, tuple[str, ...], np.ndarray]:
     """The pieces the shipped counter reads on ``profile``'s empty board (its reference, seen as
-    the camera saw it): how many, their regions (most first) and where they stand (board units).
-    None to speak of on a board calibrated empty. A counter that cannot be loaded (its model file
-    missing) reads none; the counting itself then says what is wrong."""
+    the camera saw it): how many, their regions (most first), and where its density has a summit
+    (board units; one where each piece stands). None to speak of on a board calibrated empty. A
+    counter that cannot be loaded (its model file missing) reads none; the counting itself then
+    says what is wrong."""
     from vision.density import DensityCounter, reference_in_image
     nowhere = np.zeros((0, 2))
     try:
-        detections = DensityCounter(profile).detect(reference_in_image(profile))
+        counter = DensityCounter(profile)
+        out = counter.predict(reference_in_image(profile))
     except AugurError:
         return 0, (), nowhere
+    detections = counter.read(out)
     if not len(detections):
         return 0, (), nowhere
     held = Counter(r for r in profile.geometry.regions_at(detections.footprints) if r is not None)
-    return sum(held.values()), tuple(r for r, _ in held.most_common()), detections.footprints
+    return sum(held.values()), tuple(r for r, _ in held.most_common()), counter.summit_points(out)
 
 
 def paint_out_pieces(profile) -> PiecesOnMap:

@@ -142,13 +142,14 @@ CENTRE_AREA = (1.0, 8.0)
 #: where a piece stood in the photo is read so too. Measured in session 125 (scratch
 #: ``/work/out/s125/check_impl.py``; 18 rendered tables a tier of seeds 5151, 6161 and 7272, each
 #: calibrated on a state of its game with centres on the map, painted, and read on a later state):
-#: of 98 centres read where none stood, the confidence alone asked for a check of 46 and with
-#: this 83; of 258 read where one stood, 112 and 132 (24 and 37 of them in regions read right). On
-#: the scratch's first reading (``feats.py``) 75 of 80 centres read where none stood had 0.5 or
-#: more of the other way's density, and 60 of 262 where one stood (59 of those had stood in the
-#: calibration photo too, and the renderer had placed them elsewhere since). Calibrated on the
-#: empty board, the same tables read 299 centres where one stood and 1 where none did. Checking
-#: two centres costs about 2 ms.
+#: of 77 centres read where none stood, the confidence alone asked for a check of 37 and with this
+#: 64; of 259 read where one stood, 107 and 120 (25 and 34 of them in regions read right). With
+#: session 124's painting (around each region's detections) 98 centres were read where none
+#: stood, 46 and 83 of them asked for. On the scratch's first reading (``feats.py``, session 124's
+#: painting) 75 of 80 centres read where none stood had 0.5 or more of the other way's density,
+#: and 60 of 262 where one stood (59 of those had stood in the calibration photo too, and the
+#: renderer had placed them elsewhere since). Calibrated on the empty board, the same tables
+#: read 299 centres where one stood and 1 where none did. Checking two centres costs about 2 ms.
 STALE_MASS = 0.5
 STALE_CONFIDENCE = round(LOW_CONFIDENCE / 2, 2)
 #: A legionary summit whose army colour is not its province's, read with at least this
@@ -448,6 +449,15 @@ class DensityCounter:
         out = self.predict(image)
         self._so_far.forget()
         return self.read(out)
+
+    def summit_points(self, out: np.ndarray) -> np.ndarray:
+        """Board points (N x 2, board units) of every summit of the density ``out`` shows on the
+        map, over the legionary window and the hull window: one where each piece stands, where a
+        region's detections all stand at its anchor (calibration.pieces_on_map paints them out)."""
+        total = _density(out)
+        peaks = (_peaks(total, self.peak_window) | _peaks(total, HULL_WINDOW)) & (self.labels > 0)
+        ys, xs = np.nonzero(peaks)
+        return np.array([self._board_point(x, y) for x, y in zip(xs, ys)], float).reshape(-1, 2)
 
     def detect_in_run(self, image: np.ndarray, first: bool) -> Detections:
         """One frame of a run of still frames (the live pipeline's; ``first`` begins a run).
