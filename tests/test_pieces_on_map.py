@@ -123,6 +123,35 @@ class TestPaintingPiecesOut:
         nearest = np.min(np.hypot(*(pieces[:, None, :] - where[None, :, :]).transpose(2, 0, 1)), axis=1)
         assert (nearest <= 8).sum() >= 0.875 * len(pieces), f"{(nearest <= 8).sum()} of {len(pieces)}"
 
+    def test_power_centres_standing_in_the_photo_are_painted_out(self, monkeypatch):
+        """A power centre standing in the photo stands unmoved for the rest of the game (§16.2).
+        Left in the reference it is read as absent; its patch of the kind output is painted
+        (CENTRE_PATCH_SCORE), and it is read: all 6 of this table's centres four moves later,
+        against 3 (the pieces placed as the game films place them: a region its move did not
+        touch keeps its pieces where they stood)."""
+        import calibration.pieces_on_map
+        from vision.synth.dataset import table_game
+        from vision.synth.render import render
+        from vision.synth.video import Placement, video_camera
+        steps = table_game(5151, 0)
+        then, now = steps[599], steps[603]
+        camera, _ = video_camera(51510, "easy", (1280, 720))
+        placement = Placement(load_geometry(), 51510)
+        shot = dict(camera=camera, hand_poses=[], noise_seed=(5151, 3), size=(1280, 720), seed=(5151, 0))
+        photo, truth = render(then.state, "easy", placement=placement.update(then.state, then.vp), vp=then.vp, **shot)
+        later, _ = render(now.state, "easy", placement=placement.update(now.state, now.vp), vp=now.vp, **shot)
+        standing = set(now.state.centres)
+        assert standing and standing <= set(then.state.centres)
+        laid_out = calibrate(photo, procedural_art(), players=truth.players)
+        read = {}
+        for patches in (True, False):
+            if not patches:
+                monkeypatch.setattr(calibration.pieces_on_map, "CENTRE_PATCH_SCORE", float("inf"))
+            profile = copy.deepcopy(laid_out)
+            paint_out_pieces(profile)
+            read[patches] = set(centres_read(profile, later)) & standing
+        assert len(read[True]) >= len(standing) - 1 and len(read[True]) >= len(read[False]) + 2, read
+
     def test_the_real_print_is_not_taken_for_pieces(self):
         """The real board's art (its photo, shrunk as a webcam sees it) reads no piece, so a
         calibration on it paints nothing out of it."""

@@ -907,9 +907,17 @@ class DensityCounter:
         found = lying_regions(seen.lying, self.land_labels.ravel()[at])
         return frozenset(self.geo.region_ids[r - 1] for r in found)
 
-    def _centres_without_summit(self, kind_logits: np.ndarray, has_centre: set[int]):
+    def centre_patches(self, out: np.ndarray, score: float) -> np.ndarray:
+        """Board points (N x 2) of the patches the kind output of ``out`` scores a power centre
+        over, with a mean score of at least ``score``, one per region (as
+        :meth:`_centres_without_summit` finds them at CENTRE_SCORE)."""
+        return np.array([point for _, point, _, _ in self._centres_without_summit(out[KIND_AT], set(), score)],
+                        float).reshape(-1, 2)
+
+    def _centres_without_summit(self, kind_logits: np.ndarray, has_centre: set[int], score: float = CENTRE_SCORE):
         """Power centres the density missed, one per region that counted none: patches of cells
-        whose kind is centre (see CENTRE_SCORE). Yields (region, board point, score, output cell)."""
+        whose kind is centre (see CENTRE_SCORE; ``score``: another bar). Yields (region, board
+        point, score, output cell)."""
         centre = KINDS.index(CENTRE)
         others = np.delete(kind_logits, centre, axis=0)
         # the centre score p = 1 / (1 + sum exp(other - centre)) passes 1/2 only where centre scores
@@ -924,7 +932,7 @@ class DensityCounter:
         area = stats[:, cv2.CC_STAT_AREA]
         mean = np.bincount(comp[ys, xs], weights=p, minlength=n) / np.maximum(area, 1)
         lo, hi = CENTRE_AREA[0] * self.across ** 2, CENTRE_AREA[1] * self.across ** 2
-        for j in np.flatnonzero((area >= lo) & (area <= hi) & (mean >= CENTRE_SCORE)):
+        for j in np.flatnonzero((area >= lo) & (area <= hi) & (mean >= score)):
             if j == 0:
                 continue
             x, y = (int(round(v)) for v in middle[j])
