@@ -142,10 +142,10 @@ CENTRE_AREA = (1.0, 8.0)
 #: where a piece stood in the photo is read so too. Measured in session 125 (scratch
 #: ``/work/out/s125/check_impl.py``; 18 rendered tables a tier of seeds 5151, 6161 and 7272, each
 #: calibrated on a state of its game with centres on the map, painted, and read on a later state):
-#: of 77 centres read where none stood, the confidence alone asked for a check of 37 and with this
-#: 64; of 259 read where one stood, 107 and 120 (25 and 34 of them in regions read right). With
-#: session 124's painting (around each region's detections) 98 centres were read where none
-#: stood, 46 and 83 of them asked for. On the scratch's first reading (``feats.py``, session 124's
+#: of 76 centres read where none stood, the confidence alone asked for a check of 37 and with this
+#: 63; of 263 read where one stood, 107 and 120 (24 and 33 of them in regions read right). With
+#: session 124's painting (around each region's detections, no centre patches) 98 centres were
+#: read where none stood, 46 and 83 of them asked for. On the scratch's first reading (``feats.py``, session 124's
 #: painting) 75 of 80 centres read where none stood had 0.5 or more of the other way's density,
 #: and 60 of 262 where one stood (59 of those had stood in the calibration photo too, and the
 #: renderer had placed them elsewhere since). Calibrated on the empty board, the same tables
