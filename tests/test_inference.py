@@ -562,6 +562,26 @@ class TestCentresStay:
         held, _ = t.game.hold_permanent(t.state())
         assert list(held) == ["galatia"]
 
+    def test_a_centre_read_in_doubt_when_the_game_was_resumed_is_held_once_read_clearly(self):
+        """A calibration with the game laid out can leave a piece in the photo the counter compares
+        with; when it leaves, the camera reads a phantom centre there, in doubt
+        (vision.density.STALE_MASS). Held from the start, it gave its owner a point a turn for the
+        rest of the game. It is held once a commit reads it clearly, and forgotten if one reads
+        the province clearly without it."""
+        t = Table()
+        t.centres.add("galatia")
+        t.game.start(t.state(confidence={"galatia": 0.4}), first_player="red", round_no=5)
+        assert t.game.centres_held == set() and t.game.centres_doubted == {"galatia"}
+        t.centres.discard("galatia")
+        assert t.game.hold_permanent(t.state()) == ({}, [])         # read clearly without it: gone
+        again = Table()
+        again.centres.add("galatia")
+        again.game.start(again.state(confidence={"galatia": 0.4}), first_player="red", round_no=5)
+        again.push()                                                 # read clearly with it
+        assert again.game.centres_held == {"galatia"} and again.game.centres_doubted == set()
+        again.centres.discard("galatia")
+        assert list(again.game.hold_permanent(again.state())[0]) == ["galatia"]
+
     def test_a_held_centre_survives_a_conquest_of_its_province(self):
         from tracker.overrides import apply_overrides
         t = Table(centres=["thracia"])

@@ -955,7 +955,10 @@ class Game(TurnFollower):
         verdicts = validate_setup(state, self.plan) if round_no == 1 else []
         self._follow_from(state, self.seen_in_setup)
         self.question(state, verdicts)
-        self.centres_held = set(state.centres)     # a game resumed mid-way: the board's centres stand
+        # a game resumed mid-way: the board's centres stand (§16.2), those the camera read clearly;
+        # one read in doubt is held once a commit reads it clearly (see _hold_new_centres)
+        doubted = {p for p in state.centres if p in state.unseen or state.confidence_of(p) < LOW_CONFIDENCE}
+        self.centres_held, self.centres_doubted = set(state.centres) - doubted, doubted
         self.round_no = round_no
         self._begin_turn(first, state)
         return verdicts
