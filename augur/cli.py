@@ -321,6 +321,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
         run_confidence_bench(paths, args.images, args.tiers, _or(args.seed, HELD_OUT_SEED), _board_print(args),
                              _toppled(args.toppled), progress=_tier_progress("read"))
         return 0
+    if args.what == "laid-out":
+        from vision.environment import bench_environment
+        from vision.laid_out_bench import LAID_OUT_SEED, bench_laid_out
+        print(f"environment: {bench_environment().describe()}")
+        bench_laid_out(args.images, args.tiers, _or(args.seed, LAID_OUT_SEED), _board_print(args))
+        return 0
     if args.what == "memory":
         from vision.bench import PHONE_SIZE, bench_live_memory, bench_phone_film
         from vision.environment import bench_environment
@@ -1211,14 +1217,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_simulate)
 
     p = sub.add_parser("bench", help="print speed figures")
-    p.add_argument("what", choices=["tracker", "synth", "vision", "confidence", "game", "setup", "memory",
-                                    "dashboard"],
+    p.add_argument("what", choices=["tracker", "synth", "vision", "confidence", "game", "setup", "laid-out",
+                                    "memory", "dashboard"],
                    help="game: the live loop over whole rendered game videos (commits, phantom changes, "
                         "the tracker's verdicts); setup: the live game following a filmed set-up from the "
                         "empty board (placements, verdicts, when the game starts); memory: the peak memory "
                         "of the demo's live loop, and of calibrating on and following its film scaled up "
                         "as a phone films (--size, default 3840x2160); confidence: confidence models "
-                        "(--confidence) judging the same readings of the vision bench's tables")
+                        "(--confidence) judging the same readings of the vision bench's tables; laid-out: "
+                        "tables calibrated with their game laid out on the map, painted out as augur calibrate "
+                        "does, and read on a later state of the game")
     p.add_argument("--verbose", action="store_true", help="setup: print every verdict given while the set-up was "
                                                           "followed; game: every verdict, on the tracked states and "
                                                           "on the true ones, and every true change missed or "
@@ -1226,11 +1234,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--commits", type=COUNT, default=1440, help="dashboard: committed states (one per 5 s for 2 hours)")
     p.add_argument("--games", type=COUNT, help="tracker: simulated games (default 5); game, setup: videos per tier "
                                              "(default 2)")
-    p.add_argument("--images", type=COUNT, default=40, help="synth: images timed per tier; vision: images per tier")
+    p.add_argument("--images", type=COUNT, default=40, help="synth: images timed per tier; vision, laid-out: images per tier")
     p.add_argument("--detector", default="auto", choices=DETECTORS,
                    help="vision: the detector to measure (auto: every shipped one, side by side)")
     p.add_argument("--tiers", nargs="+", default=["easy", "medium", "hard"], choices=["easy", "medium", "hard"],
-                   help="vision, game, setup: the tiers to measure")
+                   help="vision, game, setup, laid-out: the tiers to measure")
     p.add_argument("--size", metavar="WxH",
                    help="vision, game, setup: the camera frame the tables are filmed at (default: the renderer's, "
                         "720p); memory: the phone's film (default 3840x2160)")

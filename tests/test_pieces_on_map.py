@@ -282,3 +282,25 @@ class TestTheBenchCountsFalseWarnings:
         assert len(read) == 2 and all(0 <= n < PIECES_ON_MAP for n in read)
         assert f"pieces read on the map of the (empty) calibration photos: none on {read.count(0)} of 2" \
             in capsys.readouterr().out
+
+
+class TestTheLaidOutBench:
+    def test_it_reads_a_table_both_ways_and_says_so(self, capsys):
+        """`augur bench laid-out` calibrates a table on a state of its game with centres on the
+        map and reads a later state, as photographed and painted out: painting reads it better."""
+        from vision.laid_out_bench import LAID_OUT_SEED, MIN_CENTRES, bench_laid_out, laid_out_table
+        photo, photo_truth, later, later_truth = laid_out_table("easy", LAID_OUT_SEED, 0)
+        centres = [r for r, c in photo_truth.state["regions"].items() if c.get("neutral")]
+        assert len(centres) >= MIN_CENTRES and photo_truth.state != later_truth.state
+        t = bench_laid_out(1, ("easy",))["easy"]
+        assert t["tables"] == 1 and t["painted_regions"] == t["photographed_regions"] > 0
+        assert t["painted_right"] > t["photographed_right"], t
+        assert t["painted_phantoms_asked"] <= t["painted_phantoms"]
+        line = capsys.readouterr().out
+        assert line.startswith("[easy] 1 table calibrated with the game laid out") and "regions right" in line
+
+    def test_the_command_runs(self):
+        r = subprocess.run([sys.executable, "-m", "augur", "bench", "laid-out", "--images", "1", "--tiers", "easy"],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        assert r.stdout.startswith("environment: ") and "[easy] 1 table calibrated" in r.stdout
