@@ -1234,7 +1234,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--commits", type=COUNT, default=1440, help="dashboard: committed states (one per 5 s for 2 hours)")
     p.add_argument("--games", type=COUNT, help="tracker: simulated games (default 5); game, setup: videos per tier "
                                              "(default 2)")
-    p.add_argument("--images", type=COUNT, default=40, help="synth: images timed per tier; vision, laid-out: images per tier")
+    p.add_argument("--images", type=COUNT, default=40,
+                   help="synth: images timed per tier; vision, laid-out: images per tier")
     p.add_argument("--detector", default="auto", choices=DETECTORS,
                    help="vision: the detector to measure (auto: every shipped one, side by side)")
     p.add_argument("--tiers", nargs="+", default=["easy", "medium", "hard"], choices=["easy", "medium", "hard"],

@@ -133,23 +133,24 @@ CENTRE_AREA = (1.0, 8.0)
 #: network compares bare board with the piece still in the reference, a change it never saw in
 #: training, and reads it as a power centre, sure of its kind and its ivory colour. So with a
 #: painted reference every centre read is checked by reading the input the other way round (the
-#: reference as the frame, the frame as the reference) over a window around it: that reading
-#: finds what the reference shows and the frame does not. A centre with at least STALE_MASS of
-#: that density within its disc (CENTRE_WINDOW cells across) stands where the reference still
-#: shows a piece, and its region's confidence is held at STALE_CONFIDENCE, under the dashboard's
-#: check level, so the players are asked, and the tracker does not hold the centre for good
-#: until a commit reads it clearly (:meth:`tracker.game.Game.hold_permanent`). Its count is not changed: a centre placed
-#: where a piece stood in the photo is read so too. Measured in session 125 (scratch
+#: reference as the frame, the frame as the reference) over a window around it: that reading finds
+#: what the reference shows and the frame does not. A centre with at least STALE_MASS of that
+#: density within its disc (CENTRE_WINDOW cells across) stands where the reference still shows a
+#: piece, and its region's confidence is held at STALE_CONFIDENCE, under the dashboard's check
+#: level, so the players are asked, and the tracker does not hold the centre for good until a
+#: commit reads it clearly (:meth:`tracker.game.Game.hold_permanent`). Its count is not changed: a
+#: centre placed where a piece stood in the photo is read so too. Measured in session 125 (scratch
 #: ``/work/out/s125/check_impl.py``; 18 rendered tables a tier of seeds 5151, 6161 and 7272, each
 #: calibrated on a state of its game with centres on the map, painted, and read on a later state):
 #: of 76 centres read where none stood, the confidence alone asked for a check of 37 and with this
 #: 63; of 263 read where one stood, 107 and 120 (24 and 33 of them in regions read right). With
-#: session 124's painting (around each region's detections, no centre patches) 98 centres were
-#: read where none stood, 46 and 83 of them asked for. On the scratch's first reading (``feats.py``, session 124's
-#: painting) 75 of 80 centres read where none stood had 0.5 or more of the other way's density,
-#: and 60 of 262 where one stood (59 of those had stood in the calibration photo too, and the
-#: renderer had placed them elsewhere since). Calibrated on the empty board, the same tables
-#: read 299 centres where one stood and 1 where none did. Checking two centres costs about 2 ms.
+#: session 124's painting (around each region's detections, no centre patches) 98 centres were read
+#: where none stood, 46 and 83 of them asked for. On the scratch's first reading (``feats.py``,
+#: session 124's painting) 75 of 80 centres read where none stood had 0.5 or more of the other
+#: way's density, and 60 of 262 where one stood (59 of those had stood in the calibration photo
+#: too, and the renderer had placed them elsewhere since). Calibrated on the empty board, the same
+#: tables read 299 centres where one stood and 1 where none did. Checking two centres costs about
+#: 2 ms. ``augur bench laid-out`` measures it on tables of its own (:mod:`vision.laid_out_bench`).
 STALE_MASS = 0.5
 STALE_CONFIDENCE = round(LOW_CONFIDENCE / 2, 2)
 #: A legionary summit whose army colour is not its province's, read with at least this
@@ -969,7 +970,8 @@ class DensityCounter:
         for y, x in zip(ys, xs):
             y0, x0 = max(0, y - half), max(0, x - half)
             patch = other_way[y0:y + half + 1, x0:x + half + 1]
-            mine = disc[y0 - (y - half):y0 - (y - half) + patch.shape[0], x0 - (x - half):x0 - (x - half) + patch.shape[1]]
+            top, left = y0 - (y - half), x0 - (x - half)         # where the patch starts in the disc
+            mine = disc[top:top + patch.shape[0], left:left + patch.shape[1]]
             r = int(self.land_labels[y, x]) or int(self.labels[y, x])
             if r and float((patch * mine).sum()) >= STALE_MASS:
                 stale.add(self.geo.region_ids[r - 1])
