@@ -56,8 +56,8 @@ def laid_out_table(tier: str, seed: int, i: int, art=None, geometry=None):
 
 def bench_laid_out(n: int, tiers=("easy", "medium", "hard"), seed: int = LAID_OUT_SEED, board_print=None,
                    progress=None) -> dict:
-    """Per tier: regions right on the later photo, calibrated as photographed and painted out; the
-    power centres standing there read; centres read where none stands, and how many of those the
+    """Per tier: regions right on the later photo, calibrated as photographed and painted out, and
+    those read wrong that the dashboard does not ask about; the power centres standing there read; centres read where none stands, and how many of those the
     dashboard asks about (a confidence under LOW_CONFIDENCE). Prints a summary and returns it."""
     from calibration.pieces_on_map import paint_out_pieces
     from calibration.profile import calibrate
@@ -87,8 +87,9 @@ def bench_laid_out(n: int, tiers=("easy", "medium", "hard"), seed: int = LAID_OU
             for name, calibration in (("photographed", profile), ("painted", painted)):
                 read = count(DensityCounter(calibration).detect(later), calibration.geometry)
                 got = read.to_dict()["regions"]
-                tally[f"{name}_right"] += sum((true.get(r) or {}) == (got.get(r) or {})
-                                              for r in calibration.geometry.region_ids)
+                wrong = [r for r in calibration.geometry.region_ids if (true.get(r) or {}) != (got.get(r) or {})]
+                tally[f"{name}_right"] += len(calibration.geometry.region_ids) - len(wrong)
+                tally[f"{name}_wrong_unasked"] += sum(read.confidence_of(r) >= LOW_CONFIDENCE for r in wrong)
                 tally[f"{name}_regions"] += len(calibration.geometry.region_ids)
                 centres = _centres(got)
                 tally[f"{name}_centres_read"] += len(centres & standing)
@@ -115,6 +116,7 @@ def describe(tier: str, t: Counter) -> str:
               (f"; {t['no_centres']} tables whose game never held {MIN_CENTRES} centres" if t["no_centres"] else "")
     tables = f"{t['tables']} table{'s' if t['tables'] != 1 else ''}"
     return (f"[{tier}] {tables} calibrated with the game laid out and read on a later state, painted out "
-            f"| as photographed: regions right {painted:.1f}% | {photographed:.1f}%; of {t['centres_standing']} power "
+            f"| as photographed: regions right {painted:.1f}% | {photographed:.1f}%, read wrong with no check asked "
+            f"{both('wrong_unasked')}; of {t['centres_standing']} power "
             f"centres standing, read {both('centres_read')}; centres read where none stands {both('phantoms')}, "
             f"asked about on the dashboard {both('phantoms_asked')}{skipped}")
