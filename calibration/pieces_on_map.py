@@ -154,13 +154,14 @@ def paint_out_pieces(profile) -> PiecesOnMap:
     found = PiecesOnMap(pieces, regions)
     if not found:
         return found
-    painted = []
+    painted, discs = [], []
     for k in range(PAINT_ROUNDS):
         if k:
             _, _, where = _read_on_map(profile)
             if len(where) <= PAINT_LEFT:
                 break
         painted += where.tolist()
+        discs += [(float(x), float(y), float(PAINT_RADIUS + PAINT_GROW * k)) for x, y in where]
         mask = np.zeros(profile.reference.shape[:2], np.uint8)
         for x, y in np.rint(where).astype(int):
             cv2.circle(mask, (int(x), int(y)), PAINT_RADIUS + PAINT_GROW * k, 255, -1)
@@ -172,7 +173,8 @@ def paint_out_pieces(profile) -> PiecesOnMap:
         for x, y in np.rint(centres).astype(int):
             cv2.circle(mask, (int(x), int(y)), CENTRE_PAINT_RADIUS, 255, -1)
         profile.reference = cv2.inpaint(profile.reference, mask, INPAINT_RADIUS, cv2.INPAINT_TELEA)
-    profile.painted_out, profile.painted_regions = pieces, regions
+    # the centres' patches are not recorded: a centre read there is the centre that stood there
+    profile.painted_out, profile.painted_regions, profile.painted_discs = pieces, regions, tuple(discs)
     return PiecesOnMap(pieces, regions, painted_out=True, where=tuple(map(tuple, painted)))
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -89,6 +90,9 @@ class CalibrationProfile:
     #: (:func:`calibration.pieces_on_map.paint_out_pieces`): how many, and their regions, most first
     painted_out: int = 0
     painted_regions: tuple[str, ...] = ()
+    #: the discs the pieces were painted out in (x, y, radius; board units): a power centre read
+    #: in one may be the paint (:data:`vision.density.STALE_MASS`)
+    painted_discs: tuple[tuple[float, float, float], ...] = ()
     _geometry: BoardGeometry | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
@@ -189,7 +193,8 @@ class CalibrationProfile:
                 "surface": None if self.surface is None else self.surface.to_dict(),
                 "borders_png": None if self.borders is None else _png_text(self.borders),
                 "markers_at": {k: [float(x), float(y)] for k, (x, y) in self.markers_at.items()},
-                "painted_out": {"pieces": self.painted_out, "regions": list(self.painted_regions)},
+                "painted_out": {"pieces": self.painted_out, "regions": list(self.painted_regions),
+                                "discs": [[round(float(v), 1) for v in disc] for disc in self.painted_discs]},
                 "reference_png": _png_text(self.reference)}
 
     def save(self, path: Path) -> None:
@@ -237,11 +242,11 @@ class CalibrationProfile:
             if not isinstance(markers_at, dict):
                 raise ValueError("its markers are not a mapping of colours to points")
             markers_at = {str(k): (float(x), float(y)) for k, (x, y) in markers_at.items()}
-            painted, painted_regions = _painted_out(data.get("painted_out"), geo)   # absent before session 124
+            painted, painted_regions, discs = _painted_out(data.get("painted_out"), geo)   # absent before session 124
             size, H, gains, colours, area, k1, learned = _checked_fields(data, geo)
             return cls(data["board"], size, H, ref, gains, colours, area, learned, data["augur_calibration"], k1=k1,
                        map_warp=warp, surface=surface, borders=borders, markers_at=markers_at,
-                       painted_out=painted, painted_regions=painted_regions)
+                       painted_out=painted, painted_regions=painted_regions, painted_discs=discs)
         except (KeyError, TypeError, ValueError, MapFitError, binascii.Error) as exc:
             raise CalibrationError(f"{path} is damaged: {exc}") from None
 
@@ -267,17 +272,23 @@ def invertible_homography(H: np.ndarray) -> bool:
     return H.shape == (3, 3) and bool(np.isfinite(H).all()) and abs(np.linalg.det(H)) >= 1e-12
 
 
-def _painted_out(data, geo: BoardGeometry) -> tuple[int, tuple[str, ...]]:
-    """A profile file's record of the pieces painted out of its reference (none when absent)."""
+def _painted_out(data, geo: BoardGeometry) -> tuple[int, tuple[str, ...], tuple[tuple[float, float, float], ...]]:
+    """A profile file's record of the pieces painted out of its reference: how many, their
+    regions and the discs painted (none when absent; no discs before session 125)."""
     if data is None:
-        return 0, ()
+        return 0, (), ()
     if not isinstance(data, dict) or type(data.get("pieces")) is not int or data["pieces"] < 0 \
             or not isinstance(data.get("regions"), list):
         raise ValueError("its pieces painted out are not a count and a list of regions")
     unknown = [r for r in data["regions"] if r not in geo.region_ids]
     if unknown:
         raise ValueError(f"its pieces painted out name regions of no such board ({unknown[0]!r})")
-    return data["pieces"], tuple(data["regions"])
+    discs = data.get("discs", [])
+    if not isinstance(discs, list) or not all(
+            isinstance(d, list) and len(d) == 3 and all(type(v) in (int, float) and math.isfinite(v) for v in d)
+            and d[2] > 0 for d in discs):
+        raise ValueError("its discs painted are not a list of [x, y, radius]")
+    return data["pieces"], tuple(data["regions"]), tuple(tuple(float(v) for v in d) for d in discs)
 
 
 def _checked_fields(data: dict, geo: BoardGeometry) -> tuple:

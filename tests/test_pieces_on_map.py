@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration.pieces_on_map import (PIECES_ON_MAP, PiecesOnMap, _read_on_map, paint_out_pieces,
+from calibration.pieces_on_map import (PAINT_RADIUS, PIECES_ON_MAP, PiecesOnMap, _read_on_map, paint_out_pieces,
                                        pieces_notice, pieces_on_map)
 from calibration.profile import CalibrationError, CalibrationProfile, calibrate
 from tests.test_vision import PLAYERS, scene
@@ -168,19 +168,27 @@ class TestPaintingPiecesOut:
         laid_out.save(tmp_path / "cal.json")
         again = CalibrationProfile.load(tmp_path / "cal.json")
         assert pieces_on_map(again) == found and np.array_equal(again.reference, laid_out.reference)
+        assert len(again.painted_discs) >= found.pieces / 2 and all(r >= PAINT_RADIUS for _, _, r in again.painted_discs)
+        assert np.allclose(again.painted_discs, laid_out.painted_discs, atol=0.05)
         data = json.loads((tmp_path / "cal.json").read_text())
         del data["painted_out"]                  # a profile made before session 124
         (tmp_path / "old.json").write_text(json.dumps(data))
         assert CalibrationProfile.load(tmp_path / "old.json").painted_out == 0
+        data["painted_out"] = {"pieces": 3, "regions": ["italia"]}      # a profile made in session 124
+        (tmp_path / "old.json").write_text(json.dumps(data))
+        assert CalibrationProfile.load(tmp_path / "old.json").painted_discs == ()
 
     @pytest.mark.parametrize("record", [{"pieces": -1, "regions": []}, {"pieces": True, "regions": []},
-                                        {"pieces": 3, "regions": ["atlantis"]}, [3, ["italia"]]])
+                                        {"pieces": 3, "regions": ["atlantis"]}, [3, ["italia"]],
+                                        {"pieces": 3, "regions": [], "discs": [[1, 2]]},
+                                        {"pieces": 3, "regions": [], "discs": [[1, 2, -3]]},
+                                        {"pieces": 3, "regions": [], "discs": "none"}])
     def test_a_damaged_record_is_a_clear_error(self, tmp_path, record):
         profiles()[0].save(tmp_path / "cal.json")
         data = json.loads((tmp_path / "cal.json").read_text())
         data["painted_out"] = record
         (tmp_path / "cal.json").write_text(json.dumps(data))
-        with pytest.raises(CalibrationError, match="is damaged: its pieces painted out"):
+        with pytest.raises(CalibrationError, match="is damaged: its (pieces painted out|discs painted)"):
             CalibrationProfile.load(tmp_path / "cal.json")
 
 
@@ -215,6 +223,23 @@ class TestCentresWherePiecesStayedInTheReference:
         # asks the players about it
         assert any(trusted[r] >= LOW_CONFIDENCE > doubted[r] for r in phantoms), (trusted, doubted)
         assert all(doubted[r] <= trusted[r] for r in doubted)
+
+    def test_a_centre_read_in_the_paint_is_asked_for(self):
+        """Where a piece was painted out the reference shows paint, not the printed board: a
+        centre read there may be the paint against the board the frame shows (the other way's
+        reading sees no piece in a smear), so it is asked for too."""
+        laid_out, _ = painted_mid_game()
+        counter = DensityCounter(laid_out)
+        to_cell = np.linalg.inv(counter._to_board)
+        x, y, r = laid_out.painted_discs[0]
+        cx, cy, w = to_cell @ np.array([x, y, 1.0])
+        assert counter._in_paint(int(round(cx / w)), int(round(cy / w)))
+        # a cell far from every disc is not
+        h, wide = counter.labels.shape
+        far = max(((i, j) for i in range(0, wide, 7) for j in range(0, h, 7)),
+                  key=lambda c: min(np.hypot(*(np.array(counter._board_point(*c)) - np.array(d[:2]))) - d[2]
+                                    for d in laid_out.painted_discs))
+        assert not counter._in_paint(*far)
 
     def test_an_unpainted_calibration_reads_no_other_way(self, monkeypatch):
         """Calibrated on the empty board, no centre is checked: no network pass is spent on it."""

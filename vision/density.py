@@ -136,7 +136,10 @@ CENTRE_AREA = (1.0, 8.0)
 #: reference as the frame, the frame as the reference) over a window around it: that reading finds
 #: what the reference shows and the frame does not. A centre with at least STALE_MASS of that
 #: density within its disc (CENTRE_WINDOW cells across) stands where the reference still shows a
-#: piece, and its region's confidence is held at STALE_CONFIDENCE, under the dashboard's check
+#: piece, or one read inside a disc a piece was painted out in (the profile's ``painted_discs``:
+#: where the paint left a smear and the frame shows the printed board, the network reads a centre
+#: too, and the other way's reading sees no piece there), and its region's confidence is held at
+#: STALE_CONFIDENCE, under the dashboard's check
 #: level, so the players are asked, and the tracker does not hold the centre for good until a
 #: commit reads it clearly (:meth:`tracker.game.Game.hold_permanent`). Its count is not changed: a
 #: centre placed where a piece stood in the photo is read so too. Measured in session 125 (scratch
@@ -150,7 +153,12 @@ CENTRE_AREA = (1.0, 8.0)
 #: way's density, and 60 of 262 where one stood (59 of those had stood in the calibration photo
 #: too, and the renderer had placed them elsewhere since). Calibrated on the empty board, the same
 #: tables read 299 centres where one stood and 1 where none did. Checking two centres costs about
-#: 2 ms. ``augur bench laid-out`` measures it on tables of its own (:mod:`vision.laid_out_bench`).
+#: 2 ms. ``augur bench laid-out`` measures it on tables of its own (:mod:`vision.laid_out_bench`;
+#: ``--images 20``, the painting by summit): the other way's check alone asked about 12 / 16 / 27
+#: of 27 / 20 / 32 phantom centres (easy / medium / hard), with the discs too 21 / 18 / 30, for 42
+#: / 57 / 88 of the standing centres read asked about against 25 / 54 / 83 (the renderer places a
+#: centre afresh whenever its province changes, often in paint); regions read wrong with no check
+#: asked 57 / 50 / 55 and 44 / 48 / 51 of 1,140.
 STALE_MASS = 0.5
 STALE_CONFIDENCE = round(LOW_CONFIDENCE / 2, 2)
 #: A legionary summit whose army colour is not its province's, read with at least this
@@ -973,9 +981,16 @@ class DensityCounter:
             top, left = y0 - (y - half), x0 - (x - half)         # where the patch starts in the disc
             mine = disc[top:top + patch.shape[0], left:left + patch.shape[1]]
             r = int(self.land_labels[y, x]) or int(self.labels[y, x])
-            if r and float((patch * mine).sum()) >= STALE_MASS:
+            if r and (float((patch * mine).sum()) >= STALE_MASS or self._in_paint(x, y)):
                 stale.add(self.geo.region_ids[r - 1])
         return stale
+
+    def _in_paint(self, x: int, y: int) -> bool:
+        """Whether output cell (x, y) lies in a disc a piece was painted out in (the profile's
+        ``painted_discs``): there the reference shows paint, not the printed board."""
+        discs = np.asarray(self.profile.painted_discs, float).reshape(-1, 3)
+        bx, by = self._board_point(x, y)
+        return bool(np.any(np.hypot(discs[:, 0] - bx, discs[:, 1] - by) <= discs[:, 2]))
 
     def _cover(self, occluder_logit: np.ndarray) -> np.ndarray:
         """The share of each region (by label value) under a hand, a card or a cup."""

@@ -93,6 +93,7 @@ def bench_laid_out(n: int, tiers=("easy", "medium", "hard"), seed: int = LAID_OU
                 tally[f"{name}_regions"] += len(calibration.geometry.region_ids)
                 centres = _centres(got)
                 tally[f"{name}_centres_read"] += len(centres & standing)
+                tally[f"{name}_centres_asked"] += sum(read.confidence_of(r) < LOW_CONFIDENCE for r in centres & standing)
                 tally[f"{name}_phantoms"] += len(centres - standing)
                 tally[f"{name}_phantoms_asked"] += sum(read.confidence_of(r) < LOW_CONFIDENCE
                                                        for r in centres - standing)
@@ -118,5 +119,6 @@ def describe(tier: str, t: Counter) -> str:
     return (f"[{tier}] {tables} calibrated with the game laid out and read on a later state, painted out "
             f"| as photographed: regions right {painted:.1f}% | {photographed:.1f}%, read wrong with no check asked "
             f"{both('wrong_unasked')}; of {t['centres_standing']} power "
-            f"centres standing, read {both('centres_read')}; centres read where none stands {both('phantoms')}, "
+            f"centres standing, read {both('centres_read')} (asked about {both('centres_asked')}); centres read where "
+            f"none stands {both('phantoms')}, "
             f"asked about on the dashboard {both('phantoms_asked')}{skipped}")
