@@ -215,7 +215,7 @@ class TestCentresWherePiecesStayedInTheReference:
         laid_out, (later, truth) = painted_mid_game()
         standing = {r for r, content in truth.state["regions"].items() if content.get("neutral")}
         doubted = centres_read(laid_out, later)
-        monkeypatch.setattr(vision.density, "STALE_MASS", float("inf"))       # the check left out
+        monkeypatch.setattr(vision.density, "STALE_MASS", float("inf"))       # the other way's check left out
         trusted = centres_read(laid_out, later)
         assert doubted.keys() == trusted.keys()                     # the counts are not changed
         phantoms = [r for r in trusted if r not in standing]
