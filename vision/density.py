@@ -139,26 +139,26 @@ CENTRE_AREA = (1.0, 8.0)
 #: piece, or one read inside a disc a piece was painted out in (the profile's ``painted_discs``:
 #: where the paint left a smear and the frame shows the printed board, the network reads a centre
 #: too, and the other way's reading sees no piece there), and its region's confidence is held at
-#: STALE_CONFIDENCE, under the dashboard's check
-#: level, so the players are asked, and the tracker does not hold the centre for good until a
-#: commit reads it clearly (:meth:`tracker.game.Game.hold_permanent`). Its count is not changed: a
-#: centre placed where a piece stood in the photo is read so too. Measured in session 125 (scratch
+#: STALE_CONFIDENCE, under the dashboard's check level, so the players are asked, and the tracker
+#: does not hold the centre for good until a commit reads it clearly
+#: (:meth:`tracker.game.Game.hold_permanent`). Its count is not changed: a centre placed where a
+#: piece stood in the photo is read so too. Measured in session 125 (scratch
 #: ``/work/out/s125/check_impl.py``; 18 rendered tables a tier of seeds 5151, 6161 and 7272, each
 #: calibrated on a state of its game with centres on the map, painted, and read on a later state):
-#: of 76 centres read where none stood, the confidence alone asked for a check of 37 and with this
-#: 63; of 263 read where one stood, 107 and 120 (24 and 33 of them in regions read right). With
-#: session 124's painting (around each region's detections, no centre patches) 98 centres were read
-#: where none stood, 46 and 83 of them asked for. On the scratch's first reading (``feats.py``,
-#: session 124's painting) 75 of 80 centres read where none stood had 0.5 or more of the other
-#: way's density, and 60 of 262 where one stood (59 of those had stood in the calibration photo
-#: too, and the renderer had placed them elsewhere since). Calibrated on the empty board, the same
-#: tables read 299 centres where one stood and 1 where none did. Checking two centres costs about
-#: 2 ms. ``augur bench laid-out`` measures it on tables of its own (:mod:`vision.laid_out_bench`;
-#: ``--images 20``, the painting by summit): the other way's check alone asked about 12 / 16 / 27
-#: of 27 / 20 / 32 phantom centres (easy / medium / hard), with the discs too 21 / 18 / 30, for 42
-#: / 57 / 88 of the standing centres read asked about against 25 / 54 / 83 (the renderer places a
-#: centre afresh whenever its province changes, often in paint); regions read wrong with no check
-#: asked 57 / 50 / 55 and 44 / 48 / 51 of 1,140.
+#: of 76 centres read where none stood, the confidence alone asked for a check of 37 and with the
+#: other way's check (before the discs) 63; of 263 read where one stood, 107 and 120 (24 and 33 of
+#: them in regions read right). With session 124's painting (around each region's detections, no
+#: centre patches) 98 centres were read where none stood, 46 and 83 of them asked for. On the
+#: scratch's first reading (``feats.py``, session 124's painting) 75 of 80 centres read where none
+#: stood had 0.5 or more of the other way's density, and 60 of 262 where one stood (59 of those had
+#: stood in the calibration photo too, and the renderer had placed them elsewhere since).
+#: Calibrated on the empty board, the same tables read 299 centres where one stood and 1 where none
+#: did. Checking two centres costs about 2 ms. ``augur bench laid-out`` measures it on tables of
+#: its own (:mod:`vision.laid_out_bench`; ``--images 20``, the painting by summit): the other way's
+#: check alone asked about 12 / 16 / 27 of 27 / 20 / 32 phantom centres (easy / medium / hard),
+#: with the discs too 21 / 18 / 30, for 42 / 57 / 88 of the standing centres read asked about
+#: against 25 / 54 / 83 (the renderer places a centre afresh whenever its province changes, often
+#: in paint); regions read wrong with no check asked 57 / 50 / 55 and 44 / 48 / 51 of 1,140.
 STALE_MASS = 0.5
 STALE_CONFIDENCE = round(LOW_CONFIDENCE / 2, 2)
 #: A legionary summit whose army colour is not its province's, read with at least this
