@@ -124,19 +124,28 @@ def pieces_on_map(profile) -> PiecesOnMap:
     return PiecesOnMap(pieces, regions)
 
 
+def _own_board(profile):
+    """The shipped counter for ``profile`` and its output on the calibration's own board (the
+    reference put back in the camera's view), or None when the counter cannot be loaded (its model
+    file missing; the counting itself then says what is wrong)."""
+    from vision.density import DensityCounter, reference_in_image
+    try:
+        counter = DensityCounter(profile)
+        return counter, counter.predict(reference_in_image(profile))
+    except AugurError:
+        return None
+
+
 def _read_on_map(profile) -> tuple[int, tuple[str, ...], np.ndarray]:
     """The pieces the shipped counter reads on ``profile``'s empty board (its reference, seen as
     the camera saw it): how many, their regions (most first), and where its density has a summit
-    (board units; one where each piece stands). None to speak of on a board calibrated empty. A
-    counter that cannot be loaded (its model file missing) reads none; the counting itself then
-    says what is wrong."""
-    from vision.density import DensityCounter, reference_in_image
+    (board units; one where each piece stands). None to speak of on a board calibrated empty, nor
+    when the counter cannot be loaded."""
     nowhere = np.zeros((0, 2))
-    try:
-        counter = DensityCounter(profile)
-        out = counter.predict(reference_in_image(profile))
-    except AugurError:
+    read = _own_board(profile)
+    if read is None:
         return 0, (), nowhere
+    counter, out = read
     detections = counter.read(out)
     if not len(detections):
         return 0, (), nowhere
@@ -162,28 +171,25 @@ def paint_out_pieces(profile) -> PiecesOnMap:
                 break
         painted += where.tolist()
         discs += [(float(x), float(y), float(PAINT_RADIUS + PAINT_GROW * k)) for x, y in where]
-        mask = np.zeros(profile.reference.shape[:2], np.uint8)
-        for x, y in np.rint(where).astype(int):
-            cv2.circle(mask, (int(x), int(y)), PAINT_RADIUS + PAINT_GROW * k, 255, -1)
-        profile.reference = cv2.inpaint(profile.reference, mask, INPAINT_RADIUS, cv2.INPAINT_TELEA)
-    centres = _centre_patches(profile)
-    if len(centres):
-        painted += centres.tolist()
-        mask = np.zeros(profile.reference.shape[:2], np.uint8)
-        for x, y in np.rint(centres).astype(int):
-            cv2.circle(mask, (int(x), int(y)), CENTRE_PAINT_RADIUS, 255, -1)
-        profile.reference = cv2.inpaint(profile.reference, mask, INPAINT_RADIUS, cv2.INPAINT_TELEA)
+        _paint(profile, where, PAINT_RADIUS + PAINT_GROW * k)
+    counter, out = _own_board(profile)
+    centres = counter.centre_patches(out, CENTRE_PATCH_SCORE)
+    painted += centres.tolist()
+    _paint(profile, centres, CENTRE_PAINT_RADIUS)
     # the centres' patches are not recorded: a centre read there is the centre that stood there
     profile.painted_out, profile.painted_regions, profile.painted_discs = pieces, regions, tuple(discs)
     return PiecesOnMap(pieces, regions, painted_out=True, where=tuple(map(tuple, painted)))
 
 
-def _centre_patches(profile) -> np.ndarray:
-    """Where the counter's kind output scores a power centre on ``profile``'s board (see
-    CENTRE_PATCH_SCORE; board units)."""
-    from vision.density import DensityCounter, reference_in_image
-    counter = DensityCounter(profile)
-    return counter.centre_patches(counter.predict(reference_in_image(profile)), CENTRE_PATCH_SCORE)
+def _paint(profile, points: np.ndarray, radius: int) -> None:
+    """Paint a disc of ``radius`` board units around each of ``points`` out of ``profile``'s
+    reference, filling it from the board art around it (OpenCV's Telea inpainting)."""
+    if not len(points):
+        return
+    mask = np.zeros(profile.reference.shape[:2], np.uint8)
+    for x, y in np.rint(points).astype(int):
+        cv2.circle(mask, (int(x), int(y)), int(radius), 255, -1)
+    profile.reference = cv2.inpaint(profile.reference, mask, INPAINT_RADIUS, cv2.INPAINT_TELEA)
 
 
 def pieces_notice(on_map: PiecesOnMap, geo, preview=None) -> str:

@@ -161,6 +161,9 @@ CENTRE_AREA = (1.0, 8.0)
 #: in paint); regions read wrong with no check asked 57 / 50 / 55 and 44 / 48 / 51 of 1,140.
 STALE_MASS = 0.5
 STALE_CONFIDENCE = round(LOW_CONFIDENCE / 2, 2)
+#: A centre's disc in output cells, CENTRE_WINDOW across (where STALE_MASS is summed).
+_CENTRE_DISC = cv2.circle(np.zeros((CENTRE_WINDOW, CENTRE_WINDOW), np.float32),
+                          (CENTRE_WINDOW // 2, CENTRE_WINDOW // 2), CENTRE_WINDOW // 2, 1.0, -1)
 #: A legionary summit whose army colour is not its province's, read with at least this
 #: probability, standing within STRAY_REACH legionary widths of a province held by its colour,
 #: is that province's piece (:meth:`DensityCounter._to_its_army`; past 1: never). On 40
@@ -390,6 +393,8 @@ class DensityCounter:
         self._across_at = np.concatenate([[1.0], legionary_across_at(profile, points) * self.crop.scale])
         self._sea = np.array([0.0] + [float(self.geo.board.is_sea(r)) for r in self.geo.region_ids])
         self._to_board = np.linalg.inv(profile.H) @ output_to_image(self.crop)     # output cell -> board
+        # the discs pieces were painted out of the reference in (x, y, radius; see STALE_MASS)
+        self._painted_discs = np.asarray(profile.painted_discs, float).reshape(-1, 3)
         self.confidence = confidence if confidence is not False else \
             (None if session else confidence_for(Path(model or DEFAULT_COUNTER).resolve()))
         self.summits = summits if summits is not False else (None if session else summits_for())
@@ -972,14 +977,12 @@ class DensityCounter:
             out = self.session.run(None, {self.input_name: x})[0][0]
             cells_in, around = box.cells(STRIDE), window.cells(STRIDE)
             other_way[cells_in.rows, cells_in.cols] = _density(out)[cells_in.within(around)]
-        disc = np.zeros((CENTRE_WINDOW, CENTRE_WINDOW), np.float32)
-        cv2.circle(disc, (half, half), half, 1.0, -1)
         stale = set()
         for y, x in zip(ys, xs):
             y0, x0 = max(0, y - half), max(0, x - half)
             patch = other_way[y0:y + half + 1, x0:x + half + 1]
             top, left = y0 - (y - half), x0 - (x - half)         # where the patch starts in the disc
-            mine = disc[top:top + patch.shape[0], left:left + patch.shape[1]]
+            mine = _CENTRE_DISC[top:top + patch.shape[0], left:left + patch.shape[1]]
             r = int(self.land_labels[y, x]) or int(self.labels[y, x])
             if r and (float((patch * mine).sum()) >= STALE_MASS or self._in_paint(x, y)):
                 stale.add(self.geo.region_ids[r - 1])
@@ -988,7 +991,7 @@ class DensityCounter:
     def _in_paint(self, x: int, y: int) -> bool:
         """Whether output cell (x, y) lies in a disc a piece was painted out in (the profile's
         ``painted_discs``): there the reference shows paint, not the printed board."""
-        discs = np.asarray(self.profile.painted_discs, float).reshape(-1, 3)
+        discs = self._painted_discs
         bx, by = self._board_point(x, y)
         return bool(np.any(np.hypot(discs[:, 0] - bx, discs[:, 1] - by) <= discs[:, 2]))
 

@@ -24,15 +24,12 @@ import numpy as np
 
 from tracker.errors import AugurError
 from tracker.readings import LOW_CONFIDENCE
+from tracker.state import ObservedState
 
 #: The bench's seed (its tables are held out of every training set, whose render seeds are others).
 LAID_OUT_SEED = 5151
 #: A table's calibration state holds at least this many power centres.
 MIN_CENTRES = 3
-
-
-def _centres(regions: dict) -> set[str]:
-    return {r for r, content in regions.items() if (content or {}).get("neutral", {}).get("centre")}
 
 
 def laid_out_table(tier: str, seed: int, i: int, art=None, geometry=None):
@@ -82,7 +79,7 @@ def bench_laid_out(n: int, tiers=("easy", "medium", "hard"), seed: int = LAID_OU
             painted = copy.deepcopy(profile)
             paint_out_pieces(painted)
             true = later_truth.state["regions"]
-            standing = _centres(true)
+            standing = set(ObservedState.from_dict(later_truth.state).centres)
             tally["tables"] += 1
             for name, calibration in (("photographed", profile), ("painted", painted)):
                 read = count(DensityCounter(calibration).detect(later), calibration.geometry)
@@ -91,7 +88,7 @@ def bench_laid_out(n: int, tiers=("easy", "medium", "hard"), seed: int = LAID_OU
                 tally[f"{name}_right"] += len(calibration.geometry.region_ids) - len(wrong)
                 tally[f"{name}_wrong_unasked"] += sum(read.confidence_of(r) >= LOW_CONFIDENCE for r in wrong)
                 tally[f"{name}_regions"] += len(calibration.geometry.region_ids)
-                centres = _centres(got)
+                centres = set(read.centres)
                 tally[f"{name}_centres_read"] += len(centres & standing)
                 tally[f"{name}_centres_asked"] += sum(read.confidence_of(r) < LOW_CONFIDENCE for r in centres & standing)
                 tally[f"{name}_phantoms"] += len(centres - standing)
