@@ -327,6 +327,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
         print(f"environment: {bench_environment().describe()}")
         bench_laid_out(args.images, args.tiers, _or(args.seed, LAID_OUT_SEED), _board_print(args))
         return 0
+    if args.what == "track":
+        from vision.environment import bench_environment
+        from vision.track_bench import bench_track
+        print(f"environment: {bench_environment().describe()}")
+        bench_track(args.images, args.tiers, args.seed, _board_print(args))
+        return 0
     if args.what == "memory":
         from vision.bench import PHONE_SIZE, bench_live_memory, bench_phone_film
         from vision.environment import bench_environment
@@ -535,11 +541,14 @@ def cmd_count(args: argparse.Namespace) -> int:
     from vision.count import count
     from calibration.notices import calibration_notices
     from vision.pipeline import make_detector
+    from vision.track import TrackReader
     profile = CalibrationProfile.load(Path(args.calibration), args.board)
     for notice in calibration_notices(profile):        # the counts below are read under it
         print(f"warning: {notice}", file=sys.stderr)
     detector = make_detector(profile, args.detector)
     geo = profile.geometry
+    # the score markers, read beside the counts (the tracker takes no notice of them)
+    track = TrackReader(profile) if geo.track_boxes else None
     failed = 0
     for path in args.images:
         try:
@@ -554,7 +563,10 @@ def cmd_count(args: argparse.Namespace) -> int:
             failed += 1
             continue
         det = detector.detect(image)
-        print(count(det, geo, det.unseen).to_json())
+        line = count(det, geo, det.unseen).to_dict()
+        if track is not None:
+            line["track"] = track.read(image).to_dict()
+        print(json.dumps(line, separators=(",", ":")))
     return EXIT_BAD_INPUT if failed else 0
 
 
@@ -980,7 +992,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     store = Store(record)
     live = LiveGame.open(store, list(PLAYERS), resume=False)
     live.profile = profile
-    pipeline = Pipeline(profile)
+    pipeline = Pipeline(profile, players=PLAYERS)
     say(f"detector: {pipeline.detector.name}; recording to {record}")
     stop = threading.Event()
     frames = video_frames(folder, meta["fps"], realtime=not args.fast, limit=args.frames)
@@ -1037,7 +1049,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     live = LiveGame.open(store, players, args.ruleset, args.target, resume=video is None)
     live.profile, live.profile_path = profile, Path(args.calibration)
     stop = threading.Event()
-    pipeline = Pipeline(profile, which=args.detector)
+    pipeline = Pipeline(profile, which=args.detector, players=tuple(players))
 
     def frames_again():
         yield first
@@ -1218,7 +1230,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("bench", help="print speed figures")
     p.add_argument("what", choices=["tracker", "synth", "vision", "confidence", "game", "setup", "laid-out",
-                                    "memory", "dashboard"],
+                                    "track", "memory", "dashboard"],
                    help="game: the live loop over whole rendered game videos (commits, phantom changes, "
                         "the tracker's verdicts); setup: the live game following a filmed set-up from the "
                         "empty board (placements, verdicts, when the game starts); memory: the peak memory "
@@ -1226,7 +1238,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "as a phone films (--size, default 3840x2160); confidence: confidence models "
                         "(--confidence) judging the same readings of the vision bench's tables; laid-out: "
                         "tables calibrated with their game laid out on the map, painted out as augur calibrate "
-                        "does, and read on a later state of the game")
+                        "does, and read on a later state of the game; track: the score markers read on the "
+                        "vision bench's tables")
     p.add_argument("--verbose", action="store_true", help="setup: print every verdict given while the set-up was "
                                                           "followed; game: every verdict, on the tracked states and "
                                                           "on the true ones, and every true change missed or "
@@ -1235,11 +1248,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--games", type=COUNT, help="tracker: simulated games (default 5); game, setup: videos per tier "
                                              "(default 2)")
     p.add_argument("--images", type=COUNT, default=40,
-                   help="synth: images timed per tier; vision, laid-out: images per tier")
+                   help="synth: images timed per tier; vision, laid-out, track: images per tier")
     p.add_argument("--detector", default="auto", choices=DETECTORS,
                    help="vision: the detector to measure (auto: every shipped one, side by side)")
     p.add_argument("--tiers", nargs="+", default=["easy", "medium", "hard"], choices=["easy", "medium", "hard"],
-                   help="vision, game, setup, laid-out: the tiers to measure")
+                   help="vision, game, setup, laid-out, track: the tiers to measure")
     p.add_argument("--size", metavar="WxH",
                    help="vision, game, setup: the camera frame the tables are filmed at (default: the renderer's, "
                         "720p); memory: the phone's film (default 3840x2160)")
@@ -1264,7 +1277,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--turns", type=COUNT, help="tracker: turns per game (default 300); game: turns per video "
                                              "(default 3)")
     p.add_argument("--seed", type=SEED, help=f"tracker, synth: the seed (default 0); game, setup: the first video's seed "
-                                            f"(default {GAME_BENCH_SEED}); confidence: the tables' seed (default: "
+                                            f"(default {GAME_BENCH_SEED}); confidence, track: the tables' seed (default: "
                                             f"the vision bench's)")
     p.add_argument("--no-hold", action="store_true",
                    help="game: count every region afresh at every still frame, untouched ones too")
@@ -1446,7 +1459,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dpi", type=DPI, default=300)
     p.set_defaults(func=cmd_markers)
 
-    p = sub.add_parser("count", help="count the pieces in photos; prints one observed state per line")
+    p = sub.add_parser("count", help="count the pieces in photos; prints one observed state per line, with the "
+                                     "box each score marker stands on (\"track\")")
     p.add_argument("images", nargs="+")
     p.add_argument("--calibration", required=True)
     p.add_argument("--board", default="spqrisiko")

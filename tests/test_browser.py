@@ -289,6 +289,24 @@ def test_the_current_players_card_names_the_marks_its_claim_hangs_on(browser, da
     wait_for(lambda: not browser.find_elements(By.CSS_SELECTOR, "#players small.claim-doubt"))
 
 
+def test_a_score_marker_the_camera_sees_off_the_score_is_pointed_out(browser, dashboard):
+    """The camera reads red's marker on box 3 while the score is 0 (vision.track): red's card
+    says so and the track rings box 3 in red; once the marker is read on 0, both go."""
+    from selenium.webdriver.common.by import By
+    live = dashboard
+    live.commit(game_states(1)[0])
+    live.set_track({"red": 3, "blue": 0, "yellow": None})
+    wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#players small.marker-off"))
+    (line,) = browser.find_elements(By.CSS_SELECTOR, "#players small.marker-off")
+    assert "the marker on the board stands on 3, the score is 0" in line.text
+    (ring,) = browser.find_elements(By.CSS_SELECTOR, "#track .marker.seen")
+    assert ring.find_element(By.XPATH, "..").get_attribute("title") == "box 3"
+    assert ring.get_attribute("title") == "red's marker as the camera sees it"
+    live.set_track({"red": 0, "blue": 0, "yellow": None})
+    wait_for(lambda: not browser.find_elements(By.CSS_SELECTOR, "#players small.marker-off"))
+    assert not browser.find_elements(By.CSS_SELECTOR, "#track .marker.seen")
+
+
 def test_a_count_a_rule_questioned_is_outlined_until_a_player_sets_it(browser, dashboard):
     """Yellow, not in turn, read surely with four legionaries more: a violation, shown once with
     its commit; the map goes on outlining the province, and says why, until a player counts it."""

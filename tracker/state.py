@@ -7,9 +7,12 @@ dashboard. Its JSON form::
      "regions": {"baetica": {"red": {"legionary": 3, "vexillum": 1}, "neutral": {"centre": 1}},
                  "ibericum": {"blue": {"trireme": 2}}},
      "confidence": {"baetica": 0.97},          # optional, from vision, 0..1 per region
-     "unseen": ["creta"]}                      # optional, regions the camera could not see
+     "unseen": ["creta"],                      # optional, regions the camera could not see
+     "track": {"red": 7, "blue": null}}        # optional, where the camera saw the score markers
 
-Regions left out are empty. The kinds and colours allowed are those of the board's piece set
+Regions left out are empty. ``track`` (:mod:`vision.track`) is the camera's reading of the score
+track, beside the counts: a state is its counts, and the parser leaves the track aside.
+The kinds and colours allowed are those of the board's piece set
 (:class:`~tracker.pieces.PieceSet`): legionaries, vexilla, triremes and centres here; tanks and
 flags on the classic board; battalions, leaders and the Ring on the Middle-earth board.
 Parsing checks everything a physical board makes impossible (an unknown region, colour or

@@ -104,12 +104,17 @@ class BoardView:
     for that; an averaged view widens every change by a pixel. The lookup table is made once
     per frame size."""
 
-    def __init__(self, H: np.ndarray, geo: BoardGeometry, scale: float, k1: float = 0.0):
-        """``H``: the pose (board units -> undistorted image pixels); ``k1``: the calibrated lens."""
+    def __init__(self, H: np.ndarray, geo: BoardGeometry, scale: float, k1: float = 0.0,
+                 window: tuple[int, int, int, int] | None = None):
+        """``H``: the pose (board units -> undistorted image pixels); ``k1``: the calibrated lens;
+        ``window``: only this part of the board (x0, y0, x1, y1 in board units; the whole board
+        when None), its view pixel (0, 0) at board point (x0, y0)."""
         self.H = np.asarray(H, np.float64)
         self.scale = float(scale)
         self.k1 = float(k1)
-        self.size = (int(geo.size[0] * scale), int(geo.size[1] * scale))
+        x0, y0, x1, y1 = window if window is not None else (0, 0, geo.size[0], geo.size[1])
+        self.origin = (float(x0), float(y0))
+        self.size = (int((x1 - x0) * scale), int((y1 - y0) * scale))
         self._tables: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
 
     @classmethod
@@ -124,7 +129,7 @@ class BoardView:
         if (h, w) not in self._tables:
             vw, vh = self.size
             ys, xs = np.mgrid[0:vh, 0:vw].astype(np.float64)
-            board = np.stack([xs.ravel(), ys.ravel()], axis=1) / self.scale
+            board = np.stack([xs.ravel(), ys.ravel()], axis=1) / self.scale + np.asarray(self.origin)
             ideal = cv2.perspectiveTransform(board.reshape(-1, 1, 2), self.H).reshape(-1, 2)
             px = distort_points(ideal, (w, h), self.k1).reshape(vh, vw, 2).astype(np.float32)
             self._tables[(h, w)] = (np.ascontiguousarray(px[..., 0]), np.ascontiguousarray(px[..., 1]))

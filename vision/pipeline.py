@@ -30,6 +30,7 @@ from vision.gate import BoardView, Gate, GateResult
 from vision.light import light_notice
 from vision.records import DENSITY_MIRRORED, DETECTORS, Detections
 from vision.touched import TouchedRegions
+from vision.track import TrackReader, TrackReading
 
 
 #: Alignment of a still frame with the calibration reference (edge correlation, 0..1) below which
@@ -76,6 +77,8 @@ class FrameResult:
     #: committed (what a card drawn is judged on, :meth:`webui.live.LiveGame.table_settled`)
     settled: bool = False
     notice: str = ""                  # something the players should know (the light moved far; a covered calibration)
+    #: where the score markers stand, read once a still run has had its last say (``settled``)
+    track: TrackReading | None = None
 
 
 def make_detector(profile: CalibrationProfile, which: str = "auto", partial: bool = True):
@@ -102,13 +105,15 @@ class Pipeline:
     calibration reference trigger a new board search; the game and its committed state go on."""
 
     def __init__(self, profile: CalibrationProfile, detector=None, agree: int = 3, which: str = "auto",
-                 hold_untouched: bool = True, partial: bool = True):
+                 hold_untouched: bool = True, partial: bool = True, players: tuple[str, ...] = ()):
         """``detector``: a fixed detector to use; otherwise one is made by name (``which``, see
         :func:`make_detector`) for each pose, the first and every one found again after a bump.
         ``hold_untouched``: regions whose pixels did not change since the last commit keep their
         committed count (:mod:`vision.touched`); off, every still frame is counted afresh.
-        ``partial``: see :func:`make_detector`."""
+        ``partial``: see :func:`make_detector`. ``players``: the armies whose score markers to read
+        (:class:`vision.track.TrackReader`; by default those the calibration found on box 0)."""
         self.profile = profile
+        self.players = tuple(players)
         self.which = which
         self.hold_untouched = hold_untouched
         self.partial = partial
@@ -140,6 +145,8 @@ class Pipeline:
         ref = self._ref_edges.astype(np.float32)
         self._drift_ref = ref if self._align_seen is None else ref * self._align_seen
         self.touched = TouchedRegions(self.profile, self.geo) if self.hold_untouched else None
+        self.track = TrackReader(self.profile, self.players) if self.geo.track_boxes else None
+        self._track_read = False
 
     def alignment(self, image: np.ndarray) -> float:
         """How well the frame, rectified with the current pose, lines up with the calibration view
@@ -226,9 +233,15 @@ class Pipeline:
             self.fusion.reset_run()
         if self.fusion.settled:
             # the run has had its last say: a further still frame of it could change nothing, so
-            # a table left still while the players think costs the gate alone
+            # a table left still while the players think costs the gate alone, and the score
+            # track is read once (a marker moves under a hand, which ends the run)
             res.notice, res.settled = self._notice, True
+            if self.track is not None and not self._track_read:
+                t_track = time.perf_counter()
+                res.track, self._track_read = self.track.read(image), True
+                res.timings["track"] = time.perf_counter() - t_track
             return res
+        self._track_read = False
         if hasattr(self.detector, "detect_in_run"):    # reads a still run's frames together
             det = self.detector.detect_in_run(image, first=self.fusion.run_length == 0)
         else:

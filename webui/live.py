@@ -116,6 +116,9 @@ class LiveGame:
     draw_entered: float = 0.0
     #: keeps, with each committed frame, the calibration and pose it was read with (for the review)
     recorder: object | None = None
+    #: where the camera last saw each player's score marker (box 0 to 40; None: not seen), beside
+    #: the score the tracker keeps (:mod:`vision.track`); empty until the camera reads the track
+    track: dict[str, int | None] = field(default_factory=dict)
 
     # -- opening ---------------------------------------------------------------------------
     @classmethod
@@ -399,6 +402,17 @@ class LiveGame:
         self.broadcast(view)
         return verdicts
 
+    def set_track(self, boxes: dict[str, int | None]) -> None:
+        """Where the camera sees the players' score markers now (:class:`vision.track.TrackReading`'s
+        boxes); the tablets set each beside the score the tracker keeps, and hear only of a change."""
+        with self.lock:
+            boxes = {c: boxes[c] for c in self.game.players if c in boxes}
+            if boxes == self.track:
+                return
+            self.track = boxes
+            view = self.view()
+        self.broadcast(view)
+
     def set_camera_notice(self, text: str) -> None:
         """Show ``text`` on every tablet ("" clears it); tablets hear only of a change."""
         with self.lock:
@@ -583,7 +597,7 @@ class LiveGame:
         return {
             "game_id": self.game_id, "players": list(g.players), "ruleset": self.ruleset, "target_vp": g.target_vp,
             "board": g.board.id,
-            "vp": g.vp, "vp_max": VP_TRACK_MAX, "round": g.round_no, "turn": g.turn_no, "current": g.current,
+            "vp": g.vp, "vp_max": VP_TRACK_MAX, "track": self.track, "round": g.round_no, "turn": g.turn_no, "current": g.current,
             "low_confidence": LOW_CONFIDENCE,
             # the tablet's entry form follows the ruleset: its card symbols, and its dice (none in
             # a dice-free ruleset; the most each side rolls, and whether a battle may be at sea)

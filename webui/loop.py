@@ -40,6 +40,8 @@ def feed(live: LiveGame, pipeline: Pipeline, frames: Iterator[np.ndarray | None]
             live.set_camera_notice(notice)
         if res.resighted is not None:
             live.resight(res.resighted)
+        if res.track is not None:
+            live.set_track(res.track.boxes)
         if res.settled:         # every move on the table is committed: a card drawn may be judged
             for v in live.table_settled() or ():
                 if log:

@@ -145,11 +145,21 @@ function renderMap(state, changed) {
   if (check) { check.hidden = !doubts; check.textContent = `${doubts} to check`; }
 }
 
+// whether the camera sees c's score marker on another box than the score the tracker keeps (vision.track)
+function markerOff(v, c) {
+  const seen = (v.track || {})[c];
+  return seen !== undefined && seen !== null && seen !== Math.min(v.vp[c], v.vp_max);
+}
+
 function renderTrack(v) {
   const track = $("#track"); track.innerHTML = "";
   for (let i = 0; i <= v.vp_max; i++) {
     const box = el("div", { class: i % 5 === 0 ? "five" : "", title: `box ${i}` }, i % 5 === 0 ? String(i) : "");
     for (const c of v.players) if (Math.min(v.vp[c], v.vp_max) === i) { const m = el("span", { class: "marker", title: c }); m.style.background = COLOURS[c]; box.appendChild(m); }
+    // a marker the camera sees on another box than the score: a ring of its colour there
+    for (const c of v.players) if (markerOff(v, c) && v.track[c] === i) {
+      const m = el("span", { class: "marker seen", title: `${c}'s marker as the camera sees it` }); m.style.borderColor = COLOURS[c]; box.appendChild(m);
+    }
     track.appendChild(box);
   }
 }
@@ -189,6 +199,9 @@ function render(v) {
     if (claim && claim.colour === c && claim.rests_on.length) {
       const names = claim.rests_on.map(r => geo.names[r]).join(", ");
       card.appendChild(el("small", { class: "doubt claim-doubt" }, `claimed ${claim.total} VP this turn: it hangs on ${names}, marked on the map; check ${claim.rests_on.length > 1 ? "them" : "it"} before moving the marker`));
+    }
+    if (markerOff(v, c)) {
+      card.appendChild(el("small", { class: "doubt marker-off" }, `the marker on the board stands on ${v.track[c]}, the score is ${Math.min(v.vp[c], v.vp_max)}: move the marker, or check the counts`));
     }
     players.appendChild(card);
     sel.appendChild(el("option", {}, c));

@@ -1,0 +1,136 @@
+"""Reading the score track (vision.track): where each player's marker stands."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from functools import lru_cache
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.profile import calibrate
+from tracker.state import ObservedState
+from vision.synth.board_art import procedural_art
+from vision.synth.render import render
+from vision.track import TrackReader, TrackReading
+from vision.track_bench import bench_track
+
+PLAYERS = ("red", "blue", "yellow")
+EMPTY = ObservedState.from_dict({"regions": {}})
+#: a table's seed (light, camera, clutter); its calibration photo is rendered with the same
+SEED = (4242, 3, 0)
+
+
+@lru_cache(maxsize=None)
+def table(tier: str = "easy") -> tuple:
+    """A calibration photo of the empty board, markers on box 0, and its profile."""
+    cal, _ = render(EMPTY, tier, seed=SEED, vp={c: 0 for c in PLAYERS}, hands=0)
+    return cal, calibrate(cal, procedural_art(), players=PLAYERS)
+
+
+def photo(vp: dict[str, int], tier: str = "easy", **kw) -> np.ndarray:
+    """The same table, by the same camera and light, with the markers at ``vp``."""
+    img, _ = render(EMPTY, tier, seed=SEED, vp=vp, hands=0, **kw)
+    return img
+
+
+def cover_box(img: np.ndarray, profile, box: int, bgr=(120, 160, 215)) -> np.ndarray:
+    """``img`` with score box ``box`` painted over in one colour (a hand's, by default)."""
+    x0, y0, x1, y1 = profile.geometry.track_boxes[box]
+    quad = cv2.perspectiveTransform(np.float64([[[x0 - 6, y0 - 6], [x1 + 6, y0 - 6], [x1 + 6, y1 + 6],
+                                                 [x0 - 6, y1 + 6]]]), profile.H)
+    out = img.copy()
+    cv2.fillConvexPoly(out, quad[0].round().astype(np.int32), bgr)
+    return out
+
+
+class TestReadingTheTrack:
+    def test_markers_on_box_0_as_the_calibration_saw_them(self):
+        cal, profile = table()
+        assert TrackReader(profile).read(cal).boxes == {"red": 0, "blue": 0, "yellow": 0}
+
+    @pytest.mark.parametrize("vp", [{"red": 7, "blue": 0, "yellow": 23},
+                                    {"red": 20, "blue": 20, "yellow": 40},      # box 20 is half as wide
+                                    {"red": 5, "blue": 12, "yellow": 35}])      # yellow on a yellow box
+    def test_markers_moved_along_the_track(self, vp):
+        _, profile = table()
+        assert TrackReader(profile).read(photo(vp)).boxes == vp
+
+    def test_a_dimmer_warmer_light_than_the_calibration_s(self):
+        _, profile = table()
+        vp = {"red": 9, "blue": 3, "yellow": 15}
+        assert TrackReader(profile).read(photo(vp, relight=(-2000, 0.7))).boxes == vp
+
+    def test_a_marker_under_a_hand_is_not_read_rather_than_read_elsewhere(self):
+        _, profile = table()
+        vp = {"red": 9, "blue": 3, "yellow": 15}
+        img = cover_box(photo(vp), profile, 9)
+        assert TrackReader(profile).read(img).boxes == {"red": None, "blue": 3, "yellow": 15}
+
+    def test_only_the_players_markers_are_read(self):
+        cal, profile = table()
+        assert set(TrackReader(profile, ("red",)).read(cal).boxes) == {"red"}
+        assert set(TrackReader(profile).read(cal).boxes) == set(PLAYERS)     # those found on box 0
+
+    def test_the_reading_as_json(self):
+        assert TrackReading({"yellow": None, "red": 4}).to_dict() == {"red": 4, "yellow": None}
+        assert list(TrackReading({"yellow": None, "red": 4}).to_dict()) == ["red", "yellow"]
+
+
+class TestTheTrackInTheLiveLoop:
+    def test_read_once_a_still_run_has_had_its_last_say(self):
+        from vision.pipeline import Pipeline
+        _, profile = table()
+        vp = {"red": 6, "blue": 2, "yellow": 11}
+        img = photo(vp)
+        pipeline = Pipeline(profile, agree=2, players=PLAYERS)
+        results = [pipeline.process(img) for _ in range(12)]
+        read = [r for r in results if r.track is not None]
+        assert len(read) == 1 and read[0].settled and read[0].track.boxes == vp
+        assert "track" in read[0].timings
+        # a hand over the board ends the run; the next still run is read again
+        moved = photo({"red": 6, "blue": 4, "yellow": 11})
+        pipeline.process(cv2.GaussianBlur(moved, (31, 31), 0) // 2)
+        again = [r for r in (pipeline.process(moved) for _ in range(12)) if r.track is not None]
+        assert len(again) == 1 and again[0].track.boxes == {"red": 6, "blue": 4, "yellow": 11}
+
+    def test_the_tablets_hear_where_the_markers_stand(self, tmp_path):
+        from webui.live import LiveGame
+        from webui.store import Store
+        store = Store(tmp_path / "rec")
+        try:
+            live = LiveGame.open(store, list(PLAYERS), resume=False)
+            heard = live.subscribe()
+            live.set_track({"red": 3, "blue": 0, "yellow": None, "green": 7})     # green is no player
+            assert live.view()["track"] == {"red": 3, "blue": 0, "yellow": None}
+            assert heard.get_nowait()["track"] == {"red": 3, "blue": 0, "yellow": None}
+            live.set_track({"red": 3, "blue": 0, "yellow": None})                   # no change: no word
+            assert heard.empty()
+        finally:
+            store.close()
+
+
+class TestTheTrackCommands:
+    def test_count_prints_the_markers_beside_the_state(self, tmp_path):
+        cal, _ = table()
+        vp = {"red": 14, "blue": 1, "yellow": 30}
+        cv2.imwrite(str(tmp_path / "empty.png"), cal)
+        cv2.imwrite(str(tmp_path / "game.png"), photo(vp))
+        run = lambda *a: subprocess.run([sys.executable, "-m", "augur", *a], capture_output=True, text=True)  # noqa: E731
+        r = run("calibrate", str(tmp_path / "empty.png"), "--players", ",".join(PLAYERS), "-o", str(tmp_path / "cal.json"))
+        assert r.returncode == 0, r.stderr
+        r = run("count", "--calibration", str(tmp_path / "cal.json"), str(tmp_path / "game.png"))
+        assert r.returncode == 0, r.stderr
+        line = json.loads(r.stdout)
+        assert line["track"] == vp
+        assert ObservedState.from_json(r.stdout).regions == {}        # the tracker reads the counts alone
+
+    def test_the_bench_reads_the_vision_bench_s_tables(self, capsys):
+        out = bench_track(2, ("easy",))["easy"]
+        assert out["tables"] == 2 and out["in_view"] >= 4
+        assert out["right"] + out["wrong"] + out["unread"] == out["in_view"]
+        assert out["right"] == out["in_view"]
+        line = capsys.readouterr().out
+        assert line.startswith("[easy] 2 tables: of ") and "read on their box" in line and "ms p95" in line

@@ -1,0 +1,193 @@
+"""Reading the score track: on which box each player's marker stands.
+
+The players move their own marker along the victory-point track (§5); Augur keeps the same
+score from the counts (:meth:`tracker.game.Game.score`). Reading the markers lets the tablet set
+the two side by side, so that a marker left behind, moved too far or knocked along the track is
+seen at the table while it is still easy to mend, not argued over at the end of the evening.
+
+Each box is compared with its own colour, not with the calibration photo: the track's boxes
+are plain (parchment, every fifth one yellow), so a box's median colour is the box as this
+frame's light shows it, wherever a lamp's pool of light has moved and whatever lay over the
+track when the board was calibrated. A pixel that differs from its box is read as a blend of
+the box and one army's colour (:meth:`TrackReader._unmix`), and each army's marker is its
+largest marker-shaped blob; the box it stands in is the marker's box. Box 0 holds every marker
+at the start, so its own colour is taken from the calibration photo, away from the markers that
+stood on it then (§3.5), in this frame's light.
+
+A box whose colour is far from the one the calibration photo shows there is under a hand, a
+card or a die, and nothing is read in it; a marker found nowhere is read as unknown (None).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from calibration.profile import CalibrationProfile, white_balance
+from tracker.pieces import ARMY_COLOURS
+from vision.gate import BoardView
+from vision.geometry import load_geometry
+
+#: Board units read around the track's boxes, and of each box's edge left out (its printed line:
+#: a line a pixel off reads as a change).
+TRACK_PAD = 12
+BOX_MARGIN = 2
+#: A pixel this far (BGR, after white balance) from its box's colour has changed.
+CHANGED = 20.0
+#: A changed pixel is read as a blend of its box and an army's colour, with from BLEND_LEAST to
+#: BLEND_MOST of the army's, when its distance from that blend is at most RESIDUAL times its
+#: distance from the box (:meth:`TrackReader._unmix`).
+BLEND_LEAST = 0.25
+BLEND_MOST = 1.4
+RESIDUAL = 0.75
+#: A marker's blob, in board units: from MARKER_SMALLEST to MARKER_LARGEST square units (a
+#: vexillum serves as a marker too, §3.5), its longest side at most MARKER_ASPECT times its
+#: shortest (a streak of skin or of a shadow is longer), filling at least MARKER_FILL of its
+#: bounding box, and showing at least MASS_LEAST square units of piece (its pixels' blend shares).
+MARKER_SMALLEST = 60
+MARKER_LARGEST = 1500
+MARKER_ASPECT = 3.0
+#: ...its shortest side taken as at least NARROWEST units: box 20 of the print is half as wide
+#: as the others, and a marker there shows no more of itself than the box's width.
+NARROWEST = 10
+MARKER_FILL = 0.25
+MASS_LEAST = 45.0
+#: A box whose median colour lies this far (Lab) from the calibration photo's, in this frame's
+#: light, is covered; so is one the camera sees less than half of.
+COVERED_DIST = 30.0
+#: Boxes on either side of a box whose light is its own light's second opinion.
+LIGHT_NEAR = 4
+#: Board units around each marker the calibration found on box 0 left out of box 0's own colour.
+MARKER_CLEAR = 6
+
+
+@dataclass(frozen=True)
+class TrackReading:
+    """Where each player's marker stands: box 0 to 40, or None where it could not be read."""
+
+    boxes: dict[str, int | None]
+
+    def to_dict(self) -> dict[str, int | None]:
+        return dict(sorted(self.boxes.items()))
+
+
+class TrackReader:
+    """Reads one table's score track from its frames, through the calibration's pose."""
+
+    def __init__(self, profile: CalibrationProfile, players: tuple[str, ...] = ()):
+        """``players``: the armies whose markers to read; by default those whose marker the
+        calibration found on box 0 (``CalibrationProfile.learned``), else every army."""
+        geo = load_geometry(profile.board_id)          # where the calibration sought the markers
+        self.boxes = np.asarray(geo.track_boxes, np.float64)
+        self.players = tuple(players) or tuple(profile.learned) or tuple(ARMY_COLOURS)
+        x0 = max(0, int(self.boxes[:, 0].min()) - TRACK_PAD)
+        y0 = max(0, int(self.boxes[:, 1].min()) - TRACK_PAD)
+        x1 = min(geo.size[0], int(np.ceil(self.boxes[:, 2].max())) + TRACK_PAD)
+        y1 = min(geo.size[1], int(np.ceil(self.boxes[:, 3].max())) + TRACK_PAD)
+        self.view = BoardView(profile.H, geo, 1.0, profile.k1, window=(x0, y0, x1, y1))
+        self.gains = profile.gains
+        self.names = list(ARMY_COLOURS)
+        self.colours = cv2.cvtColor(np.uint8([[profile.colours_lab[c] for c in self.names]]),
+                                    cv2.COLOR_LAB2BGR)[0].astype(np.float32)
+        h, w = y1 - y0, x1 - x0
+        self.interiors = [(slice(int(np.ceil(by0)) + BOX_MARGIN, int(by1) - BOX_MARGIN),
+                           slice(int(np.ceil(bx0)) + BOX_MARGIN, int(bx1) - BOX_MARGIN))
+                          for bx0, by0, bx1, by1 in self.boxes - [x0, y0, x0, y0]]
+        self.box_of = np.full((h, w), -1, np.int16)          # each pixel's box (-1: none)
+        for b, box in enumerate(self.interiors):
+            self.box_of[box] = b
+        self.top, self.bottom = self.boxes[:, 1].min() - y0, self.boxes[:, 3].max() - y0
+        # the boxes' colours in the calibration photo; box 0's away from the markers on it
+        ref = white_balance(profile.reference[y0:y1, x0:x1], profile.gains).astype(np.float32)
+        ys, xs = np.mgrid[0:h, 0:w]
+        clear = np.ones((h, w), bool)
+        for x, y in profile.markers_at.values():
+            clear &= np.hypot(xs - (x - x0), ys - (y - y0)) > MARKER_CLEAR + np.sqrt(profile.legionary_area / np.pi)
+        self.ref_colours = np.float32([np.median(ref[box][clear[box]] if clear[box].any() else ref[box].reshape(-1, 3),
+                                                 axis=0) for box in self.interiors])
+        self.box0_known = bool(profile.markers_at)
+
+    def read(self, image: np.ndarray) -> TrackReading:
+        """The markers on ``image`` (a frame of the calibration's size, as the camera gives it)."""
+        found, shown, _ = self.examine(image)
+        return TrackReading({c: self._marker_box(found == self.names.index(c), shown) for c in self.players})
+
+    def examine(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The track as :meth:`read` sees it, in view pixels (board units): each pixel's army
+        (index into ``names``; -1 for none), the share of that army's piece it shows, and which
+        boxes are covered."""
+        seen = self.view.seen(image.shape)
+        strip = white_balance(self.view(image), self.gains).astype(np.float32)
+        colour = np.float32([np.median(strip[box][::2, ::2].reshape(-1, 3), axis=0) for box in self.interiors])
+        # brought to the calibration's light, in which the armies' colours were learned: the boxes
+        # say how the light moved, as the bare board does for the counter (vision.light)
+        light = np.median(colour[1:] / np.maximum(self.ref_colours[1:], 1.0), axis=0)
+        strip /= np.maximum(light, 1e-3)
+        colour /= np.maximum(light, 1e-3)
+        if self.box0_known:
+            colour[0] = self.ref_colours[0]
+        covered = self._far(colour, self.ref_colours)
+        # ...and in the light of the boxes beside it, where a lamp lights one end of the track more
+        ratios = colour / np.maximum(self.ref_colours, 1.0)
+        local = np.float32([np.median(ratios[[k for k in range(max(1, b - LIGHT_NEAR), b + LIGHT_NEAR + 1)
+                                              if k != b and k < len(ratios)]], axis=0) for b in range(len(ratios))])
+        covered &= self._far(colour, self.ref_colours * local)
+        covered |= np.float32([seen[box].mean() for box in self.interiors]) < 0.5
+        covered[0] &= not self.box0_known
+        inside = self.box_of >= 0
+        search = inside & seen
+        search[inside] &= ~covered[self.box_of[inside]]
+        search[search] = np.linalg.norm(strip[search] - colour[self.box_of[search]], axis=1) > CHANGED
+        army, share = self._unmix(strip[search], colour[self.box_of[search]])
+        found = np.full(search.shape, -1, np.int8)
+        found[search] = army
+        shown = np.zeros(search.shape, np.float32)
+        shown[search] = np.clip(share, 0, 1)
+        return found, shown, covered
+
+    @staticmethod
+    def _far(colour: np.ndarray, expected: np.ndarray) -> np.ndarray:
+        """Which boxes' ``colour`` lies more than COVERED_DIST (Lab) from the ``expected`` one."""
+        both = cv2.cvtColor(np.uint8([np.clip(colour, 0, 255), np.clip(expected, 0, 255)]),
+                            cv2.COLOR_BGR2LAB).astype(np.float32)
+        return np.linalg.norm(both[0] - both[1], axis=1) > COVERED_DIST
+
+    def _unmix(self, pixels: np.ndarray, box: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For each pixel (BGR) over its ``box`` colour: the army (index into ``names``, or -1)
+        whose piece, blended with the box, best explains it, and the share of the piece it shows.
+        A marker seen small and blurred blends its colour with the box's at its rim, and a
+        washed-out light leaves even its core pale: seen as such a blend, pixel = box + share x
+        (army - box), a pixel is told by the direction it moved its box's colour in, not by how
+        near it lies to the army's own colour (which left a pale green marker unread)."""
+        d = pixels - box                                                       # n x 3
+        v = self.colours[None] - box[:, None]                                  # n x armies x 3
+        share = np.einsum("nc,nkc->nk", d, v) / np.maximum(np.einsum("nkc,nkc->nk", v, v), 1.0)
+        off = np.linalg.norm(d[:, None] - share[..., None] * v, axis=2)        # n x armies
+        ok = (share >= BLEND_LEAST) & (share <= BLEND_MOST) & (off <= RESIDUAL * np.linalg.norm(d, axis=1)[:, None])
+        off = np.where(ok, off, np.inf)
+        best = off.argmin(axis=1)
+        army = np.where(np.isfinite(off[np.arange(len(best)), best]), best, -1)
+        return army, share[np.arange(len(best)), best]
+
+    def _marker_box(self, mask: np.ndarray, shown: np.ndarray) -> int | None:
+        """The box of the marker-shaped blob of ``mask`` that shows the most piece (its pixels'
+        ``shown`` shares summed), or None."""
+        mask = mask.astype(np.uint8)
+        # OpenCV's 2 x 2 opening can move a pixel's worth off the mask (its anchor is not centred)
+        mask &= cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+        n, labels, stats, centres = cv2.connectedComponentsWithStats(mask)
+        if n <= 1:
+            return None
+        mass = np.bincount(labels.ravel(), weights=shown.ravel(), minlength=n)
+        box_of_label = np.zeros(n, np.int16)           # a blob lies in one box: only interiors are read
+        box_of_label[labels[mask > 0]] = self.box_of[mask > 0]
+        best, most = None, MASS_LEAST
+        for k in range(1, n):
+            area, w, h = stats[k, cv2.CC_STAT_AREA], stats[k, cv2.CC_STAT_WIDTH], stats[k, cv2.CC_STAT_HEIGHT]
+            cy = centres[k][1]
+            if (MARKER_SMALLEST <= area <= MARKER_LARGEST and self.top <= cy <= self.bottom and mass[k] > most
+                    and max(w, h) <= MARKER_ASPECT * max(min(w, h), NARROWEST) and area >= MARKER_FILL * w * h):
+                best, most = int(box_of_label[k]), mass[k]
+        return best
+
