@@ -962,6 +962,14 @@ def _serve_and_wait(app, host: str, port: int, stop, worker=None, what: str = "t
         server.shutdown()
 
 
+def _markers_seen(live) -> str:
+    """"; score markers seen on ..." as the camera last read the track (vision.track), or "" when
+    it never did."""
+    if not live.track:
+        return ""
+    return "; score markers seen on " + ", ".join(f"{c} {'?' if b is None else b}" for c, b in live.track.items())
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     """The embedded default: a seeded game video, no camera, through vision, tracker and dashboard
     (``--setup``: the set-up made from the empty board, followed placement by placement)."""
@@ -1002,7 +1010,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         summary = feed(live, pipeline, frames, stop, log=say)
         dropped = f" ({frames.dropped} more dropped while counting)" if isinstance(frames, NewestFrame) else ""
         say(f"-- {summary['frames']} frames{dropped}, {summary['commits']} committed states; VP " +
-            ", ".join(f"{c} {v}" for c, v in live.game.vp.items()))
+            ", ".join(f"{c} {v}" for c, v in live.game.vp.items()) + _markers_seen(live))
         return 0
     worker = threading.Thread(target=feed, args=(live, pipeline, frames, stop), daemon=True)
     worker.start()
@@ -1063,7 +1071,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                if video.cut_short else "")
         live.set_camera_notice(f"the video has ended{cut}")       # the tablets' status bar says so
         say(f"-- the video has ended{cut}: {summary['frames']} frames read, {summary['commits']} committed "
-            f"states; VP " + ", ".join(f"{c} {v}" for c, v in live.game.vp.items()) + f"; recorded in {args.record}")
+            f"states; VP " + ", ".join(f"{c} {v}" for c, v in live.game.vp.items()) + _markers_seen(live)
+            + f"; recorded in {args.record}")
 
     if video is not None and args.no_serve:
         follow_video(log=say)

@@ -667,6 +667,8 @@ class TestFollowAVideo:
         # the empty board, the set-up on it, then red's first turn: placed, and the attack on Numidia
         assert " occupies " in proc.stdout and "red places 3 legionaries in Mauretania" in proc.stdout
         assert "red attacks Numidia" in proc.stdout
+        # the score markers, still on box 0, as the camera last read the track
+        assert "; score markers seen on red 0, blue 0, yellow 0, green 0; recorded in" in proc.stdout
         store = Store(tmp_path / "rec")
         first = store.last_game()
         assert len(store.snapshots(first["id"])) == int(summary[2]) >= 3

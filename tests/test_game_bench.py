@@ -451,6 +451,11 @@ class TestDescribe:
         assert "3 set-up counts settled by the rules (7 more read as the set-up leaves them, in doubt, " \
                "vouched for)" in describe([f], fps=12)
 
+    def test_the_line_says_where_the_score_markers_were_read(self):
+        f = GameVideoFigures("hard", 15, 5, markers_right=7, markers_wrong=1, markers_unread=2)
+        assert describe([f], fps=12).endswith("score markers read once each still run had its last say: 7 on "
+                                              "their box, 1 on another, 2 not read")
+
     def test_the_line_says_how_many_checks_were_asked_a_move(self):
         f = GameVideoFigures("hard", 15, 5, moves=8, commits=9, checks_asked=6, checks_asked_right=4)
         assert "6 checks asked as marks came, 0.75 a move, 4 of them of a right count)" in describe([f], fps=12)

@@ -344,7 +344,7 @@ def watch_render(monkeypatch, video) -> list[dict]:
     def watched(state, tier, **kw):
         calls.append(kw)
         return np.zeros((4, 4, 3), np.uint8), SimpleNamespace(state={}, occluded_fraction=0.0, board_corners=[],
-                                                               jpeg=b"", hand_fraction=0.0)
+                                                               jpeg=b"", hand_fraction=0.0, pieces=[])
     monkeypatch.setattr(video, "render", watched)
     return calls
 
@@ -358,10 +358,13 @@ class TestVideo:
         assert [x["frame"] for x in lines] == list(range(n))
         hands = [x["hand_present"] for x in lines]
         assert any(hands) and not hands[0] and not hands[-1]
-        # the board only changes while a hand is over it
+        # the board only changes while a hand is over it; the score markers start on box 0
         for a, b in zip(lines, lines[1:]):
             if a["state"] != b["state"]:
                 assert b["hand_present"]
+            if a["track"] != b["track"]:
+                assert b["hand_present"]
+        assert lines[0]["track"] == {"red": 0, "blue": 0, "yellow": 0, "green": 0}
         assert (tmp_path / "game.jsonl").is_file()
         steps = len((tmp_path / "game.jsonl").read_text().splitlines()) - 2
         assert len({x["step"] for x in lines}) == steps + 1
@@ -399,7 +402,8 @@ class TestVideo:
         import vision.synth.video as video
         def blank(state, tier, **kw):
             return np.zeros((4, 4, 3), np.uint8), SimpleNamespace(state=state.to_dict(), occluded_fraction=0.0,
-                                                                   board_corners=[], jpeg=b"", hand_fraction=0.0)
+                                                                   board_corners=[], jpeg=b"", hand_fraction=0.0,
+                                                                   pieces=[])
         monkeypatch.setattr(video, "render", blank)
         steps = list(Simulator(video.PLAYERS, seed=27, max_turns=14).steps())
         lines = [t for _, t, _ in video.frames(seed=27, turns=14, size=(320, 180), fps=2)]

@@ -134,3 +134,16 @@ class TestTheTrackCommands:
         assert out["right"] == out["in_view"]
         line = capsys.readouterr().out
         assert line.startswith("[easy] 2 tables: of ") and "read on their box" in line and "ms p95" in line
+
+
+class TestTheTrackOnFilm:
+    def test_a_filmed_game_s_markers_are_read_where_the_film_shows_them(self, tmp_path):
+        """A short game film (its truth says where each marker stands, frame by frame): the live
+        loop reads the markers once a still run has had its last say, each on its box."""
+        from vision.game_bench import play_video_folder
+        from vision.synth.video import write_video
+        write_video(tmp_path, seed=2, turns=2)
+        truth = [json.loads(x) for x in (tmp_path / "truth.jsonl").read_text().splitlines()]
+        assert any(box for line in truth for box in line["track"].values())       # a marker leaves box 0
+        f = play_video_folder(tmp_path)
+        assert f.markers_right >= 8 and f.markers_wrong == f.markers_unread == 0

@@ -150,6 +150,11 @@ class GameVideoFigures:
     #: the victory-point track at the end of the video, followed on the tracked and the true states
     vp_read: dict[str, int] = field(default_factory=dict)
     vp_true: dict[str, int] = field(default_factory=dict)
+    #: the score markers the live loop read (once a still run has had its last say, vision.track)
+    #: against where the film shows them: read on their box, on another, or not at all
+    markers_right: int = 0
+    markers_wrong: int = 0
+    markers_unread: int = 0
     gate_s: list[float] = field(default_factory=list)
     #: seconds the pipeline took to detect and count each still frame it read (a frame read again
     #: only where it changed, :mod:`vision.partial`, takes a fraction of a whole one)
@@ -428,7 +433,7 @@ def _play(calibration_image: np.ndarray, frames, out: GameVideoFigures, fps: int
     from vision.pipeline import Pipeline
     from vision.synth.video import PLAYERS
     profile = calibrate(calibration_image, procedural_art(), players=PLAYERS)
-    gate, pipeline = Gate(profile), Pipeline(profile, hold_untouched=hold_untouched, partial=partial)
+    gate, pipeline = Gate(profile), Pipeline(profile, hold_untouched=hold_untouched, partial=partial, players=PLAYERS)
     scorer = GameScorer(out, PLAYERS, fps, settle, answer)
     recording = (GameRecording(recording_path(record, out.tier, out.seed), out.tier, out.seed, out.turns, fps, settle)
                  if record is not None else None)
@@ -440,6 +445,12 @@ def _play(calibration_image: np.ndarray, frames, out: GameVideoFigures, fps: int
         if res.state is not None:
             out.counting_s.append(res.timings["detect"] + res.timings["count"])
         scorer.see(truth, res.committed, res.changed)
+        if res.track is not None and "track" in truth:       # films written before session 126 have none
+            for colour, box in truth["track"].items():
+                read = res.track.boxes.get(colour)
+                out.markers_right += read == box
+                out.markers_wrong += read is not None and read != box
+                out.markers_unread += read is None
         if recording is not None:
             recording.see(truth, res.committed, res.changed)
     if recording is not None:
@@ -477,7 +488,8 @@ def describe(figures: list[GameVideoFigures], fps: int) -> str:
               "doubted_regions", "unchanged_doubted", "centres_asked", "boards_wrong",
               "phantom_changes", "missed_changes", "violations", "warnings", "truth_violations", "truth_warnings",
               "claims", "claims_right", "claims_wrong_marked", "claims_right_marked", "commits_under_hand",
-              "answered", "answer_violations", "answer_warnings")}
+              "answered", "answer_violations", "answer_warnings", "markers_right", "markers_wrong",
+              "markers_unread")}
     track_off = sum(abs(f.vp_read.get(c, 0) - v) for f in figures for c, v in f.vp_true.items())
     gate_fps = float(np.median([f.gate_fps for f in figures]))
     counting = [1000 * t for f in figures for t in f.counting_s]
@@ -516,7 +528,9 @@ def describe(figures: list[GameVideoFigures], fps: int) -> str:
             f"victory points: {total['claims_right']} of {total['claims']} claims as on the true states "
             f"({total['claims_wrong_marked']} of the {total['claims'] - total['claims_right']} others shown hanging "
             f"on a count marked for a check, and {total['claims_right_marked']} of the right ones), the final "
-            f"track{'s' if len(figures) > 1 else ''} {track_off} point{'' if track_off == 1 else 's'} off in all")
+            f"track{'s' if len(figures) > 1 else ''} {track_off} point{'' if track_off == 1 else 's'} off in all; "
+            f"score markers read once each still run had its last say: {total['markers_right']} on their box, "
+            f"{total['markers_wrong']} on another, {total['markers_unread']} not read")
 
 
 def bench_game_videos(tiers=("easy", "hard"), seeds=(5,), turns: int = 2, fps: int = 12,

@@ -53,13 +53,19 @@ MARKER_ASPECT = 3.0
 NARROWEST = 10
 MARKER_FILL = 0.25
 MASS_LEAST = 45.0
+#: ...and its middle at least END_CLEAR units from either end of the boxes: a marker stands well
+#: inside its box, while a piece on the map beside the track that a tilted camera sees lean over
+#: it shows at the box's end.
+END_CLEAR = 14
 #: A box whose median colour lies this far (Lab) from the calibration photo's, in this frame's
 #: light, is covered; so is one the camera sees less than half of.
 COVERED_DIST = 30.0
 #: Boxes on either side of a box whose light is its own light's second opinion.
 LIGHT_NEAR = 4
-#: Board units around each marker the calibration found on box 0 left out of box 0's own colour.
+#: Board units around each marker the calibration found on box 0 left out of box 0's own colour,
+#: which is taken from the pixels left within BOX_LIKE (BGR) of another box's colour.
 MARKER_CLEAR = 6
+BOX_LIKE = 25.0
 
 
 @dataclass(frozen=True)
@@ -106,7 +112,12 @@ class TrackReader:
             clear &= np.hypot(xs - (x - x0), ys - (y - y0)) > MARKER_CLEAR + np.sqrt(profile.legionary_area / np.pi)
         self.ref_colours = np.float32([np.median(ref[box][clear[box]] if clear[box].any() else ref[box].reshape(-1, 3),
                                                  axis=0) for box in self.interiors])
-        self.box0_known = bool(profile.markers_at)
+        # box 0 held the markers in the photo, where the calibration may not have found them all:
+        # its colour is that of its pixels which look like some other box (parchment or yellow)
+        box0 = ref[self.interiors[0]][clear[self.interiors[0]]]
+        like = np.linalg.norm(box0[:, None] - self.ref_colours[None, 1:], axis=2).min(axis=1) < BOX_LIKE
+        if like.sum() >= 20:
+            self.ref_colours[0] = np.median(box0[like], axis=0)
 
     def read(self, image: np.ndarray) -> TrackReading:
         """The markers on ``image`` (a frame of the calibration's size, as the camera gives it)."""
@@ -125,8 +136,7 @@ class TrackReader:
         light = np.median(colour[1:] / np.maximum(self.ref_colours[1:], 1.0), axis=0)
         strip /= np.maximum(light, 1e-3)
         colour /= np.maximum(light, 1e-3)
-        if self.box0_known:
-            colour[0] = self.ref_colours[0]
+        colour[0] = self.ref_colours[0]          # the markers stand on box 0 at the start: not its own median
         covered = self._far(colour, self.ref_colours)
         # ...and in the light of the boxes beside it, where a lamp lights one end of the track more
         ratios = colour / np.maximum(self.ref_colours, 1.0)
@@ -134,7 +144,7 @@ class TrackReader:
                                               if k != b and k < len(ratios)]], axis=0) for b in range(len(ratios))])
         covered &= self._far(colour, self.ref_colours * local)
         covered |= np.float32([seen[box].mean() for box in self.interiors]) < 0.5
-        covered[0] &= not self.box0_known
+        covered[0] = False
         inside = self.box_of >= 0
         search = inside & seen
         search[inside] &= ~covered[self.box_of[inside]]
@@ -186,7 +196,8 @@ class TrackReader:
         for k in range(1, n):
             area, w, h = stats[k, cv2.CC_STAT_AREA], stats[k, cv2.CC_STAT_WIDTH], stats[k, cv2.CC_STAT_HEIGHT]
             cy = centres[k][1]
-            if (MARKER_SMALLEST <= area <= MARKER_LARGEST and self.top <= cy <= self.bottom and mass[k] > most
+            if (MARKER_SMALLEST <= area <= MARKER_LARGEST and self.top + END_CLEAR <= cy <= self.bottom - END_CLEAR
+                    and mass[k] > most
                     and max(w, h) <= MARKER_ASPECT * max(min(w, h), NARROWEST) and area >= MARKER_FILL * w * h):
                 best, most = int(box_of_label[k]), mass[k]
         return best

@@ -208,7 +208,9 @@ def _frame(n, k, state, pieces, tier, scene_seed, cam, hands, size, move, art=No
     line = {"frame": n, "step": k, "actor": move.actor if move else None, "hand_present": bool(hands),
             "state": truth.state, "occluded_fraction": round(truth.occluded_fraction, 4),
             "hand_fraction": round(truth.hand_fraction, 4),
-            "board_corners": truth.board_corners}
+            "board_corners": truth.board_corners,
+            # where each score marker stands (vision.track reads it)
+            "track": {p.colour: p.track_box for p in truth.pieces if p.track_box is not None}}
     if entries:
         line["entries"] = list(entries)
     return img, line, truth.jpeg
