@@ -7,15 +7,17 @@ seen at the table while it is still easy to mend, not argued over at the end of 
 
 Each box is compared with its own colour, not with the calibration photo: the track's boxes
 are plain (parchment, every fifth one yellow), so a box's median colour is the box as this
-frame's light shows it, wherever a lamp's pool of light has moved and whatever lay over the
-track when the board was calibrated. A pixel that differs from its box is read as a blend of
-the box and one army's colour (:meth:`TrackReader._unmix`), and each army's marker is its
-largest marker-shaped blob; the box it stands in is the marker's box. Box 0 holds every marker
-at the start, so its own colour is taken from the calibration photo, away from the markers that
-stood on it then (§3.5), in this frame's light.
+frame's light shows it, wherever a lamp's pool of light has moved since the calibration. A pixel
+that differs from its box is read as a blend of the box and one army's colour
+(:meth:`TrackReader._unmix`), and each army's marker is its marker-shaped blob that shows the
+most piece; the box it stands in is the marker's box. Box 0 holds every marker at the start, so
+its own colour is taken from the calibration photo instead (its pixels away from the markers
+found on it, and like some other box's colour), in this frame's light.
 
-A box whose colour is far from the one the calibration photo shows there is under a hand, a
-card or a die, and nothing is read in it; a marker found nowhere is read as unknown (None).
+A box whose colour is far from the calibration photo's, in this frame's light and in the light
+of the boxes beside it, is under a hand, a card or a die (or was, in the calibration photo),
+and nothing is read in it; a marker found nowhere is read as unknown (None). The live loop
+reads the track once a still run has had its last say (:class:`vision.pipeline.Pipeline`).
 """
 from __future__ import annotations
 
