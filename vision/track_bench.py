@@ -22,8 +22,7 @@ from tracker.errors import AugurError
 IN_VIEW = 0.1
 
 
-def bench_track(n: int, tiers=("easy", "medium", "hard"), seed: int | None = None, board_print=None,
-                progress=None) -> dict:
+def bench_track(n: int, tiers=("easy", "medium", "hard"), seed: int | None = None, board_print=None) -> dict:
     """Per tier: the markers in view read on their box, on another box, or not at all; those under
     cover read on another box; the tables with every marker read right; the reading's time per
     frame (p50 and p95, the pose's lookup table made). Prints a line a tier and returns the figures."""
@@ -41,7 +40,7 @@ def bench_track(n: int, tiers=("easy", "medium", "hard"), seed: int | None = Non
         tally: Counter = Counter({key: 0 for key in ("tables", "failed", "in_view", "right", "wrong", "unread",
                                                     "covered", "covered_wrong", "tables_right")})
         times: list[float] = []
-        for i, img, truth, _ in iter_still_tables(tier, n, seed, art=print_art, geometry=board_map):
+        for _, img, truth, _ in iter_still_tables(tier, n, seed, art=print_art, geometry=board_map):
             cal_img, _ = calibration_scene(truth, print_art)
             try:
                 profile = calibrate(cal_img, art, players=truth.players)
@@ -68,8 +67,6 @@ def bench_track(n: int, tiers=("easy", "medium", "hard"), seed: int | None = Non
                     tally["covered_wrong"] += read is not None and read != p.track_box
                     all_right &= read is None or read == p.track_box
             tally["tables_right"] += all_right
-            if progress is not None:
-                progress(tier, i + 1, n)
         if times:
             tally["p50_ms"], tally["p95_ms"] = (float(np.percentile(times, q)) * 1000 for q in (50, 95))
         results[tier] = dict(tally)
