@@ -119,7 +119,8 @@ class TestTheTrackCommands:
         cv2.imwrite(str(tmp_path / "empty.png"), cal)
         cv2.imwrite(str(tmp_path / "game.png"), photo(vp))
         run = lambda *a: subprocess.run([sys.executable, "-m", "augur", *a], capture_output=True, text=True)  # noqa: E731
-        r = run("calibrate", str(tmp_path / "empty.png"), "--players", ",".join(PLAYERS), "-o", str(tmp_path / "cal.json"))
+        r = run("calibrate", str(tmp_path / "empty.png"), "--players", ",".join(PLAYERS),
+                "-o", str(tmp_path / "cal.json"))
         assert r.returncode == 0, r.stderr
         r = run("count", "--calibration", str(tmp_path / "cal.json"), str(tmp_path / "game.png"))
         assert r.returncode == 0, r.stderr

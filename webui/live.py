@@ -597,7 +597,9 @@ class LiveGame:
         return {
             "game_id": self.game_id, "players": list(g.players), "ruleset": self.ruleset, "target_vp": g.target_vp,
             "board": g.board.id,
-            "vp": g.vp, "vp_max": VP_TRACK_MAX, "track": self.track, "round": g.round_no, "turn": g.turn_no, "current": g.current,
+            "vp": g.vp, "vp_max": VP_TRACK_MAX, "round": g.round_no, "turn": g.turn_no, "current": g.current,
+            # where the camera last saw each score marker (vision.track), beside the score kept
+            "track": self.track,
             "low_confidence": LOW_CONFIDENCE,
             # the tablet's entry form follows the ruleset: its card symbols, and its dice (none in
             # a dice-free ruleset; the most each side rolls, and whether a battle may be at sea)
