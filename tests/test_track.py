@@ -69,6 +69,15 @@ class TestReadingTheTrack:
         img = cover_box(photo(vp), profile, 9)
         assert TrackReader(profile).read(img).boxes == {"red": None, "blue": 3, "yellow": 15}
 
+    def test_a_calibration_made_with_the_markers_along_the_track(self):
+        """A camera set up mid-game: its calibration photo shows the markers on their boxes, not
+        on box 0. Each box is read against its own colour, so they are read all the same."""
+        then, now = {"red": 5, "blue": 12, "yellow": 0}, {"red": 5, "blue": 14, "yellow": 3}
+        profile = calibrate(photo(then), procedural_art(), players=PLAYERS)
+        reader = TrackReader(profile, PLAYERS)
+        assert reader.read(photo(then)).boxes == then
+        assert reader.read(photo(now)).boxes == now
+
     def test_only_the_players_markers_are_read(self):
         cal, profile = table()
         assert set(TrackReader(profile, ("red",)).read(cal).boxes) == {"red"}
