@@ -7,7 +7,7 @@ hard tier's photos show hands, some of them over the track, as a single photo ma
 reads the track only on still frames with no hand over the board.
 
 A marker counts as in view when a tenth or less of it is hidden (by a hand, a card, a die); one
-more hidden than that is under cover, and the right answer for it is no reading at all.
+more hidden than that is under cover, and for it no reading at all is as right as its box.
 """
 from __future__ import annotations
 
