@@ -106,6 +106,10 @@ class TrackReader:
         for b, box in enumerate(self.interiors):
             self.box_of[box] = b
         self.top, self.bottom = self.boxes[:, 1].min() - y0, self.boxes[:, 3].max() - y0
+        # the boxes whose light is each box's second opinion (box 0's markers left out)
+        self.neighbours = [[k for k in range(max(1, b - LIGHT_NEAR), min(len(self.boxes), b + LIGHT_NEAR + 1))
+                            if k != b] for b in range(len(self.boxes))]
+        self._seen: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
         # the boxes' colours in the calibration photo; box 0's away from the markers on it
         ref = white_balance(profile.reference[y0:y1, x0:x1], profile.gains).astype(np.float32)
         ys, xs = np.mgrid[0:h, 0:w]
@@ -130,7 +134,7 @@ class TrackReader:
         """The track as :meth:`read` sees it, in view pixels (board units): each pixel's army
         (index into ``names``; -1 for none), the share of that army's piece it shows, and which
         boxes are covered."""
-        seen = self.view.seen(image.shape)
+        seen, half_seen = self._seen_in(image.shape)
         strip = white_balance(self.view(image), self.gains).astype(np.float32)
         colour = np.float32([np.median(strip[box][::2, ::2].reshape(-1, 3), axis=0) for box in self.interiors])
         # brought to the calibration's light, in which the armies' colours were learned: the boxes
@@ -142,10 +146,9 @@ class TrackReader:
         covered = self._far(colour, self.ref_colours)
         # ...and in the light of the boxes beside it, where a lamp lights one end of the track more
         ratios = colour / np.maximum(self.ref_colours, 1.0)
-        local = np.float32([np.median(ratios[[k for k in range(max(1, b - LIGHT_NEAR), b + LIGHT_NEAR + 1)
-                                              if k != b and k < len(ratios)]], axis=0) for b in range(len(ratios))])
+        local = np.float32([np.median(ratios[near], axis=0) for near in self.neighbours])
         covered &= self._far(colour, self.ref_colours * local)
-        covered |= np.float32([seen[box].mean() for box in self.interiors]) < 0.5
+        covered |= half_seen
         covered[0] = False
         inside = self.box_of >= 0
         search = inside & seen
@@ -157,6 +160,15 @@ class TrackReader:
         shown = np.zeros(search.shape, np.float32)
         shown[search] = np.clip(share, 0, 1)
         return found, shown, covered
+
+    def _seen_in(self, shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+        """For frames of ``shape``: the view pixels the camera shows, and the boxes it shows less
+        than half of (made once per frame size, as the view's lookup table is)."""
+        key = (shape[0], shape[1])
+        if key not in self._seen:
+            seen = self.view.seen(shape)
+            self._seen[key] = seen, np.float32([seen[box].mean() for box in self.interiors]) < 0.5
+        return self._seen[key]
 
     @staticmethod
     def _far(colour: np.ndarray, expected: np.ndarray) -> np.ndarray:
