@@ -291,7 +291,8 @@ def test_the_current_players_card_names_the_marks_its_claim_hangs_on(browser, da
 
 def test_a_score_marker_the_camera_sees_off_the_score_is_pointed_out(browser, dashboard):
     """The camera reads red's marker on box 3 while the score is 0 (vision.track): red's card
-    says so and the track rings box 3 in red; once the marker is read on 0, both go."""
+    says so and the track rings box 3 in red; once the marker is read on 0, both go. The review
+    shows both readings."""
     from selenium.webdriver.common.by import By
     live = dashboard
     live.commit(game_states(1)[0])
@@ -305,6 +306,16 @@ def test_a_score_marker_the_camera_sees_off_the_score_is_pointed_out(browser, da
     live.set_track({"red": 0, "blue": 0, "yellow": None})
     wait_for(lambda: not browser.find_elements(By.CSS_SELECTOR, "#players small.marker-off"))
     assert not browser.find_elements(By.CSS_SELECTOR, "#track .marker.seen")
+    # the review lists both readings under the snapshot they followed, the one off the score doubted
+    browser.find_element(By.CSS_SELECTOR, 'nav button[data-tab="review"]').click()
+    wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#timeline button"))
+    browser.find_elements(By.CSS_SELECTOR, "#timeline button")[0].click()
+    wait_for(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#snap-a li.track-read")) == 2)
+    first, second = (e.text for e in browser.find_elements(By.CSS_SELECTOR, "#snap-a li.track-read"))
+    assert first.startswith("score markers seen at ")
+    assert "red on 3 (its score was 0), blue on 0, yellow not found" in first
+    assert "red on 0, blue on 0, yellow not found" in second
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#snap-a li.track-read.doubt")) == 1
 
 
 def test_a_count_a_rule_questioned_is_outlined_until_a_player_sets_it(browser, dashboard):

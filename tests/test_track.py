@@ -121,6 +121,51 @@ class TestTheTrackInTheLiveLoop:
             store.close()
 
 
+class TestTheTrackIsRecorded:
+    """Each change of the markers' reading is recorded with the score kept then, filed under the
+    latest snapshot: the review settles "my marker stood on 12" from the recording."""
+
+    @pytest.fixture
+    def live(self, tmp_path):
+        from tests.test_webui import PLAYERS as SIM_PLAYERS, game_states
+        from webui.live import LiveGame
+        from webui.store import Store
+        store = Store(tmp_path / "rec")
+        live = LiveGame.open(store, SIM_PLAYERS, resume=False)
+        for s in game_states(4):
+            live.commit(s, b"\xff\xd8jpeg")
+        yield live
+        store.close()
+
+    def test_a_change_of_reading_is_recorded_under_the_latest_snapshot(self, live):
+        vp = dict(live.game.vp)
+        sid = live.store.latest(live.game_id).id
+        off = {**vp, "blue": vp["blue"] + 3}
+        live.set_track(off)
+        live.set_track(off)                                         # the same reading: no second row
+        live.set_track({**vp, "yellow": None})
+        rows = live.store.track_readings(live.game_id)
+        assert [r["boxes"] for r in rows] == [off, {**vp, "yellow": None}]
+        assert all(r["snapshot_id"] == sid and r["vp"] == vp for r in rows)
+        # the review of that snapshot lists both, and names the marker that stood off the score
+        said = live.snapshot_detail(sid)["track"]
+        assert [[m["colour"] for m in r["markers"] if m["off"]] for r in said] == [["blue"], []]
+        assert said[0]["markers"][1] == {"colour": "blue", "box": vp["blue"] + 3, "score": vp["blue"], "off": True}
+        assert [m["colour"] for m in said[0]["markers"]] == list(live.game.players)      # in turn order
+        previous = live.snapshot_detail(live.store.snapshots(live.game_id)[-2].id)
+        assert previous["track"] == []
+        assert live.store.track_readings(live.game_id, snapshot_id=2 ** 70) == []
+
+    def test_a_resumed_game_shows_the_markers_last_seen_and_a_new_game_none(self, live):
+        from webui.live import LiveGame
+        live.set_track({c: 1 for c in live.game.players})
+        again = LiveGame.open(live.store, list(live.game.players), resume=True)
+        assert again.game_id == live.game_id and again.track == {c: 1 for c in live.game.players}
+        assert again.view()["track"] == again.track
+        again.restart(list(live.game.players))
+        assert again.track == {} and again.view()["track"] == {}
+
+
 class TestTheTrackCommands:
     def test_count_prints_the_markers_beside_the_state(self, tmp_path):
         cal, _ = table()

@@ -1063,6 +1063,10 @@ class TestDamagedRecordings:
         ("UPDATE snapshot SET state = '[1, 2]' WHERE id = 2", "snapshot 2's state cannot be read"),
         ("UPDATE snapshot SET events = '7' WHERE id = 3", "snapshot 3's events cannot be read"),
         ("UPDATE game SET players = 'red'", "game 1's players cannot be read"),
+        ("INSERT INTO track_reading (game_id, t, snapshot_id, boxes, vp) VALUES (1, 0, 3, '{\"red\": \"5\"}', '{}')",
+         "track reading 1's boxes cannot be read"),
+        ("INSERT INTO track_reading (game_id, t, snapshot_id, boxes, vp) VALUES (1, 0, 3, '{}', '[]')",
+         "track reading 1's score cannot be read"),
     ])
     def test_a_damaged_row_is_refused_where_it_is_read_and_left_as_it_is(self, recording, tmp_path, capsys, sql, said):
         from augur.cli import main

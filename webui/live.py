@@ -158,6 +158,9 @@ class LiveGame:
         while pending is not None:
             self._apply_entry(pending["kind"], pending["payload"])
             pending = next(entries, None)
+        # where the camera last saw the markers: the tablets show it again until the camera reads anew
+        readings = self.store.track_readings(self.game_id)
+        self.track = dict(readings[-1]["boxes"]) if readings else {}
         # a player's count comes back as any count set over the camera's (not ``player``): the
         # recording does not say whether its region stayed in sight and untouched since, so the
         # camera's next reading otherwise drops it (tracker.overrides.apply_overrides)
@@ -183,6 +186,7 @@ class LiveGame:
         with self.lock:
             self.game_id = self.store.new_game(players, ruleset, target_vp, game.board.id, extra)
             self.game, self.ruleset, self.overrides, self.out_of_sync = game, ruleset, {}, False
+            self.track = {}         # the old game's markers; the camera reads the new game's anew
             current = self.last_camera
         if current is not None:
             return self.commit(current, self.frame_jpeg)
@@ -409,6 +413,9 @@ class LiveGame:
             boxes = {c: boxes[c] for c in self.game.players if c in boxes}
             if boxes == self.track:
                 return
+            # recorded before any tablet hears of it, with the score it was set beside: the review
+            # shows where the markers stood after each commit
+            self.store.add_track_reading(self.game_id, boxes, {c: self.game.vp[c] for c in boxes})
             self.track = boxes
             view = self.view()
         self.broadcast(view)
@@ -709,8 +716,21 @@ class LiveGame:
                     # the frame before this one (a correction has none): the review shows each
                     # changed region in both
                     "previous_frame": self.store.latest_frame(gid, before=sid),
-                    "entries": [e for e in self.entries(gid) if e["before"] == sid]})
+                    "entries": [e for e in self.entries(gid) if e["before"] == sid],
+                    # where the camera saw the score markers while this was the latest snapshot
+                    "track": [self._track_seen(r) for r in self.store.track_readings(gid, sid)]})
         return out
+
+    @staticmethod
+    def _track_seen(reading: dict) -> dict:
+        """A recorded track reading as the review lists it: each marker in the players' order (a
+        list: the page's JSON sorts an object's keys), with the score kept then and whether the
+        marker stood off it."""
+        vp = reading["vp"]
+        return {"id": reading["id"], "t": reading["t"],
+                "markers": [{"colour": c, "box": b, "score": vp.get(c),
+                             "off": b is not None and vp.get(c) is not None and b != min(vp[c], VP_TRACK_MAX)}
+                            for c, b in reading["boxes"].items()]}
 
     def _frame_size(self, sid: int) -> tuple[int, int] | None:
         """Snapshot ``sid``'s frame's width and height, read from its header: the review gives

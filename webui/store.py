@@ -4,7 +4,8 @@ SQLite in WAL mode, one row per snapshot, written and committed before the dashb
 a power cut or a crash loses nothing that was shown. Frames are JPEG files beside the
 database, named by snapshot id (never by a path a client sends). Corrections are appended,
 never written over what the camera saw; the state the tracker follows is the camera's count
-with the corrections on top.
+with the corrections on top. Where the camera saw the score markers is recorded each time its
+reading changes, beside the score kept then (``track_reading``).
 """
 from __future__ import annotations
 
@@ -47,6 +48,12 @@ CREATE TABLE IF NOT EXISTS entry (
     id INTEGER PRIMARY KEY, game_id INTEGER NOT NULL REFERENCES game(id), t REAL NOT NULL,
     kind TEXT NOT NULL, payload TEXT NOT NULL,  -- cards played, card drawn, dice entered
     verdicts TEXT NOT NULL DEFAULT '[]'         -- what the rules said of it when it was entered
+);
+CREATE TABLE IF NOT EXISTS track_reading (
+    id INTEGER PRIMARY KEY, game_id INTEGER NOT NULL REFERENCES game(id), t REAL NOT NULL,
+    snapshot_id INTEGER REFERENCES snapshot(id), -- the game's latest snapshot when read (none: before the first)
+    boxes TEXT NOT NULL,                -- the box each score marker was seen on (null: not found)
+    vp TEXT NOT NULL                    -- the score the tracker kept then, beside which the tablet set it
 );
 """
 
@@ -109,6 +116,17 @@ def _decoded(text: str | None, what: str, kind: type):
         value = None
     if not isinstance(value, kind):
         raise StoreError(f"the recording is damaged ({what} cannot be read); it was left untouched")
+    return value
+
+
+def _track_boxes(text: str | None, rid: int, what: str = "boxes") -> dict:
+    """A track reading's colour → box (or score) column, checked like :func:`_decoded`: a box is a
+    whole number, or null for a marker not found."""
+    value = _decoded(text, f"track reading {rid}'s {what}", dict)
+    if not all(isinstance(c, str) and (b is None or (isinstance(b, int) and not isinstance(b, bool)))
+               for c, b in value.items()):
+        raise StoreError(f"the recording is damaged (track reading {rid}'s {what} cannot be read); "
+                         "it was left untouched")
     return value
 
 
@@ -326,6 +344,31 @@ class Store:
         cur = self.db.execute("INSERT INTO entry (game_id, t, kind, payload, verdicts) VALUES (?,?,?,?,?)",
                               (game_id, time.time(), kind, json.dumps(payload), json.dumps(verdicts or [])))
         return int(cur.lastrowid)
+
+    # -- the score track ---------------------------------------------------------------------
+    def add_track_reading(self, game_id: int, boxes: dict[str, int | None], vp: dict[str, int]) -> int:
+        """Where the camera saw the score markers (:class:`vision.track.TrackReading`'s boxes) and
+        the score the tracker kept then, filed under the game's latest snapshot: a dispute over the
+        victory-point track ("my marker stood on 12") is settled from the recording, not from
+        memory. Each change of reading is a row of its own; none is written over."""
+        with self.db:
+            self.db.execute("BEGIN")
+            row = self.db.execute("SELECT max(id) FROM snapshot WHERE game_id = ?", (game_id,)).fetchone()
+            cur = self.db.execute("INSERT INTO track_reading (game_id, t, snapshot_id, boxes, vp) VALUES (?,?,?,?,?)",
+                                  (game_id, time.time(), row[0], json.dumps(boxes), json.dumps(vp)))
+        return int(cur.lastrowid)
+
+    def track_readings(self, game_id: int, snapshot_id: int | None = None) -> list[dict]:
+        """The game's score-track readings, oldest first (``snapshot_id``: only those made while
+        that snapshot was the latest): ``{"id", "t", "snapshot_id", "boxes", "vp"}``."""
+        query = "SELECT id, t, snapshot_id, boxes, vp FROM track_reading WHERE game_id = ?"
+        args: tuple = (game_id,)
+        if snapshot_id is not None:
+            if not _is_row_id(snapshot_id):
+                return []
+            query, args = query + " AND snapshot_id = ?", (game_id, snapshot_id)
+        return [{"id": r[0], "t": r[1], "snapshot_id": r[2], "boxes": _track_boxes(r[3], r[0]),
+                 "vp": _track_boxes(r[4], r[0], "score")} for r in self.db.execute(query + " ORDER BY id", args)]
 
     def entries(self, game_id: int) -> list[dict]:
         rows = self.db.execute("SELECT id, t, kind, payload, verdicts FROM entry WHERE game_id = ? ORDER BY id",

@@ -435,6 +435,14 @@ async function loadTimeline() {
   box.hidden = !after.length;
 }
 
+// a recorded score-track reading in words: "score markers seen: red on 5, blue on 3 (its score was 4)"
+function trackText(r) {
+  const at = new Date(r.t * 1000).toLocaleTimeString();
+  const each = r.markers.map(m => m.box === null ? `${m.colour} not found`
+    : m.off ? `${m.colour} on ${m.box} (its score was ${m.score})` : `${m.colour} on ${m.box}`);
+  return `score markers seen at ${at}: ${each.join(", ")}`;
+}
+
 async function pick(id, button) {
   selected = [...selected, id].slice(-2);
   document.querySelectorAll("#timeline button").forEach(b => b.classList.toggle("sel", selected.includes(parseInt(b.textContent, 10))));
@@ -474,6 +482,8 @@ async function pick(id, button) {
     }
     for (const e of d.events) ul.appendChild(el("li", {}, e.text || e.kind));
     for (const v of d.verdicts) ul.appendChild(el("li", { class: v.level }, `${v.level} ${v.rule}: ${v.message}`));
+    // where the camera saw the score markers after this commit (each change of reading), beside the score kept then
+    for (const r of d.track || []) ul.appendChild(el("li", { class: r.markers.some(m => m.off) ? "doubt track-read" : "track-read" }, trackText(r)));
     box.appendChild(ul);
   }
 }
