@@ -46,6 +46,25 @@ def cover_box(img: np.ndarray, profile, box: int, bgr=(120, 160, 215)) -> np.nda
     return out
 
 
+def in_box(img: np.ndarray, profile, box: int, bgr, y_from: float, y_to: float, half_width: float = 9) -> np.ndarray:
+    """``img`` with an upright bar of colour ``bgr`` across score box ``box``'s middle, from
+    ``y_from`` to ``y_to`` (shares of the box's height from its upper end; below 0 or above 1:
+    beyond the box, over the track's frame)."""
+    x0, y0, x1, y1 = profile.geometry.track_boxes[box]
+    cx, ya, yb = (x0 + x1) / 2, y0 + (y1 - y0) * y_from, y0 + (y1 - y0) * y_to
+    quad = cv2.perspectiveTransform(np.float64([[[cx - half_width, ya], [cx + half_width, ya], [cx + half_width, yb],
+                                                 [cx - half_width, yb]]]), profile.H)
+    out = img.copy()
+    cv2.fillConvexPoly(out, quad[0].round().astype(np.int32), bgr)
+    return out
+
+
+def army_bgr(profile, colour: str) -> tuple[int, int, int]:
+    """An army's colour as the calibration learned it (or its default), in BGR."""
+    bgr = cv2.cvtColor(np.uint8([[profile.colours_lab[colour]]]), cv2.COLOR_LAB2BGR)[0, 0]
+    return tuple(int(v) for v in bgr)
+
+
 class TestReadingTheTrack:
     def test_markers_on_box_0_as_the_calibration_saw_them(self):
         cal, profile = table()
@@ -68,6 +87,39 @@ class TestReadingTheTrack:
         vp = {"red": 9, "blue": 3, "yellow": 15}
         img = cover_box(photo(vp), profile, 9)
         assert TrackReader(profile).read(img).boxes == {"red": None, "blue": 3, "yellow": 15}
+
+    @pytest.mark.parametrize("box", [14, 22])
+    def test_two_markers_tied_on_one_box(self, box):
+        """Two markers that fill most of their box between them pull its median colour off the
+        box's: it is read from the pixels still like the box, not taken as under a hand."""
+        _, profile = table()
+        img = in_box(photo({"red": 3, "blue": 7, "yellow": 25}), profile, box, army_bgr(profile, "green"),
+                     0.1, 0.4, half_width=16)
+        img = in_box(img, profile, box, army_bgr(profile, "black"), 0.6, 0.9, half_width=16)
+        assert TrackReader(profile, ("green", "black")).read(img).boxes == {"green": box, "black": box}
+
+    @pytest.mark.parametrize("upper", [True, False])
+    def test_what_comes_in_over_a_box_s_end_is_no_marker(self, upper):
+        """A sleeve of blue (or a card, a piece on the map leaning over) that lies over the track's
+        frame and reaches into box 9 over its end: blue's marker stays on box 12."""
+        _, profile = table()
+        vp = {"red": 3, "blue": 12, "yellow": 25}
+        span = (-0.25, 0.3) if upper else (0.7, 1.25)
+        img = in_box(photo(vp), profile, 9, army_bgr(profile, "blue"), *span)
+        assert TrackReader(profile).read(img).boxes == vp
+
+    def test_a_marker_at_its_box_s_end_whose_shadow_falls_over_the_frame(self):
+        """The frame beyond the box's end darkened by a shadow is no sleeve: the marker is read."""
+        _, profile = table()
+        img = photo({"red": 3, "blue": 12, "yellow": 25})
+        x0, y0, x1, y1 = profile.geometry.track_boxes[9]
+        quad = cv2.perspectiveTransform(np.float64([[[x0 - 4, y0 - 14], [x1 + 4, y0 - 14], [x1 + 4, y0 + 12],
+                                                     [x0 - 4, y0 + 12]]]), profile.H)[0].round().astype(np.int32)
+        shade = np.zeros(img.shape[:2], np.uint8)
+        cv2.fillConvexPoly(shade, quad, 1)
+        img = np.where(shade[..., None] > 0, (img * 0.55).astype(np.uint8), img)
+        img = in_box(img, profile, 9, army_bgr(profile, "green"), 0.02, 0.22, half_width=10)
+        assert TrackReader(profile, ("green",)).read(img).boxes == {"green": 9}
 
     def test_a_calibration_made_with_the_markers_along_the_track(self):
         """A camera set up mid-game: its calibration photo shows the markers on their boxes, not

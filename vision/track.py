@@ -11,13 +11,16 @@ frame's light shows it, wherever a lamp's pool of light has moved since the cali
 that differs from its box is read as a blend of the box and one army's colour
 (:meth:`TrackReader._unmix`), and each army's marker is its marker-shaped blob that shows the
 most piece; the box it stands in is the marker's box. Box 0 holds every marker at the start, so
-its own colour is taken from the calibration photo instead (its pixels away from the markers
-found on it, and like some other box's colour), in this frame's light.
+its own colour is that of its pixels still like its colour in the calibration photo (there, its
+pixels away from the markers found on it, and like some other box's colour), in this frame's
+light. A blob that reaches an end of its box where something lies over the track's frame beyond
+that end (a hand, a card, a piece on the map leaning over; not a shadow) is not a marker.
 
 A box whose colour is far from the calibration photo's, in this frame's light and in the light
 of the boxes beside it, is under a hand, a card or a die (or was, in the calibration photo),
-and nothing is read in it; a marker found nowhere is read as unknown (None). The live loop
-reads the track once a still run has had its last say (:class:`vision.pipeline.Pipeline`).
+and nothing is read in it, unless a fifth of its pixels still show the box (two markers tied
+on one box); a marker found nowhere is read as unknown (None). The live loop reads the track
+once a still run has had its last say (:class:`vision.pipeline.Pipeline`).
 """
 from __future__ import annotations
 
@@ -59,6 +62,16 @@ MASS_LEAST = 45.0
 #: inside its box, while a piece on the map beside the track that a tilted camera sees lean over
 #: it shows at the box's end.
 END_CLEAR = 14
+#: A blob reaching within END_TOUCH units of a box's end is of something lying over the track's
+#: frame beyond that end where at least END_OVER of its columns show, in the END_BAND units of the
+#: frame outside the boxes, mostly pixels END_CHANGED (BGR) or more from the calibration photo and
+#: not a shadow: a shadow is the calibration's colour scaled darker, within SHADOW_RESIDUAL of the
+#: change (:meth:`TrackReader._over`).
+END_TOUCH = 2
+END_BAND = 5
+END_CHANGED = 45.0
+END_OVER = 3
+SHADOW_RESIDUAL = 0.3
 #: A box whose median colour lies this far (Lab) from the calibration photo's, in this frame's
 #: light, is covered; so is one the camera sees less than half of.
 COVERED_DIST = 30.0
@@ -68,6 +81,13 @@ LIGHT_NEAR = 4
 #: which is taken from the pixels left within BOX_LIKE (BGR) of another box's colour.
 MARKER_CLEAR = 6
 BOX_LIKE = 25.0
+#: A box whose median colour says covered is read all the same where at least BARE_LEAST of its
+#: pixels lie within BOX_LIKE of its calibration colour (in this frame's light, or its
+#: neighbours'): those pixels give its colour. Box 0's colour is its pixels' within BOX_LIKE of
+#: its calibration colour where at least BOX0_BARE of them are (the markers' shadows on it in the
+#: calibration photo darken that colour; a bare box 0 later read its brighter paint as yellow).
+BARE_LEAST = 0.2
+BOX0_BARE = 0.2
 
 
 @dataclass(frozen=True)
@@ -112,6 +132,11 @@ class TrackReader:
         self._seen: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
         # the boxes' colours in the calibration photo; box 0's away from the markers on it
         ref = white_balance(profile.reference[y0:y1, x0:x1], profile.gains).astype(np.float32)
+        self.ref_strip = ref
+        # the rows of the track's frame just outside the boxes' ends, above and below
+        top = min(ys.start for ys, _ in self.interiors) - BOX_MARGIN
+        bottom = max(ys.stop for ys, _ in self.interiors) + BOX_MARGIN
+        self.bands = (slice(max(0, top - END_BAND), top), slice(bottom, min(h, bottom + END_BAND)))
         ys, xs = np.mgrid[0:h, 0:w]
         clear = np.ones((h, w), bool)
         for x, y in profile.markers_at.values():
@@ -127,13 +152,14 @@ class TrackReader:
 
     def read(self, image: np.ndarray) -> TrackReading:
         """The markers on ``image`` (a frame of the calibration's size, as the camera gives it)."""
-        found, shown, _ = self.examine(image)
-        return TrackReading({c: self._marker_box(found == self.names.index(c), shown) for c in self.players})
+        found, shown, _, over_ends = self.examine(image)
+        return TrackReading({c: self._marker_box(found == self.names.index(c), shown, over_ends) for c in self.players})
 
-    def examine(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def examine(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
         """The track as :meth:`read` sees it, in view pixels (board units): each pixel's army
-        (index into ``names``; -1 for none), the share of that army's piece it shows, and which
-        boxes are covered."""
+        (index into ``names``; -1 for none), the share of that army's piece it shows, which boxes
+        are covered, and the view columns where something lies over the track's frame beyond the
+        boxes' upper and lower ends."""
         seen, half_seen = self._seen_in(image.shape)
         strip = white_balance(self.view(image), self.gains).astype(np.float32)
         colour = np.float32([np.median(strip[box][::2, ::2].reshape(-1, 3), axis=0) for box in self.interiors])
@@ -142,12 +168,23 @@ class TrackReader:
         light = np.median(colour[1:] / np.maximum(self.ref_colours[1:], 1.0), axis=0)
         strip /= np.maximum(light, 1e-3)
         colour /= np.maximum(light, 1e-3)
-        colour[0] = self.ref_colours[0]          # the markers stand on box 0 at the start: not its own median
+        # the markers stand on box 0 at the start: its colour is that of its pixels still like the
+        # calibration's box 0 (the paint between the markers), not its own median
+        bare = self._bare_colour(strip[self.interiors[0]], [self.ref_colours[0]], BOX0_BARE)
+        colour[0] = self.ref_colours[0] if bare is None else bare
         covered = self._far(colour, self.ref_colours)
         # ...and in the light of the boxes beside it, where a lamp lights one end of the track more
         ratios = colour / np.maximum(self.ref_colours, 1.0)
         local = np.float32([np.median(ratios[near], axis=0) for near in self.neighbours])
         covered &= self._far(colour, self.ref_colours * local)
+        covered[0] = False
+        # ...unless enough of it still shows the box: two or three markers tied on one box (box 40
+        # at the end of a game) pull its median off the box's colour, while a hand hides it all
+        for b in np.flatnonzero(covered & ~half_seen):
+            bare = self._bare_colour(strip[self.interiors[b]], self.ref_colours[b] * np.float32([[1, 1, 1], local[b]]),
+                                     BARE_LEAST)
+            if bare is not None:
+                covered[b], colour[b] = False, bare
         covered |= half_seen
         covered[0] = False
         inside = self.box_of >= 0
@@ -159,7 +196,10 @@ class TrackReader:
         found[search] = army
         shown = np.zeros(search.shape, np.float32)
         shown[search] = np.clip(share, 0, 1)
-        return found, shown, covered
+        # the columns where something lies over the track's frame beyond the boxes' ends (a hand,
+        # a card, a piece on the map leaning over): a blob reaching that end of its box is of it
+        over_ends = tuple(self._over(strip[band], self.ref_strip[band]).mean(axis=0) >= 0.5 for band in self.bands)
+        return found, shown, covered, over_ends
 
     def _seen_in(self, shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
         """For frames of ``shape``: the view pixels the camera shows, and the boxes it shows less
@@ -169,6 +209,28 @@ class TrackReader:
             seen = self.view.seen(shape)
             self._seen[key] = seen, np.float32([seen[box].mean() for box in self.interiors]) < 0.5
         return self._seen[key]
+
+    @staticmethod
+    def _over(pixels: np.ndarray, ref: np.ndarray) -> np.ndarray:
+        """Which ``pixels`` show something other than the calibration's ``ref`` ones: END_CHANGED
+        (BGR) or more from them, and not as a shadow (the same colour darker: a marker's shadow
+        falls over the track's frame, and a marker near its box's end is no less a marker)."""
+        d = pixels - ref
+        scale = np.einsum("...c,...c->...", pixels, ref) / np.maximum(np.einsum("...c,...c->...", ref, ref), 1.0)
+        shadow = (scale < 1.0) & (np.linalg.norm(pixels - scale[..., None] * ref, axis=-1)
+                                  <= SHADOW_RESIDUAL * np.linalg.norm(d, axis=-1))
+        return (np.linalg.norm(d, axis=-1) > END_CHANGED) & ~shadow
+
+    @staticmethod
+    def _bare_colour(box: np.ndarray, expected, least: float) -> np.ndarray | None:
+        """The median of a box's pixels (every other one) that lie within BOX_LIKE of one of the
+        ``expected`` colours, tried in turn, where at least ``least`` of them do; else None."""
+        pixels = box[::2, ::2].reshape(-1, 3)
+        for colour in expected:
+            bare = np.linalg.norm(pixels - colour, axis=1) < BOX_LIKE
+            if bare.mean() >= least:
+                return np.median(pixels[bare], axis=0)
+        return None
 
     @staticmethod
     def _far(colour: np.ndarray, expected: np.ndarray) -> np.ndarray:
@@ -194,9 +256,17 @@ class TrackReader:
         army = np.where(np.isfinite(off[np.arange(len(best)), best]), best, -1)
         return army, share[np.arange(len(best)), best]
 
-    def _marker_box(self, mask: np.ndarray, shown: np.ndarray) -> int | None:
+    def _from_beyond(self, stats: np.ndarray, over_ends: tuple[np.ndarray, np.ndarray]) -> bool:
+        """Whether a blob (its ``stats`` row) reaches an end of its box where, in the same columns,
+        something lies over the track's frame beyond it (``over_ends``, from :meth:`examine`): a
+        hand, a card or a piece on the map that comes in over the end is no marker standing inside."""
+        x, y, w, h = (stats[c] for c in (cv2.CC_STAT_LEFT, cv2.CC_STAT_TOP, cv2.CC_STAT_WIDTH, cv2.CC_STAT_HEIGHT))
+        reaches = (y <= self.bands[0].stop + BOX_MARGIN + END_TOUCH, y + h >= self.bands[1].start - BOX_MARGIN - END_TOUCH)
+        return any(r and over[x:x + w].sum() >= END_OVER for r, over in zip(reaches, over_ends))
+
+    def _marker_box(self, mask: np.ndarray, shown: np.ndarray, over_ends: tuple[np.ndarray, np.ndarray]) -> int | None:
         """The box of the marker-shaped blob of ``mask`` that shows the most piece (its pixels'
-        ``shown`` shares summed), or None."""
+        ``shown`` shares summed), and does not come in over an end of its box, or None."""
         mask = mask.astype(np.uint8)
         # OpenCV's 2 x 2 opening can move a pixel's worth off the mask (its anchor is not centred)
         mask &= cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
@@ -211,7 +281,7 @@ class TrackReader:
             area, w, h = stats[k, cv2.CC_STAT_AREA], stats[k, cv2.CC_STAT_WIDTH], stats[k, cv2.CC_STAT_HEIGHT]
             cy = centres[k][1]
             if (MARKER_SMALLEST <= area <= MARKER_LARGEST and self.top + END_CLEAR <= cy <= self.bottom - END_CLEAR
-                    and mass[k] > most
+                    and mass[k] > most and not self._from_beyond(stats[k], over_ends)
                     and max(w, h) <= MARKER_ASPECT * max(min(w, h), NARROWEST) and area >= MARKER_FILL * w * h):
                 best, most = int(box_of_label[k]), mass[k]
         return best
