@@ -99,13 +99,23 @@ class TestReadingTheTrack:
         assert TrackReader(profile, ("green", "black")).read(img).boxes == {"green": box, "black": box}
 
     @pytest.mark.parametrize("upper", [True, False])
-    def test_what_comes_in_over_a_box_s_end_is_no_marker(self, upper):
+    @pytest.mark.parametrize("wide", [False, True])
+    def test_what_comes_in_over_a_box_s_end_is_no_marker(self, upper, wide):
         """A sleeve of blue (or a card, a piece on the map leaning over) that lies over the track's
-        frame and reaches into box 9 over its end: blue's marker stays on box 12."""
+        frame and reaches into box 9 over its end: blue's marker stays on box 12. ``wide``: the
+        sleeve lies over the frame from box 2 to box 16, wider than the frame's own colour is taken
+        around a column (the calibration photo's frame tells it)."""
         _, profile = table()
         vp = {"red": 3, "blue": 12, "yellow": 25}
+        img = photo(vp)
+        if wide:
+            x0, y0, _, y1 = profile.geometry.track_boxes[2]
+            x1 = profile.geometry.track_boxes[16][2]
+            ya, yb = (y0 - 16, y0 - 1) if upper else (y1 + 1, y1 + 16)
+            quad = cv2.perspectiveTransform(np.float64([[[x0, ya], [x1, ya], [x1, yb], [x0, yb]]]), profile.H)
+            cv2.fillConvexPoly(img, quad[0].round().astype(np.int32), army_bgr(profile, "blue"))
         span = (-0.25, 0.3) if upper else (0.7, 1.25)
-        img = in_box(photo(vp), profile, 9, army_bgr(profile, "blue"), *span)
+        img = in_box(img, profile, 9, army_bgr(profile, "blue"), *span)
         assert TrackReader(profile).read(img).boxes == vp
 
     def test_a_marker_at_its_box_s_end_whose_shadow_falls_over_the_frame(self):
@@ -120,6 +130,35 @@ class TestReadingTheTrack:
         img = np.where(shade[..., None] > 0, (img * 0.55).astype(np.uint8), img)
         img = in_box(img, profile, 9, army_bgr(profile, "green"), 0.02, 0.22, half_width=10)
         assert TrackReader(profile, ("green",)).read(img).boxes == {"green": 9}
+
+    @pytest.mark.parametrize("box", [10, 25])
+    def test_a_yellow_learned_near_the_yellow_paint(self, box):
+        """The calibration learns yellow from its marker on box 0, a yellow box, and may learn it
+        half blended with the paint: a yellow marker on a yellow box then shows well beyond the
+        yellow learned, and is read all the same."""
+        import dataclasses
+        _, profile = table()
+        paint = TrackReader(profile).ref_colours[box]
+        learned = (paint + np.float32(army_bgr(profile, "yellow"))) / 2
+        lab = cv2.cvtColor(learned.astype(np.uint8)[None, None], cv2.COLOR_BGR2LAB)[0, 0]
+        blended = dataclasses.replace(profile, colours_lab={**profile.colours_lab, "yellow": tuple(int(v) for v in lab)})
+        vp = {"red": 3, "blue": 12, "yellow": box}
+        assert TrackReader(blended).read(photo(vp)).boxes == vp
+
+    def test_a_glare_over_the_track_s_frame_in_the_calibration_photo(self):
+        """The calibration photo shows the frame above boxes 0 to 15 washed out by a glare: the
+        frame in play, red again, is no sleeve over it, and a marker at its box's end is read."""
+        cal, profile = table()
+        x0, y0 = profile.geometry.track_boxes[0][:2]
+        x1 = profile.geometry.track_boxes[15][2]
+        quad = cv2.perspectiveTransform(np.float64([[[x0 - 4, y0 - 14], [x1 + 4, y0 - 14], [x1 + 4, y0 - 1],
+                                                     [x0 - 4, y0 - 1]]]), profile.H)[0].round().astype(np.int32)
+        glared = cal.copy()
+        cv2.fillConvexPoly(glared, quad, (238, 242, 250))
+        glared_profile = calibrate(glared, procedural_art(), players=PLAYERS)
+        img = in_box(photo({"red": 3, "blue": 12, "yellow": 25}), profile, 9, army_bgr(profile, "green"), -0.03, 0.2,
+                     half_width=10)
+        assert TrackReader(glared_profile, ("green",)).read(img).boxes == {"green": 9}
 
     def test_a_calibration_made_with_the_markers_along_the_track(self):
         """A camera set up mid-game: its calibration photo shows the markers on their boxes, not

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
+from scipy.ndimage import median_filter
 
 from calibration.profile import CalibrationProfile, white_balance
 from tracker.pieces import ARMY_COLOURS
@@ -46,6 +47,10 @@ CHANGED = 20.0
 BLEND_LEAST = 0.25
 BLEND_MOST = 1.4
 RESIDUAL = 0.75
+#: ...but where the army's colour lies less than NEAR_BOX (BGR) from the box's, up to a move of
+#: BLEND_MOST x NEAR_BOX along it: the yellow army learned on yellow box 0 is the paint's own
+#: colour but for a little, and a yellow marker on a yellow box shows well beyond it.
+NEAR_BOX = 60.0
 #: A marker's blob, in board units: from MARKER_SMALLEST to MARKER_LARGEST square units (a
 #: vexillum serves as a marker too, §3.5), its longest side at most MARKER_ASPECT times its
 #: shortest (a streak of skin or of a shadow is longer), filling at least MARKER_FILL of its
@@ -64,14 +69,17 @@ MASS_LEAST = 45.0
 END_CLEAR = 14
 #: A blob reaching within END_TOUCH units of a box's end is of something lying over the track's
 #: frame beyond that end where at least END_OVER of its columns show, in the END_BAND units of the
-#: frame outside the boxes, mostly pixels END_CHANGED (BGR) or more from the calibration photo and
-#: not a shadow: a shadow is the calibration's colour scaled darker, within SHADOW_RESIDUAL of the
-#: change (:meth:`TrackReader._over`).
+#: frame outside the boxes (END_GAP units beyond them, off the boxes' printed edges), a median
+#: colour END_CHANGED (BGR) or more from the frame's around it (END_WINDOW columns) or from the
+#: calibration photo's, and not a shadow: a shadow is that colour scaled darker, within
+#: SHADOW_RESIDUAL of the change (:meth:`TrackReader._over`).
 END_TOUCH = 2
 END_BAND = 5
+END_GAP = 3
 END_CHANGED = 45.0
 END_OVER = 3
 SHADOW_RESIDUAL = 0.3
+END_WINDOW = 151
 #: A box whose median colour lies this far (Lab) from the calibration photo's, in this frame's
 #: light, is covered; so is one the camera sees less than half of.
 COVERED_DIST = 30.0
@@ -132,11 +140,16 @@ class TrackReader:
         self._seen: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
         # the boxes' colours in the calibration photo; box 0's away from the markers on it
         ref = white_balance(profile.reference[y0:y1, x0:x1], profile.gains).astype(np.float32)
-        self.ref_strip = ref
         # the rows of the track's frame just outside the boxes' ends, above and below
         top = min(ys.start for ys, _ in self.interiors) - BOX_MARGIN
         bottom = max(ys.stop for ys, _ in self.interiors) + BOX_MARGIN
-        self.bands = (slice(max(0, top - END_BAND), top), slice(bottom, min(h, bottom + END_BAND)))
+        self.bands = (slice(max(0, top - END_GAP - END_BAND), top - END_GAP),
+                      slice(bottom + END_GAP, min(h, bottom + END_GAP + END_BAND)))
+        # the calibration photo's frame there, and where it shows the frame's own colour
+        self.band_refs = []
+        for band in self.bands:
+            then = np.median(ref[band], axis=0)
+            self.band_refs.append((then, np.linalg.norm(then - np.median(then, axis=0), axis=1) < END_CHANGED))
         ys, xs = np.mgrid[0:h, 0:w]
         clear = np.ones((h, w), bool)
         for x, y in profile.markers_at.values():
@@ -198,7 +211,8 @@ class TrackReader:
         shown[search] = np.clip(share, 0, 1)
         # the columns where something lies over the track's frame beyond the boxes' ends (a hand,
         # a card, a piece on the map leaning over): a blob reaching that end of its box is of it
-        over_ends = tuple(self._over(strip[band], self.ref_strip[band]).mean(axis=0) >= 0.5 for band in self.bands)
+        over_ends = tuple(self._over(np.median(strip[band], axis=0), then, trusted)
+                          for band, (then, trusted) in zip(self.bands, self.band_refs))
         return found, shown, covered, over_ends
 
     def _seen_in(self, shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
@@ -211,15 +225,21 @@ class TrackReader:
         return self._seen[key]
 
     @staticmethod
-    def _over(pixels: np.ndarray, ref: np.ndarray) -> np.ndarray:
-        """Which ``pixels`` show something other than the calibration's ``ref`` ones: END_CHANGED
-        (BGR) or more from them, and not as a shadow (the same colour darker: a marker's shadow
-        falls over the track's frame, and a marker near its box's end is no less a marker)."""
-        d = pixels - ref
-        scale = np.einsum("...c,...c->...", pixels, ref) / np.maximum(np.einsum("...c,...c->...", ref, ref), 1.0)
-        shadow = (scale < 1.0) & (np.linalg.norm(pixels - scale[..., None] * ref, axis=-1)
-                                  <= SHADOW_RESIDUAL * np.linalg.norm(d, axis=-1))
-        return (np.linalg.norm(d, axis=-1) > END_CHANGED) & ~shadow
+    def _over(frame: np.ndarray, then: np.ndarray, trusted: np.ndarray) -> np.ndarray:
+        """Which columns of a band of the track's frame (``frame``: its median colour down each
+        column) show something lying over it: a colour END_CHANGED (BGR) or more from the frame's
+        around it (a median of END_WINDOW columns), or from the calibration photo's (``then``)
+        where that photo showed the frame's own colour (``trusted``: not washed out by a glare);
+        and in neither case as a shadow (the colour darker: a marker's shadow falls over the frame,
+        and a marker near its box's end is no less a marker). The frame around finds a narrow
+        sleeve wherever the light stands; the calibration photo finds a hand as wide as the window."""
+        def changed(expected: np.ndarray) -> np.ndarray:
+            d = frame - expected
+            scale = np.einsum("nc,nc->n", frame, expected) / np.maximum(np.einsum("nc,nc->n", expected, expected), 1.0)
+            shadow = (scale < 1.0) & (np.linalg.norm(frame - scale[:, None] * expected, axis=1)
+                                      <= SHADOW_RESIDUAL * np.linalg.norm(d, axis=1))
+            return (np.linalg.norm(d, axis=1) > END_CHANGED) & ~shadow
+        return changed(median_filter(frame, size=(END_WINDOW, 1), mode="nearest")) | (trusted & changed(then))
 
     @staticmethod
     def _bare_colour(box: np.ndarray, expected, least: float) -> np.ndarray | None:
@@ -250,7 +270,9 @@ class TrackReader:
         v = self.colours[None] - box[:, None]                                  # n x armies x 3
         share = np.einsum("nc,nkc->nk", d, v) / np.maximum(np.einsum("nkc,nkc->nk", v, v), 1.0)
         off = np.linalg.norm(d[:, None] - share[..., None] * v, axis=2)        # n x armies
-        ok = (share >= BLEND_LEAST) & (share <= BLEND_MOST) & (off <= RESIDUAL * np.linalg.norm(d, axis=1)[:, None])
+        reach = np.linalg.norm(v, axis=2)
+        most = np.where(reach < NEAR_BOX, BLEND_MOST * NEAR_BOX / np.maximum(reach, 1.0), BLEND_MOST)
+        ok = (share >= BLEND_LEAST) & (share <= most) & (off <= RESIDUAL * np.linalg.norm(d, axis=1)[:, None])
         off = np.where(ok, off, np.inf)
         best = off.argmin(axis=1)
         army = np.where(np.isfinite(off[np.arange(len(best)), best]), best, -1)
@@ -261,7 +283,8 @@ class TrackReader:
         something lies over the track's frame beyond it (``over_ends``, from :meth:`examine`): a
         hand, a card or a piece on the map that comes in over the end is no marker standing inside."""
         x, y, w, h = (stats[c] for c in (cv2.CC_STAT_LEFT, cv2.CC_STAT_TOP, cv2.CC_STAT_WIDTH, cv2.CC_STAT_HEIGHT))
-        reaches = (y <= self.bands[0].stop + BOX_MARGIN + END_TOUCH, y + h >= self.bands[1].start - BOX_MARGIN - END_TOUCH)
+        reaches = (y <= self.bands[0].stop + END_GAP + BOX_MARGIN + END_TOUCH,
+                   y + h >= self.bands[1].start - END_GAP - BOX_MARGIN - END_TOUCH)
         return any(r and over[x:x + w].sum() >= END_OVER for r, over in zip(reaches, over_ends))
 
     def _marker_box(self, mask: np.ndarray, shown: np.ndarray, over_ends: tuple[np.ndarray, np.ndarray]) -> int | None:
