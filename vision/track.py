@@ -80,6 +80,7 @@ END_CHANGED = 45.0
 END_OVER = 3
 SHADOW_RESIDUAL = 0.3
 END_WINDOW = 151
+END_STEP = 4
 #: A box whose median colour lies this far (Lab) from the calibration photo's, in this frame's
 #: light, is covered; so is one the camera sees less than half of.
 COVERED_DIST = 30.0
@@ -239,7 +240,9 @@ class TrackReader:
             shadow = (scale < 1.0) & (np.linalg.norm(frame - scale[:, None] * expected, axis=1)
                                       <= SHADOW_RESIDUAL * np.linalg.norm(d, axis=1))
             return (np.linalg.norm(d, axis=1) > END_CHANGED) & ~shadow
-        return changed(median_filter(frame, size=(END_WINDOW, 1), mode="nearest")) | (trusted & changed(then))
+        # the median of every END_STEP-th column is as good a frame colour, at a tenth of the time
+        around = median_filter(frame[::END_STEP], size=(END_WINDOW // END_STEP | 1, 1), mode="nearest")
+        return changed(np.repeat(around, END_STEP, axis=0)[:len(frame)]) | (trusted & changed(then))
 
     @staticmethod
     def _bare_colour(box: np.ndarray, expected, least: float) -> np.ndarray | None:
