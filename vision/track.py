@@ -141,11 +141,10 @@ class TrackReader:
         self._seen: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
         # the boxes' colours in the calibration photo; box 0's away from the markers on it
         ref = white_balance(profile.reference[y0:y1, x0:x1], profile.gains).astype(np.float32)
-        # the rows of the track's frame just outside the boxes' ends, above and below
-        top = min(ys.start for ys, _ in self.interiors) - BOX_MARGIN
-        bottom = max(ys.stop for ys, _ in self.interiors) + BOX_MARGIN
-        self.bands = (slice(max(0, top - END_GAP - END_BAND), top - END_GAP),
-                      slice(bottom + END_GAP, min(h, bottom + END_GAP + END_BAND)))
+        # the boxes' first and last rows read, and the rows of the track's frame beyond them
+        self.ends = (min(ys.start for ys, _ in self.interiors), max(ys.stop for ys, _ in self.interiors))
+        top, bottom = self.ends[0] - BOX_MARGIN - END_GAP, self.ends[1] + BOX_MARGIN + END_GAP
+        self.bands = (slice(max(0, top - END_BAND), top), slice(bottom, min(h, bottom + END_BAND)))
         # the calibration photo's frame there, and where it shows the frame's own colour
         self.band_refs = []
         for band in self.bands:
@@ -286,8 +285,7 @@ class TrackReader:
         something lies over the track's frame beyond it (``over_ends``, from :meth:`examine`): a
         hand, a card or a piece on the map that comes in over the end is no marker standing inside."""
         x, y, w, h = (stats[c] for c in (cv2.CC_STAT_LEFT, cv2.CC_STAT_TOP, cv2.CC_STAT_WIDTH, cv2.CC_STAT_HEIGHT))
-        reaches = (y <= self.bands[0].stop + END_GAP + BOX_MARGIN + END_TOUCH,
-                   y + h >= self.bands[1].start - END_GAP - BOX_MARGIN - END_TOUCH)
+        reaches = (y <= self.ends[0] + END_TOUCH, y + h >= self.ends[1] - END_TOUCH)
         return any(r and over[x:x + w].sum() >= END_OVER for r, over in zip(reaches, over_ends))
 
     def _marker_box(self, mask: np.ndarray, shown: np.ndarray, over_ends: tuple[np.ndarray, np.ndarray]) -> int | None:
