@@ -435,7 +435,7 @@ async function loadTimeline() {
   box.hidden = !after.length;
 }
 
-// a recorded score-track reading in words: "score markers seen: red on 5, blue on 3 (its score was 4)"
+// a recorded score-track reading in words: "score markers seen at 21:14:05: red on 5 (its score was 4), blue on 3"
 function trackText(r) {
   const at = new Date(r.t * 1000).toLocaleTimeString();
   const each = r.markers.map(m => m.box === null ? `${m.colour} not found`
