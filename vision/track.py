@@ -190,6 +190,7 @@ class TrackReader:
         ratios = colour / np.maximum(self.ref_colours, 1.0)
         local = np.float32([np.median(ratios[near], axis=0) for near in self.neighbours])
         covered &= self._far(colour, self.ref_colours * local)
+        covered |= half_seen
         covered[0] = False
         # ...unless enough of it still shows the box: two or three markers tied on one box (box 40
         # at the end of a game) pull its median off the box's colour, while a hand hides it all
@@ -198,8 +199,6 @@ class TrackReader:
                                      BARE_LEAST)
             if bare is not None:
                 covered[b], colour[b] = False, bare
-        covered |= half_seen
-        covered[0] = False
         inside = self.box_of >= 0
         search = inside & seen
         search[inside] &= ~covered[self.box_of[inside]]
